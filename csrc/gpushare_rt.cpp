@@ -1,0 +1,546 @@
+// gpushare CUDA emulator runtime: thread pool (blocks run in parallel on the
+// host cores), cooperative fibers (the threads of one block) with block and
+// warp barriers, per-worker dynamic shared memory and the printf buffer.
+//
+// Built once (content-hashed) into libgpushare_rt.so; kernel modules receive
+// a pointer to the gs_rt_api table at launch time (no link-time dependency).
+#include "gpushare_rt.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#if !defined(__x86_64__)
+#include <ucontext.h>
+#endif
+
+namespace {
+
+// ---------------------------------------------------------------- context
+#if defined(__x86_64__)
+extern "C" void gs_ctx_switch(void** save_sp, void* new_sp);
+extern "C" void gs_fiber_entry();
+asm(R"(
+.text
+.globl gs_ctx_switch
+.type gs_ctx_switch,@function
+.hidden gs_ctx_switch
+gs_ctx_switch:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    subq $8, %rsp
+    stmxcsr (%rsp)
+    fnstcw 4(%rsp)
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    ldmxcsr (%rsp)
+    fldcw 4(%rsp)
+    addq $8, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+.size gs_ctx_switch,.-gs_ctx_switch
+.globl gs_fiber_entry
+.type gs_fiber_entry,@function
+.hidden gs_fiber_entry
+gs_fiber_entry:
+    movq %r12, %rdi
+    callq *%r13
+    ud2
+.size gs_fiber_entry,.-gs_fiber_entry
+)");
+#endif
+
+struct Fiber;
+struct BlockSched;
+
+struct Fiber {
+#if defined(__x86_64__)
+  void* sp = nullptr;
+#else
+  ucontext_t uc;
+#endif
+  BlockSched* sched = nullptr;
+  unsigned tid = 0;
+  int state = 0;      // 0 runnable, 1 waiting, 2 done
+  int kind = 0;       // 1 block barrier, 2 warp barrier
+  int op = 0;
+  unsigned mask = 0;
+  int src = 0;
+  int pred = 0;
+  int result = 0;
+  alignas(16) unsigned char val[16];
+  alignas(16) unsigned char res[16];
+};
+
+struct Stack {
+  void* base = nullptr;
+  size_t size = 0;
+};
+
+size_t g_stack_size = 0;
+
+size_t stack_size() {
+  if (!g_stack_size) {
+    size_t s = 256 * 1024;
+    if (const char* e = getenv("GPUSHARE_FIBER_STACK")) {
+      long v = atol(e);
+      if (v >= 16 * 1024) s = (size_t)v;
+    }
+    long pg = sysconf(_SC_PAGESIZE);
+    s = (s + pg - 1) / pg * pg;
+    g_stack_size = s;
+  }
+  return g_stack_size;
+}
+
+struct WorkerState {
+  std::vector<Stack> stacks;
+  std::vector<Fiber> fibers;
+  std::vector<unsigned char> dyn_smem_storage;
+  void* dyn_smem = nullptr;
+  size_t dyn_smem_size = 0;
+  ~WorkerState() {
+    for (auto& s : stacks) munmap(s.base, s.size);
+  }
+};
+
+thread_local WorkerState* t_worker = nullptr;
+thread_local Fiber* t_current = nullptr;
+
+WorkerState& worker() {
+  if (!t_worker) t_worker = new WorkerState();  // leaked at thread exit on purpose
+  return *t_worker;
+}
+
+struct BlockSched {
+#if defined(__x86_64__)
+  void* sp = nullptr;
+#else
+  ucontext_t uc;
+#endif
+  Fiber* fibers = nullptr;
+  unsigned n = 0;
+  gs_thread_fn fn = nullptr;
+  void* ctx = nullptr;
+};
+
+void switch_to_sched(Fiber* f) {
+#if defined(__x86_64__)
+  gs_ctx_switch(&f->sp, f->sched->sp);
+#else
+  swapcontext(&f->uc, &f->sched->uc);
+#endif
+}
+
+extern "C" void gs_fiber_main(void* arg) {
+  Fiber* f = static_cast<Fiber*>(arg);
+  f->sched->fn(f->sched->ctx, f->tid);
+  f->state = 2;
+  switch_to_sched(f);
+  abort();  // never resumed
+}
+
+#if !defined(__x86_64__)
+void uc_entry(unsigned lo, unsigned hi) {
+  uintptr_t p = ((uintptr_t)hi << 32) | (uintptr_t)lo;
+  gs_fiber_main(reinterpret_cast<void*>(p));
+}
+#endif
+
+void init_fiber(Fiber* f, Stack& st) {
+  char* top = static_cast<char*>(st.base) + st.size;
+#if defined(__x86_64__)
+  uintptr_t t = reinterpret_cast<uintptr_t>(top) & ~(uintptr_t)15;
+  uintptr_t sp = t - 64 - 16;
+  uint64_t* s = reinterpret_cast<uint64_t*>(sp);
+  uint32_t mxcsr;
+  uint16_t fpucw;
+  asm volatile("stmxcsr %0" : "=m"(mxcsr));
+  asm volatile("fnstcw %0" : "=m"(fpucw));
+  memset(s, 0, 64);
+  memcpy(reinterpret_cast<char*>(s), &mxcsr, 4);
+  memcpy(reinterpret_cast<char*>(s) + 4, &fpucw, 2);
+  s[1] = 0;                                           // r15
+  s[2] = 0;                                           // r14
+  s[3] = reinterpret_cast<uint64_t>(&gs_fiber_main);  // r13
+  s[4] = reinterpret_cast<uint64_t>(f);               // r12
+  s[5] = 0;                                           // rbx
+  s[6] = 0;                                           // rbp
+  s[7] = reinterpret_cast<uint64_t>(&gs_fiber_entry);  // return address
+  f->sp = reinterpret_cast<void*>(sp);
+#else
+  getcontext(&f->uc);
+  f->uc.uc_stack.ss_sp = st.base;
+  f->uc.uc_stack.ss_size = st.size;
+  f->uc.uc_link = nullptr;
+  uintptr_t p = reinterpret_cast<uintptr_t>(f);
+  makecontext(&f->uc, (void (*)())uc_entry, 2, (unsigned)(p & 0xffffffffu),
+              (unsigned)(p >> 32));
+#endif
+}
+
+void resume(BlockSched* s, Fiber* f) {
+  t_current = f;
+#if defined(__x86_64__)
+  gs_ctx_switch(&s->sp, f->sp);
+#else
+  swapcontext(&s->uc, &f->uc);
+#endif
+  t_current = nullptr;
+}
+
+void release(Fiber* f) {
+  f->state = 0;
+  f->kind = 0;
+}
+
+// Release fibers waiting at barriers when the barrier condition holds.
+// Returns true if anything was released.
+bool try_release(BlockSched* s) {
+  bool any = false;
+  unsigned n = s->n;
+  Fiber* fb = s->fibers;
+  // warp barriers
+  for (unsigned w = 0; w * 32 < n; ++w) {
+    unsigned lo = w * 32, hi = lo + 32 < n ? lo + 32 : n;
+    unsigned waiting = 0, live = 0, need = 0;
+    for (unsigned t = lo; t < hi; ++t) {
+      Fiber& f = fb[t];
+      unsigned bit = 1u << (t - lo);
+      if (f.state != 2) live |= bit;
+      if (f.state == 1 && f.kind == 2) {
+        waiting |= bit;
+        need |= f.mask;
+      }
+    }
+    if (!waiting) continue;
+    need &= live;
+    need |= waiting;
+    if ((need & ~waiting) != 0) continue;  // some participant not there yet
+    // compute results
+    unsigned ballot = 0;
+    for (unsigned t = lo; t < hi; ++t)
+      if ((waiting >> (t - lo)) & 1u)
+        if (fb[t].pred) ballot |= 1u << (t - lo);
+    for (unsigned t = lo; t < hi; ++t) {
+      if (!((waiting >> (t - lo)) & 1u)) continue;
+      Fiber& f = fb[t];
+      switch (f.op) {
+        case GS_OP_SHFL: {
+          int src = f.src;
+          if (src >= 0 && (unsigned)src < 32 && ((waiting >> src) & 1u))
+            memcpy(f.res, fb[lo + src].val, 16);
+          else
+            memcpy(f.res, f.val, 16);
+          break;
+        }
+        case GS_OP_BALLOT: f.result = (int)(ballot & f.mask); break;
+        case GS_OP_ANY: f.result = (ballot & f.mask) != 0; break;
+        case GS_OP_ALL: f.result = (ballot & f.mask) == (waiting & f.mask); break;
+        case GS_OP_MATCH_ANY: {
+          unsigned m = 0;
+          for (unsigned u = lo; u < hi; ++u)
+            if (((waiting >> (u - lo)) & 1u) && memcmp(fb[u].val, f.val, 8) == 0)
+              m |= 1u << (u - lo);
+          f.result = (int)(m & f.mask);
+          break;
+        }
+        default: f.result = 0;
+      }
+      release(&f);
+    }
+    any = true;
+  }
+  // block barrier
+  unsigned waiting = 0, live = 0;
+  int cnt = 0;
+  for (unsigned t = 0; t < n; ++t) {
+    Fiber& f = fb[t];
+    if (f.state != 2) ++live;
+    if (f.state == 1 && f.kind == 1) {
+      ++waiting;
+      if (f.pred) ++cnt;
+    }
+  }
+  if (waiting && waiting == live) {
+    for (unsigned t = 0; t < n; ++t) {
+      Fiber& f = fb[t];
+      if (f.state == 1 && f.kind == 1) {
+        switch (f.op) {
+          case GS_OP_COUNT: f.result = cnt; break;
+          case GS_OP_AND: f.result = cnt == (int)waiting; break;
+          case GS_OP_OR: f.result = cnt != 0; break;
+          default: f.result = 0;
+        }
+        release(&f);
+      }
+    }
+    any = true;
+  }
+  return any;
+}
+
+void run_block_fibers(unsigned nthreads, gs_thread_fn fn, void* ctx) {
+  WorkerState& w = worker();
+  size_t ss = stack_size();
+  long pg = sysconf(_SC_PAGESIZE);
+  while (w.stacks.size() < nthreads) {
+    void* p = mmap(nullptr, ss, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+      fprintf(stderr, "gpushare: cannot allocate fiber stack\n");
+      abort();
+    }
+    mprotect(p, pg, PROT_NONE);  // guard page
+    w.stacks.push_back(Stack{p, ss});
+  }
+  if (w.fibers.size() < nthreads) w.fibers.resize(nthreads);
+  BlockSched s;
+  s.fibers = w.fibers.data();
+  s.n = nthreads;
+  s.fn = fn;
+  s.ctx = ctx;
+  for (unsigned t = 0; t < nthreads; ++t) {
+    Fiber& f = s.fibers[t];
+    f.sched = &s;
+    f.tid = t;
+    f.state = 0;
+    f.kind = 0;
+    init_fiber(&f, w.stacks[t]);
+  }
+  unsigned done = 0;
+  while (done < nthreads) {
+    for (unsigned t = 0; t < nthreads; ++t) {
+      Fiber& f = s.fibers[t];
+      if (f.state == 0) {
+        resume(&s, &f);
+        if (f.state == 2) ++done;
+      }
+    }
+    if (done == nthreads) break;
+    if (!try_release(&s)) {
+      // Deadlock (divergent barrier): undefined behaviour on a GPU; release
+      // everybody so that the emulator never hangs.
+      for (unsigned t = 0; t < nthreads; ++t) {
+        Fiber& f = s.fibers[t];
+        if (f.state == 1) {
+          memcpy(f.res, f.val, 16);
+          f.result = 0;
+          release(&f);
+        }
+      }
+    }
+  }
+}
+
+int block_sync(int op, int pred) {
+  Fiber* f = t_current;
+  if (!f) return pred;  // not in fiber mode: single thread semantics
+  f->state = 1;
+  f->kind = 1;
+  f->op = op;
+  f->pred = pred;
+  switch_to_sched(f);
+  return f->result;
+}
+
+int warp_sync(int op, unsigned mask, const void* val, int src, int pred,
+              void* res) {
+  Fiber* f = t_current;
+  if (!f) {
+    if (res && val) memcpy(res, val, 16);
+    if (op == GS_OP_BALLOT) return pred ? 1 : 0;
+    return pred;
+  }
+  f->state = 1;
+  f->kind = 2;
+  f->op = op;
+  f->mask = mask;
+  f->src = src;
+  f->pred = pred;
+  if (val) memcpy(f->val, val, 16);
+  switch_to_sched(f);
+  if (res) memcpy(res, f->res, 16);
+  return f->result;
+}
+
+unsigned active_mask() {
+  Fiber* f = t_current;
+  if (!f) return 1u;
+  BlockSched* s = f->sched;
+  unsigned lo = f->tid & ~31u, m = 0;
+  for (unsigned t = lo; t < lo + 32 && t < s->n; ++t)
+    if (s->fibers[t].state != 2) m |= 1u << (t - lo);
+  return m;
+}
+
+void* dyn_smem(size_t bytes) {
+  WorkerState& w = worker();
+  if (w.dyn_smem_size < bytes || !w.dyn_smem) {
+    size_t cap = bytes < 64 ? 64 : bytes;
+    w.dyn_smem_storage.assign(cap + 256, 0);
+    uintptr_t p = reinterpret_cast<uintptr_t>(w.dyn_smem_storage.data());
+    p = (p + 255) & ~(uintptr_t)255;
+    w.dyn_smem = reinterpret_cast<void*>(p);
+    w.dyn_smem_size = cap;
+  }
+  return w.dyn_smem;
+}
+
+// ------------------------------------------------------------- thread pool
+thread_local bool t_inpool = false;
+bool t_in_pool() { return t_inpool; }
+
+class Pool {
+ public:
+  explicit Pool(int n) : n_(n) {
+    for (int i = 1; i < n_; ++i) threads_.emplace_back([this, i] { loop(i); });
+  }
+  int size() const { return n_; }
+
+  void run(long long nitems, gs_item_fn fn, void* ctx) {
+    if (nitems <= 0) return;
+    if (n_ <= 1 || nitems == 1) {
+      t_inpool = true;
+      for (long long i = 0; i < nitems; ++i) fn(ctx, i);
+      t_inpool = false;
+      return;
+    }
+    std::lock_guard<std::mutex> launch_lock(launch_mu_);
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      fn_ = fn;
+      ctx_ = ctx;
+      total_ = nitems;
+      next_.store(0);
+      pending_ = n_ - 1;
+      ++gen_;
+    }
+    cv_.notify_all();
+    t_inpool = true;
+    work();
+    t_inpool = false;
+    std::unique_lock<std::mutex> lk(mu_);
+    done_cv_.wait(lk, [this] { return pending_ == 0; });
+  }
+
+ private:
+  void work() {
+    for (;;) {
+      long long i = next_.fetch_add(1);
+      if (i >= total_) break;
+      fn_(ctx_, i);
+    }
+  }
+  void loop(int) {
+    t_inpool = true;
+    unsigned long long seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lk(mu_);
+        cv_.wait(lk, [&] { return gen_ != seen; });
+        seen = gen_;
+      }
+      work();
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (--pending_ == 0) done_cv_.notify_all();
+      }
+    }
+  }
+
+  int n_;
+  std::vector<std::thread> threads_;
+  std::mutex mu_, launch_mu_;
+  std::condition_variable cv_, done_cv_;
+  gs_item_fn fn_ = nullptr;
+  void* ctx_ = nullptr;
+  long long total_ = 0;
+  std::atomic<long long> next_{0};
+  int pending_ = 0;
+  unsigned long long gen_ = 0;
+};
+
+Pool* g_pool = nullptr;
+std::once_flag g_pool_once;
+
+Pool& pool() {
+  std::call_once(g_pool_once, [] {
+    int n = (int)std::thread::hardware_concurrency();
+    if (const char* e = getenv("GPUSHARE_KERNEL_THREADS")) {
+      int v = atoi(e);
+      if (v > 0) n = v;
+    }
+    if (n <= 0) n = 1;
+    g_pool = new Pool(n);  // never destroyed (threads detached at exit)
+  });
+  return *g_pool;
+}
+
+void parallel_for(long long nitems, gs_item_fn fn, void* ctx) {
+  // Nested launches (a kernel launching from inside a block) run inline.
+  if (t_in_pool()) {
+    for (long long i = 0; i < nitems; ++i) fn(ctx, i);
+    return;
+  }
+  pool().run(nitems, fn, ctx);
+}
+
+// ------------------------------------------------------------------ printf
+std::mutex g_out_mu;
+std::string g_out;
+
+void printf_append(const char* s, size_t n) {
+  std::lock_guard<std::mutex> lk(g_out_mu);
+  g_out.append(s, n);
+}
+
+int num_threads() { return pool().size(); }
+
+gs_rt_api g_api = {
+    GS_RT_ABI_VERSION, &parallel_for, &run_block_fibers, &block_sync,
+    &warp_sync,        &active_mask,  &dyn_smem,         &printf_append,
+    &num_threads,
+};
+
+}  // namespace
+
+extern "C" {
+
+const gs_rt_api* gs_rt_get_api(void) { return &g_api; }
+
+size_t gs_rt_output_size(void) {
+  std::lock_guard<std::mutex> lk(g_out_mu);
+  return g_out.size();
+}
+
+size_t gs_rt_output_take(char* buf, size_t cap) {
+  std::lock_guard<std::mutex> lk(g_out_mu);
+  size_t n = g_out.size() < cap ? g_out.size() : cap;
+  memcpy(buf, g_out.data(), n);
+  g_out.erase(0, n);
+  return n;
+}
+
+int gs_rt_num_threads(void) { return num_threads(); }
+}

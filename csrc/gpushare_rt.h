@@ -1,0 +1,62 @@
+/* gpushare CUDA emulator: C ABI between the runtime (libgpushare_rt.so) and
+ * compiled kernel modules.  Kernel modules get the table at launch time. */
+#ifndef GPUSHARE_RT_H
+#define GPUSHARE_RT_H
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GS_RT_ABI_VERSION 1
+
+enum {
+  GS_OP_NONE = 0,
+  GS_OP_COUNT = 1,
+  GS_OP_AND = 2,
+  GS_OP_OR = 3,
+  GS_OP_SHFL = 4,
+  GS_OP_BALLOT = 5,
+  GS_OP_ANY = 6,
+  GS_OP_ALL = 7,
+  GS_OP_MATCH_ANY = 8
+};
+
+typedef void (*gs_item_fn)(void* ctx, long long item);
+typedef void (*gs_thread_fn)(void* ctx, unsigned tid);
+
+typedef struct gs_rt_api {
+  int abi_version;
+  /* run fn(ctx, i) for i in [0, n) on the worker pool */
+  void (*parallel_for)(long long n, gs_item_fn fn, void* ctx);
+  /* run the threads of one block as cooperative fibers on this worker */
+  void (*run_block_fibers)(unsigned nthreads, gs_thread_fn fn, void* ctx);
+  /* block barrier (__syncthreads*), returns the reduced predicate */
+  int (*block_sync)(int op, int pred);
+  /* warp barrier: exchange 16-byte payloads / vote (op GS_OP_*) */
+  int (*warp_sync)(int op, unsigned mask, const void* val, int src, int pred,
+                   void* res);
+  unsigned (*active_mask)(void);
+  /* per-worker dynamic shared memory buffer of at least `bytes` bytes */
+  void* (*dyn_smem)(size_t bytes);
+  void (*printf_append)(const char* s, size_t n);
+  int (*num_threads)(void);
+} gs_rt_api;
+
+typedef struct gs_launch_t {
+  unsigned grid[3];
+  unsigned block[3];
+  size_t shared_mem;
+  const gs_rt_api* rt;
+} gs_launch_t;
+
+#define GS_RT_EXPORT __attribute__((visibility("default")))
+GS_RT_EXPORT const gs_rt_api* gs_rt_get_api(void);
+GS_RT_EXPORT size_t gs_rt_output_size(void);
+GS_RT_EXPORT size_t gs_rt_output_take(char* buf, size_t cap);
+GS_RT_EXPORT int gs_rt_num_threads(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,87 @@
+"""Backends: what actually holds arrays and runs calls for a session.
+
+Everything above this interface (worker, broker, client) is the same for both:
+
+``cupy``  real device memory and real CuPy, on a GPU (``cupy_backend.py``)
+``cpu``   NumPy arrays and the C kernel emulator, mirroring CuPy's semantics (``cpu.py``)
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from typing import Any, Callable, Protocol
+
+
+class Backend(Protocol):
+    """The small interface a session worker drives."""
+
+    name: str
+    #: backend exception classes -> keys of gpushare.errors.ERROR_CLASSES
+    error_keys: dict[type, str]
+
+    def function(self, path: str) -> Callable[..., Any]:
+        """The callable CuPy exposes as ``path`` (e.g. ``"cupy.linalg.solve"``)."""
+
+    def method(self, obj: Any, name: str) -> Callable[..., Any]:
+        """The bound method ``name`` of a backend object."""
+
+    def get_attribute(self, obj: Any, name: str) -> Any: ...
+
+    def set_attribute(self, obj: Any, name: str, value: Any) -> None: ...
+
+    def getitem(self, obj: Any, key: Any) -> Any: ...
+
+    def setitem(self, obj: Any, key: Any, value: Any) -> None: ...
+
+    def upload(self, host: Any, dtype: Any = None, order: str = "K") -> Any:
+        """A new device array holding the numpy array ``host``."""
+
+    def download(self, arr: Any) -> Any:
+        """The numpy array holding ``arr``'s data."""
+
+    def is_array(self, obj: Any) -> bool: ...
+
+    def normalize(self, result: Any) -> Any:
+        """Turn a raw result into what CuPy would return (e.g. 0-d arrays for scalars)."""
+
+    def info(self) -> dict: ...
+
+    def memory(self, op: str, arrays: list) -> Any:
+        """Memory-pool queries: ``used_bytes``, ``total_bytes``, ``free_all_blocks``..."""
+
+    def synchronize(self) -> None: ...
+
+
+def cupy_usable() -> bool:
+    """True when CuPy imports and sees a GPU (probed in a subprocess, so this process
+    never creates a CUDA context)."""
+    probe = "import cupy, sys; sys.exit(0 if cupy.cuda.runtime.getDeviceCount() > 0 else 1)"
+    try:
+        return subprocess.run([sys.executable, "-c", probe], capture_output=True,
+                              timeout=120).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def resolve_backend_name(name: str) -> str:
+    """``auto`` -> ``cupy`` when a GPU is usable, else ``cpu``."""
+    name = (name or "auto").lower()
+    if name not in ("auto", "cpu", "cupy"):
+        raise ValueError(f"unknown backend {name!r}: choose auto, cupy or cpu")
+    if name == "auto":
+        forced = os.environ.get("GPUSHARE_BACKEND")
+        if forced in ("cpu", "cupy"):
+            return forced
+        return "cupy" if cupy_usable() else "cpu"
+    return name
+
+
+def load_backend(name: str) -> Backend:
+    if name == "cpu":
+        from .cpu import CpuBackend
+        return CpuBackend()
+    if name == "cupy":
+        from .cupy_backend import CupyBackend
+        return CupyBackend()
+    raise ValueError(f"unknown backend {name!r}")

@@ -1,0 +1,511 @@
+"""The CPU backend: NumPy arrays standing in for device arrays, with CuPy's semantics.
+
+Where CuPy deliberately differs from NumPy this backend follows CuPy: scalar results
+are 0-d arrays, host (numpy) arrays are refused where CuPy refuses them, floating
+point errors never warn, FFTs keep single precision, random functions take
+``dtype=``. Names are resolved through ``OVERRIDES`` first, then through the NumPy
+(or SciPy) module that mirrors the CuPy module, and only for names in CuPy's public
+namespace (``gpushare.namespace``).
+"""
+from __future__ import annotations
+
+import functools
+import os
+import time
+from typing import Any, Callable
+
+import numpy
+
+from gpushare.namespace import is_public_callable, ndarray_members
+from gpushare.protocol import HostArray
+
+# CuPy never reports floating point errors (the GPU does not trap them).
+numpy.seterr(all="ignore")
+
+#: cupy module -> the host module mirroring it
+MIRRORS = {
+    "cupy": "numpy",
+    "cupy.linalg": "numpy.linalg",
+    "cupy.fft": "numpy.fft",
+    "cupy.random": None,  # see _random_function
+    "cupy.polynomial": "numpy.polynomial",
+    "cupyx.scipy.special": "scipy.special",
+    "cupyx.scipy.ndimage": "scipy.ndimage",
+    "cupyx.scipy.linalg": "scipy.linalg",
+    "cupyx.scipy.signal": "scipy.signal",
+    "cupyx.scipy.stats": "scipy.stats",
+    "cupyx.scipy.fft": "scipy.fft",
+    "cupyx.scipy.sparse": "scipy.sparse",
+}
+
+
+def _unsupported(value: Any) -> TypeError:
+    return TypeError(f"Unsupported type {type(value)}")
+
+
+def _check_args(args: tuple, kwargs: dict) -> None:
+    for value in args:
+        if isinstance(value, HostArray):
+            raise _unsupported(value.array)
+        if isinstance(value, (list, tuple)):
+            for item in value:
+                if isinstance(item, HostArray):
+                    raise _unsupported(item.array)
+    for value in kwargs.values():
+        if isinstance(value, HostArray):
+            raise _unsupported(value.array)
+
+
+def to_device_result(value: Any) -> Any:
+    """CuPy returns 0-d arrays where NumPy returns scalars."""
+    if isinstance(value, numpy.generic):
+        return numpy.asarray(value)
+    if isinstance(value, tuple) and type(value) is not tuple:  # namedtuple results
+        return type(value)(*(to_device_result(v) for v in value))
+    if isinstance(value, tuple):
+        return tuple(to_device_result(v) for v in value)
+    if isinstance(value, list) and value and isinstance(value[0], (numpy.ndarray, numpy.generic)):
+        return [to_device_result(v) for v in value]
+    return value
+
+
+def _wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        _check_args(args, kwargs)
+        return to_device_result(fn(*args, **kwargs))
+    return call
+
+
+# --- cupy.* functions whose CuPy behaviour differs from NumPy's -------------------
+
+def _asarray_like(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def call(a: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(a, HostArray):
+            a = a.array
+        kwargs.pop("blocking", None)
+        return fn(a, *args, **kwargs)
+    return call
+
+
+def _array(obj: Any, dtype: Any = None, copy: bool = True, order: str = "K", subok: bool = False,
+           ndmin: int = 0, *, blocking: bool = False) -> numpy.ndarray:
+    if isinstance(obj, HostArray):
+        obj = obj.array
+    return numpy.array(obj, dtype=dtype, copy=True if copy is None else copy, order=order,
+                       ndmin=ndmin)
+
+
+def _asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None,
+             blocking: bool = True) -> Any:
+    return numpy.array(a.array if isinstance(a, HostArray) else a, order=order)
+
+
+def _get_array_module(*args: Any) -> Any:
+    raise NotImplementedError("get_array_module is answered by the client")
+
+
+def _fft_wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy keeps single precision through FFTs; NumPy promotes to double."""
+    @functools.wraps(fn)
+    def call(a: Any, *args: Any, **kwargs: Any) -> Any:
+        _check_args((a, *args), kwargs)
+        single = isinstance(a, numpy.ndarray) and a.dtype in (numpy.float32, numpy.complex64,
+                                                               numpy.float16)
+        out = fn(a, *args, **kwargs)
+        if single and isinstance(out, numpy.ndarray):
+            out = out.astype(numpy.complex64 if out.dtype.kind == "c" else numpy.float32,
+                             copy=False)
+        return to_device_result(out)
+    return call
+
+
+_FLOAT_TYPES = {None: numpy.float64}
+
+
+class RandomState:
+    """cupy.random.RandomState on the CPU: NumPy's generator with CuPy's signatures.
+
+    See Also
+    --------
+    cupy.random.RandomState
+    """
+
+    def __init__(self, seed: Any = None, method: Any = None) -> None:
+        self._rs = numpy.random.RandomState(self._seed_value(seed))
+
+    @staticmethod
+    def _seed_value(seed: Any) -> Any:
+        if isinstance(seed, numpy.ndarray):
+            seed = seed.tolist()
+        if isinstance(seed, int):
+            seed %= 2 ** 32
+        return seed
+
+    def seed(self, seed: Any = None) -> None:
+        self._rs.seed(self._seed_value(seed))
+
+    @staticmethod
+    def _float_dtype(dtype: Any) -> numpy.dtype:
+        dt = numpy.dtype(dtype if dtype is not None else numpy.float64)
+        if dt.char not in "fd":
+            raise TypeError(f"cupy.random only supports float32 and float64, got {dt}")
+        return dt
+
+    def _shape(self, size: Any) -> Any:
+        return size
+
+    def rand(self, *size: Any, dtype: Any = float) -> numpy.ndarray:
+        return self.random_sample(size=size or None, dtype=dtype)
+
+    def randn(self, *size: Any, dtype: Any = float) -> numpy.ndarray:
+        return self.normal(size=size or None, dtype=dtype)
+
+    def random_sample(self, size: Any = None, dtype: Any = float) -> numpy.ndarray:
+        dt = self._float_dtype(dtype)
+        return numpy.asarray(self._rs.random_sample(size)).astype(dt, copy=False)
+
+    random = ranf = sample = random_sample
+
+    def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None,
+                dtype: Any = float) -> numpy.ndarray:
+        dt = self._float_dtype(dtype)
+        return numpy.asarray(self._rs.uniform(low, high, size)).astype(dt, copy=False)
+
+    def normal(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None,
+               dtype: Any = float) -> numpy.ndarray:
+        dt = self._float_dtype(dtype)
+        return numpy.asarray(self._rs.normal(loc, scale, size)).astype(dt, copy=False)
+
+    def standard_normal(self, size: Any = None, dtype: Any = float) -> numpy.ndarray:
+        return self.normal(size=size, dtype=dtype)
+
+    def randint(self, low: Any, high: Any = None, size: Any = None,
+                dtype: Any = "l") -> numpy.ndarray:
+        return numpy.asarray(self._rs.randint(low, high, size, dtype=dtype))
+
+    def random_integers(self, low: Any, high: Any = None, size: Any = None) -> numpy.ndarray:
+        if high is None:
+            low, high = 1, low
+        return numpy.asarray(self._rs.randint(low, high + 1, size))
+
+    def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any:
+        return numpy.asarray(self._rs.choice(a, size, replace, p))
+
+    def shuffle(self, a: numpy.ndarray) -> None:
+        if not isinstance(a, numpy.ndarray):
+            raise TypeError("The array must be cupy.ndarray")
+        self._rs.shuffle(a)
+
+    def permutation(self, a: Any) -> numpy.ndarray:
+        return numpy.asarray(self._rs.permutation(a))
+
+    def tomaxint(self, size: Any = None) -> numpy.ndarray:
+        return numpy.asarray(self._rs.randint(0, numpy.iinfo(numpy.int64).max, size))
+
+    def __getattr__(self, name: str) -> Any:
+        # the remaining distributions: NumPy's own, with dtype= and 0-d results
+        if name.startswith("_"):
+            raise AttributeError(name)
+        fn = getattr(self._rs, name)
+
+        def call(*args: Any, dtype: Any = None, **kwargs: Any) -> numpy.ndarray:
+            out = numpy.asarray(fn(*args, **kwargs))
+            if dtype is not None:
+                out = out.astype(dtype, copy=False)
+            elif out.dtype == numpy.int64 and name in _INT_DISTRIBUTIONS:
+                out = out.astype(numpy.int64)
+            return out
+        return call
+
+
+_INT_DISTRIBUTIONS = {"binomial", "geometric", "hypergeometric", "logseries",
+                      "negative_binomial", "poisson", "zipf"}
+
+
+class Stream:
+    """cupy.cuda.Stream on the CPU backend: work runs in call order, so a stream is
+    only an ordering token; ``synchronize`` returns at once."""
+
+    _current: list = []
+
+    def __init__(self, null: bool = False, non_blocking: bool = False, ptds: bool = False,
+                 priority: Any = None) -> None:
+        self.ptr = 0 if null else id(self)
+        self.priority = priority or 0
+
+    done = True
+
+    def synchronize(self) -> None:
+        return None
+
+    def use(self) -> "Stream":
+        Stream._current[:] = [self]
+        return self
+
+    def __enter__(self) -> "Stream":
+        Stream._current.append(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if Stream._current:
+            Stream._current.pop()
+
+    def record(self, event: Any = None) -> "Event":
+        event = event or Event()
+        event.record(self)
+        return event
+
+    def wait_event(self, event: Any) -> None:
+        return None
+
+
+class Event:
+    """cupy.cuda.Event on the CPU backend: records the host clock."""
+
+    def __init__(self, block: bool = False, disable_timing: bool = False,
+                 interprocess: bool = False) -> None:
+        self.ptr = id(self)
+        self._time: float | None = None
+        self.disable_timing = disable_timing
+
+    done = True
+
+    def record(self, stream: Any = None) -> None:
+        self._time = time.perf_counter()
+
+    def synchronize(self) -> None:
+        return None
+
+
+def _get_elapsed_time(start: Event, end: Event) -> float:
+    if start._time is None or end._time is None:
+        raise RuntimeError("cudaErrorInvalidResourceHandle: event has not been recorded")
+    return (end._time - start._time) * 1000.0
+
+
+def _host_memory() -> tuple[int, int]:
+    try:
+        pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        return free, pages
+    except (ValueError, OSError, AttributeError):
+        return 0, 0
+
+
+def _device_properties(device: int = 0) -> dict:
+    free, total = _host_memory()
+    return {"name": b"gpushare CPU backend (NumPy)", "totalGlobalMem": total,
+            "multiProcessorCount": os.cpu_count() or 1, "major": 0, "minor": 0,
+            "warpSize": 32, "maxThreadsPerBlock": 1024, "sharedMemPerBlock": 49152,
+            "clockRate": 0, "integrated": 0, "canMapHostMemory": 1, "pciBusID": 0,
+            "pciDeviceID": 0, "pciDomainID": 0, "regsPerBlock": 65536,
+            "maxThreadsDim": (1024, 1024, 64), "maxGridSize": (2147483647, 65535, 65535),
+            "totalConstMem": 65536, "l2CacheSize": 0, "memoryClockRate": 0,
+            "memoryBusWidth": 0, "computeMode": 0, "ECCEnabled": 0}
+
+
+def _kernels(name: str) -> Any:
+    from gpushare_server import kernels
+    return getattr(kernels, name)
+
+
+OVERRIDES: dict[str, Callable[..., Any]] = {
+    "cupy.array": _array,
+    "cupy.asarray": _asarray_like(numpy.asarray),
+    "cupy.asanyarray": _asarray_like(numpy.asarray),
+    "cupy.ascontiguousarray": _asarray_like(numpy.ascontiguousarray),
+    "cupy.asfortranarray": _asarray_like(numpy.asfortranarray),
+    "cupy.asnumpy": _asnumpy,
+    "cupy.random.RandomState": RandomState,
+    "cupy.cuda.Stream": Stream,
+    "cupy.cuda.Event": Event,
+    "cupy.cuda.get_elapsed_time": _get_elapsed_time,
+    "cupy.cuda.runtime.getDeviceCount": lambda: 1,
+    "cupy.cuda.runtime.getDevice": lambda: 0,
+    "cupy.cuda.runtime.getDeviceProperties": _device_properties,
+    "cupy.cuda.runtime.memGetInfo": _host_memory,
+    "cupy.cuda.runtime.runtimeGetVersion": lambda: 0,
+    "cupy.cuda.runtime.driverGetVersion": lambda: 0,
+    "cupy.cuda.runtime.deviceSynchronize": lambda: None,
+}
+for _fft_name in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2",
+                  "irfft2", "rfftn", "irfftn", "hfft", "ihfft"):
+    OVERRIDES[f"cupy.fft.{_fft_name}"] = _fft_wrap(getattr(numpy.fft, _fft_name))
+for _kname in ("ElementwiseKernel", "ReductionKernel", "RawKernel", "RawModule", "fuse"):
+    OVERRIDES[f"cupy.{_kname}"] = (lambda n: lambda *a, **k: _kernels(n)(*a, **k))(_kname)
+
+#: Types a client may hold handles to, and the methods it may call on them.
+REMOTE_TYPES: dict[str, frozenset[str]] = {
+    "RandomState": frozenset(),  # every public method
+    "Stream": frozenset({"synchronize", "use", "__enter__", "__exit__", "record", "wait_event",
+                         "done", "ptr", "priority"}),
+    "Event": frozenset({"record", "synchronize", "done", "ptr"}),
+    "ElementwiseKernel": frozenset({"__call__", "name", "nin", "nout", "nargs", "params"}),
+    "ReductionKernel": frozenset({"__call__", "name", "nin", "nout", "nargs", "params"}),
+    "RawKernel": frozenset({"__call__", "attributes", "compile", "max_dynamic_shared_size_bytes",
+                            "num_regs", "max_threads_per_block", "shared_size_bytes",
+                            "const_size_bytes", "local_size_bytes", "ptx_version",
+                            "binary_version", "cache_mode_ca", "preferred_shared_memory_carveout",
+                            "name", "code", "options", "backend"}),
+    "RawModule": frozenset({"get_function", "get_global", "compile", "code", "options",
+                            "backend", "name_expressions"}),
+}
+
+
+class CpuBackend:
+    """Runs a session's calls on NumPy (see module docstring)."""
+
+    name = "cpu"
+    remote_types = REMOTE_TYPES
+
+    def __init__(self) -> None:
+        self._cache: dict[str, Callable[..., Any]] = {}
+        self._random = RandomState()
+        # host memory exhaustion is the device's OutOfMemoryError here
+        self.error_keys: dict[type, str] = {MemoryError: "cupy.cuda.memory.OutOfMemoryError"}
+        try:
+            from gpushare_server.kernels import CompileException
+            self.error_keys[CompileException] = "cupy.cuda.compiler.CompileException"
+        except Exception:  # the kernel emulator is optional
+            pass
+
+    # --- names ------------------------------------------------------------------
+    def function(self, path: str) -> Callable[..., Any]:
+        fn = self._cache.get(path)
+        if fn is None:
+            fn = self._resolve(path)
+            self._cache[path] = fn
+        return fn
+
+    def _resolve(self, path: str) -> Callable[..., Any]:
+        if path in OVERRIDES:
+            return OVERRIDES[path]
+        if not is_public_callable(path):
+            raise AttributeError(f"gpushare: {path} is not a public CuPy callable")
+        module, _, name = path.rpartition(".")
+        if module == "cupy.random":
+            if name == "seed":
+                return self._random.seed
+            if name in ("get_random_state",):
+                return lambda: self._random
+            if name == "reset_states":
+                def reset() -> None:
+                    self._random = RandomState()
+                return reset
+            return lambda *a, **k: getattr(self._random, name)(*a, **k)
+        host_name = MIRRORS.get(module)
+        if host_name is None:
+            raise NotImplementedError(f"{path} is not available on gpushare's CPU backend")
+        try:
+            import importlib
+            host = importlib.import_module(host_name)
+        except ImportError:
+            raise NotImplementedError(
+                f"{path} needs {host_name.split('.')[0]} on the CPU backend's server") from None
+        fn = getattr(host, name, None)
+        if fn is None:
+            raise NotImplementedError(f"{path} is not available on gpushare's CPU backend")
+        return _wrap(fn)
+
+    def method(self, obj: Any, name: str) -> Callable[..., Any]:
+        if isinstance(obj, numpy.ndarray):
+            if name not in ndarray_members():
+                raise AttributeError(f"'cupy.ndarray' object has no attribute '{name}'")
+            if name == "set":
+                return lambda host, stream=None: numpy.copyto(
+                    obj, host.array if isinstance(host, HostArray) else host)
+            return _wrap(getattr(obj, name))
+        allowed = REMOTE_TYPES.get(type(obj).__name__)
+        if allowed is None or (allowed and name not in allowed) or name.startswith("_") and \
+                name not in allowed:
+            raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")
+        return getattr(obj, name)
+
+    def get_attribute(self, obj: Any, name: str) -> Any:
+        if isinstance(obj, numpy.ndarray):
+            if name not in ndarray_members():
+                raise AttributeError(f"'cupy.ndarray' object has no attribute '{name}'")
+            return to_device_result(getattr(obj, name))
+        allowed = REMOTE_TYPES.get(type(obj).__name__)
+        if allowed is None or name.startswith("_") or (allowed and name not in allowed):
+            raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")
+        return getattr(obj, name)
+
+    def set_attribute(self, obj: Any, name: str, value: Any) -> None:
+        if isinstance(obj, numpy.ndarray) and name in ("shape", "real", "imag", "strides"):
+            if isinstance(value, HostArray):
+                raise _unsupported(value.array)
+            setattr(obj, name, value)
+            return
+        if type(obj).__name__ == "RawKernel" and name in REMOTE_TYPES["RawKernel"]:
+            setattr(obj, name, value)
+            return
+        raise AttributeError(f"gpushare: attribute {name!r} cannot be set")
+
+    # --- arrays -----------------------------------------------------------------
+    def getitem(self, obj: Any, key: Any) -> Any:
+        key = _unwrap_key(key)
+        result = obj[key]
+        if isinstance(result, numpy.generic):  # CuPy returns a 0-d view
+            key = key if isinstance(key, tuple) else (key,)
+            result = obj[key + (Ellipsis,)]
+        return result
+
+    def setitem(self, obj: Any, key: Any, value: Any) -> None:
+        key = _unwrap_key(key)
+        if isinstance(value, HostArray):
+            value = value.array  # CuPy accepts numpy arrays as values here
+        obj[key] = value
+
+    def upload(self, host: Any, dtype: Any = None, order: str = "K") -> numpy.ndarray:
+        arr = host.array if isinstance(host, HostArray) else host
+        return numpy.array(arr, dtype=dtype, order=order, copy=True)
+
+    def download(self, arr: Any) -> numpy.ndarray:
+        return arr
+
+    def is_array(self, obj: Any) -> bool:
+        return isinstance(obj, numpy.ndarray)
+
+    def normalize(self, result: Any) -> Any:
+        return to_device_result(result)
+
+    def info(self) -> dict:
+        free, total = _host_memory()
+        return {"backend": "cpu", "numpy": numpy.__version__, "is_hip": False,
+                "runtime_version": 0, "driver_version": 0,
+                "devices": [{"id": 0, "name": "CPU (NumPy)", "total_memory": total,
+                             "free_memory": free, "compute_capability": "0"}]}
+
+    def memory(self, op: str, arrays: list) -> Any:
+        if op in ("used_bytes", "total_bytes"):
+            seen: set[int] = set()
+            total = 0
+            for arr in arrays:
+                if not isinstance(arr, numpy.ndarray):
+                    continue
+                root = arr
+                while isinstance(root.base, numpy.ndarray):
+                    root = root.base
+                if id(root) not in seen:
+                    seen.add(id(root))
+                    total += root.nbytes
+            return total
+        if op in ("free_bytes", "n_free_blocks"):
+            return 0
+        if op == "free_all_blocks":
+            return None
+        raise ValueError(f"unknown memory query {op!r}")
+
+    def synchronize(self) -> None:
+        return None
+
+
+def _unwrap_key(key: Any) -> Any:
+    """CuPy accepts numpy arrays inside indices (it copies them to the device)."""
+    if isinstance(key, HostArray):
+        return key.array
+    if isinstance(key, tuple):
+        return tuple(k.array if isinstance(k, HostArray) else k for k in key)
+    return key

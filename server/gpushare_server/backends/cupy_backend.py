@@ -1,0 +1,184 @@
+"""The CuPy backend: real device memory and real CuPy, in the session's worker process.
+
+Each session's worker process has its own CUDA context, so a sticky CUDA error
+(an illegal address in a user kernel) ends only that session.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+from typing import Any, Callable
+
+import numpy
+
+from gpushare.namespace import is_public_callable, ndarray_members
+from gpushare.protocol import HostArray
+
+#: Types a client may hold handles to, and the methods it may call on them
+#: (an empty set: every public method).
+REMOTE_TYPES: dict[str, frozenset[str]] = {
+    "RandomState": frozenset(),
+    "Generator": frozenset(),
+    "Stream": frozenset({"synchronize", "use", "__enter__", "__exit__", "record", "wait_event",
+                         "done", "ptr", "priority"}),
+    "ExternalStream": frozenset({"synchronize", "use", "__enter__", "__exit__", "record",
+                                 "wait_event", "done", "ptr"}),
+    "Event": frozenset({"record", "synchronize", "done", "ptr"}),
+    "ElementwiseKernel": frozenset({"__call__", "name", "nin", "nout", "nargs", "params"}),
+    "ReductionKernel": frozenset({"__call__", "name", "nin", "nout", "nargs", "params"}),
+    "RawKernel": frozenset({"__call__", "attributes", "compile", "max_dynamic_shared_size_bytes",
+                            "num_regs", "max_threads_per_block", "shared_size_bytes",
+                            "const_size_bytes", "local_size_bytes", "ptx_version",
+                            "binary_version", "cache_mode_ca", "preferred_shared_memory_carveout",
+                            "name", "code", "options", "backend"}),
+    "RawModule": frozenset({"get_function", "get_global", "compile", "code", "options",
+                            "backend", "name_expressions"}),
+}
+
+
+class CupyBackend:
+    """Runs a session's calls on the GPU through CuPy."""
+
+    name = "cupy"
+    remote_types = REMOTE_TYPES
+
+    def __init__(self) -> None:
+        import cupy
+        import cupy.cuda
+        self.cupy = cupy
+        self._cache: dict[str, Callable[..., Any]] = {}
+        self.error_keys = {
+            cupy.cuda.memory.OutOfMemoryError: "cupy.cuda.memory.OutOfMemoryError",
+            cupy.cuda.runtime.CUDARuntimeError: "cupy.cuda.runtime.CUDARuntimeError",
+            cupy.cuda.driver.CUDADriverError: "cupy.cuda.driver.CUDADriverError",
+            cupy.cuda.compiler.CompileException: "cupy.cuda.compiler.CompileException",
+        }
+
+    def function(self, path: str) -> Callable[..., Any]:
+        fn = self._cache.get(path)
+        if fn is None:
+            fn = self._resolve(path)
+            self._cache[path] = fn
+        return fn
+
+    def _resolve(self, path: str) -> Callable[..., Any]:
+        if path.startswith("cupy.cuda.") or path in ("cupy.cuda",):
+            if not _CUDA_ALLOWED.get(path.rsplit(".", 1)[0], set()) & {path.rsplit(".", 1)[1]}:
+                raise AttributeError(f"gpushare: {path} is not served")
+        elif not is_public_callable(path):
+            raise AttributeError(f"gpushare: {path} is not a public CuPy callable")
+        module, _, name = path.rpartition(".")
+        try:
+            mod = importlib.import_module(module)
+        except ImportError as exc:
+            raise NotImplementedError(f"{path} is not available on this server: {exc}") from None
+        fn = getattr(mod, name)
+        if path in ("cupy.asarray", "cupy.array", "cupy.asanyarray", "cupy.ascontiguousarray",
+                    "cupy.asfortranarray"):
+            return _host_ok(fn)
+        return _refuse_host(fn)
+
+    def method(self, obj: Any, name: str) -> Callable[..., Any]:
+        if isinstance(obj, self.cupy.ndarray):
+            if name not in ndarray_members():
+                raise AttributeError(f"'cupy.ndarray' object has no attribute '{name}'")
+            if name == "set":
+                return lambda host, stream=None: obj.set(
+                    host.array if isinstance(host, HostArray) else host, stream)
+            return _refuse_host(getattr(obj, name))
+        allowed = REMOTE_TYPES.get(type(obj).__name__)
+        if allowed is None or (name.startswith("_") and name not in allowed) or \
+                (allowed and name not in allowed):
+            raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")
+        return getattr(obj, name)
+
+    def get_attribute(self, obj: Any, name: str) -> Any:
+        if isinstance(obj, self.cupy.ndarray):
+            if name not in ndarray_members():
+                raise AttributeError(f"'cupy.ndarray' object has no attribute '{name}'")
+            return getattr(obj, name)
+        allowed = REMOTE_TYPES.get(type(obj).__name__)
+        if allowed is None or name.startswith("_") or (allowed and name not in allowed):
+            raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")
+        return getattr(obj, name)
+
+    def set_attribute(self, obj: Any, name: str, value: Any) -> None:
+        if isinstance(obj, self.cupy.ndarray) and name in ("shape", "real", "imag", "strides"):
+            setattr(obj, name, value)
+            return
+        if type(obj).__name__ == "RawKernel" and name in REMOTE_TYPES["RawKernel"]:
+            setattr(obj, name, value)
+            return
+        raise AttributeError(f"gpushare: attribute {name!r} cannot be set")
+
+    def getitem(self, obj: Any, key: Any) -> Any:
+        return obj[_unwrap_key(key)]
+
+    def setitem(self, obj: Any, key: Any, value: Any) -> None:
+        if isinstance(value, HostArray):
+            value = value.array
+        obj[_unwrap_key(key)] = value
+
+    def upload(self, host: Any, dtype: Any = None, order: str = "K") -> Any:
+        arr = host.array if isinstance(host, HostArray) else host
+        return self.cupy.array(arr, dtype=dtype, order=order, copy=True)
+
+    def download(self, arr: Any) -> numpy.ndarray:
+        return arr.get()
+
+    def is_array(self, obj: Any) -> bool:
+        return isinstance(obj, self.cupy.ndarray)
+
+    def normalize(self, result: Any) -> Any:
+        return result
+
+    def info(self) -> dict:
+        cupy = self.cupy
+        rt = cupy.cuda.runtime
+        devices = []
+        for i in range(rt.getDeviceCount()):
+            props = rt.getDeviceProperties(i)
+            with cupy.cuda.Device(i):
+                free, total = rt.memGetInfo()
+            devices.append({"id": i, "name": props["name"].decode(errors="replace"),
+                            "total_memory": total, "free_memory": free,
+                            "compute_capability": cupy.cuda.Device(i).compute_capability})
+        return {"backend": "cupy", "cupy": cupy.__version__, "numpy": numpy.__version__,
+                "is_hip": bool(rt.is_hip), "runtime_version": rt.runtimeGetVersion(),
+                "driver_version": rt.driverGetVersion(), "devices": devices}
+
+    def memory(self, op: str, arrays: list) -> Any:
+        pool = self.cupy.get_default_memory_pool()
+        if op in ("used_bytes", "total_bytes", "free_bytes", "n_free_blocks", "free_all_blocks"):
+            return getattr(pool, op)()
+        raise ValueError(f"unknown memory query {op!r}")
+
+    def synchronize(self) -> None:
+        self.cupy.cuda.Device().synchronize()
+
+
+_CUDA_ALLOWED = {
+    "cupy.cuda": {"Stream", "Event", "get_elapsed_time", "ExternalStream",
+                  "get_current_stream", "is_available"},
+    "cupy.cuda.runtime": {"getDeviceCount", "getDevice", "getDeviceProperties", "memGetInfo",
+                          "runtimeGetVersion", "driverGetVersion", "deviceSynchronize"},
+}
+
+
+def _refuse_host(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return fn(*[a.array if isinstance(a, HostArray) else a for a in args], **kwargs)
+    return call
+
+
+def _host_ok(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return _refuse_host(fn)
+
+
+def _unwrap_key(key: Any) -> Any:
+    if isinstance(key, HostArray):
+        return key.array
+    if isinstance(key, tuple):
+        return tuple(k.array if isinstance(k, HostArray) else k for k in key)
+    return key

@@ -1,0 +1,178 @@
+"""Lazy compilation of emulated CUDA sources with the host C++ compiler.
+
+Nothing is compiled at install time.  On first use the runtime
+(``csrc/gpushare_rt.cpp``) and then each kernel module are compiled into
+shared objects cached by content hash under ``$GPUSHARE_KERNEL_CACHE`` (or
+``~/.cache/gpushare/kernels``).  Files are written to a temporary name and
+moved into place with ``os.replace`` so that concurrent processes are safe.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from pathlib import Path
+
+from ._errors import CompileException
+
+_lock = threading.RLock()
+_state: dict = {}
+
+CXXFLAGS = ('-std=c++17', '-O2', '-fPIC', '-shared', '-fno-strict-aliasing',
+            '-fvisibility=hidden', '-w')
+
+
+def csrc_dir() -> Path:
+    """Directory holding the emulator sources (``csrc/``)."""
+    p = _state.get('csrc')
+    if p is not None:
+        return p
+    p = None
+    try:
+        from importlib.resources import files
+        cand = files('gpushare_server._csrc')
+        cp = Path(str(cand))
+        if (cp / 'gpushare_cuda.h').is_file():
+            p = cp
+    except Exception:
+        p = None
+    if p is None:
+        p = Path(__file__).resolve().parents[3] / 'csrc'
+    _state['csrc'] = p
+    return p
+
+
+def find_compiler() -> str | None:
+    """Path of the C++ compiler used for kernels, or ``None``."""
+    if 'cxx' in _state:
+        return _state['cxx']
+    cands = []
+    env = os.environ.get('GPUSHARE_CXX') or os.environ.get('CXX')
+    if env:
+        cands.append(env)
+    cands += ['g++', 'c++', 'clang++']
+    found = None
+    for c in cands:
+        w = shutil.which(c)
+        if w:
+            found = w
+            break
+    _state['cxx'] = found
+    return found
+
+
+def compiler_available() -> bool:
+    return find_compiler() is not None
+
+
+def cache_dir() -> Path:
+    d = os.environ.get('GPUSHARE_KERNEL_CACHE')
+    p = Path(d) if d else Path.home() / '.cache' / 'gpushare' / 'kernels'
+    p.mkdir(parents=True, exist_ok=True)
+    return p
+
+
+def _compiler_id() -> str:
+    if 'cxx_id' not in _state:
+        cxx = find_compiler()
+        try:
+            out = subprocess.run([cxx, '--version'], capture_output=True,
+                                 text=True, timeout=60).stdout
+        except Exception:
+            out = ''
+        _state['cxx_id'] = cxx + '\n' + out.splitlines()[0] if out else cxx
+    return _state['cxx_id']
+
+
+def _csrc_digest() -> str:
+    if 'csrc_digest' not in _state:
+        h = hashlib.sha256()
+        root = csrc_dir()
+        for f in sorted(root.rglob('*')):
+            if f.is_file() and f.suffix in ('.h', '.hpp', '.cuh', '.cpp', '.c'):
+                h.update(str(f.relative_to(root)).encode())
+                h.update(f.read_bytes())
+        _state['csrc_digest'] = h.hexdigest()
+    return _state['csrc_digest']
+
+
+def _tls_flags() -> tuple:
+    if 'tls' not in _state:
+        import platform
+        _state['tls'] = (('-mtls-dialect=gnu2',)
+                         if platform.machine() in ('x86_64', 'AMD64') else ())
+    return _state['tls']
+
+
+def _compile(src_text: str, out: Path, extra: list, name: str,
+             options: tuple, user_source: str) -> None:
+    cxx = find_compiler()
+    if cxx is None:
+        raise RuntimeError('gpushare kernels: no C++ compiler found '
+                           '(set CXX or install g++)')
+    root = csrc_dir()
+    with tempfile.TemporaryDirectory(prefix='gpushare-build-',
+                                     dir=str(out.parent)) as td:
+        src = Path(td) / (name + '.cpp')
+        src.write_text(src_text)
+        tmp_out = Path(td) / 'out.so'
+        cmd = [cxx, *CXXFLAGS, *_tls_flags(), '-I', str(root),
+               '-I', str(root / 'include'), *extra, '-o', str(tmp_out),
+               str(src), '-lpthread']
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            log = (r.stderr or r.stdout).replace(str(src), name + '.cu')
+            raise CompileException(log, user_source, name, options, 'nvrtc')
+        os.replace(tmp_out, out)
+
+
+def _user_flags(options) -> list:
+    """Translate NVRTC options: keep -D/-U/-I, drop the rest."""
+    flags = []
+    it = iter(options or ())
+    for o in it:
+        if not isinstance(o, str):
+            continue
+        if o in ('-D', '-U', '-I'):
+            nxt = next(it, None)
+            if nxt is not None:
+                flags += [o, nxt]
+        elif o.startswith(('-D', '-U', '-I')) and len(o) > 2:
+            flags.append(o)
+        elif o.startswith('--define-macro='):
+            flags.append('-D' + o.split('=', 1)[1])
+        elif o.startswith('--include-path='):
+            flags.append('-I' + o.split('=', 1)[1])
+    return flags
+
+
+def build_shared(src_text: str, name: str, options=(), user_source=None
+                 ) -> Path:
+    """Compile ``src_text`` (complete C++ TU) into a cached ``.so``."""
+    flags = _user_flags(options)
+    key = hashlib.sha256('\0'.join(
+        [_compiler_id(), _csrc_digest(), ' '.join(CXXFLAGS),
+         ' '.join(_tls_flags()), ' '.join(flags), src_text]).encode()
+    ).hexdigest()[:32]
+    d = cache_dir()
+    out = d / ('k_' + key + '.so')
+    if out.exists():
+        return out
+    _compile(src_text, out, flags, name, tuple(options or ()),
+             user_source if user_source is not None else src_text)
+    return out
+
+
+def build_runtime() -> Path:
+    with _lock:
+        p = _state.get('rt_path')
+        if p is not None:
+            return p
+        root = csrc_dir()
+        text = (root / 'gpushare_rt.cpp').read_text()
+        p = build_shared('#line 1 "gpushare_rt.cpp"\n' + text, 'gpushare_rt')
+        _state['rt_path'] = p
+        return p

@@ -1,0 +1,289 @@
+"""Shared pieces of ElementwiseKernel / ReductionKernel: parameter grammar,
+type resolution (mirroring ``cupy/_core/_kernel.pyx``), argument
+preprocessing, broadcasting and CArray/CIndexer marshalling."""
+from __future__ import annotations
+
+import re
+import struct
+import threading
+
+import numpy
+
+from . import _raw, _runtime
+
+_typenames = {
+    numpy.dtype('bool'): 'bool',
+    numpy.dtype('int8'): 'signed char',
+    numpy.dtype('uint8'): 'unsigned char',
+    numpy.dtype('int16'): 'short',
+    numpy.dtype('uint16'): 'unsigned short',
+    numpy.dtype('int32'): 'int',
+    numpy.dtype('uint32'): 'unsigned int',
+    numpy.dtype('int64'): 'long long',
+    numpy.dtype('uint64'): 'unsigned long long',
+    numpy.dtype('float16'): 'float16',
+    numpy.dtype('float32'): 'float',
+    numpy.dtype('float64'): 'double',
+    numpy.dtype('complex64'): 'thrust::complex<float>',
+    numpy.dtype('complex128'): 'thrust::complex<double>',
+}
+
+_name_re = re.compile(r'^[A-Za-z_][A-Za-z_0-9]*$')
+
+
+def is_valid_kernel_name(name):
+    return isinstance(name, str) and _name_re.match(name) is not None
+
+
+def get_typename(dtype):
+    dtype = numpy.dtype(dtype)
+    try:
+        return _typenames[dtype]
+    except KeyError:
+        raise TypeError('Unsupported dtype: %s' % dtype) from None
+
+
+class ParameterInfo:
+    def __init__(self, param, is_const):
+        self.name = None
+        self.dtype = None
+        self.ctype = None
+        self.raw = False
+        self.is_const = is_const
+        s = tuple([i for i in param.split() if len(i) != 0])
+        if len(s) < 2:
+            raise Exception('Syntax error: %s' % param)
+        t, self.name = s[-2:]
+        if t == 'CIndexer':
+            pass
+        elif len(t) == 1:
+            self.ctype = t
+        else:
+            dtype = numpy.dtype(t)
+            self.dtype = dtype
+            self.ctype = get_typename(dtype)
+        for i in s[:-2]:
+            if i == 'raw':
+                self.raw = True
+            elif i == '_non_const':
+                self.is_const = False
+            else:
+                raise Exception('Unknown keyword "%s"' % i)
+
+    def __repr__(self):
+        return ('<ParameterInfo(name={!r} dtype={!r} ctype={!r} raw={!r} '
+                'is_const={!r})>'.format(self.name, self.dtype, self.ctype,
+                                          self.raw, self.is_const))
+
+
+_param_cache = {}
+
+
+def get_param_info(s, is_const):
+    key = (s, is_const)
+    r = _param_cache.get(key)
+    if r is None:
+        if len(s) == 0:
+            r = ()
+        else:
+            r = tuple([ParameterInfo(i, is_const)
+                       for i in s.strip().split(',')])
+        _param_cache[key] = r
+    return r
+
+
+def decide_params_type(in_params, out_params, in_args_dtype, out_args_dtype):
+    type_dict = {}
+    if out_args_dtype:
+        assert len(out_params) == len(out_args_dtype)
+        for p, a in zip(out_params, out_args_dtype):
+            if a is None:
+                raise TypeError('Output arguments must be cupy.ndarray')
+            if p.dtype is not None:
+                if numpy.dtype(a) != numpy.dtype(p.dtype):
+                    raise TypeError(
+                        'Type is mismatched. %s %s %s' % (p.name, a, p.dtype))
+            elif p.ctype in type_dict:
+                t = type_dict[p.ctype]
+                if numpy.dtype(t) != numpy.dtype(a):
+                    raise TypeError(
+                        'Type is mismatched. %s %s %s %s' % (
+                            p.name, a, t, p.ctype))
+            else:
+                type_dict[p.ctype] = a
+
+    assert len(in_params) == len(in_args_dtype)
+    for p, a in zip(in_params, in_args_dtype):
+        if a is None:
+            continue
+        if p.dtype is not None:
+            if numpy.dtype(a) != numpy.dtype(p.dtype):
+                raise TypeError(
+                    'Type is mismatched. %s %s %s' % (p.name, a, p.dtype))
+        elif p.ctype in type_dict:
+            t = type_dict[p.ctype]
+            if numpy.dtype(t) != numpy.dtype(a):
+                raise TypeError(
+                    'Type is mismatched. %s %s %s %s' % (
+                        p.name, a, t, p.ctype))
+        else:
+            type_dict[p.ctype] = a
+
+    in_types = tuple([type_dict[p.ctype] if p.dtype is None else p.dtype
+                      for p in in_params])
+    out_types = tuple([type_dict[p.ctype] if p.dtype is None else p.dtype
+                       for p in out_params])
+    type_map = tuple(sorted(type_dict.items()))
+    return in_types, out_types, type_map
+
+
+class Scalar:
+    __slots__ = ('value',)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def preprocess_arg(a):
+    if isinstance(a, numpy.ndarray):
+        return a
+    if isinstance(a, (numpy.generic, bool, int, float, complex)):
+        return Scalar(a)
+    if hasattr(a, '__array_interface__') or hasattr(a, '__array__'):
+        return numpy.asarray(a)
+    raise TypeError('Unsupported type %s' % type(a))
+
+
+def cast_scalar(v, dtype):
+    """Cast a Python / NumPy scalar to ``dtype`` as CuPy does (NumPy rules;
+    out-of-range Python ints raise ``OverflowError``)."""
+    dtype = numpy.dtype(dtype)
+    if isinstance(v, numpy.generic):
+        with numpy.errstate(all='ignore'):
+            return numpy.asarray(v).astype(dtype)[()]
+    if isinstance(v, int) and not isinstance(v, bool) and dtype.kind in 'iu':
+        return numpy.asarray(v, dtype=dtype)[()]
+    with numpy.errstate(all='ignore'):
+        return numpy.asarray(v).astype(dtype)[()]
+
+
+def broadcast_shape(arrays):
+    try:
+        return numpy.broadcast_shapes(*[a.shape for a in arrays])
+    except ValueError:
+        raise ValueError(
+            'operands could not be broadcast together with shapes {}'.format(
+                ', '.join([str(x.shape) for x in arrays]))) from None
+
+
+def bcast_strides(a, shape):
+    nd = len(shape)
+    off = nd - a.ndim
+    st = [0] * nd
+    for i in range(a.ndim):
+        if a.shape[i] != 1 or shape[off + i] == 1:
+            st[off + i] = a.strides[i]
+    return tuple(st)
+
+
+def reduce_dims(shape, strides_list):
+    """CuPy's ``_reduce_dims``: merge contiguous axes of all arrays."""
+    ndim = len(shape)
+    if ndim <= 1:
+        return tuple(shape), list(strides_list)
+    vecshape = list(shape)
+    axis = -1
+    cnt = 0
+    for i in range(1, ndim):
+        if vecshape[i - 1] == 1:
+            continue
+        for st in strides_list:
+            if st[i] * vecshape[i] != st[i - 1]:
+                cnt += 1
+                axis = i - 1
+                break
+        else:
+            vecshape[i] *= vecshape[i - 1]
+            vecshape[i - 1] = 1
+    if vecshape[ndim - 1] != 1:
+        cnt += 1
+        axis = ndim - 1
+    if cnt == ndim:
+        return tuple(shape), list(strides_list)
+    if cnt == 1:
+        return (vecshape[axis],), [(st[axis],) for st in strides_list]
+    keep = [j for j in range(ndim) if vecshape[j] != 1]
+    return (tuple(vecshape[j] for j in keep),
+            [tuple(st[j] for j in keep) for st in strides_list])
+
+
+def is_c_contig(shape, strides, itemsize):
+    exp = itemsize
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if s != exp:
+            return False
+        exp *= n
+    return True
+
+
+def carray_type(ctype, shape, strides, itemsize):
+    nd = len(shape)
+    cc = 1 if nd == 0 or is_c_contig(shape, strides, itemsize) else 0
+    return 'CArray<%s, %d, %d, 0>' % (ctype, nd, cc)
+
+
+def carray_bytes(ptr, shape, strides):
+    size = 1
+    for n in shape:
+        size *= n
+    nd = len(shape)
+    return struct.pack('<Qq%dq%dq' % (nd, nd), ptr, size, *shape, *strides)
+
+
+def cindexer_bytes(shape):
+    size = 1
+    for n in shape:
+        size *= n
+    nd = len(shape)
+    return struct.pack('<q%dq%dq' % (nd, nd), size, *shape, *([0] * nd))
+
+
+def data_ptr(a):
+    return a.__array_interface__['data'][0]
+
+
+def typedef_code(type_map):
+    return ''.join(['typedef %s %s;\n' % (get_typename(t), k)
+                    for k, t in type_map])
+
+
+# ------------------------------------------------------------ module cache
+_mod_lock = threading.Lock()
+_mod_cache = {}
+
+
+def get_function(code, name, options=()):
+    """Compile (cached) generated ``code`` and return (compiled, index)."""
+    key = (code, name, tuple(options))
+    r = _mod_cache.get(key)
+    if r is None:
+        with _mod_lock:
+            r = _mod_cache.get(key)
+            if r is None:
+                ms = _raw._ModuleSource(code, options, [name],
+                                        cupy_headers=True, name=name)
+                r = ms.entry_index(name)
+                _mod_cache[key] = r
+    return r
+
+
+def launch_linear(compiled, k, n, blobs, sizes):
+    """Launch a generated grid-stride kernel over ``n`` items."""
+    nt = _runtime.num_threads()
+    grid = max(1, min(n // 4096, nt * 8))
+    params, keep = _raw.pack_args(blobs, sizes)
+    r, _ = _runtime.launch(compiled.lib, k, (grid, 1, 1), (1, 1, 1), 0,
+                           params, len(blobs))
+    del keep
+    if r != 0:
+        raise RuntimeError('kernel launch failed (%d)' % r)

@@ -1,0 +1,216 @@
+"""``ElementwiseKernel`` on the CPU emulator (mirrors cupy/_core/_kernel.pyx)."""
+from __future__ import annotations
+
+import numpy
+
+from . import _common as C
+
+
+_TEMPLATE = '''{typedefs}{preamble}
+extern "C" __global__ void {name}({params}) {{
+  {loop_prep};
+  const ptrdiff_t _gs_n = _ind.size();
+  const ptrdiff_t _gs_nt = (ptrdiff_t)gridDim.x * blockDim.x;
+  const ptrdiff_t _gs_tid = (ptrdiff_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const ptrdiff_t _gs_chunk = (_gs_n + _gs_nt - 1) / _gs_nt;
+  const ptrdiff_t _gs_beg = _gs_tid * _gs_chunk;
+  const ptrdiff_t _gs_end =
+      _gs_beg + _gs_chunk < _gs_n ? _gs_beg + _gs_chunk : _gs_n;
+  for (ptrdiff_t i = _gs_beg; i < _gs_end; ++i) {{
+    _ind.set(i);
+    {operation};
+  }}
+  {after_loop};
+}}
+'''
+
+
+class ElementwiseKernel:
+    """User-defined elementwise kernel (see ``cupy.ElementwiseKernel``)."""
+
+    def __init__(self, in_params, out_params, operation, name='kernel',
+                 reduce_dims=True, preamble='', no_return=False,
+                 return_tuple=False, loop_prep='', after_loop='',
+                 options=(), **kwargs):
+        if not C.is_valid_kernel_name(name):
+            raise ValueError('Invalid kernel name: "%s"' % name)
+        self.in_params = C.get_param_info(in_params, True)
+        self.out_params = C.get_param_info(out_params, False)
+        self.nin = len(self.in_params)
+        self.nout = len(self.out_params)
+        self.nargs = self.nin + self.nout
+        param_rest = C.get_param_info('CIndexer _ind', False)
+        self.params = self.in_params + self.out_params + param_rest
+        self.operation = operation
+        self.name = name
+        self.reduce_dims = reduce_dims
+        self.preamble = preamble
+        self.no_return = no_return
+        self.return_tuple = return_tuple
+        self.loop_prep = loop_prep
+        self.after_loop = after_loop
+        self.options = tuple(options)
+        self.kwargs = dict(kwargs, loop_prep=loop_prep,
+                           after_loop=after_loop, options=self.options)
+        self._params_type_memo = {}
+        self._cached_codes = {}
+        self._elementwise_kernel_memo = {}
+        names = [p.name for p in self.params]
+        if 'i' in names:
+            raise ValueError("Can not use 'i' as a parameter name")
+
+    @property
+    def cached_codes(self):
+        return dict(self._cached_codes)
+
+    @property
+    def cached_code(self):
+        codes = self._cached_codes
+        if len(codes) != 1:
+            raise RuntimeError(
+                'This function cannot be called unless exactly one kernel has '
+                'been compiled; {} kernels have been compiled.'.format(
+                    len(codes)))
+        return next(iter(codes.values()))
+
+    def _decide_params_type(self, in_args_dtype, out_args_dtype):
+        key = (in_args_dtype, out_args_dtype)
+        ret = self._params_type_memo.get(key)
+        if ret is None:
+            ret = C.decide_params_type(self.in_params, self.out_params,
+                                       in_args_dtype, out_args_dtype)
+            self._params_type_memo[key] = ret
+        return ret
+
+    def __call__(self, *args, **kwargs):
+        size = kwargs.pop('size', None)
+        if size is None:
+            size = -1
+        kwargs.pop('stream', None)
+        block_size = kwargs.pop('block_size', None)
+        if kwargs:
+            raise TypeError('Wrong arguments %s' % kwargs)
+        if block_size is None:
+            block_size = 128
+        if block_size <= 0:
+            raise ValueError('block_size must be greater than zero')
+        n_args = len(args)
+        if n_args != self.nin and n_args != self.nargs:
+            raise TypeError(
+                'Wrong number of arguments for {!r}. It must be either {} or '
+                '{} (with outputs), but given {}.'.format(
+                    self.name, self.nin, self.nargs, n_args))
+        arg_list = [C.preprocess_arg(a) for a in args]
+        in_args = arg_list[:self.nin]
+        out_args = arg_list[self.nin:]
+        in_ndarray_types = tuple(
+            [a.dtype.type if isinstance(a, numpy.ndarray) else None
+             for a in in_args])
+        out_ndarray_types = tuple(
+            [a.dtype.type if isinstance(a, numpy.ndarray) else None
+             for a in out_args])
+        in_types, out_types, type_map = self._decide_params_type(
+            in_ndarray_types, out_ndarray_types)
+
+        is_size_specified = False
+        shape = None
+        if size != -1:
+            shape = (int(size),)
+            is_size_specified = True
+        broad_values = [a for i, a in enumerate(arg_list)
+                        if isinstance(a, numpy.ndarray)
+                        and not self.params[i].raw]
+        if broad_values:
+            if is_size_specified:
+                raise ValueError(
+                    "Specified 'size' can be used only if all of the ndarray "
+                    "are 'raw'.")
+            shape = C.broadcast_shape(broad_values)
+        elif not is_size_specified:
+            raise ValueError('Loop size is undecided.')
+
+        # outputs
+        if not out_args:
+            for p in self.out_params:
+                if p.raw and not is_size_specified:
+                    raise ValueError('Output array size is Undecided')
+            out_args = [numpy.empty(shape, dtype=t) for t in out_types]
+        else:
+            for i, p in enumerate(self.out_params):
+                a = out_args[i]
+                if not isinstance(a, numpy.ndarray):
+                    raise TypeError(
+                        'Output arguments type must be cupy.ndarray')
+                if not p.raw and a.shape != tuple(shape):
+                    raise ValueError('Out shape is mismatched')
+
+        in_args = [a if isinstance(a, numpy.ndarray)
+                   else C.cast_scalar(a.value, t)
+                   for a, t in zip(in_args, in_types)]
+        ret = out_args
+        total = 1
+        for n in shape:
+            total *= n
+        if total != 0:
+            self._launch(in_args + out_args, shape, type_map)
+        if self.no_return:
+            return None
+        if not self.return_tuple and self.nout == 1:
+            return ret[0]
+        return tuple(ret)
+
+    def _launch(self, args, shape, type_map):
+        params = self.params[:self.nargs]
+        nonraw = [i for i, (p, a) in enumerate(zip(params, args))
+                  if isinstance(a, numpy.ndarray) and not p.raw]
+        strides_list = [C.bcast_strides(args[i], shape) for i in nonraw]
+        if self.reduce_dims:
+            shape, strides_list = C.reduce_dims(tuple(shape), strides_list)
+        st_of = dict(zip(nonraw, strides_list))
+        decls, blobs, key = [], [], []
+        for i, (p, a) in enumerate(zip(params, args)):
+            const = 'const ' if p.is_const else ''
+            ctype = p.ctype
+            if isinstance(a, numpy.ndarray):
+                if p.raw:
+                    shp, st = a.shape, a.strides
+                    cname = p.name
+                else:
+                    shp, st = shape, st_of[i]
+                    cname = '_raw_' + p.name
+                t = C.carray_type(ctype, shp, st, a.itemsize)
+                decls.append('%s%s %s' % (const, t, cname))
+                blobs.append(C.carray_bytes(C.data_ptr(a), shp, st))
+                key.append(t)
+            else:
+                decls.append('%s%s %s' % (const, ctype, p.name))
+                blobs.append(a.tobytes())
+                key.append(ctype)
+        decls.append('CIndexer<%d, 0> _ind' % len(shape))
+        blobs.append(C.cindexer_bytes(shape))
+        key = (tuple(key), len(shape), type_map)
+        fn = self._elementwise_kernel_memo.get(key)
+        if fn is None:
+            op = []
+            for i, (p, a) in enumerate(zip(params, args)):
+                if not p.raw and isinstance(a, numpy.ndarray):
+                    if p.is_const:
+                        fmt = 'const {t} &{n} = _raw_{n}[_ind.get()];'
+                    else:
+                        fmt = '{t} &{n} = _raw_{n}[_ind.get()];'
+                    op.append(fmt.format(t=p.ctype, n=p.name))
+            op.append(self.operation)
+            code = _TEMPLATE.format(
+                typedefs=C.typedef_code(type_map), preamble=self.preamble,
+                name=self.name, params=', '.join(decls),
+                loop_prep=self.loop_prep, operation='\n'.join(op),
+                after_loop=self.after_loop)
+            self._cached_codes[key] = code
+            compiled, k = C.get_function(code, self.name, self.options)
+            fn = (compiled, k, compiled.signature(k))
+            self._elementwise_kernel_memo[key] = fn
+        compiled, k, sizes = fn
+        total = 1
+        for n in shape:
+            total *= n
+        C.launch_linear(compiled, k, total, blobs, sizes)

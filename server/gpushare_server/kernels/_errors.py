@@ -1,0 +1,57 @@
+"""Exception classes mirroring CuPy's."""
+from __future__ import annotations
+
+import math
+
+
+class CompileException(Exception):
+    """Same interface as ``cupy.cuda.compiler.CompileException``.
+
+    ``str(e)`` is the compiler log; ``source``, ``name``, ``options`` and
+    ``backend`` carry the rest, ``dump(f)`` writes CuPy's report.
+    """
+
+    def __init__(self, msg, source, name, options, backend='nvrtc'):
+        self._msg = msg
+        self.source = source
+        self.name = name
+        self.options = options
+        self.backend = backend
+        super().__init__()
+
+    def __reduce__(self):
+        return (type(self), (self._msg, self.source, self.name,
+                             self.options, self.backend))
+
+    def __repr__(self):
+        return str(self)
+
+    def __str__(self):
+        return self.get_message()
+
+    def get_message(self):
+        return self._msg
+
+    def dump(self, f):
+        lines = self.source.split('\n')
+        digits = int(math.floor(math.log10(len(lines)))) + 1
+        linum_fmt = '{{:0{}d}} '.format(digits)
+        f.write('{} '.format(self.backend.upper()))
+        f.write('compilation error: {}\n'.format(self))
+        f.write('-----\n')
+        f.write('Name: {}\n'.format(self.name))
+        f.write('Options: {}\n'.format(' '.join(self.options)))
+        f.write('CUDA source:\n')
+        for i, line in enumerate(lines):
+            f.write(linum_fmt.format(i + 1) + line.rstrip() + '\n')
+        f.write('-----\n')
+        f.flush()
+
+
+class CUDADriverError(RuntimeError):
+    """Stands for ``cupy.cuda.driver.CUDADriverError`` (launch failures)."""
+
+    def __init__(self, status='CUDA_ERROR_INVALID_VALUE',
+                 msg='invalid argument'):
+        self.status = status
+        super().__init__('%s: %s' % (status, msg))

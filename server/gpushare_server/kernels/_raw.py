@@ -1,0 +1,403 @@
+"""RawKernel / RawModule on the CPU emulator."""
+from __future__ import annotations
+
+import struct
+import threading
+
+import numpy
+
+from . import _build, _runtime, _source
+from ._errors import CUDADriverError
+
+_MAX_SHARED_DEFAULT = 49152
+_MAX_SHARED_OPTIN = 232448   # H100/H200 opt-in limit
+
+
+def _entry_code(code, entries, globals_, fibers, cupy_headers=False):
+    head = '#define GS_USE_FIBERS %d\n' % (1 if fibers else 0)
+    head += ('#include "gpushare_cupy.h"\n' if cupy_headers
+             else '#include "gpushare_cuda.h"\n')
+    body = _source.rewrite(code)
+    lines = [head, '#line 1 "kernel.cu"\n', body, '\n#line 1 "gs_entries"\n']
+    lines.append('GS_EXPORT int gs_module_launch(int k, const gs_launch_t* L,'
+                 ' void** p, int n) {\n  switch (k) {\n')
+    for i, e in enumerate(entries):
+        lines.append('    case %d: return gs_launch(L, p, n, &%s);\n' % (i, e))
+    lines.append('  }\n  return -2;\n}\n')
+    lines.append('GS_EXPORT int gs_module_signature(int k, long long* s, '
+                 'int cap) {\n  switch (k) {\n')
+    for i, e in enumerate(entries):
+        lines.append('    case %d: return gs_signature(s, cap, &%s);\n'
+                     % (i, e))
+    lines.append('  }\n  return -2;\n}\n')
+    lines.append('GS_EXPORT void* gs_module_global(const char* name, '
+                 'size_t* size) {\n')
+    for g in globals_:
+        lines.append('  if (strcmp(name, "%s") == 0) { *size = sizeof(%s); '
+                     'return (void*)&%s; }\n' % (g, g, g))
+    lines.append('  *size = 0;\n  return 0;\n}\n')
+    return ''.join(lines)
+
+
+class _Compiled:
+    """A compiled module: a dlopen'd library plus its entry table."""
+
+    def __init__(self, lib, entries, globals_, path):
+        self.lib = lib
+        self.entries = list(entries)
+        self.globals = list(globals_)
+        self.path = path
+        self._sigs = {}
+
+    def signature(self, k):
+        s = self._sigs.get(k)
+        if s is None:
+            from ._runtime import ffi
+            buf = ffi.new('long long[]', 256)
+            n = self.lib.gs_module_signature(k, buf, 256)
+            s = tuple(buf[i] for i in range(min(n, 256)))
+            self._sigs[k] = s
+        return s
+
+
+class _ModuleSource:
+    """Source + lazily compiled module; recompiles when new entry points
+    (kernels or globals) are requested."""
+
+    def __init__(self, code, options=(), name_expressions=None,
+                 cupy_headers=False, name='kernel'):
+        self.code = code
+        self.options = tuple(options or ())
+        self.cupy_headers = cupy_headers
+        self.name = name
+        self.fibers = _source.uses_fibers(code)
+        entries = list(name_expressions or ())
+        for n in _source.kernel_names(code):
+            if n not in entries:
+                entries.append(n)
+        self.entries = entries
+        self.globals = _source.global_names(code)
+        self._compiled = None
+        self._lock = threading.RLock()
+
+    def _build(self, entries, globals_):
+        src = _entry_code(self.code, entries, globals_, self.fibers,
+                          self.cupy_headers)
+        path = _build.build_shared(src, self.name, self.options, self.code)
+        lib = _runtime.load_module(path)
+        return _Compiled(lib, entries, globals_, path)
+
+    def compiled(self):
+        c = self._compiled
+        if c is None:
+            with self._lock:
+                c = self._compiled
+                if c is None:
+                    try:
+                        c = self._build(self.entries, self.globals)
+                    except Exception:
+                        if not self.globals:
+                            raise
+                        # the global-variable scan may have been wrong
+                        c = self._build(self.entries, [])
+                    self._compiled = c
+        return c
+
+    def entry_index(self, name):
+        c = self.compiled()
+        if name in c.entries:
+            return c, c.entries.index(name)
+        with self._lock:
+            entries = c.entries + [name]
+            try:
+                c2 = self._build(entries, c.globals)
+            except Exception:
+                raise CUDADriverError('CUDA_ERROR_NOT_FOUND',
+                                      'named symbol not found')
+            self._compiled = c2
+            self.entries = entries
+            return c2, len(entries) - 1
+
+    def global_ptr(self, name):
+        from ._runtime import ffi
+        c = self.compiled()
+        if name not in c.globals:
+            with self._lock:
+                globals_ = c.globals + [name]
+                try:
+                    c2 = self._build(c.entries, globals_)
+                except Exception:
+                    raise CUDADriverError('CUDA_ERROR_NOT_FOUND',
+                                          'named symbol not found')
+                self._compiled = c = c2
+                self.globals = globals_
+        size = ffi.new('size_t*')
+        p = c.lib.gs_module_global(name.encode(), size)
+        if p == ffi.NULL:
+            raise CUDADriverError('CUDA_ERROR_NOT_FOUND',
+                                  'named symbol not found')
+        return p, size[0]
+
+
+# ------------------------------------------------------------ marshalling
+def _arg_bytes(a):
+    """Bytes CuPy would pass for kernel argument ``a`` (cuLaunchKernel)."""
+    if isinstance(a, bytes):
+        return a
+    if a is None:
+        return b'\0' * 8
+    if isinstance(a, numpy.ndarray):
+        if a.dtype.kind == 'V' and a.size == 1:
+            return a.tobytes()          # struct passed by value
+        return struct.pack('<Q', a.__array_interface__['data'][0])
+    if isinstance(a, numpy.generic):
+        return a.tobytes()
+    if isinstance(a, int):              # also bool, as in CuPy
+        return numpy.int64(a).tobytes()
+    if isinstance(a, float):
+        return numpy.float64(a).tobytes()
+    if isinstance(a, complex):
+        return numpy.complex128(a).tobytes()
+    cai = getattr(a, '__cuda_array_interface__', None)
+    if cai is not None:
+        return struct.pack('<Q', cai['data'][0])
+    ai = getattr(a, '__array_interface__', None)
+    if ai is not None:
+        return struct.pack('<Q', ai['data'][0])
+    ptr = getattr(a, 'ptr', None)
+    if isinstance(ptr, int):
+        return struct.pack('<Q', ptr)
+    raise TypeError('Unsupported type %s' % type(a))
+
+
+def pack_args(args, sizes):
+    """Build the ``void**`` kernel parameter array; returns (params, keep)."""
+    from ._runtime import ffi
+    n = len(args)
+    blobs = [_arg_bytes(a) for a in args]
+    offs = []
+    total = 0
+    for i, b in enumerate(blobs):
+        need = max(len(b), sizes[i] if i < len(sizes) else 0, 1)
+        offs.append(total)
+        total += (need + 15) // 16 * 16
+    buf = ffi.new('char[]', total + 16)
+    base = int(ffi.cast('uintptr_t', buf))
+    pad = (-base) % 16
+    params = ffi.new('void*[]', max(n, 1))
+    for i, b in enumerate(blobs):
+        o = offs[i] + pad
+        ffi.memmove(buf + o, b, len(b))
+        params[i] = buf + o
+    return params, buf
+
+
+def _dim3(v, what):
+    if isinstance(v, (int, numpy.integer)):
+        return (int(v), 1, 1)
+    t = tuple(int(x) for x in v)
+    if not 1 <= len(t) <= 3:
+        raise ValueError('%s must be an int or a tuple of 1-3 ints' % what)
+    return t + (1,) * (3 - len(t))
+
+
+def check_launch(grid, block, shared_mem, max_dyn):
+    g = _dim3(grid, 'grid')
+    b = _dim3(block, 'block')
+    if (min(g) < 1 or min(b) < 1 or b[0] > 1024 or b[1] > 1024 or b[2] > 64
+            or b[0] * b[1] * b[2] > 1024 or g[0] > 2 ** 31 - 1
+            or g[1] > 65535 or g[2] > 65535):
+        raise CUDADriverError('CUDA_ERROR_INVALID_VALUE', 'invalid argument')
+    if shared_mem < 0 or shared_mem > max(max_dyn, 0):
+        raise CUDADriverError('CUDA_ERROR_INVALID_VALUE', 'invalid argument')
+    return g, b
+
+
+class RawKernel:
+    """User-defined custom kernel, emulated on the CPU (see CuPy's
+    ``cupy.RawKernel``).  Arguments: NumPy arrays (they stand for device
+    arrays and are passed as pointers to their data), ``None`` (NULL),
+    Python/NumPy scalars (by value, CuPy's widths), size-1 structured NumPy
+    arrays (struct by value)."""
+
+    def __init__(self, code, name, options=(), backend='nvrtc',
+                 translate_cucomplex=False, *, enable_cooperative_groups=False,
+                 jitify=False):
+        self.code = code
+        self.name = name
+        self.options = tuple(options)
+        self.backend = backend
+        self.translate_cucomplex = translate_cucomplex
+        self.enable_cooperative_groups = enable_cooperative_groups
+        self.jitify = jitify
+        self.file_path = None
+        self._module = None
+        self._max_dyn = _MAX_SHARED_DEFAULT
+        self._carveout = -1
+
+    @classmethod
+    def _from_module(cls, module, name):
+        k = cls(module.code, name, module.options, module.backend,
+                module.translate_cucomplex,
+                enable_cooperative_groups=module.enable_cooperative_groups,
+                jitify=module.jitify)
+        k._module = module._msrc
+        return k
+
+    def _msrc(self):
+        if self._module is None:
+            self._module = _ModuleSource(self.code, self.options, [self.name],
+                                         name=self.name)
+        return self._module
+
+    def compile(self, log_stream=None):
+        """Compile now (normally done on first launch)."""
+        self._msrc().entry_index(self.name)
+
+    @property
+    def kernel(self):
+        return self
+
+    def __call__(self, grid, block, args, *, shared_mem=0, stream=None,
+                 enable_cooperative_groups=False):
+        if not isinstance(args, (tuple, list)):
+            raise TypeError('args must be a tuple')
+        g, b = check_launch(grid, block, int(shared_mem), self._max_dyn)
+        c, k = self._msrc().entry_index(self.name)
+        sizes = c.signature(k)
+        if len(sizes) != len(args):
+            raise CUDADriverError(
+                'CUDA_ERROR_INVALID_VALUE',
+                'invalid argument (kernel %s takes %d arguments, %d given)'
+                % (self.name, len(sizes), len(args)))
+        params, keep = pack_args(args, sizes)
+        r, _ = _runtime.launch(c.lib, k, g, b, int(shared_mem), params,
+                               len(args))
+        del keep
+        if r != 0:
+            raise CUDADriverError('CUDA_ERROR_LAUNCH_FAILED',
+                                  'unspecified launch failure')
+
+    # -- attributes (values of a typical sm_90 kernel where not emulated)
+    @property
+    def max_threads_per_block(self):
+        return 1024
+
+    @property
+    def shared_size_bytes(self):
+        return 0
+
+    @property
+    def const_size_bytes(self):
+        return 0
+
+    @property
+    def local_size_bytes(self):
+        return 0
+
+    @property
+    def num_regs(self):
+        return 32
+
+    @property
+    def ptx_version(self):
+        return 90
+
+    @property
+    def binary_version(self):
+        return 90
+
+    @property
+    def cache_mode_ca(self):
+        return 0
+
+    @property
+    def max_dynamic_shared_size_bytes(self):
+        return self._max_dyn
+
+    @max_dynamic_shared_size_bytes.setter
+    def max_dynamic_shared_size_bytes(self, v):
+        v = int(v)
+        if v < 0 or v > _MAX_SHARED_OPTIN:
+            raise CUDADriverError('CUDA_ERROR_INVALID_VALUE',
+                                  'invalid argument')
+        self._max_dyn = v
+
+    @property
+    def preferred_shared_memory_carveout(self):
+        return self._carveout
+
+    @preferred_shared_memory_carveout.setter
+    def preferred_shared_memory_carveout(self, v):
+        self._carveout = int(v)
+
+    @property
+    def attributes(self):
+        return {
+            'max_threads_per_block': self.max_threads_per_block,
+            'shared_size_bytes': self.shared_size_bytes,
+            'const_size_bytes': self.const_size_bytes,
+            'local_size_bytes': self.local_size_bytes,
+            'num_regs': self.num_regs,
+            'ptx_version': self.ptx_version,
+            'binary_version': self.binary_version,
+            'cache_mode_ca': self.cache_mode_ca,
+            'max_dynamic_shared_size_bytes':
+                self.max_dynamic_shared_size_bytes,
+            'preferred_shared_memory_carveout':
+                self.preferred_shared_memory_carveout,
+        }
+
+
+class RawModule:
+    """User-defined custom module (see ``cupy.RawModule``).
+
+    ``get_global(name)`` returns a writable ``numpy.ndarray`` of dtype
+    ``uint8`` viewing the bytes of the ``__device__``/``__constant__``
+    variable (``.ctypes.data`` is its address; use ``.view(dtype)`` to
+    reinterpret)."""
+
+    def __init__(self, code=None, *, path=None, options=(), backend='nvrtc',
+                 translate_cucomplex=False, enable_cooperative_groups=False,
+                 name_expressions=None, jitify=False):
+        if (code is None) == (path is None):
+            raise TypeError(
+                'Exactly one of `code` and `path` keyword arguments must be '
+                'given.')
+        if path is not None:
+            with open(path, 'rb') as f:
+                data = f.read()
+            if data[:4] == b'\x7fELF' or b'.version' in data[:4096] \
+                    and b'.target' in data[:4096]:
+                raise NotImplementedError(
+                    'gpushare CPU emulator cannot load cubin/PTX modules; '
+                    'pass CUDA C++ source with code=')
+            code = data.decode('utf-8')
+        self.code = code
+        self.file_path = path
+        self.options = tuple(options)
+        self.backend = backend
+        self.translate_cucomplex = translate_cucomplex
+        self.enable_cooperative_groups = enable_cooperative_groups
+        self.jitify = jitify
+        self.name_expressions = (tuple(name_expressions)
+                                 if name_expressions is not None else None)
+        self._msrc = _ModuleSource(code, self.options, self.name_expressions,
+                                   name='module')
+
+    @property
+    def module(self):
+        return self
+
+    def compile(self, log_stream=None):
+        self._msrc.compiled()
+
+    def get_function(self, name):
+        self._msrc.entry_index(name)
+        return RawKernel._from_module(self, name)
+
+    def get_global(self, name):
+        p, size = self._msrc.global_ptr(name)
+        from ._runtime import ffi
+        arr = numpy.frombuffer(ffi.buffer(p, size), dtype=numpy.uint8)
+        return arr

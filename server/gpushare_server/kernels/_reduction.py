@@ -1,0 +1,251 @@
+"""``ReductionKernel`` on the CPU emulator (mirrors cupy/_core/_reduction.pyx).
+
+Each emulated thread reduces whole output elements sequentially (CuPy uses a
+shared-memory tree; results equal up to floating point reassociation)."""
+from __future__ import annotations
+
+import numpy
+
+from . import _common as C
+
+_TEMPLATE = '''{typedefs}{preamble}
+typedef {reduce_type} _type_reduce;
+#define REDUCE(a, b) ({reduce_expr})
+#define POST_MAP(a) ({post_map_expr})
+extern "C" __global__ void {name}({params}) {{
+  const ptrdiff_t _gs_out = _out_ind.size();
+  const ptrdiff_t _gs_red = _gs_out > 0 ? _in_ind.size() / _gs_out : 0;
+  const ptrdiff_t _gs_nt = (ptrdiff_t)gridDim.x * blockDim.x;
+  const ptrdiff_t _gs_tid = (ptrdiff_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const ptrdiff_t _gs_chunk = (_gs_out + _gs_nt - 1) / _gs_nt;
+  const ptrdiff_t _gs_beg = _gs_tid * _gs_chunk;
+  const ptrdiff_t _gs_end =
+      _gs_beg + _gs_chunk < _gs_out ? _gs_beg + _gs_chunk : _gs_out;
+  for (ptrdiff_t _i = _gs_beg; _i < _gs_end; ++_i) {{
+    _type_reduce _s = _type_reduce({identity});
+    for (ptrdiff_t _J = 0; _J < _gs_red; ++_J) {{
+      const ptrdiff_t _j = _i * _gs_red + _J;
+      _in_ind.set(_j);
+      {input_expr}
+      _type_reduce _a = static_cast<_type_reduce>({map_expr});
+      _s = REDUCE(_s, _a);
+    }}
+    _out_ind.set(_i);
+    {output_expr}
+    POST_MAP(_s);
+  }}
+}}
+'''
+
+
+def _get_axis(axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (int, numpy.integer)):
+        axis = (axis,)
+    ax = []
+    for a in axis:
+        a = int(a)
+        if not -ndim <= a < ndim:
+            raise numpy.exceptions.AxisError(a, ndim)
+        ax.append(a % ndim)
+    if len(set(ax)) != len(ax):
+        raise ValueError("duplicate value in 'axis'")
+    return tuple(sorted(ax))
+
+
+class ReductionKernel:
+    """User-defined reduction kernel (see ``cupy.ReductionKernel``)."""
+
+    def __init__(self, in_params, out_params, map_expr, reduce_expr,
+                 post_map_expr, identity, name='reduce_kernel',
+                 reduce_type=None, reduce_dims=True, preamble='',
+                 options=()):
+        if not C.is_valid_kernel_name(name):
+            raise ValueError('Invalid kernel name: "%s"' % name)
+        self.in_params = C.get_param_info(in_params, True)
+        self.out_params = C.get_param_info(out_params, False)
+        self.nin = len(self.in_params)
+        self.nout = len(self.out_params)
+        self.nargs = self.nin + self.nout
+        self.params = (
+            self.in_params + self.out_params +
+            C.get_param_info('CIndexer _in_ind, CIndexer _out_ind', False) +
+            C.get_param_info('int32 _block_stride', True))
+        self.identity = identity
+        self.reduce_expr = reduce_expr
+        self.map_expr = map_expr
+        self.name = name
+        self.options = tuple(options)
+        self.reduce_dims = reduce_dims
+        self.post_map_expr = post_map_expr
+        if reduce_type is None:
+            self.reduce_type = self.out_params[0].ctype
+        else:
+            self.reduce_type = reduce_type
+        self.preamble = preamble
+        self._cached_codes = {}
+        self._memo = {}
+
+    @property
+    def cached_codes(self):
+        return dict(self._cached_codes)
+
+    @property
+    def cached_code(self):
+        codes = self._cached_codes
+        if len(codes) != 1:
+            raise RuntimeError(
+                'This function cannot be called unless exactly one kernel has '
+                'been compiled; {} kernels have been compiled.'.format(
+                    len(codes)))
+        return next(iter(codes.values()))
+
+    def __call__(self, *args, **kwargs):
+        out = kwargs.pop('out', None)
+        axis = kwargs.pop('axis', None)
+        keepdims = kwargs.pop('keepdims', False)
+        kwargs.pop('stream', None)
+        reduce_dims = kwargs.pop('reduce_dims', self.reduce_dims)
+        if kwargs:
+            raise TypeError('Wrong arguments %s' % kwargs)
+        n_args = len(args)
+        if n_args != self.nin and n_args != self.nargs:
+            raise TypeError('Wrong number of arguments for %s' % self.name)
+        out_args = list(args[self.nin:])
+        if out is not None:
+            if self.nout != 1:
+                raise NotImplementedError('')
+            if len(out_args) != 0:
+                raise ValueError("cannot specify 'out' as both "
+                                 "a positional and keyword argument")
+            out_args = [out]
+        in_args = [C.preprocess_arg(a) for a in args[:self.nin]]
+        for a in out_args:
+            if not isinstance(a, numpy.ndarray):
+                raise TypeError('Output arguments must be cupy.ndarray')
+        arrays = [a for p, a in zip(self.in_params, in_args)
+                  if isinstance(a, numpy.ndarray) and not p.raw]
+        in_shape = C.broadcast_shape(arrays) if arrays else ()
+        ndim = len(in_shape)
+        reduce_axis = _get_axis(axis, ndim)
+        out_axis = tuple(i for i in range(ndim) if i not in reduce_axis)
+        if keepdims:
+            out_shape = tuple(1 if i in reduce_axis else in_shape[i]
+                              for i in range(ndim))
+        else:
+            out_shape = tuple(in_shape[i] for i in out_axis)
+
+        in_types, out_types, type_map = C.decide_params_type(
+            self.in_params, self.out_params,
+            tuple(a.dtype.type if isinstance(a, numpy.ndarray) else None
+                  for a in in_args),
+            tuple(a.dtype.type for a in out_args))
+        if not out_args:
+            out_args = [numpy.empty(out_shape, dtype=t) for t in out_types]
+        else:
+            for p, a in zip(self.out_params, out_args):
+                if not p.raw and a.shape != out_shape:
+                    raise ValueError('Out shape is mismatched')
+        in_args = [a if isinstance(a, numpy.ndarray)
+                   else C.cast_scalar(a.value, t)
+                   for a, t in zip(in_args, in_types)]
+
+        out_size = 1
+        for i in out_axis:
+            out_size *= in_shape[i]
+        red_size = 1
+        for i in reduce_axis:
+            red_size *= in_shape[i]
+        if out_size != 0:
+            if red_size == 0 and self.identity is None:
+                raise ValueError(
+                    'zero-size array to reduction operation %s which has no '
+                    'identity' % self.name)
+            self._launch(in_args, out_args, in_shape, reduce_axis, out_axis,
+                         keepdims, type_map, reduce_dims)
+        return out_args[0] if self.nout == 1 else tuple(out_args)
+
+    def _launch(self, in_args, out_args, in_shape, reduce_axis, out_axis,
+                keepdims, type_map, reduce_dims):
+        oshape = tuple(in_shape[i] for i in out_axis)
+        rshape = tuple(in_shape[i] for i in reduce_axis)
+        in_idx = [i for i, (p, a) in enumerate(zip(self.in_params, in_args))
+                  if isinstance(a, numpy.ndarray) and not p.raw]
+        out_idx = [i for i, p in enumerate(self.out_params) if not p.raw]
+        in_st = [C.bcast_strides(in_args[i], in_shape) for i in in_idx]
+        out_st = []
+        for i in out_idx:
+            a = out_args[i]
+            if keepdims:
+                out_st.append(tuple(a.strides[j] for j in out_axis))
+            else:
+                out_st.append(tuple(a.strides))
+        o_list = [tuple(st[j] for j in out_axis) for st in in_st] + out_st
+        r_list = [tuple(st[j] for j in reduce_axis) for st in in_st]
+        if reduce_dims:
+            oshape, o_list = C.reduce_dims(oshape, o_list)
+            rshape, r_list = C.reduce_dims(rshape, r_list)
+        nin_arr = len(in_idx)
+        full_in = {i: o_list[k] + r_list[k] for k, i in enumerate(in_idx)}
+        full_out = {i: o_list[nin_arr + k] for k, i in enumerate(out_idx)}
+        ishape = tuple(oshape) + tuple(rshape)
+
+        decls, blobs, key = [], [], []
+        input_expr, output_expr = [], []
+        for i, (p, a) in enumerate(zip(self.in_params, in_args)):
+            const = 'const ' if p.is_const else ''
+            if isinstance(a, numpy.ndarray):
+                if p.raw:
+                    shp, st, cname = a.shape, a.strides, p.name
+                else:
+                    shp, st, cname = ishape, full_in[i], '_raw_' + p.name
+                    input_expr.append('const {0} {1} = _raw_{1}[_in_ind.get()];'
+                                      .format(p.ctype, p.name))
+                t = C.carray_type(p.ctype, shp, st, a.itemsize)
+                decls.append('%s%s %s' % (const, t, cname))
+                blobs.append(C.carray_bytes(C.data_ptr(a), shp, st))
+                key.append(t)
+            else:
+                decls.append('%s%s %s' % (const, p.ctype, p.name))
+                blobs.append(a.tobytes())
+                key.append(p.ctype)
+        for i, (p, a) in enumerate(zip(self.out_params, out_args)):
+            if p.raw:
+                shp, st, cname = a.shape, a.strides, p.name
+            else:
+                shp, st, cname = oshape, full_out[i], '_raw_' + p.name
+                output_expr.append('{0} &{1} = _raw_{1}[_out_ind.get()];'
+                                   .format(p.ctype, p.name))
+            t = C.carray_type(p.ctype, shp, st, a.itemsize)
+            decls.append('%s %s' % (t, cname))
+            blobs.append(C.carray_bytes(C.data_ptr(a), shp, st))
+            key.append(t)
+        decls.append('CIndexer<%d, 0> _in_ind' % len(ishape))
+        blobs.append(C.cindexer_bytes(ishape))
+        decls.append('CIndexer<%d, 0> _out_ind' % len(oshape))
+        blobs.append(C.cindexer_bytes(oshape))
+        decls.append('const int _block_stride')
+        blobs.append(numpy.int32(1).tobytes())
+        key = (tuple(key), len(ishape), len(oshape), type_map)
+        fn = self._memo.get(key)
+        if fn is None:
+            identity = '' if self.identity is None else str(self.identity)
+            code = _TEMPLATE.format(
+                typedefs=C.typedef_code(type_map), preamble=self.preamble,
+                reduce_type=self.reduce_type, reduce_expr=self.reduce_expr,
+                post_map_expr=self.post_map_expr, name=self.name,
+                params=', '.join(decls), identity=identity,
+                input_expr='\n      '.join(input_expr),
+                map_expr=self.map_expr,
+                output_expr='\n    '.join(output_expr))
+            self._cached_codes[key] = code
+            compiled, k = C.get_function(code, self.name, self.options)
+            fn = (compiled, k, compiled.signature(k))
+            self._memo[key] = fn
+        compiled, k, sizes = fn
+        n = 1
+        for s in oshape:
+            n *= s
+        C.launch_linear(compiled, k, n * 4096 if n < 4096 else n, blobs,
+                        sizes)

@@ -1,0 +1,130 @@
+"""cffi glue: loads the emulator runtime and compiled kernel modules, launches
+kernels and collects ``printf`` output."""
+from __future__ import annotations
+
+import sys
+import threading
+from contextlib import contextmanager
+
+import cffi
+
+from . import _build
+
+ffi = cffi.FFI()
+ffi.cdef('''
+typedef struct gs_rt_api gs_rt_api;
+typedef struct gs_launch_t {
+  unsigned grid[3];
+  unsigned block[3];
+  size_t shared_mem;
+  const gs_rt_api* rt;
+} gs_launch_t;
+const gs_rt_api* gs_rt_get_api(void);
+size_t gs_rt_output_size(void);
+size_t gs_rt_output_take(char* buf, size_t cap);
+int gs_rt_num_threads(void);
+int gs_module_launch(int k, const gs_launch_t* L, void** params, int n);
+int gs_module_signature(int k, long long* sizes, int cap);
+void* gs_module_global(const char* name, size_t* size);
+''')
+
+_lock = threading.RLock()
+_rt = {}
+_modules = {}          # path -> cffi lib (kept alive for the process)
+_tls = threading.local()
+_printf_handler = None
+
+
+def runtime():
+    """The loaded runtime library (compiled on first use)."""
+    lib = _rt.get('lib')
+    if lib is None:
+        with _lock:
+            lib = _rt.get('lib')
+            if lib is None:
+                path = _build.build_runtime()
+                lib = ffi.dlopen(str(path))
+                _rt['api'] = lib.gs_rt_get_api()
+                _rt['lib'] = lib
+    return lib
+
+
+def num_threads() -> int:
+    """Number of host worker threads that run blocks in parallel."""
+    return runtime().gs_rt_num_threads()
+
+
+def load_module(path):
+    path = str(path)
+    with _lock:
+        lib = _modules.get(path)
+        if lib is None:
+            runtime()
+            lib = ffi.dlopen(path)
+            _modules[path] = lib
+        return lib
+
+
+# ---------------------------------------------------------------- printf
+def set_printf_handler(fn):
+    """Install ``fn(text)`` called with the ``printf`` output of each launch.
+
+    ``None`` restores the default (write to ``sys.stdout``).  Returns the
+    previous handler."""
+    global _printf_handler
+    old = _printf_handler
+    _printf_handler = fn
+    return old
+
+
+@contextmanager
+def capture_printf():
+    """Context manager collecting kernel ``printf`` output of this thread's
+    launches into a list of strings (one per launch) instead of the handler.
+    """
+    buf = []
+    prev = getattr(_tls, 'capture', None)
+    _tls.capture = buf
+    try:
+        yield buf
+    finally:
+        _tls.capture = prev
+
+
+def _take_output():
+    lib = runtime()
+    n = lib.gs_rt_output_size()
+    if not n:
+        return ''
+    buf = ffi.new('char[]', n)
+    m = lib.gs_rt_output_take(buf, n)
+    return ffi.unpack(buf, m).decode('utf-8', 'replace')
+
+
+def _dispatch_output(text):
+    if not text:
+        return
+    cap = getattr(_tls, 'capture', None)
+    if cap is not None:
+        cap.append(text)
+        return
+    h = _printf_handler
+    if h is not None:
+        h(text)
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+def launch(lib, k, grid, block, shared_mem, params, nparams):
+    """Launch entry ``k`` of module ``lib``; returns the printf output."""
+    runtime()
+    L = ffi.new('gs_launch_t*')
+    L.grid = grid
+    L.block = block
+    L.shared_mem = shared_mem
+    L.rt = _rt['api']
+    r = lib.gs_module_launch(k, L, params, nparams)
+    text = _take_output()
+    _dispatch_output(text)
+    return r, text

@@ -1,0 +1,165 @@
+"""Light rewriting and scanning of user CUDA sources for the emulator."""
+from __future__ import annotations
+
+import re
+
+_FIBER_RE = re.compile(
+    r'\b(__syncthreads\w*|__syncwarp|__shfl\w*|__ballot\w*|__any(_sync)?|'
+    r'__all(_sync)?|__activemask|__match_any_sync|__reduce_\w+_sync|'
+    r'cooperative_groups|this_thread_block|tiled_partition)\b')
+
+_EXTERN_SHARED_RE = re.compile(
+    r'extern\s+__shared__\s+'
+    r'((?:(?:__align__|alignas)\s*\(\s*\w+\s*\)\s*)?)'
+    r'((?:[A-Za-z_][\w:]*(?:<[^;{}]*?>)?[\s\*]+?)+?)'
+    r'((?:(?:__align__|alignas)\s*\(\s*\w+\s*\)\s*)?)'
+    r'([A-Za-z_]\w*)\s*\[\s*\]\s*;')
+
+_GLOBAL_FN_RE = re.compile(
+    r'__global__\s+(?:(?:static|inline|__forceinline__|__noinline__)\s+)*'
+    r'void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?([A-Za-z_]\w*)\s*\(')
+
+_GLOBAL_VAR_RE = re.compile(
+    r'(?<![\w])(?:__device__|__constant__|__managed__)\s+'
+    r'(?:(?:__device__|__constant__|__managed__|static|const|volatile|'
+    r'(?:__align__|alignas)\s*\(\s*\w+\s*\))\s+)*'
+    r'[A-Za-z_][\w:]*(?:\s*<[^;{}()]*>)?[\s\*]+([A-Za-z_]\w*)\s*'
+    r'(?:\[[^;=(){}]*\]\s*)*(?:=|;)')
+
+
+def _strip_comments(code: str) -> str:
+    """Blank out comments and string literals (keeping offsets)."""
+    out = list(code)
+    i, n = 0, len(code)
+    while i < n:
+        c = code[i]
+        if c == '/' and i + 1 < n and code[i + 1] == '/':
+            j = code.find('\n', i)
+            j = n if j < 0 else j
+            for k in range(i, j):
+                out[k] = ' '
+            i = j
+        elif c == '/' and i + 1 < n and code[i + 1] == '*':
+            j = code.find('*/', i + 2)
+            j = n if j < 0 else j + 2
+            for k in range(i, j):
+                if out[k] != '\n':
+                    out[k] = ' '
+            i = j
+        elif c == '"' or c == "'":
+            j = i + 1
+            while j < n and code[j] != c:
+                if code[j] == '\\':
+                    j += 1
+                j += 1
+            for k in range(i + 1, min(j, n)):
+                if out[k] != '\n':
+                    out[k] = ' '
+            i = j + 1
+        else:
+            i += 1
+    return ''.join(out)
+
+
+def _depths(clean: str):
+    """Brace depth before each character offset (cumulative)."""
+    d = 0
+    res = [0] * (len(clean) + 1)
+    for i, c in enumerate(clean):
+        res[i] = d
+        if c == '{':
+            d += 1
+        elif c == '}':
+            d -= 1
+    res[len(clean)] = d
+    return res
+
+
+def _in_function(clean: str, pos: int) -> bool:
+    """Whether offset ``pos`` lies inside a function body (approximate: the
+    innermost open brace follows a ``)``)."""
+    stack = []
+    for i in range(pos):
+        c = clean[i]
+        if c == '{':
+            stack.append(i)
+        elif c == '}' and stack:
+            stack.pop()
+    for b in reversed(stack):
+        head = clean[:b].rstrip()
+        head = re.sub(r'(\b(const|noexcept|override|final|mutable)\s*)+$', '',
+                      head).rstrip()
+        if head.endswith(')') or head.endswith('else') or head.endswith('do'):
+            return True
+        if re.search(r'\b(struct|class|union|namespace|enum)\b[^;{}]*$', head) \
+                or head.endswith('"C"') or head.endswith('"C++"'):
+            continue
+        return True
+    return False
+
+
+def uses_fibers(code: str) -> bool:
+    return _FIBER_RE.search(_strip_comments(code)) is not None
+
+
+def rewrite(code: str) -> str:
+    """Rewrite constructs g++ cannot take as is:
+
+    * ``extern __shared__ T name[];`` -> pointer into the per-block dynamic
+      shared memory buffer,
+    * ``static __shared__`` -> ``__shared__`` (which expands to
+      ``static thread_local``).
+    """
+    clean = _strip_comments(code)
+    matches = list(_EXTERN_SHARED_RE.finditer(clean))
+    if matches:
+        out = []
+        last = 0
+        for m in matches:
+            typ = ' '.join(m.group(2).split())
+            name = m.group(4)
+            out.append(code[last:m.start()])
+            if _in_function(clean, m.start()):
+                out.append('%s* const %s = reinterpret_cast<%s*>('
+                           'gs_dyn_smem_ptr);' % (typ, name, typ))
+            else:
+                out.append('\n#define %s (reinterpret_cast<%s*>('
+                           'gs_dyn_smem_ptr))\n' % (name, typ))
+            last = m.end()
+        out.append(code[last:])
+        code = ''.join(out)
+    code = re.sub(r'\bstatic\s+__shared__\b', '__shared__', code)
+    code = re.sub(r'\b__shared__\s+static\b', '__shared__', code)
+    return code
+
+
+def kernel_names(code: str):
+    """Names of non-template ``__global__`` functions."""
+    clean = _strip_comments(code)
+    names = []
+    for m in _GLOBAL_FN_RE.finditer(clean):
+        start = m.start()
+        j = max(clean.rfind(';', 0, start), clean.rfind('}', 0, start),
+                clean.rfind('{', 0, start))
+        seg = clean[j + 1:start]
+        if re.search(r'\btemplate\b', seg):
+            continue
+        if m.group(1) not in names:
+            names.append(m.group(1))
+    return names
+
+
+def global_names(code: str):
+    """Names of namespace-scope ``__device__``/``__constant__`` variables."""
+    clean = _strip_comments(code)
+    names = []
+    for m in _GLOBAL_VAR_RE.finditer(clean):
+        if _in_function(clean, m.start()):
+            continue
+        # skip declarations inside templates
+        j = max(clean.rfind(';', 0, m.start()), clean.rfind('}', 0, m.start()))
+        if re.search(r'\btemplate\b', clean[j + 1:m.start()]):
+            continue
+        if m.group(1) not in names:
+            names.append(m.group(1))
+    return names

@@ -1,0 +1,223 @@
+"""One session's executor: decodes call batches, runs them on a backend, encodes replies.
+
+Sans-IO like the protocol: ``SessionExecutor.handle(frames) -> frames``. The worker
+process (``worker.py``) owns the socket.
+
+Ordering and errors: calls run in ``seq`` order. When a call fails, the rest of its
+batch and every later batch are skipped (their results would depend on the failure)
+until the client acknowledges the error (``"ack": seq`` in a later batch). The client
+raises the error at its next point that waits.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import warnings
+from typing import Any
+
+from gpushare import errors
+from gpushare.protocol import (FLAG_C, FLAG_F, FLAG_OWN, ArrayMeta, Decoder, Encoder,
+                               HandleRef, HostArray, ProtocolError, RemoteObject)
+
+from .handles import HandleTable
+
+log = logging.getLogger("gpushare.session")
+
+#: dunder methods of arrays a client may call (operators go through ufuncs)
+ARRAY_DUNDERS = frozenset({
+    "__bool__", "__int__", "__float__", "__complex__", "__index__", "__len__", "__repr__",
+    "__str__", "__format__", "__copy__", "__deepcopy__", "__array_namespace__", "__dlpack__",
+    "__dlpack_device__", "__abs__", "__neg__", "__pos__", "__invert__", "__add__", "__radd__",
+    "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+    "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__",
+    "__matmul__", "__rmatmul__", "__and__", "__rand__", "__or__", "__ror__", "__xor__",
+    "__rxor__", "__lshift__", "__rlshift__", "__rshift__", "__rrshift__", "__divmod__",
+    "__rdivmod__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__iadd__",
+    "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__", "__ipow__",
+    "__imatmul__", "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__",
+})
+
+
+class SessionExecutor:
+    """Runs the calls of one session against one backend."""
+
+    def __init__(self, backend: Any) -> None:
+        self.backend = backend
+        self.handles = HandleTable()
+        self.failed_seq: int | None = None  # set while an error is unacknowledged
+        self.calls = 0
+
+    # --- messages ---------------------------------------------------------------
+    def handle(self, frames: list) -> list:
+        """Handle one client message; return the reply frames."""
+        decoder = Decoder(frames, host_array=HostArray, writable=False)
+        try:
+            header = decoder.decode(0)
+            if not isinstance(header, dict):
+                raise ProtocolError("message header is not a map")
+            kind = header.get("t")
+            if kind != "batch":
+                raise ProtocolError(f"unexpected message kind {kind!r}")
+            return self._batch(header, decoder)
+        except ProtocolError as exc:
+            return Encoder().encode({"t": "protocol_error", "error": str(exc)})
+
+    def _batch(self, header: dict, decoder: Decoder) -> list:
+        ack = header.get("ack")
+        if ack is not None and ack == self.failed_seq:
+            self.failed_seq = None
+        # each release says how many of this batch's calls were queued before it: a call
+        # queued before its operand's proxy died still sees the operand
+        releases = sorted(self._releases(header.get("release")), key=lambda r: r[0])
+        next_release = 0
+        results: list = []
+        error: list | None = None
+        skipped: list = []
+        upto = header.get("upto")
+        batch_warnings: list = []
+        encoder = Encoder(remote_of=self._remote_of, first_frame=1)
+        calls = decoder.iter_stream(1) if int(header.get("n", 0)) else ()
+        for index, call in enumerate(calls):
+            while next_release < len(releases) and releases[next_release][0] <= index:
+                self.handles.release(releases[next_release][1])
+                next_release += 1
+            try:
+                seq, op, target, args, kwargs, out_id, want = call
+            except (TypeError, ValueError):
+                raise ProtocolError(f"malformed call {call!r}") from None
+            upto = seq
+            if self.failed_seq is not None:
+                skipped.append([seq, out_id])
+                continue
+            self.calls += 1
+            try:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    result = self._run(op, target, self._resolve(args), self._resolve(kwargs))
+                    if out_id is not None:
+                        self._store(out_id, result)
+                    if want:
+                        results.append([seq, encoder.pack(result)])
+                batch_warnings.extend(
+                    [errors.warning_key(w.category, None), str(w.message)] for w in caught)
+            except ProtocolError:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - every user error goes back
+                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                    raise
+                self.failed_seq = seq
+                error = [seq, errors.error_info(exc, self.backend.error_keys)]
+        for _, hid in releases[next_release:]:
+            self.handles.release(hid)
+        reply = {"t": "done", "upto": upto, "results": results, "error": error,
+                 "skipped": skipped, "warnings": batch_warnings}
+        return encoder.encode(reply)
+
+    @staticmethod
+    def _releases(items: Any) -> list:
+        out = []
+        for item in items or ():
+            if isinstance(item, list) and len(item) == 2 and all(
+                    isinstance(x, int) for x in item):
+                out.append((item[0], item[1]))
+            else:
+                raise ProtocolError(f"malformed release {item!r}")
+        return out
+
+    # --- calls ------------------------------------------------------------------
+    def _run(self, op: str, target: Any, args: Any, kwargs: Any) -> Any:
+        backend = self.backend
+        if not isinstance(args, list) or not isinstance(kwargs, dict):
+            raise ProtocolError("call arguments must be a list and a map")
+        if op == "call":
+            return backend.normalize(backend.function(str(target))(*args, **kwargs))
+        if op == "ufunc_method":
+            method = args[0]
+            if method not in ("reduce", "accumulate", "reduceat", "outer", "at"):
+                raise AttributeError(f"'ufunc' object has no attribute {method!r}")
+            fn = backend.function(str(target))
+            fn = getattr(fn, "__wrapped__", fn)
+            return backend.normalize(getattr(fn, method)(*args[1:], **kwargs))
+        if op == "method":
+            obj, rest = args[0], args[1:]
+            name = str(target)
+            if name.startswith("__") and backend.is_array(obj) and name not in ARRAY_DUNDERS:
+                raise AttributeError(f"gpushare: method {name} is not served")
+            return backend.normalize(backend.method(obj, name)(*rest, **kwargs))
+        if op == "getattr":
+            return backend.get_attribute(args[0], str(target))
+        if op == "setattr":
+            backend.set_attribute(args[0], str(target), args[1])
+            return None
+        if op == "getitem":
+            return backend.getitem(args[0], args[1])
+        if op == "setitem":
+            backend.setitem(args[0], args[1], args[2])
+            return None
+        if op == "upload":
+            return backend.upload(args[0], **kwargs)
+        if op == "download":
+            return HostArray(backend.download(args[0]))
+        if op == "memory":
+            return backend.memory(str(target), self.handles.values())
+        if op == "info":
+            info = backend.info()
+            info["handles"] = len(self.handles)
+            info["pid"] = os.getpid()
+            info["calls"] = self.calls
+            return info
+        if op == "synchronize":
+            backend.synchronize()
+            return None
+        if op == "meta":
+            return args[0]
+        raise ProtocolError(f"unknown operation {op!r}")
+
+    def _resolve(self, value: Any) -> Any:
+        """Replace handle references by the objects they name."""
+        if isinstance(value, HandleRef):
+            return self.handles.get(value.id)
+        if isinstance(value, list):
+            return [self._resolve(v) for v in value]
+        if isinstance(value, tuple):
+            return tuple(self._resolve(v) for v in value)
+        if isinstance(value, dict):
+            return {k: self._resolve(v) for k, v in value.items()}
+        if isinstance(value, slice):
+            return slice(self._resolve(value.start), self._resolve(value.stop),
+                         self._resolve(value.step))
+        return value
+
+    def _store(self, out_id: Any, result: Any) -> None:
+        if isinstance(out_id, list):  # several results, one id each
+            if not isinstance(result, (tuple, list)) or len(result) != len(out_id):
+                raise TypeError("gpushare: result count does not match")
+            for hid, value in zip(out_id, result):
+                self.handles.put(hid, value)
+            return
+        if not self.backend.is_array(result) and type(result).__name__ not in \
+                self.backend.remote_types:
+            raise TypeError(f"gpushare: expected an array, the call returned "
+                            f"{type(result).__name__}")
+        self.handles.put(out_id, result)
+
+    def _remote_of(self, obj: Any) -> Any:
+        """Arrays and other server objects in a reply travel as handles."""
+        backend = self.backend
+        if backend.is_array(obj):
+            return self.array_meta(obj)
+        if type(obj).__name__ in backend.remote_types:
+            hid = self.handles.add(obj)
+            return RemoteObject(hid, type(obj).__name__, {})
+        return None
+
+    def array_meta(self, arr: Any) -> ArrayMeta:
+        hid = self.handles.add(arr)
+        flags = arr.flags
+        bits = (FLAG_C if flags.c_contiguous else 0) | (FLAG_F if flags.f_contiguous else 0) | \
+               (FLAG_OWN if flags.owndata else 0)
+        base_id = None
+        if arr.base is not None:
+            base_id = self.handles.find(arr.base)
+        return ArrayMeta(hid, tuple(arr.shape), arr.dtype, tuple(arr.strides), bits, base_id)
+

@@ -1,0 +1,80 @@
+"""A session worker process: owns one session's arrays and runs its calls.
+
+Started by the broker (``python -m gpushare_server.worker ...``). One process per
+session means a crash in native code, or a sticky CUDA error, ends that session
+only; on a GPU it also gives each tenant its own CUDA context.
+
+Broker <-> worker frames (over the broker's internal ROUTER socket):
+``[b"ready"]`` worker -> broker once the backend is loaded;
+``[b"msg", *client_frames]`` broker -> worker, ``[b"msg", *reply_frames]`` back;
+``[b"stop"]`` broker -> worker.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+
+import zmq
+
+from .backends import load_backend
+from .session import SessionExecutor
+
+log = logging.getLogger("gpushare.worker")
+
+#: frames at least this large are sent without copying
+ZERO_COPY_MIN = 1 << 16
+
+
+def send_frames(sock: zmq.Socket, frames: list) -> None:
+    last = len(frames) - 1
+    for i, frame in enumerate(frames):
+        size = len(frame) if not isinstance(frame, memoryview) else frame.nbytes
+        sock.send(frame, zmq.SNDMORE if i < last else 0, copy=size < ZERO_COPY_MIN)
+
+
+def run(broker: str, identity: bytes, backend_name: str, parent: int) -> int:
+    backend = load_backend(backend_name)
+    executor = SessionExecutor(backend)
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.DEALER)
+    sock.setsockopt(zmq.IDENTITY, identity)
+    sock.setsockopt(zmq.LINGER, 1000)
+    sock.connect(broker)
+    sock.send(b"ready")
+    poller = zmq.Poller()
+    poller.register(sock, zmq.POLLIN)
+    try:
+        while True:
+            if not poller.poll(1000):
+                if parent and os.getppid() != parent:  # the broker is gone
+                    return 0
+                continue
+            frames = sock.recv_multipart(copy=False)
+            kind = frames[0].bytes
+            if kind == b"stop":
+                return 0
+            if kind != b"msg":
+                continue
+            reply = executor.handle(frames[1:])
+            send_frames(sock, [b"msg", *reply])
+    finally:
+        executor.handles.clear()
+        sock.close(linger=1000)
+        ctx.term()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="gpushare_server.worker")
+    parser.add_argument("--broker", required=True)
+    parser.add_argument("--identity", required=True)
+    parser.add_argument("--backend", required=True)
+    parser.add_argument("--parent", type=int, default=0)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=os.environ.get("GPUSHARE_LOG_LEVEL", "WARNING"))
+    return run(args.broker, args.identity.encode(), args.backend, args.parent)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""Makes ``import cupy`` / ``import cupyx`` resolve to gpushare's modules.
+
+Installed from ``gpushare-hook.pth`` at interpreter start only when
+``GPUSHARE_SERVER`` is set (or by ``gpushare run``); otherwise nothing happens and a
+real CuPy stays untouched.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+from typing import Any
+
+ALIASES = {"cupy": "gpushare.cupy", "cupyx": "gpushare.cupyx"}
+
+
+class _AliasLoader(importlib.abc.Loader):
+    def __init__(self, target: str) -> None:
+        self.target = target
+
+    def create_module(self, spec: Any) -> Any:
+        return importlib.import_module(self.target)
+
+    def exec_module(self, module: Any) -> None:
+        return None
+
+
+class CupyAliasFinder(importlib.abc.MetaPathFinder):
+    """Finds ``cupy[.x]`` and ``cupyx[.x]`` as gpushare's proxy modules."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        top, _, rest = fullname.partition(".")
+        if top not in ALIASES:
+            return None
+        target_name = ALIASES[top] + ("." + rest if rest else "")
+        try:
+            importlib.import_module(target_name)
+        except ImportError:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(target_name),
+                                              is_package=True)
+
+
+def install() -> None:
+    """Route ``import cupy`` to gpushare (idempotent)."""
+    if not any(isinstance(f, CupyAliasFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, CupyAliasFinder())
+    for name in list(sys.modules):  # a real CuPy imported before must not shadow us
+        if name.split(".")[0] in ALIASES and not getattr(sys.modules[name], "__name__",
+                                                         "").startswith("gpushare"):
+            del sys.modules[name]
+
+
+def _from_pth() -> None:
+    import os
+    if os.environ.get("GPUSHARE_SERVER"):
+        install()

@@ -1,0 +1,413 @@
+"""The client's session with a server: handle ids, the call queue, flushing, waiting.
+
+Calls that return arrays are *pipelined*: the client picks the result's handle id,
+queues the call, and returns a proxy at once. Queued calls travel together in one
+message when the queue is long, or at the next point that waits (data to the host,
+``repr``, a synchronous call). The server answers each batch with a ``done`` reply;
+an error in a pipelined call is raised at the next point that waits, naming the call
+and the user's line that made it. ``GPUSHARE_SYNC=1`` makes every call wait.
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import sys
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import msgpack
+import zmq
+
+from . import errors
+from .protocol import (PROTOCOL_VERSION, ArrayMeta, Decoder, Encoder, HandleRef,
+                       RemoteObject)
+
+#: the queue is sent when it holds this many calls
+BATCH_CALLS = 512
+#: frames at least this large are sent without copying
+ZERO_COPY_MIN = 1 << 16
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _env_float(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+class RemoteHandle:
+    """Base of every client object standing for a server-side object."""
+
+    __slots__ = ("_gs_id", "_gs_session", "__weakref__")
+
+
+@dataclass
+class PendingCall:
+    seq: int
+    description: str
+    where: str
+    out_ids: tuple
+
+
+def user_location() -> str:
+    """``file:line`` of the innermost frame outside gpushare (the user's call)."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_PKG_DIR):
+        frame = frame.f_back
+    if frame is None:
+        return "<unknown>"
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+class Session:
+    """One connection to a gpushare server (one session, one worker process)."""
+
+    def __init__(self, address: str, *, timeout: float | None = None,
+                 sync: bool | None = None, on_close: Callable[[], None] | None = None) -> None:
+        self.address = address
+        self.timeout = timeout if timeout is not None else _env_float("GPUSHARE_TIMEOUT", 30.0)
+        self.sync = sync if sync is not None else os.environ.get("GPUSHARE_SYNC", "") not in (
+            "", "0")
+        self._lock = threading.RLock()
+        self._ctx = zmq.Context()
+        self._sock = self._ctx.socket(zmq.DEALER)
+        self._sock.setsockopt(zmq.LINGER, 0)
+        self._sock.connect(address)
+        self._next_id = 1
+        self._seq = 0
+        self._queue: list[bytes] = []
+        self._queue_info: list[PendingCall] = []
+        self._release: list[list[int]] = []
+        self._pending: dict[int, PendingCall] = {}
+        self._done_seq = 0
+        self._sent_seq = 0
+        self._results: dict[int, Any] = {}
+        self._error: tuple[PendingCall | None, BaseException] | None = None
+        self._ack: int | None = None
+        self._last_error: BaseException | None = None
+        self._warnings: list = []
+        self._poisoned: dict[int, BaseException] = {}
+        self._lost: BaseException | None = None
+        self._closed = False
+        self._on_close = on_close
+        self.proxies: "weakref.WeakValueDictionary[int, Any]" = weakref.WeakValueDictionary()
+        self.make_array: Callable[[ArrayMeta], Any] = lambda meta: meta
+        self.make_object: Callable[[RemoteObject], Any] = lambda obj: obj
+        self.info = self._handshake()
+        self.session_id = self.info["session"]
+        self.backend = self.info["backend"]
+        atexit.register(self.close)
+
+    # --- connection -------------------------------------------------------------
+    def _handshake(self) -> dict:
+        self._send(Encoder().encode({"t": "hello", "v": PROTOCOL_VERSION,
+                                     "client": {"pid": os.getpid()}}))
+        if not self._sock.poll(int(self.timeout * 1000)):
+            self._sock.close(0)
+            self._ctx.term()
+            raise errors.ServerUnavailableError(
+                f"gpushare: no server answered at {self.address} within {self.timeout:g} s. "
+                "Start one with `gpushare serve --bind tcp://0.0.0.0:5555` on the GPU machine "
+                "and set GPUSHARE_SERVER=tcp://HOST:5555, or unset GPUSHARE_SERVER to use the "
+                "embedded local server (GPUSHARE_TIMEOUT sets this limit).")
+        reply = Decoder(self._sock.recv_multipart(copy=False)).decode()
+        if reply.get("t") == "fatal":
+            key, message = reply["error"]
+            if key == "gpushare.VersionMismatch":
+                raise errors.VersionMismatchError(message)
+            raise errors.SessionLostError(message)
+        if reply.get("t") != "welcome":
+            raise errors.RemoteProtocolError(f"unexpected handshake reply {reply!r}")
+        return reply
+
+    def _send(self, frames: list) -> None:
+        last = len(frames) - 1
+        for i, frame in enumerate(frames):
+            size = frame.nbytes if isinstance(frame, memoryview) else len(frame)
+            self._sock.send(frame, zmq.SNDMORE if i < last else 0, copy=size < ZERO_COPY_MIN)
+
+    def close(self) -> None:
+        """End the session: the server frees every array of it."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                if self._lost is None:
+                    self._send(Encoder().encode({"t": "bye"}))
+            except zmq.ZMQError:
+                pass
+            self._sock.close(linger=500)
+            self._ctx.term()
+            if self._on_close is not None:
+                self._on_close()
+
+    # --- ids and releases -------------------------------------------------------
+    def new_id(self) -> int:
+        with self._lock:
+            hid = self._next_id
+            self._next_id += 1
+            return hid
+
+    def release(self, hid: int) -> None:
+        """Forget handle ``hid``; the release travels with the next batch."""
+        # list.append is atomic: safe from finalizers. The position orders the release
+        # after every call queued while the proxy was alive.
+        self._release.append([len(self._queue), hid])
+        if self._poisoned:
+            self._poisoned.pop(hid, None)
+        if len(self._release) >= 4 * BATCH_CALLS and not self._closed:
+            try:
+                if self._lock.acquire(blocking=False):
+                    try:
+                        self._flush_locked()
+                    finally:
+                        self._lock.release()
+            except Exception:  # noqa: BLE001 - never raise from a finalizer
+                pass
+
+    def poisoned(self, hid: int) -> BaseException | None:
+        return self._poisoned.get(hid)
+
+    # --- calls ------------------------------------------------------------------
+    def _encode_call(self, seq: int, op: str, target: Any, args: Any, kwargs: Any,
+                     out_id: Any, want: bool) -> tuple[bytes, list]:
+        encoder = Encoder(handle_of=_handle_of, first_frame=2)
+        packed = encoder.pack([seq, op, target, list(args), kwargs or {}, out_id, want])
+        return packed, encoder.frames
+
+    def submit(self, op: str, target: Any, args: Any = (), kwargs: Any = None,
+               out_id: Any = None, description: str | None = None) -> int:
+        """Queue a call whose result needs no reply; return its sequence number."""
+        with self._lock:
+            self._check_usable()
+            seq = self._seq + 1
+            packed, frames = self._encode_call(seq, op, target, args, kwargs, out_id, False)
+            self._seq = seq  # only once encoding succeeded: no gaps a wait could hang on
+            info = PendingCall(seq, description or f"{op} {target}", user_location(),
+                               tuple(out_id) if isinstance(out_id, list) else (out_id,))
+            if frames:  # big host data: send it now, alone, without a copy
+                self._flush_locked()
+                self._send_batch([packed], [info], frames)
+            else:
+                self._queue.append(packed)
+                self._queue_info.append(info)
+                if self.sync:
+                    self._wait_locked(seq)
+                elif len(self._queue) >= BATCH_CALLS:
+                    self._flush_locked()
+            return seq
+
+    def call(self, op: str, target: Any, args: Any = (), kwargs: Any = None,
+             out_id: Any = None) -> Any:
+        """Run a call and wait for its result (arrays come back as proxies)."""
+        with self._lock:
+            self._check_usable()
+            seq = self._seq + 1
+            packed, frames = self._encode_call(seq, op, target, args, kwargs, out_id, True)
+            self._seq = seq
+            info = PendingCall(seq, f"{op} {target}", "", ())
+            if frames:
+                self._flush_locked()
+                self._send_batch([packed], [info], frames)
+            else:
+                self._queue.append(packed)
+                self._queue_info.append(info)
+            self._wait_locked(seq, own_call=seq)
+            return self._results.pop(seq, None)
+
+    def flush(self) -> None:
+        with self._lock:
+            if not self._closed and self._lost is None:
+                self._flush_locked()
+
+    def synchronize(self) -> None:
+        """Wait until every queued call has run; raise any pending error."""
+        with self._lock:
+            self._check_usable()
+            self._wait_locked(self._seq)
+
+    def _flush_locked(self) -> None:
+        if self._queue or self._release or self._ack is not None:
+            queue, info = self._queue, self._queue_info
+            self._queue, self._queue_info = [], []
+            self._send_batch(queue, info, [])
+
+    def _send_batch(self, calls: list[bytes], info: list[PendingCall], frames: list) -> None:
+        release, self._release = self._release, []
+        header: dict = {"t": "batch", "n": len(calls)}
+        if release:
+            header["release"] = release
+        if self._ack is not None:
+            header["ack"] = self._ack
+            self._ack = None
+        for item in info:
+            self._pending[item.seq] = item
+        if info:
+            self._sent_seq = info[-1].seq
+        self._send([msgpack.packb(header), b"".join(calls), *frames])
+        self._drain()
+
+    def _drain(self) -> None:
+        """Handle replies that already arrived, without waiting."""
+        while self._sock.poll(0):
+            self._on_reply(self._sock.recv_multipart(copy=False))
+
+    def _wait_locked(self, seq: int, own_call: int | None = None) -> None:
+        self._flush_locked()
+        last_heard = time.monotonic()
+        pinged = False
+        while self._done_seq < seq and self._error is None and self._lost is None:
+            if self._sock.poll(1000):
+                self._on_reply(self._sock.recv_multipart(copy=False))
+                last_heard = time.monotonic()
+                pinged = False
+                continue
+            silent = time.monotonic() - last_heard
+            if silent > self.timeout:
+                self._lost = errors.ServerUnavailableError(
+                    f"gpushare: the server at {self.address} stopped answering "
+                    f"({silent:.0f} s without a reply); the session's arrays may be lost")
+            elif not pinged and silent > min(5.0, self.timeout / 3):
+                self._send(Encoder().encode({"t": "ping"}))  # the broker answers while
+                pinged = True                                # the worker computes
+        self._raise_pending(own_call)
+        if self._warnings:
+            items, self._warnings = self._warnings, []
+            errors.reissue_warnings(items, stacklevel=4)
+
+    def _raise_pending(self, own_call: int | None = None) -> None:
+        if self._lost is not None:
+            raise self._lost
+        if self._error is not None:
+            pending, exc = self._error
+            self._error = None
+            if pending is not None and pending.seq != own_call and pending.where:
+                exc = errors.build_error(exc.__gpushare_info__, (  # type: ignore[attr-defined]
+                    f"raised by the pipelined call {pending.description} made at "
+                    f"{pending.where}; it surfaced at the next call that waits "
+                    "(GPUSHARE_SYNC=1 raises errors where they happen)"))
+            raise exc
+
+    def _check_usable(self) -> None:
+        if self._closed:
+            raise errors.SessionLostError("gpushare: this session is closed")
+        if self._lost is not None:
+            raise self._lost
+
+    # --- replies ----------------------------------------------------------------
+    def _on_reply(self, frames: list) -> None:
+        decoder = Decoder(frames, remote_array=self._remote_array,
+                          remote_object=self._remote_object)
+        reply = decoder.decode()
+        kind = reply.get("t") if isinstance(reply, dict) else None
+        if kind == "done":
+            for seq, packed in reply.get("results") or ():
+                self._results[seq] = decoder.unpack(packed)
+            error = reply.get("error")
+            if error is not None:
+                seq, info = error
+                exc = errors.build_error(info)
+                exc.__gpushare_info__ = info  # type: ignore[attr-defined]
+                pending = self._pending.get(seq)
+                self._error = (pending, exc)
+                self._last_error = exc
+                self._ack = seq
+                for out in (pending.out_ids if pending else ()):
+                    if out is not None:
+                        self._poisoned[out] = exc
+            for seq, out_id in reply.get("skipped") or ():
+                skipped = self._pending.get(seq)
+                for out in (skipped.out_ids if skipped else ()):
+                    if out is not None and self._last_error is not None:
+                        self._poisoned[out] = self._last_error
+            self._warnings.extend(reply.get("warnings") or ())
+            upto = reply.get("upto")
+            if isinstance(upto, int):
+                for s in [s for s in self._pending if s <= upto]:
+                    del self._pending[s]
+                self._done_seq = max(self._done_seq, upto)
+        elif kind == "fatal":
+            key, message = reply["error"]
+            self._lost = errors.SessionLostError(message)
+        elif kind == "pong":
+            if not reply.get("alive"):
+                self._lost = errors.SessionLostError(
+                    reply.get("lost") or "gpushare: the server no longer has this session")
+        elif kind == "protocol_error":
+            self._lost = errors.RemoteProtocolError(
+                f"gpushare: the server could not understand a message: {reply.get('error')}")
+        else:
+            self._lost = errors.RemoteProtocolError(f"gpushare: unexpected reply {reply!r}")
+
+    def _remote_array(self, meta: ArrayMeta) -> Any:
+        proxy = self.proxies.get(meta.id)
+        if proxy is not None:
+            return proxy
+        proxy = self.make_array(meta)
+        self.proxies[meta.id] = proxy
+        return proxy
+
+    def _remote_object(self, obj: RemoteObject) -> Any:
+        proxy = self.proxies.get(obj.id)
+        if proxy is not None:
+            return proxy
+        proxy = self.make_object(obj)
+        self.proxies[obj.id] = proxy
+        return proxy
+
+
+def _handle_of(obj: Any) -> int | None:
+    if isinstance(obj, RemoteHandle):
+        poisoned = obj._gs_session._poisoned
+        if poisoned:  # an operand whose making call failed: raise that failure again
+            err = poisoned.get(obj._gs_id)
+            if err is not None:
+                raise err
+        return obj._gs_id
+    return None
+
+
+_session: Session | None = None
+_session_lock = threading.Lock()
+_embedded: Any = None
+
+
+def get_session() -> Session:
+    """The process's session, connecting (or starting the embedded server) on first use."""
+    global _session
+    session = _session
+    if session is not None and not session._closed:
+        return session
+    with _session_lock:
+        if _session is None or _session._closed:
+            _session = _connect()
+        return _session
+
+
+def _connect() -> Session:
+    global _embedded
+    address = os.environ.get("GPUSHARE_SERVER", "").strip()
+    if not address:
+        from .embedded import start_embedded_server
+        _embedded = start_embedded_server()
+        address = _embedded.address
+        session = Session(address, on_close=_embedded.stop)
+    else:
+        session = Session(address)
+    from .cupy import _ndarray  # installs the proxy factories
+    _ndarray.install(session)
+    return session
+
+
+def reset_session() -> None:
+    """Close the current session (tests use this to start afresh)."""
+    global _session
+    with _session_lock:
+        if _session is not None:
+            _session.close()
+        _session = None

@@ -1,0 +1,538 @@
+"""gpushare's ``cupy``: CuPy's namespace, with every array living on a gpushare server.
+
+This module reads like a table (see ``_cupy_names.json`` and ``gpushare.namespace``):
+
+* NumPy's own objects (dtypes, ``newaxis``, ``pi``, ``finfo``...) are re-exported as
+  they are, so ``cupy.float32 is numpy.float32``;
+* ufuncs are client ``ufunc`` objects (``_ufunc.py``) that pipeline when they can;
+* functions listed in ``LOCAL`` run on the client (host files, metadata questions);
+* functions listed in ``PIPELINED`` return a proxy at once, with the shape and dtype
+  inferred here;
+* every other public function is forwarded by name and waits for its result.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+import sys
+import types
+from typing import Any
+
+import numpy
+
+from .. import client as _client
+from ..namespace import module_names
+from . import _infer
+from ._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _new, _session_of, ndarray, session
+from ._ufunc import UFUNCS, ufunc
+
+__version__ = "14.2.0"
+_NAMES = module_names("cupy")
+
+
+def _remote(path: str, name: str | None = None) -> Any:
+    """A function that runs ``path`` on the server and waits for its result."""
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        s = next((x for x in map(_session_of, args) if x is not None), None) or session()
+        return s.call("call", path, args, kwargs)
+    fn.__name__ = fn.__qualname__ = name or path.rpartition(".")[2]
+    fn.__module__ = path.rpartition(".")[0]
+    fn.__doc__ = f"Runs ``{path}`` on the server.\n\nSee Also\n--------\n{path}"
+    return fn
+
+
+def _export_table(module: types.ModuleType, cupy_module: str, numpy_module: Any,
+                  local: dict[str, Any]) -> None:
+    """Fill ``module`` with CuPy's public names for ``cupy_module``."""
+    for name, kind in module_names(cupy_module).items():
+        if name in local:
+            setattr(module, name, local[name])
+        elif kind in ("numpy_type", "numpy_obj") or kind.startswith("constant:float") or \
+                kind == "constant:NoneType":
+            value = getattr(numpy_module, name, None)
+            if value is None:
+                value = getattr(numpy.exceptions, name, None)
+            if value is None and name in ("Inf", "Infinity", "infty", "PINF"):
+                value = numpy.inf
+            elif value is None and name in ("NAN", "NaN"):
+                value = numpy.nan
+            elif value is None and name == "NINF":
+                value = -numpy.inf
+            elif value is None and name == "PZERO":
+                value = 0.0
+            elif value is None and name == "NZERO":
+                value = -0.0
+            elif value is None and name in ("bool",):
+                value = numpy.bool_
+            elif value is None and name == "float_":
+                value = numpy.float64
+            elif value is None and name == "complex_":
+                value = numpy.complex128
+            elif value is None and name == "cfloat":
+                value = numpy.complex128
+            elif value is None and name == "singlecomplex":
+                value = numpy.complex64
+            elif value is None and name == "RankWarning":
+                value = numpy.exceptions.RankWarning
+            elif value is None and name == "ModuleDeprecationWarning":
+                value = numpy.exceptions.ModuleDeprecationWarning
+            if value is not None:
+                setattr(module, name, value)
+        elif kind == "ufunc":
+            setattr(module, name, UFUNCS.get(name) or ufunc(name, cupy_module))
+        elif kind in ("function", "class"):
+            setattr(module, name, _remote(f"{cupy_module}.{name}", name))
+
+
+# --- creation: pipelined, with the layout known here ---------------------------------
+def _shape_tuple(shape: Any) -> tuple:
+    if isinstance(shape, (int, numpy.integer)):
+        shape = (int(shape),)
+    try:
+        shape = tuple(int(_index(n)) for n in shape)
+    except TypeError:
+        raise TypeError(f"'{type(shape).__name__}' object cannot be interpreted as an "
+                        "integer") from None
+    if builtins.any(n < 0 for n in shape):
+        raise ValueError("negative dimensions are not allowed")
+    return shape
+
+
+def _index(n: Any) -> int:
+    import operator
+    return operator.index(n)
+
+
+def _creation(name: str, shape: tuple, dtype: Any, order: str, args: tuple = (),
+              kwargs: dict | None = None) -> ndarray:
+    if order not in ("C", "F", "c", "f"):
+        raise ValueError(f"order not understood: {order!r}")
+    dt = numpy.dtype(dtype)
+    s = session()
+    hid = s.new_id()
+    kw = dict(kwargs or {})
+    kw.update(dtype=dt, order=order.upper())
+    s.submit("call", f"cupy.{name}", (shape, *args), kw, out_id=hid,
+             description=f"cupy.{name}")
+    f_order = order.upper() == "F"
+    strides = (_infer.f_strides if f_order else _infer.c_strides)(shape, dt.itemsize)
+    c, f = _contiguity(shape, strides, dt.itemsize)
+    return _new(s, hid, shape, dt, strides, (FLAG_C if c else 0) | (FLAG_F if f else 0) |
+                FLAG_OWN, None)
+
+
+def _contiguity(shape: tuple, strides: tuple, itemsize: int) -> tuple:
+    from ._ndarray import _contiguity as c
+    return c(shape, strides, itemsize)
+
+
+def empty(shape: Any, dtype: Any = float, order: str = "C") -> ndarray:
+    """See Also: cupy.empty"""
+    return _creation("empty", _shape_tuple(shape), dtype, order)
+
+
+def zeros(shape: Any, dtype: Any = float, order: str = "C") -> ndarray:
+    """See Also: cupy.zeros"""
+    return _creation("zeros", _shape_tuple(shape), dtype, order)
+
+
+def ones(shape: Any, dtype: Any = float, order: str = "C") -> ndarray:
+    """See Also: cupy.ones"""
+    return _creation("ones", _shape_tuple(shape), dtype, order)
+
+
+def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C") -> ndarray:
+    """See Also: cupy.full"""
+    if isinstance(fill_value, ndarray):
+        return _remote("cupy.full")(shape, fill_value, dtype=dtype, order=order)
+    if dtype is None:
+        dtype = numpy.array(fill_value).dtype
+    return _creation("full", _shape_tuple(shape), dtype, order, (fill_value,))
+
+
+def _like(name: str, a: Any, dtype: Any, order: str, subok: Any, shape: Any,
+          extra: tuple = ()) -> ndarray:
+    if not isinstance(a, ndarray) or subok is not None or order not in ("C", "F", "K", "A"):
+        return _remote(f"cupy.{name}")(a, *extra, dtype=dtype, order=order, subok=subok,
+                                       shape=shape)
+    dt = numpy.dtype(dtype) if dtype is not None else a.dtype
+    shp = _shape_tuple(shape) if shape is not None else a.shape
+    if order in ("K", "A"):
+        f = a._flags is not None and a._flags & FLAG_F and not a._flags & FLAG_C
+        order = "F" if f and shp == a.shape else "C"
+    base_name = name[:-5]
+    return _creation(base_name, shp, dt, order, extra)
+
+
+def empty_like(a: Any, dtype: Any = None, order: str = "K", subok: Any = None,
+               shape: Any = None) -> ndarray:
+    """See Also: cupy.empty_like"""
+    return _like("empty_like", a, dtype, order, subok, shape)
+
+
+def zeros_like(a: Any, dtype: Any = None, order: str = "K", subok: Any = None,
+               shape: Any = None) -> ndarray:
+    """See Also: cupy.zeros_like"""
+    return _like("zeros_like", a, dtype, order, subok, shape)
+
+
+def ones_like(a: Any, dtype: Any = None, order: str = "K", subok: Any = None,
+              shape: Any = None) -> ndarray:
+    """See Also: cupy.ones_like"""
+    return _like("ones_like", a, dtype, order, subok, shape)
+
+
+def full_like(a: Any, fill_value: Any, dtype: Any = None, order: str = "K", subok: Any = None,
+              shape: Any = None) -> ndarray:
+    """See Also: cupy.full_like"""
+    if isinstance(fill_value, ndarray):
+        return _remote("cupy.full_like")(a, fill_value, dtype=dtype, order=order, subok=subok,
+                                         shape=shape)
+    return _like("full_like", a, dtype, order, subok, shape, (fill_value,))
+
+
+# --- host <-> device ----------------------------------------------------------------------
+def _has_proxy(obj: Any) -> bool:
+    if isinstance(obj, ndarray):
+        return True
+    if isinstance(obj, (list, tuple)):
+        return builtins.any(_has_proxy(o) for o in obj)
+    return False
+
+
+def _upload(host: numpy.ndarray, order: str = "K") -> ndarray:
+    if host.dtype.hasobject:
+        raise ValueError(f"Unsupported dtype {host.dtype}")
+    s = session()
+    hid = s.new_id()
+    f = order in ("F",) or (order in ("K", "A") and host.flags.f_contiguous and
+                            not host.flags.c_contiguous)
+    send = numpy.asfortranarray(host) if f else numpy.ascontiguousarray(host)
+    # the wire carries C-ordered bytes; the server restores the order
+    s.submit("upload", None, (numpy.ascontiguousarray(send),), {"order": "F" if f else "C"},
+             out_id=hid, description="cupy.asarray (host to device copy)")
+    strides = (_infer.f_strides if f else _infer.c_strides)(host.shape, host.dtype.itemsize)
+    c, fc = _contiguity(host.shape, strides, host.dtype.itemsize)
+    return _new(s, hid, host.shape, host.dtype, strides,
+                (FLAG_C if c else 0) | (FLAG_F if fc else 0) | FLAG_OWN, None)
+
+
+def array(obj: Any, dtype: Any = None, copy: Any = True, order: str = "K", subok: bool = False,
+          ndmin: int = 0, *, blocking: bool = False) -> ndarray:
+    """See Also: cupy.array"""
+    if isinstance(obj, ndarray):
+        if copy is False and (dtype is None or numpy.dtype(dtype) == obj.dtype) and \
+                obj.ndim >= ndmin:
+            return obj
+        return _remote("cupy.array")(obj, dtype=dtype, copy=copy, order=order, ndmin=ndmin)
+    if _has_proxy(obj):
+        return _remote("cupy.array")(obj, dtype=dtype, copy=copy, order=order, ndmin=ndmin)
+    if copy is False:
+        raise ValueError("Unable to avoid copy while creating a new array.")
+    if isinstance(obj, str) and dtype is None:
+        raise ValueError("Unsupported dtype <U{len(obj)}")
+    host = numpy.array(obj, dtype=dtype, order="K" if order is None else order, ndmin=ndmin)
+    return _upload(host, order or "K")
+
+
+def asarray(a: Any, dtype: Any = None, order: Any = None, *, blocking: bool = False) -> ndarray:
+    """See Also: cupy.asarray"""
+    if isinstance(a, ndarray):
+        if (dtype is None or numpy.dtype(dtype) == a.dtype) and order in (None, "K", "A"):
+            return a
+        return array(a, dtype=dtype, copy=None, order=order or "K")
+    if _has_proxy(a):
+        return _remote("cupy.asarray")(a, dtype=dtype, order=order)
+    host = numpy.asarray(a, dtype=dtype, order=order)
+    return _upload(host, order or "K")
+
+
+def asanyarray(a: Any, dtype: Any = None, order: Any = None, *, blocking: bool = False) -> ndarray:
+    """See Also: cupy.asanyarray"""
+    return asarray(a, dtype, order)
+
+
+def ascontiguousarray(a: Any, dtype: Any = None) -> ndarray:
+    """See Also: cupy.ascontiguousarray"""
+    if isinstance(a, ndarray):
+        if a.flags.c_contiguous and (dtype is None or numpy.dtype(dtype) == a.dtype):
+            return a
+        return _remote("cupy.ascontiguousarray")(a, dtype=dtype)
+    return _upload(numpy.ascontiguousarray(a, dtype=dtype), "C")
+
+
+def asfortranarray(a: Any, dtype: Any = None) -> ndarray:
+    """See Also: cupy.asfortranarray"""
+    if isinstance(a, ndarray):
+        return _remote("cupy.asfortranarray")(a, dtype=dtype)
+    return _upload(numpy.asfortranarray(a, dtype=dtype), "F")
+
+
+def asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None,
+            blocking: bool = True) -> numpy.ndarray:
+    """See Also: cupy.asnumpy"""
+    if isinstance(a, ndarray):
+        return a.get(stream=stream, order=order, out=out, blocking=blocking)
+    if out is not None:
+        out[...] = a
+        return out
+    return numpy.asarray(a, order=order)
+
+
+def get_array_module(*args: Any) -> types.ModuleType:
+    """See Also: cupy.get_array_module"""
+    for a in args:
+        if isinstance(a, ndarray):
+            return sys.modules[__name__]
+    return numpy
+
+
+# --- metadata questions answered here -------------------------------------------------------
+def _dtype_stand_in(a: Any) -> Any:
+    return a.dtype if isinstance(a, ndarray) else a
+
+
+def result_type(*arrays_and_dtypes: Any) -> numpy.dtype:
+    """See Also: cupy.result_type"""
+    return numpy.result_type(*(_dtype_stand_in(a) for a in arrays_and_dtypes))
+
+
+def can_cast(from_: Any, to: Any, casting: str = "safe") -> bool:
+    """See Also: cupy.can_cast"""
+    return numpy.can_cast(_dtype_stand_in(from_), to, casting)
+
+
+def common_type(*arrays: Any) -> Any:
+    """See Also: cupy.common_type"""
+    return numpy.common_type(*(numpy.empty(0, dtype=a.dtype) if isinstance(a, ndarray) else a
+                               for a in arrays))
+
+
+def min_scalar_type(a: Any) -> numpy.dtype:
+    """See Also: cupy.min_scalar_type"""
+    if isinstance(a, ndarray):
+        return a.dtype if a.ndim else numpy.min_scalar_type(a.get())
+    return numpy.min_scalar_type(a)
+
+
+def ndim(a: Any) -> int:
+    """See Also: cupy.ndim"""
+    return a.ndim if isinstance(a, ndarray) else numpy.ndim(a)
+
+
+def shape(a: Any) -> tuple:
+    """See Also: cupy.shape"""
+    return a.shape if isinstance(a, ndarray) else numpy.shape(a)
+
+
+def size(a: Any, axis: Any = None) -> int:
+    """See Also: cupy.size"""
+    if isinstance(a, ndarray):
+        return a.size if axis is None else a.shape[axis]
+    return numpy.size(a, axis)
+
+
+def isscalar(element: Any) -> bool:
+    """See Also: cupy.isscalar"""
+    return numpy.isscalar(element)
+
+
+def iscomplexobj(x: Any) -> bool:
+    """See Also: cupy.iscomplexobj"""
+    return x.dtype.kind == "c" if isinstance(x, ndarray) else numpy.iscomplexobj(x)
+
+
+def isrealobj(x: Any) -> bool:
+    """See Also: cupy.isrealobj"""
+    return not iscomplexobj(x)
+
+
+def isfortran(a: ndarray) -> bool:
+    """See Also: cupy.isfortran"""
+    return a.flags.f_contiguous and not a.flags.c_contiguous
+
+
+def is_available() -> bool:
+    """See Also: cupy.is_available (True: a server provides the device)."""
+    return True
+
+
+def show_config(*, _full: bool = False) -> None:
+    """Print the gpushare server's configuration (see cupy.show_config)."""
+    s = session()
+    print(f"gpushare session {s.session_id} at {s.address}, backend {s.backend}")
+
+
+# --- files: always the client's ----------------------------------------------------------
+def save(file: Any, arr: Any, allow_pickle: bool = True) -> None:
+    """See Also: cupy.save (writes a file on this machine)"""
+    numpy.save(file, asnumpy(arr), allow_pickle=allow_pickle)
+
+
+def savez(file: Any, *args: Any, **kwds: Any) -> None:
+    """See Also: cupy.savez (writes a file on this machine)"""
+    numpy.savez(file, *map(asnumpy, args), **{k: asnumpy(v) for k, v in kwds.items()})
+
+
+def savez_compressed(file: Any, *args: Any, **kwds: Any) -> None:
+    """See Also: cupy.savez_compressed"""
+    numpy.savez_compressed(file, *map(asnumpy, args),
+                           **{k: asnumpy(v) for k, v in kwds.items()})
+
+
+class _NpzFile:
+    """cupy.load of an .npz: arrays come out as device arrays."""
+
+    def __init__(self, npz: Any) -> None:
+        self.npz = npz
+
+    def __getitem__(self, key: str) -> ndarray:
+        return array(self.npz[key])
+
+    def __enter__(self) -> "_NpzFile":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.npz.close()
+
+    def close(self) -> None:
+        self.npz.close()
+
+    @property
+    def files(self) -> list:
+        return self.npz.files
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.npz.files
+
+    def __iter__(self) -> Any:
+        return iter(self.npz.files)
+
+
+def load(file: Any, mmap_mode: Any = None, allow_pickle: Any = None) -> Any:
+    """See Also: cupy.load (reads a file on this machine)"""
+    obj = numpy.load(file, mmap_mode=mmap_mode, allow_pickle=bool(allow_pickle))
+    if isinstance(obj, numpy.lib.npyio.NpzFile):
+        return _NpzFile(obj)
+    return array(obj)
+
+
+def savetxt(fname: Any, X: Any, *args: Any, **kwargs: Any) -> None:
+    """See Also: cupy.savetxt"""
+    numpy.savetxt(fname, asnumpy(X), *args, **kwargs)
+
+
+def loadtxt(*args: Any, **kwargs: Any) -> ndarray:
+    """See Also: cupy.loadtxt"""
+    return array(numpy.loadtxt(*args, **kwargs))
+
+
+def genfromtxt(*args: Any, **kwargs: Any) -> ndarray:
+    """See Also: cupy.genfromtxt"""
+    return array(numpy.genfromtxt(*args, **kwargs))
+
+
+def fromfile(*args: Any, **kwargs: Any) -> ndarray:
+    """See Also: cupy.fromfile"""
+    return array(numpy.fromfile(*args, **kwargs))
+
+
+def frombuffer(*args: Any, **kwargs: Any) -> ndarray:
+    """See Also: cupy.frombuffer"""
+    return array(numpy.frombuffer(*args, **kwargs))
+
+
+def fromstring(*args: Any, **kwargs: Any) -> ndarray:
+    """See Also: cupy.fromstring"""
+    return array(numpy.fromstring(*args, **kwargs))
+
+
+def fromiter(*args: Any, **kwargs: Any) -> ndarray:
+    """See Also: cupy.fromiter"""
+    return array(numpy.fromiter(*args, **kwargs))
+
+
+def array_repr(arr: Any, max_line_width: Any = None, precision: Any = None,
+               suppress_small: Any = None) -> str:
+    """See Also: cupy.array_repr"""
+    return numpy.array_repr(asnumpy(arr), max_line_width, precision, suppress_small)
+
+
+def array_str(arr: Any, max_line_width: Any = None, precision: Any = None,
+              suppress_small: Any = None) -> str:
+    """See Also: cupy.array_str"""
+    return numpy.array_str(asnumpy(arr), max_line_width, precision, suppress_small)
+
+
+def array2string(a: Any, *args: Any, **kwargs: Any) -> str:
+    """See Also: cupy.array2string"""
+    return numpy.array2string(asnumpy(a), *args, **kwargs)
+
+
+# --- memory pools -----------------------------------------------------------------------------
+def get_default_memory_pool() -> Any:
+    """See Also: cupy.get_default_memory_pool (the session's pool on the server)"""
+    from .cuda import memory
+    return memory._DEFAULT_POOL
+
+
+def get_default_pinned_memory_pool() -> Any:
+    """See Also: cupy.get_default_pinned_memory_pool"""
+    from .cuda import pinned_memory
+    return pinned_memory._DEFAULT_POOL
+
+
+def _kernel_class(name: str) -> Any:
+    from . import _kernels
+    return getattr(_kernels, name)
+
+
+LOCAL: dict[str, Any] = {
+    name: globals()[name] for name in (
+        "empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like",
+        "array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "asnumpy",
+        "get_array_module", "result_type", "can_cast", "common_type", "min_scalar_type", "ndim",
+        "shape", "size", "isscalar", "iscomplexobj", "isrealobj", "isfortran", "is_available",
+        "show_config", "save", "savez", "savez_compressed", "load", "savetxt", "loadtxt",
+        "genfromtxt", "fromfile", "frombuffer", "fromstring", "fromiter", "array_repr",
+        "array_str", "array2string", "get_default_memory_pool",
+        "get_default_pinned_memory_pool")}
+LOCAL["ndarray"] = ndarray
+LOCAL["ufunc"] = ufunc
+for _name in ("obj2sctype", "issctype", "sctype2char", "base_repr", "binary_repr",
+              "format_float_positional", "format_float_scientific", "issubclass_",
+              "issubsctype", "find_common_type", "safe_eval", "disp", "who", "set_string_function",
+              "make_aligned_dtype", "clear_memo", "memoize", "get_array_wrap"):
+    if hasattr(numpy, _name):
+        LOCAL[_name] = getattr(numpy, _name)
+
+_export_table(sys.modules[__name__], "cupy", numpy, LOCAL)
+newaxis = None
+
+from . import _ndarray as _nd  # noqa: E402
+
+_nd._install_operators()
+
+# submodules: imported lazily through __getattr__ (see below) so `import cupy` stays cheap
+_SUBMODULES = ("linalg", "fft", "random", "cuda", "testing", "exceptions", "polynomial", "lib",
+               "typing")
+_KERNEL_CLASSES = ("ElementwiseKernel", "ReductionKernel", "RawKernel", "RawModule", "fuse")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _KERNEL_CLASSES:
+        return _kernel_class(name)
+    raise AttributeError(f"module 'cupy' has no attribute '{name}'")
+
+
+for _k in _KERNEL_CLASSES:  # resolved lazily through __getattr__
+    globals().pop(_k, None)
+for _m in _SUBMODULES:
+    globals().pop(_m, None)
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_SUBMODULES) | set(_KERNEL_CLASSES))

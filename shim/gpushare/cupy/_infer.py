@@ -1,0 +1,232 @@
+"""Client-side shape and dtype inference, so common calls need no round trip.
+
+A call is pipelined only when this module can say, without the server, exactly what
+it returns (shape, dtype, strides) and that it will not fail for shape or type
+reasons; otherwise the call waits for the server, which raises errors where CuPy
+would. The rules come from NumPy itself, run on stand-ins that cost no memory:
+``ufunc.resolve_dtypes`` for type resolution, ``broadcast_shapes``, and zero-stride
+"ghost" arrays for indexing.
+"""
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+import numpy
+from numpy.lib.stride_tricks import as_strided
+
+
+class CannotInfer(Exception):
+    """The call must go to the server synchronously."""
+
+
+def c_strides(shape: tuple, itemsize: int) -> tuple:
+    strides = []
+    step = itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def f_strides(shape: tuple, itemsize: int) -> tuple:
+    strides = []
+    step = itemsize
+    for n in shape:
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(strides)
+
+
+def operand_dtype(value: Any, is_proxy: Any) -> Any:
+    """The dtype (or weak Python type) of a ufunc operand, or raise CannotInfer."""
+    if is_proxy(value):
+        return value.dtype
+    t = type(value)
+    if t is bool:
+        return numpy.dtype(bool)
+    if t in (int, float, complex):
+        return t
+    if isinstance(value, numpy.generic):
+        return value.dtype
+    raise CannotInfer
+
+
+def operand_shape(value: Any, is_proxy: Any) -> tuple:
+    return value.shape if is_proxy(value) else ()
+
+
+def ufunc_result(uf: numpy.ufunc, args: tuple, dtype: Any, is_proxy: Any) -> tuple:
+    """``(shape, [out_dtypes])`` of ``uf(*args, dtype=dtype)``; raise CuPy's errors."""
+    in_dtypes = tuple(operand_dtype(a, is_proxy) for a in args)
+    if all(isinstance(d, type) for d in in_dtypes):
+        raise CannotInfer  # only Python scalars: let the server decide
+    shape = numpy.broadcast_shapes(*(operand_shape(a, is_proxy) for a in args))
+    sig = in_dtypes + ((numpy.dtype(dtype),) * uf.nout if dtype is not None else (None,) * uf.nout)
+    try:
+        resolved = uf.resolve_dtypes(sig)
+    except (TypeError, numpy.exceptions.DTypePromotionError):
+        raise CannotInfer from None  # the server raises CuPy's error
+    except OverflowError:
+        raise CannotInfer from None
+    return shape, list(resolved[uf.nin:])
+
+
+def ghost(shape: tuple, dtype: numpy.dtype, strides: tuple | None = None) -> numpy.ndarray:
+    """A zero-memory array of ``shape``: every element aliases one byte buffer."""
+    base = numpy.zeros(1, dtype=dtype)
+    return as_strided(base, shape=shape, strides=(0,) * len(shape), writeable=False)
+
+
+def _index_ghosts(key: Any, is_proxy: Any) -> Any:
+    """Replace proxies in an index by ghosts of their shape (integer arrays only)."""
+    def one(k: Any) -> Any:
+        if is_proxy(k):
+            if k.dtype.kind not in "iu":
+                raise CannotInfer  # boolean masks: the shape depends on the data
+            return ghost(k.shape, k.dtype)
+        if isinstance(k, (list, numpy.ndarray)):
+            raise CannotInfer
+        if isinstance(k, slice):
+            for part in (k.start, k.stop, k.step):
+                if part is not None and not isinstance(part, (int, numpy.integer)):
+                    raise CannotInfer
+            return k
+        if k is None or k is Ellipsis or isinstance(k, (int, numpy.integer)) and \
+                not isinstance(k, bool):
+            return k
+        raise CannotInfer
+    if isinstance(key, tuple):
+        return tuple(one(k) for k in key)
+    return one(key)
+
+
+def getitem_result(shape: tuple, dtype: numpy.dtype, strides: tuple, key: Any,
+                   is_proxy: Any) -> tuple:
+    """``(shape, strides, is_view)`` of ``a[key]``; raise IndexError as CuPy would."""
+    gkey = _index_ghosts(key, is_proxy)
+    # a ghost with the real strides, so the view's strides come out right
+    base = numpy.zeros(1, dtype=dtype)
+    arr = as_strided(base, shape=shape, strides=(0,) * len(shape), writeable=False)
+    advanced = any(isinstance(k, numpy.ndarray) for k in (gkey if isinstance(gkey, tuple)
+                                                           else (gkey,)))
+    result = arr[gkey]
+    if isinstance(result, numpy.generic):
+        return (), (), True
+    if advanced:
+        return result.shape, c_strides(result.shape, dtype.itemsize), False
+    # basic indexing: recompute the view's strides from the real strides
+    real = _ViewStrides(shape, strides)
+    return result.shape, real.strides_for(gkey, result.shape), True
+
+
+class _ViewStrides:
+    """Strides of a basic-indexing view, computed the way NumPy does."""
+
+    def __init__(self, shape: tuple, strides: tuple) -> None:
+        self.shape = shape
+        self.strides = strides
+
+    def strides_for(self, key: Any, out_shape: tuple) -> tuple:
+        items = list(key) if isinstance(key, tuple) else [key]
+        n_real = sum(1 for k in items if k is not None and k is not Ellipsis)
+        if Ellipsis in items:
+            i = items.index(Ellipsis)
+            items[i:i + 1] = [slice(None)] * (len(self.shape) - n_real)
+        else:
+            items += [slice(None)] * (len(self.shape) - n_real)
+        out = []
+        dim = 0
+        for k in items:
+            if k is None:
+                out.append(0)
+            elif isinstance(k, slice):
+                step = k.step if k.step is not None else 1
+                out.append(self.strides[dim] * step)
+                dim += 1
+            else:
+                dim += 1
+        if len(out) != len(out_shape):
+            raise CannotInfer
+        return tuple(0 if n == 1 and s == 0 else s for s, n in zip(out, out_shape))
+
+
+def reshape_result(shape: tuple, newshape: Any) -> tuple:
+    if isinstance(newshape, (int, numpy.integer)):
+        newshape = (int(newshape),)
+    newshape = tuple(operator.index(n) for n in newshape)
+    size = math.prod(shape)
+    unknown = [i for i, n in enumerate(newshape) if n == -1]
+    if len(unknown) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    if any(n < -1 for n in newshape):
+        raise CannotInfer
+    if unknown:
+        known = math.prod(n for n in newshape if n != -1)
+        if known == 0 or size % known:
+            raise ValueError(f"cannot reshape array of size {size} into shape {newshape}")
+        newshape = tuple(size // known if n == -1 else n for n in newshape)
+    if math.prod(newshape) != size:
+        raise ValueError(f"cannot reshape array of size {size} into shape {newshape}")
+    return newshape
+
+
+def normalize_axes(axis: Any, ndim: int) -> tuple:
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (int, numpy.integer)) and not isinstance(axis, bool):
+        axis = (int(axis),)
+    elif not isinstance(axis, tuple):
+        raise CannotInfer
+    out = []
+    for a in axis:
+        if not isinstance(a, (int, numpy.integer)) or isinstance(a, bool):
+            raise CannotInfer
+        if not -ndim <= a < ndim:
+            raise numpy.exceptions.AxisError(int(a), ndim)
+        a = int(a) % ndim if ndim else 0
+        if a in out:
+            raise ValueError("duplicate value in 'axis'")
+        out.append(a)
+    return tuple(out)
+
+
+#: reductions the client infers: name -> whether it accepts dtype=
+REDUCTIONS = {"sum": True, "prod": True, "mean": True, "max": False, "min": False,
+              "any": False, "all": False, "argmax": False, "argmin": False,
+              "var": True, "std": True, "nansum": True, "nanprod": True,
+              "nanmax": False, "nanmin": False, "nanmean": True, "amax": False,
+              "amin": False}
+
+
+def reduction_result(name: str, shape: tuple, dtype: numpy.dtype, kwargs: dict) -> tuple:
+    """``(shape, dtype)`` of a reduction; raise AxisError/ValueError as CuPy would."""
+    allowed = {"axis", "keepdims", "dtype", "ddof"}
+    if set(kwargs) - allowed or (not REDUCTIONS[name] and "dtype" in kwargs):
+        raise CannotInfer
+    axis = kwargs.get("axis")
+    keepdims = bool(kwargs.get("keepdims", False))
+    if name in ("argmax", "argmin"):
+        if axis is not None and not isinstance(axis, (int, numpy.integer)):
+            raise CannotInfer
+    axes = normalize_axes(axis, len(shape))
+    for a in axes:
+        if shape[a] == 0 and name in ("max", "min", "amax", "amin", "argmax", "argmin",
+                                      "nanmax", "nanmin"):
+            raise CannotInfer  # the server raises CuPy's message
+    if keepdims:
+        out_shape = tuple(1 if i in axes else n for i, n in enumerate(shape))
+    else:
+        out_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
+    tiny = numpy.zeros((1,) * len(shape), dtype=dtype)
+    fn = getattr(numpy, name)
+    kw = {k: v for k, v in kwargs.items() if k in ("dtype", "ddof")}
+    if name not in ("argmax", "argmin"):
+        kw["axis"] = axis
+    try:
+        with numpy.errstate(all="ignore"):
+            out = fn(tiny, **kw)
+    except TypeError:
+        raise CannotInfer from None
+    return out_shape, numpy.asarray(out).dtype

@@ -1,0 +1,654 @@
+"""``cupy.ndarray`` on the client: a proxy for an array in the server's memory.
+
+A proxy knows its handle id, shape, dtype, strides and flags; everything else is a
+call to the server. Operators go through the client ufuncs (``_ufunc.py``), which
+pipeline when the result can be inferred.
+"""
+from __future__ import annotations
+
+import math
+import operator
+import sys
+from typing import Any
+
+import numpy
+
+from .. import client as _client
+from ..protocol import FLAG_C, FLAG_F, FLAG_OWN, ArrayMeta, RemoteObject
+from . import _infer
+
+_IMPLICIT = ("Implicit conversion to a NumPy array is not allowed. Please use `.get()` to "
+             "construct a NumPy array explicitly.")
+
+
+def session() -> _client.Session:
+    return _client.get_session()
+
+
+class Flags:
+    """``ndarray.flags``: CuPy tracks C_CONTIGUOUS, F_CONTIGUOUS and OWNDATA only."""
+
+    __slots__ = ("c_contiguous", "f_contiguous", "owndata")
+
+    def __init__(self, c: bool, f: bool, own: bool) -> None:
+        self.c_contiguous, self.f_contiguous, self.owndata = c, f, own
+
+    def __getitem__(self, name: str) -> bool:
+        key = {"C_CONTIGUOUS": "c_contiguous", "C": "c_contiguous", "F_CONTIGUOUS":
+               "f_contiguous", "F": "f_contiguous", "OWNDATA": "owndata"}.get(name)
+        if key is None:
+            raise KeyError(f"{name} is not defined for cupy.ndarray.flags")
+        return getattr(self, key)
+
+    def __repr__(self) -> str:
+        return (f"  C_CONTIGUOUS : {self.c_contiguous}\n  F_CONTIGUOUS : {self.f_contiguous}\n"
+                f"  OWNDATA : {self.owndata}")
+
+
+class MemoryPointer:
+    """Stand-in for ``cupy.cuda.MemoryPointer``: the memory lives on the server."""
+
+    def __init__(self, array: "ndarray") -> None:
+        self.ptr = (array._gs_id & 0xFFFFFFFF) << 20
+        self.mem = None
+        self.device_id = 0
+
+    def __int__(self) -> int:
+        return self.ptr
+
+
+def _contiguity(shape: tuple, strides: tuple, itemsize: int) -> tuple[bool, bool]:
+    if math.prod(shape) == 0 or len(shape) == 0:
+        return True, True
+    c = f = True
+    step = itemsize
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n != 1 and s != step:
+            c = False
+        step *= n
+    step = itemsize
+    for n, s in zip(shape, strides):
+        if n != 1 and s != step:
+            f = False
+        step *= n
+    return c, f
+
+
+class ndarray(_client.RemoteHandle):
+    """Multi-dimensional array on the (remote) GPU.
+
+    See Also
+    --------
+    cupy.ndarray, numpy.ndarray
+    """
+
+    __slots__ = ("_shape", "_dtype", "_strides", "_flags", "_base", "_meta_ok")
+    __array_priority__ = 100
+
+    def __init__(self, shape: Any, dtype: Any = float, memptr: Any = None, strides: Any = None,
+                 order: str = "C") -> None:
+        if memptr is not None or strides is not None:
+            raise NotImplementedError("gpushare: ndarray(memptr=, strides=) is not supported")
+        from . import empty
+        made = empty(shape, dtype=dtype, order=order)
+        # adopt the new array's handle
+        _adopt(self, made)
+
+    # --- identity and lifetime ---------------------------------------------------
+    def __del__(self) -> None:
+        try:
+            s = self._gs_session
+            if not s._closed:
+                s.release(self._gs_id)
+        except Exception:  # noqa: BLE001 - finalizers must not raise
+            pass
+
+    def _meta(self) -> None:
+        """Fetch the metadata of a pipelined result whose layout the client could not
+        infer (rare: it costs a round trip)."""
+        err = self._gs_session.poisoned(self._gs_id)
+        if err is not None:
+            raise err
+        meta = self._gs_session.call("meta", None, (self,))
+        if meta is not self:
+            _adopt_meta(self, meta)
+        self._meta_ok = True
+
+    # --- attributes ----------------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        return self._shape
+
+    @shape.setter
+    def shape(self, value: Any) -> None:
+        newshape = _infer.reshape_result(self._shape, value)
+        self._gs_session.call("setattr", "shape", (self, newshape))
+        self._shape = newshape
+        self._meta_ok = False
+        self._meta()
+
+    @property
+    def dtype(self) -> numpy.dtype:
+        return self._dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self._shape)
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self._dtype.itemsize
+
+    @property
+    def strides(self) -> tuple:
+        if self._strides is None:
+            self._meta()
+        return self._strides
+
+    @property
+    def flags(self) -> Flags:
+        if self._flags is None:
+            self._meta()
+        f = self._flags
+        return Flags(bool(f & FLAG_C), bool(f & FLAG_F), bool(f & FLAG_OWN))
+
+    @property
+    def base(self) -> Any:
+        if not self._meta_ok:
+            self._meta()
+        return self._base
+
+    @property
+    def data(self) -> MemoryPointer:
+        return MemoryPointer(self)
+
+    @property
+    def device(self) -> Any:
+        from .cuda import Device
+        return Device(0)
+
+    @property
+    def T(self) -> "ndarray":
+        return self.transpose()
+
+    @property
+    def mT(self) -> "ndarray":
+        if self.ndim < 2:
+            raise ValueError("matrix transpose with ndim < 2 is undefined")
+        return self.swapaxes(-1, -2)
+
+    @property
+    def real(self) -> "ndarray":
+        return _sync_attr(self, "real")
+
+    @real.setter
+    def real(self, value: Any) -> None:
+        self._gs_session.call("setattr", "real", (self, value))
+
+    @property
+    def imag(self) -> "ndarray":
+        return _sync_attr(self, "imag")
+
+    @imag.setter
+    def imag(self, value: Any) -> None:
+        self._gs_session.call("setattr", "imag", (self, value))
+
+    @property
+    def flat(self) -> Any:
+        return _sync_attr(self, "flat")
+
+    # --- host conversion -----------------------------------------------------------
+    def get(self, stream: Any = None, order: str = "C", out: Any = None,
+            blocking: bool = True) -> numpy.ndarray:
+        """Copy the array to the host.
+
+        See Also
+        --------
+        cupy.ndarray.get
+        """
+        host = self._gs_session.call("download", None, (self,))
+        if order == "F" or (order == "A" and self.flags.f_contiguous and not
+                            self.flags.c_contiguous):
+            host = numpy.asfortranarray(host)
+        if out is not None:
+            if not isinstance(out, numpy.ndarray):
+                raise TypeError("Only numpy.ndarray can be obtained from cupy.ndarray")
+            if out.shape != self.shape or out.dtype != self.dtype:
+                raise ValueError("Shape mismatch or dtype mismatch")
+            numpy.copyto(out, host)
+            return out
+        if not host.flags.writeable:
+            host = host.copy()
+        return host
+
+    def set(self, arr: Any, stream: Any = None) -> None:
+        """Copy a host array into this array.
+
+        See Also
+        --------
+        cupy.ndarray.set
+        """
+        if not isinstance(arr, numpy.ndarray):
+            raise TypeError(f"Only numpy.ndarray can be set to cupy.ndarray (got {type(arr)})")
+        if arr.shape != self.shape:
+            raise ValueError(f"Shape mismatch. Old shape: {self.shape}, new shape: {arr.shape}")
+        if arr.dtype != self.dtype:
+            raise TypeError(f"{arr.dtype} array cannot be set to {self.dtype} array")
+        self._gs_session.submit("method", "set", (self, numpy.ascontiguousarray(arr)),
+                                description="ndarray.set")
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> numpy.ndarray:
+        raise TypeError(_IMPLICIT)
+
+    def item(self, *args: Any) -> Any:
+        if args:
+            return self[args if len(args) > 1 else args[0]].get().item()
+        if self.size != 1:
+            raise ValueError("can only convert an array of size 1 to a Python scalar")
+        return self.get().item()
+
+    def tolist(self) -> Any:
+        return self.get().tolist()
+
+    def tobytes(self, order: str = "C") -> bytes:
+        return self.get().tobytes(order)
+
+    def tofile(self, fid: Any, sep: str = "", format: str = "%s") -> None:
+        self.get().tofile(fid, sep, format)
+
+    def dump(self, file: Any) -> None:
+        self.get().dump(file)
+
+    def dumps(self) -> bytes:
+        return self.get().dumps()
+
+    def __repr__(self) -> str:
+        return repr(self.get())
+
+    def __str__(self) -> str:
+        return str(self.get())
+
+    def __format__(self, spec: str) -> str:
+        if self.ndim == 0:
+            return format(self.get()[()], spec)
+        return format(self.get(), spec)
+
+    def __bool__(self) -> bool:
+        return bool(self._gs_session.call("method", "__bool__", (self,)))
+
+    def __int__(self) -> int:
+        return int(self.get())
+
+    def __float__(self) -> float:
+        return float(self.get())
+
+    def __complex__(self) -> complex:
+        return complex(self.get())
+
+    def __index__(self) -> int:
+        if self.ndim != 0 or self._dtype.kind not in "iub":
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return operator.index(self.get()[()])
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError("len() of unsized object")
+        return self._shape[0]
+
+    def __iter__(self) -> Any:
+        if not self._shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self._shape[0]))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __copy__(self) -> "ndarray":
+        return self.copy()
+
+    def __deepcopy__(self, memo: Any) -> "ndarray":
+        return self.copy()
+
+    def __reduce__(self) -> Any:
+        from . import array
+        return (array, (self.get(),))
+
+    # --- NumPy interop -------------------------------------------------------------
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        from . import _ufunc
+        mine = _ufunc.UFUNCS.get(ufunc.__name__)
+        if mine is None:
+            return NotImplemented
+        if "out" in kwargs:
+            out = kwargs["out"]
+            if isinstance(out, tuple):
+                kwargs["out"] = out[0] if len(out) == 1 else out
+        if method == "__call__":
+            return mine(*inputs, **kwargs)
+        return getattr(mine, method)(*inputs, **kwargs)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        import importlib
+        module = (func.__module__ or "numpy").replace("numpy", "gpushare.cupy", 1)
+        module = module.replace("._core", "").replace(".core", "")
+        for candidate in (module, "gpushare.cupy"):
+            try:
+                mod = importlib.import_module(candidate)
+            except ImportError:
+                continue
+            fn = getattr(mod, func.__name__, None)
+            if fn is not None and fn is not func:
+                return fn(*args, **kwargs)
+        return NotImplemented
+
+    def __cupy_get_ndarray__(self) -> "ndarray":
+        return self
+
+    # --- indexing --------------------------------------------------------------------
+    def __getitem__(self, key: Any) -> "ndarray":
+        s = self._gs_session
+        try:
+            if self._strides is None:
+                raise _infer.CannotInfer
+            shape, strides, view = _infer.getitem_result(self._shape, self._dtype,
+                                                          self._strides, key, _is_proxy)
+        except _infer.CannotInfer:
+            return s.call("getitem", None, (self, key))
+        hid = s.new_id()
+        s.submit("getitem", None, (self, key), out_id=hid, description="ndarray.__getitem__")
+        c, f = _contiguity(shape, strides, self._dtype.itemsize)
+        flags = (FLAG_C if c else 0) | (FLAG_F if f else 0) | (0 if view else FLAG_OWN)
+        base = (self._base if self._base is not None else self) if view else None
+        return _new(s, hid, shape, self._dtype, strides, flags, base)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        s = self._gs_session
+        try:
+            if self._strides is None or not (_is_proxy(value) or type(value) in (
+                    int, float, complex, bool) or isinstance(value, numpy.generic)):
+                raise _infer.CannotInfer
+            shape, _, _ = _infer.getitem_result(self._shape, self._dtype, self._strides, key,
+                                                _is_proxy)
+            vshape = value.shape if _is_proxy(value) else ()
+            if numpy.broadcast_shapes(vshape, shape) != tuple(shape):
+                raise _infer.CannotInfer
+            if _is_proxy(value) and value._dtype.kind == "c" and self._dtype.kind != "c":
+                raise _infer.CannotInfer  # ComplexWarning comes from the server
+        except (_infer.CannotInfer, ValueError):
+            s.call("setitem", None, (self, key, value))
+            return
+        s.submit("setitem", None, (self, key, value), description="ndarray.__setitem__")
+
+    # --- methods the client pipelines -------------------------------------------------
+    def astype(self, dtype: Any, order: str = "K", casting: Any = None, subok: Any = None,
+               copy: bool = True) -> "ndarray":
+        dt = numpy.dtype(dtype)
+        if not copy and dt == self._dtype:
+            return self
+        if casting is not None or subok is not None or order not in ("K", "C", "A", "F"):
+            return _method_sync(self, "astype", (dtype,), {"order": order, "casting": casting,
+                                                          "subok": subok, "copy": copy})
+        strides = _result_strides(self, order, dt.itemsize)
+        return _pipelined_method(self, "astype", (dt,), {"order": order, "copy": copy},
+                                 self._shape, dt, strides)
+
+    def copy(self, order: str = "C") -> "ndarray":
+        strides = _result_strides(self, order, self._dtype.itemsize)
+        if strides is None:
+            return _method_sync(self, "copy", (), {"order": order})
+        return _pipelined_method(self, "copy", (), {"order": order}, self._shape, self._dtype,
+                                 strides)
+
+    def reshape(self, *shape: Any, order: str = "C") -> "ndarray":
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        try:
+            newshape = _infer.reshape_result(self._shape, shape)
+        except (_infer.CannotInfer, TypeError):
+            return _method_sync(self, "reshape", shape, {"order": order})
+        if order != "C" or self._flags is None or not self._flags & FLAG_C:
+            return _method_sync(self, "reshape", (newshape,), {"order": order})
+        return _pipelined_method(self, "reshape", (newshape,), {}, newshape, self._dtype,
+                                 _infer.c_strides(newshape, self.itemsize), view=True)
+
+    def ravel(self, order: str = "C") -> "ndarray":
+        if order == "C" and self._flags is not None and self._flags & FLAG_C:
+            return self.reshape(-1)
+        return _method_sync(self, "ravel", (), {"order": order})
+
+    def transpose(self, *axes: Any) -> "ndarray":
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+            axes = axes[0]
+        if not axes:
+            perm = tuple(reversed(range(self.ndim)))
+        else:
+            try:
+                perm = _infer.normalize_axes(tuple(axes), self.ndim)
+            except (_infer.CannotInfer, TypeError):
+                return _method_sync(self, "transpose", tuple(axes), {})
+            if len(perm) != self.ndim:
+                return _method_sync(self, "transpose", tuple(axes), {})
+        if self._strides is None:
+            return _method_sync(self, "transpose", perm, {})
+        shape = tuple(self._shape[i] for i in perm)
+        strides = tuple(self._strides[i] for i in perm)
+        return _pipelined_method(self, "transpose", perm, {}, shape, self._dtype, strides,
+                                 view=True)
+
+    def fill(self, value: Any) -> None:
+        if type(value) in (int, float, complex, bool) or isinstance(value, numpy.generic):
+            self._gs_session.submit("method", "fill", (self, value), description="ndarray.fill")
+        else:
+            _method_sync(self, "fill", (value,), {})
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("gpushare: DLPack export needs the array in this process")
+
+
+def _is_proxy(value: Any) -> bool:
+    return isinstance(value, ndarray)
+
+
+def _result_strides(a: ndarray, order: str, itemsize: int) -> tuple | None:
+    if order == "C":
+        return _infer.c_strides(a._shape, itemsize)
+    if order == "F":
+        return _infer.f_strides(a._shape, itemsize)
+    if a._flags is None:
+        return None
+    if a._flags & FLAG_C:
+        return _infer.c_strides(a._shape, itemsize)
+    if a._flags & FLAG_F:
+        return _infer.f_strides(a._shape, itemsize)
+    if order == "A":
+        return _infer.c_strides(a._shape, itemsize)
+    return None  # order K of a non-contiguous array: the server knows the layout
+
+
+def _pipelined_method(a: ndarray, name: str, args: tuple, kwargs: dict, shape: tuple,
+                      dtype: numpy.dtype, strides: tuple | None, view: bool = False) -> ndarray:
+    s = a._gs_session
+    hid = s.new_id()
+    s.submit("method", name, (a, *args), kwargs, out_id=hid, description=f"ndarray.{name}")
+    flags = None
+    if strides is not None:
+        c, f = _contiguity(shape, strides, dtype.itemsize)
+        flags = (FLAG_C if c else 0) | (FLAG_F if f else 0) | (0 if view else FLAG_OWN)
+    base = (a._base if a._base is not None else a) if view else None
+    return _new(s, hid, shape, dtype, strides, flags, base)
+
+
+def _method_sync(a: ndarray, name: str, args: tuple, kwargs: dict) -> Any:
+    kwargs = {k: v for k, v in kwargs.items() if v is not None or k in ("axis",)}
+    return a._gs_session.call("method", name, (a, *args), kwargs)
+
+
+def _sync_attr(a: ndarray, name: str) -> Any:
+    return a._gs_session.call("getattr", name, (a,))
+
+
+def _new(s: _client.Session, hid: int, shape: tuple, dtype: numpy.dtype, strides: Any,
+         flags: Any, base: Any) -> ndarray:
+    a = ndarray.__new__(ndarray)
+    a._gs_id = hid
+    a._gs_session = s
+    a._shape = tuple(shape)
+    a._dtype = dtype
+    a._strides = strides
+    a._flags = flags
+    a._base = base
+    a._meta_ok = strides is not None and flags is not None
+    s.proxies[hid] = a
+    return a
+
+
+def _adopt_meta(a: ndarray, meta: Any) -> None:
+    if isinstance(meta, ndarray):
+        a._shape, a._dtype, a._strides, a._flags = meta._shape, meta._dtype, meta._strides, \
+            meta._flags
+        a._base = meta._base
+
+
+def _adopt(a: ndarray, other: ndarray) -> None:
+    """Make ``a`` (a fresh ndarray()) stand for ``other``'s server array."""
+    a._gs_id = other._gs_id
+    a._gs_session = other._gs_session
+    a._shape, a._dtype, a._strides, a._flags = other._shape, other._dtype, other._strides, \
+        other._flags
+    a._base = None
+    a._meta_ok = other._meta_ok
+    other._gs_id = 0  # the adopted proxy no longer releases the handle
+    a._gs_session.proxies[a._gs_id] = a
+
+
+def from_meta(s: _client.Session, meta: ArrayMeta) -> ndarray:
+    base = None
+    if meta.base_id is not None:
+        base = s.proxies.get(meta.base_id)
+        if base is None:
+            base = _new(s, meta.base_id, (), numpy.dtype(numpy.uint8), None, None, None)
+            base._meta_ok = False
+    a = _new(s, meta.id, meta.shape, meta.dtype, meta.strides, meta.flags, base)
+    a._meta_ok = True
+    return a
+
+
+def install(s: _client.Session) -> None:
+    """Teach a new session how to build proxies for arrays and objects it receives."""
+    from . import _objects
+    s.make_array = lambda meta: from_meta(s, meta)
+    s.make_object = lambda obj: _objects.from_remote(s, obj)
+
+
+# --- methods forwarded as they are ------------------------------------------------------
+def _forwarded_method(name: str) -> Any:
+    def method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
+        if name in _infer.REDUCTIONS and not args:
+            try:
+                shape, dtype = _infer.reduction_result(name, self._shape, self._dtype, kwargs)
+            except _infer.CannotInfer:
+                pass
+            else:
+                return _pipelined_method(self, name, (), kwargs, shape, dtype,
+                                         _infer.c_strides(shape, dtype.itemsize))
+        return self._gs_session.call("method", name, (self, *args), kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"Runs ``cupy.ndarray.{name}`` on the server.\n\nSee Also\n--------\n" \
+                     f"cupy.ndarray.{name}"
+    return method
+
+
+def _install_forwarded_methods() -> None:
+    from ..namespace import ndarray_members
+    for name in sorted(ndarray_members()):
+        if name.startswith("_") or name in ndarray.__dict__:
+            continue
+        if name in ("shape", "dtype", "ndim", "size", "itemsize", "nbytes", "strides", "flags",
+                    "base", "data", "device", "T", "mT", "real", "imag", "flat"):
+            continue
+        setattr(ndarray, name, _forwarded_method(name))
+
+
+_install_forwarded_methods()
+
+
+def _session_of(value: Any) -> Any:
+    return value._gs_session if isinstance(value, ndarray) else None
+
+
+# --- operators: through the client ufuncs ------------------------------------------------
+def _install_operators() -> None:
+    from . import _ufunc
+    U = _ufunc.UFUNCS
+    binary = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
+              "floordiv": "floor_divide", "mod": "remainder", "pow": "power",
+              "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+              "lshift": "left_shift", "rshift": "right_shift"}
+    for op, uname in binary.items():
+        uf = U[uname]
+
+        def fwd(self: Any, other: Any, uf: Any = uf) -> Any:
+            if not _ufunc.is_operand(other):
+                return NotImplemented
+            return uf(self, other)
+
+        def rev(self: Any, other: Any, uf: Any = uf) -> Any:
+            if not _ufunc.is_operand(other):
+                return NotImplemented
+            return uf(other, self)
+
+        def inplace(self: Any, other: Any, uf: Any = uf) -> Any:
+            if not _ufunc.is_operand(other):
+                return NotImplemented
+            uf(self, other, out=self)
+            return self
+        setattr(ndarray, f"__{op}__", fwd)
+        setattr(ndarray, f"__r{op}__", rev)
+        setattr(ndarray, f"__i{op}__", inplace)
+    for op, uname in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
+                      "gt": "greater", "ge": "greater_equal"}.items():
+        uf = U[uname]
+
+        def cmp(self: Any, other: Any, uf: Any = uf) -> Any:
+            if not _ufunc.is_operand(other):
+                return NotImplemented
+            return uf(self, other)
+        setattr(ndarray, f"__{op}__", cmp)
+    ndarray.__neg__ = lambda self: U["negative"](self)  # type: ignore[assignment]
+    ndarray.__pos__ = lambda self: U["positive"](self)  # type: ignore[assignment]
+    ndarray.__abs__ = lambda self: U["absolute"](self)  # type: ignore[assignment]
+    ndarray.__invert__ = lambda self: U["invert"](self)  # type: ignore[assignment]
+
+    def divmod_(self: Any, other: Any) -> Any:
+        return U["divmod"](self, other) if _ufunc.is_operand(other) else NotImplemented
+
+    def rdivmod_(self: Any, other: Any) -> Any:
+        return U["divmod"](other, self) if _ufunc.is_operand(other) else NotImplemented
+    ndarray.__divmod__ = divmod_  # type: ignore[assignment]
+    ndarray.__rdivmod__ = rdivmod_  # type: ignore[assignment]
+
+    def matmul(self: Any, other: Any) -> Any:
+        from . import matmul as mm
+        return mm(self, other) if _ufunc.is_operand(other) else NotImplemented
+
+    def rmatmul(self: Any, other: Any) -> Any:
+        from . import matmul as mm
+        return mm(other, self) if _ufunc.is_operand(other) else NotImplemented
+
+    def imatmul(self: Any, other: Any) -> Any:
+        from . import matmul as mm
+        return mm(self, other, out=self)
+    ndarray.__matmul__ = matmul  # type: ignore[assignment]
+    ndarray.__rmatmul__ = rmatmul  # type: ignore[assignment]
+    ndarray.__imatmul__ = imatmul  # type: ignore[assignment]
+
+
+def _objects_module() -> Any:
+    return sys.modules[__name__.rsplit(".", 1)[0] + "._objects"]

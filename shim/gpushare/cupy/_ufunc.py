@@ -1,0 +1,137 @@
+"""``cupy.ufunc`` on the client.
+
+A call whose result shape and dtype follow from its operands (NumPy's own type
+resolution, ``ufunc.resolve_dtypes``, plus broadcasting) is pipelined; anything
+else waits for the server, which raises the error CuPy would.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from ..namespace import module_names
+from . import _infer
+from ._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _new, _session_of, ndarray, session
+
+_SCALARS = (int, float, complex, bool)
+
+
+def is_operand(value: Any) -> bool:
+    """Whether an operator should try ``value`` (else it returns NotImplemented)."""
+    if isinstance(value, (ndarray, numpy.ndarray, numpy.generic) + _SCALARS):
+        return True
+    return getattr(value, "__array_priority__", -1) <= ndarray.__array_priority__ and \
+        not hasattr(value, "__cupy_override_reduction_kernel__")
+
+
+def _check_operand(value: Any) -> None:
+    if isinstance(value, ndarray) or type(value) in _SCALARS or isinstance(value, numpy.generic):
+        return
+    raise TypeError(f"Unsupported type {type(value)}")
+
+
+class ufunc:
+    """Universal function running on the server.
+
+    See Also
+    --------
+    cupy.ufunc, numpy.ufunc
+    """
+
+    def __init__(self, name: str, module: str = "cupy", numpy_ufunc: Any = None) -> None:
+        self.__name__ = self.name = name
+        self._path = f"{module}.{name}"
+        self._np = numpy_ufunc if numpy_ufunc is not None else getattr(numpy, name, None)
+        if not isinstance(self._np, numpy.ufunc):
+            self._np = None
+        self.nin = self._np.nin if self._np is not None else None
+        self.nout = self._np.nout if self._np is not None else None
+        self.nargs = self._np.nargs if self._np is not None else None
+        self.__doc__ = f"Runs ``{self._path}`` on the server.\n\nSee Also\n--------\n{self._path}"
+
+    def __repr__(self) -> str:
+        return f"<ufunc '{self.name}'>"
+
+    @property
+    def types(self) -> list:
+        return list(self._np.types) if self._np is not None else []
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        for a in args:
+            _check_operand(a)
+        s = None
+        for a in args:
+            s = _session_of(a)
+            if s is not None:
+                break
+        out = kwargs.get("out")
+        if out is not None and not isinstance(out, (ndarray, tuple)):
+            raise TypeError("Output argument must be a cupy.ndarray or a tuple of them")
+        try:
+            if s is None or self._np is None or len(args) != self.nin:
+                raise _infer.CannotInfer
+            if set(kwargs) - {"out", "dtype"}:
+                raise _infer.CannotInfer
+            shape, dtypes = _infer.ufunc_result(self._np, args, kwargs.get("dtype"),
+                                                lambda v: isinstance(v, ndarray))
+            if out is not None:
+                outs = out if isinstance(out, tuple) else (out,)
+                if len(outs) != self.nout or any(not isinstance(o, ndarray) for o in outs):
+                    raise _infer.CannotInfer
+                for o, dt in zip(outs, dtypes):
+                    if o.shape != tuple(shape) or not numpy.can_cast(dt, o.dtype, "same_kind"):
+                        raise _infer.CannotInfer
+                s.submit("call", self._path, args, kwargs, description=f"cupy.{self.name}")
+                return out
+        except _infer.CannotInfer:
+            return (s or session()).call("call", self._path, args, kwargs)
+        ids = [s.new_id() for _ in dtypes]
+        s.submit("call", self._path, args, kwargs, out_id=ids if len(ids) > 1 else ids[0],
+                 description=f"cupy.{self.name}")
+        results = []
+        flags = FLAG_C | FLAG_OWN | (FLAG_F if len(shape) <= 1 or
+                                      sum(n > 1 for n in shape) <= 1 else 0)
+        for hid, dt in zip(ids, dtypes):
+            results.append(_new(s, hid, shape, dt, _infer.c_strides(shape, dt.itemsize),
+                                flags, None))
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def _method(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        for a in args[:1]:
+            _check_operand(a)
+        s = next((x for x in (_session_of(a) for a in args) if x is not None), None) or session()
+        return s.call("ufunc_method", self._path, (method, *args), kwargs)
+
+    def reduce(self, *args: Any, **kwargs: Any) -> Any:
+        return self._method("reduce", *args, **kwargs)
+
+    def accumulate(self, *args: Any, **kwargs: Any) -> Any:
+        return self._method("accumulate", *args, **kwargs)
+
+    def reduceat(self, *args: Any, **kwargs: Any) -> Any:
+        return self._method("reduceat", *args, **kwargs)
+
+    def outer(self, *args: Any, **kwargs: Any) -> Any:
+        return self._method("outer", *args, **kwargs)
+
+    def at(self, *args: Any, **kwargs: Any) -> Any:
+        return self._method("at", *args, **kwargs)
+
+
+def _build() -> dict[str, ufunc]:
+    table = {}
+    for name, kind in module_names("cupy").items():
+        if kind == "ufunc":
+            table[name] = ufunc(name)
+    # NumPy spells some CuPy ufuncs differently; __array_ufunc__ looks them up by name
+    aliases = {"absolute": "abs", "divide": "true_divide", "conjugate": "conj"}
+    for np_name, cp_name in aliases.items():
+        if np_name in table and cp_name not in table:
+            table[cp_name] = table[np_name]
+        if cp_name in table and np_name not in table:
+            table[np_name] = table[cp_name]
+    return table
+
+
+UFUNCS = _build()

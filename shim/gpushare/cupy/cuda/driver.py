@@ -1,0 +1,2 @@
+"""``cupy.cuda.driver``: driver errors raised on the server."""
+from ...errors import CUDADriverError  # noqa: F401

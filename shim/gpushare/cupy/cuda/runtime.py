@@ -1,0 +1,46 @@
+"""``cupy.cuda.runtime``: device queries answered by the server."""
+from __future__ import annotations
+
+from typing import Any
+
+from ... import client as _client
+from ...errors import CUDARuntimeError  # noqa: F401
+
+is_hip = False
+
+
+def _call(name: str, *args: Any) -> Any:
+    return _client.get_session().call("call", f"cupy.cuda.runtime.{name}", args)
+
+
+def getDeviceCount() -> int:
+    return int(_call("getDeviceCount"))
+
+
+def getDevice() -> int:
+    return 0
+
+
+def setDevice(device: int) -> None:
+    if int(device) != 0:
+        raise CUDARuntimeError(101, "cudaErrorInvalidDevice: invalid device ordinal")
+
+
+def getDeviceProperties(device: int) -> dict:
+    return _call("getDeviceProperties", device)
+
+
+def memGetInfo() -> tuple:
+    return tuple(_call("memGetInfo"))
+
+
+def runtimeGetVersion() -> int:
+    return int(_call("runtimeGetVersion"))
+
+
+def driverGetVersion() -> int:
+    return int(_call("driverGetVersion"))
+
+
+def deviceSynchronize() -> None:
+    _client.get_session().call("synchronize", None)

@@ -1,0 +1,3 @@
+"""``cupy.exceptions``: NumPy's own exception classes, as in CuPy."""
+from numpy.exceptions import (AxisError, ComplexWarning, ModuleDeprecationWarning,  # noqa: F401
+                              RankWarning, TooHardError, VisibleDeprecationWarning)

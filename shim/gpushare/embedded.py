@@ -1,0 +1,72 @@
+"""The embedded local server, started when no ``GPUSHARE_SERVER`` is configured.
+
+It is an ordinary ``gpushare serve`` in a child process, bound to a private ``ipc://``
+socket (or a loopback port), with ``--backend auto`` (CuPy when this machine has a
+working GPU, else the CPU backend). It exits with its parent.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+
+from . import errors
+
+
+@dataclass
+class EmbeddedServer:
+    address: str
+    proc: subprocess.Popen
+    tmpdir: str
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        try:
+            os.rmdir(self.tmpdir)
+        except OSError:
+            pass
+
+
+def start_embedded_server(timeout: float | None = None) -> EmbeddedServer:
+    """Start a local server and return once it listens."""
+    if timeout is None:
+        timeout = float(os.environ.get("GPUSHARE_TIMEOUT", "30") or 30) + 60
+    tmpdir = tempfile.mkdtemp(prefix="gpushare-embedded-")
+    address = f"ipc://{tmpdir}/server"
+    backend = os.environ.get("GPUSHARE_BACKEND", "auto") or "auto"
+    cmd = [sys.executable, "-m", "gpushare", "serve", "--bind", address, "--backend", backend,
+           "--exit-with-parent", str(os.getpid())]
+    env = {**os.environ, "GPUSHARE_LOG_LEVEL": os.environ.get("GPUSHARE_LOG_LEVEL", "WARNING")}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                            env=env)
+    line: list[str] = []
+
+    def read_first_line() -> None:
+        assert proc.stdout is not None
+        for text in proc.stdout:
+            if "listening" in text:
+                line.append(text)
+                break
+        # keep draining so the server never blocks on a full pipe
+        threading.Thread(target=lambda: [None for _ in proc.stdout or ()], daemon=True).start()
+
+    reader = threading.Thread(target=read_first_line, daemon=True)
+    reader.start()
+    reader.join(timeout)
+    if not line:
+        proc.kill()
+        proc.wait()
+        raise errors.ServerUnavailableError(
+            "gpushare: the embedded local server did not start within "
+            f"{timeout:g} s (command: {' '.join(cmd)}). Set GPUSHARE_SERVER to use a remote "
+            "server instead.")
+    return EmbeddedServer(address, proc, tmpdir)

@@ -1,0 +1,191 @@
+"""A closed table of the exceptions and warnings that may cross the wire.
+
+The server names an exception by a key from ``ERROR_KEYS``; the client raises the
+class CuPy would raise for it. Anything not in the table arrives as ``RuntimeError``
+carrying the remote class name, never as an arbitrary class chosen by the peer.
+
+Errors of gpushare itself (a lost server, a peer speaking nonsense) are kept apart
+from errors of user code, as h11 splits its local and remote protocol errors.
+"""
+from __future__ import annotations
+
+import builtins
+import warnings
+from typing import Any
+
+import numpy
+import numpy.exceptions
+import numpy.linalg
+
+
+class GpushareError(Exception):
+    """Base class of gpushare's own errors (not errors of the user's CuPy code)."""
+
+
+class ServerUnavailableError(GpushareError, ConnectionError):
+    """The server cannot be reached, or stopped answering."""
+
+
+class SessionLostError(GpushareError, ConnectionError):
+    """The server ended this session (its worker died, or the server restarted).
+
+    Every array of the session is gone.
+    """
+
+
+class VersionMismatchError(GpushareError, RuntimeError):
+    """Client and server speak different protocol versions."""
+
+
+class RemoteProtocolError(GpushareError, RuntimeError):
+    """The peer sent a message that is not gpushare's protocol."""
+
+
+# Classes defined on the client for CuPy-specific errors; the proxy modules
+# (gpushare.cupy.cuda.*) re-export them under CuPy's names.
+class OutOfMemoryError(MemoryError):
+    """Raised when the device (or the session's quota) runs out of memory.
+
+    See Also
+    --------
+    cupy.cuda.memory.OutOfMemoryError
+    """
+
+
+class CUDARuntimeError(RuntimeError):
+    """An error from the CUDA runtime on the server (cupy.cuda.runtime.CUDARuntimeError)."""
+
+    def __init__(self, status: Any = None, *args: Any) -> None:
+        self.status = status
+        super().__init__(status, *args) if args else super().__init__(status)
+
+    def __str__(self) -> str:
+        return str(self.args[-1]) if self.args else ""
+
+
+class CUDADriverError(RuntimeError):
+    """An error from the CUDA driver on the server (cupy.cuda.driver.CUDADriverError)."""
+
+
+class CompileException(Exception):
+    """A kernel failed to compile (cupy.cuda.compiler.CompileException)."""
+
+    def __init__(self, msg: str = "", source: str = "", name: str = "", options: Any = (),
+                 backend: str = "nvrtc") -> None:
+        self._msg = msg
+        self.source = source
+        self.name = name
+        self.options = options
+        self.backend = backend
+        super().__init__(msg)
+
+    def get_message(self) -> str:
+        return self._msg
+
+    def dump(self, f: Any) -> None:
+        f.write(self.source)
+
+
+class PerformanceWarning(RuntimeWarning):
+    """cupyx's PerformanceWarning."""
+
+
+def _table() -> dict[str, type[BaseException]]:
+    table: dict[str, type[BaseException]] = {}
+    for name in ("ValueError", "TypeError", "IndexError", "KeyError", "ZeroDivisionError",
+                 "OverflowError", "FloatingPointError", "ArithmeticError", "NotImplementedError",
+                 "AttributeError", "RuntimeError", "MemoryError", "AssertionError",
+                 "StopIteration", "LookupError", "BufferError", "OSError", "UnicodeError",
+                 "RecursionError", "Exception"):
+        table[name] = getattr(builtins, name)
+    table["numpy.exceptions.AxisError"] = numpy.exceptions.AxisError
+    table["numpy.linalg.LinAlgError"] = numpy.linalg.LinAlgError
+    table["numpy.exceptions.TooHardError"] = numpy.exceptions.TooHardError
+    table["numpy.exceptions.DTypePromotionError"] = numpy.exceptions.DTypePromotionError
+    table["cupy.cuda.memory.OutOfMemoryError"] = OutOfMemoryError
+    table["cupy.cuda.runtime.CUDARuntimeError"] = CUDARuntimeError
+    table["cupy.cuda.driver.CUDADriverError"] = CUDADriverError
+    table["cupy.cuda.compiler.CompileException"] = CompileException
+    return table
+
+
+#: key -> class raised on the client
+ERROR_CLASSES = _table()
+_ERROR_KEYS = {cls: key for key, cls in ERROR_CLASSES.items()}
+
+WARNING_CLASSES: dict[str, type[Warning]] = {
+    "RuntimeWarning": RuntimeWarning,
+    "DeprecationWarning": DeprecationWarning,
+    "PendingDeprecationWarning": PendingDeprecationWarning,
+    "FutureWarning": FutureWarning,
+    "UserWarning": UserWarning,
+    "Warning": Warning,
+    "numpy.exceptions.ComplexWarning": numpy.exceptions.ComplexWarning,
+    "numpy.exceptions.VisibleDeprecationWarning": numpy.exceptions.VisibleDeprecationWarning,
+    "numpy.exceptions.RankWarning": numpy.exceptions.RankWarning,
+    "cupyx.PerformanceWarning": PerformanceWarning,
+}
+_WARNING_KEYS = {cls: key for key, cls in WARNING_CLASSES.items()}
+
+
+def error_key(exc: BaseException, extra: dict[type, str] | None = None) -> str:
+    """The table key for ``exc``: its own class or the nearest listed base."""
+    for cls in type(exc).__mro__:
+        if extra and cls in extra:
+            return extra[cls]
+        if cls in _ERROR_KEYS:
+            return _ERROR_KEYS[cls]
+    return "RuntimeError"
+
+
+def warning_key(category: type[Warning], extra: dict[type, str] | None = None) -> str:
+    for cls in category.__mro__:
+        if extra and cls in extra:
+            return extra[cls]
+        if cls in _WARNING_KEYS:
+            return _WARNING_KEYS[cls]
+    return "Warning"
+
+
+def error_info(exc: BaseException, extra: dict[type, str] | None = None) -> list:
+    """Encode ``exc`` as ``[key, message, remote_class_name]`` for the wire."""
+    if isinstance(exc, KeyError) and exc.args:
+        message = str(exc.args[0])
+    else:
+        message = str(exc)
+    return [error_key(exc, extra), message, f"{type(exc).__module__}.{type(exc).__qualname__}"]
+
+
+def build_error(info: Any, context: str | None = None) -> BaseException:
+    """Rebuild the exception described by ``info`` (see :func:`error_info`)."""
+    try:
+        key, message, remote_name = info
+        key, message, remote_name = str(key), str(message), str(remote_name)
+    except (TypeError, ValueError):
+        return RemoteProtocolError(f"malformed error from server: {info!r}")
+    cls = ERROR_CLASSES.get(key, RuntimeError)
+    if context:
+        message = f"{message}\n  [gpushare] {context}"
+    if cls is numpy.exceptions.AxisError:
+        exc: BaseException = numpy.exceptions.AxisError(message)
+    elif cls is CUDARuntimeError:
+        exc = CUDARuntimeError(None, message)
+    elif cls is KeyError:
+        exc = KeyError(message)
+    else:
+        try:
+            exc = cls(message)
+        except Exception:
+            exc = RuntimeError(f"{remote_name}: {message}")
+    exc.__gpushare_remote_class__ = remote_name  # type: ignore[attr-defined]
+    return exc
+
+
+def reissue_warnings(items: Any, stacklevel: int = 3) -> None:
+    """Re-raise warnings recorded on the server as the same class here."""
+    for item in items or ():
+        try:
+            key, message = item
+        except (TypeError, ValueError):
+            continue
+        warnings.warn(str(message), WARNING_CLASSES.get(str(key), Warning), stacklevel=stacklevel)

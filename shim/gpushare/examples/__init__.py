@@ -1,0 +1,1 @@
+"""Small, ordinary CuPy programs bundled with gpushare (run them with ``gpushare run -m``)."""

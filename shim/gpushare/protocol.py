@@ -1,0 +1,350 @@
+"""gpushare's wire protocol, sans-IO: values and messages to frames and back.
+
+Nothing here touches a socket (compare h11). A message is a list of frames: frame 0
+is a msgpack header; any further frames are raw array buffers referenced from the
+header by index, so large arrays travel without being copied into msgpack.
+
+Values that msgpack cannot express natively are msgpack extension types (see
+``Ext``). There is no pickle anywhere: an unknown type is an encoding error.
+
+Client -> server headers (dicts, key ``"t"`` gives the kind):
+
+``hello``   ``{"t": "hello", "v": PROTOCOL_VERSION, "client": {...}}``
+``batch``   ``{"t": "batch", "calls": [Call, ...], "release": [id, ...], "ack": seq}``
+``bye``     ``{"t": "bye"}``
+
+A ``Call`` is ``[seq, op, target, args, kwargs, out_id, want_reply]``.
+
+Server -> client headers:
+
+``welcome`` ``{"t": "welcome", "v": ..., "session": str, "backend": str, ...}``
+``done``    ``{"t": "done", "upto": seq, "results": [[seq, value, warnings]...],
+               "error": None | [seq, ErrorInfo, skipped_ids], "warnings": [...]}``
+``fatal``   ``{"t": "fatal", "error": ErrorInfo}``  the session cannot go on
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import msgpack
+import numpy
+
+#: Bumped on any incompatible change; the handshake refuses a mismatch.
+PROTOCOL_VERSION = 1
+
+#: Buffers at least this large travel as their own zero-copy frame.
+INLINE_LIMIT = 1 << 12
+
+
+class Ext(enum.IntEnum):
+    """msgpack extension type codes used by gpushare."""
+
+    HANDLE = 1        # a reference to a server-side object: [id]
+    HOST_ARRAY = 2    # numpy data: [descr, shape, frame_index | bytes]
+    TUPLE = 3         # a tuple (msgpack would turn it into a list)
+    SLICE = 4         # [start, stop, step]
+    ELLIPSIS = 5
+    COMPLEX = 6       # [real, imag]
+    DTYPE = 7         # a numpy.dtype instance: descr
+    SCALAR_TYPE = 8   # a numpy scalar type such as numpy.float32: descr
+    NUMPY_SCALAR = 9  # [descr, raw bytes]
+    REMOTE_ARRAY = 10  # server -> client: [id, shape, descr, strides, flags, base_id]
+    REMOTE_OBJECT = 11  # server -> client: [id, type_name, attrs]
+    BIGINT = 12       # an int outside 64 bits, as its decimal string
+    PYTYPE = 13       # one of the builtin types int, float, complex, bool, object
+
+
+class ProtocolError(Exception):
+    """A peer sent something that is not gpushare's protocol."""
+
+
+@dataclass(frozen=True)
+class HandleRef:
+    """A reference to an object living in the server's handle table."""
+
+    id: int
+
+
+@dataclass(frozen=True)
+class ArrayMeta:
+    """What the client knows of a server-side array without fetching it."""
+
+    id: int
+    shape: tuple
+    dtype: numpy.dtype
+    strides: tuple
+    flags: int          # bit 0: C-contiguous, bit 1: F-contiguous, bit 2: owndata
+    base_id: int | None
+
+
+@dataclass(frozen=True)
+class RemoteObject:
+    """A non-array server-side object (RandomState, Stream, kernel...)."""
+
+    id: int
+    type_name: str
+    attrs: dict
+
+
+class HostArray:
+    """A numpy array that came from the client (host memory), as the server sees it.
+
+    Kept distinct from device arrays so the CPU backend can refuse it where CuPy
+    refuses a numpy array.
+    """
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: numpy.ndarray) -> None:
+        self.array = array
+
+
+FLAG_C, FLAG_F, FLAG_OWN = 1, 2, 4
+
+_PYTYPES = {"int": int, "float": float, "complex": complex, "bool": bool, "object": object}
+_PYTYPE_NAMES = {v: k for k, v in _PYTYPES.items()}
+
+
+def dtype_to_wire(dt: numpy.dtype) -> Any:
+    if dt.fields is None and dt.subdtype is None:
+        return dt.str
+    return numpy.lib.format.dtype_to_descr(dt)
+
+
+def dtype_from_wire(descr: Any) -> numpy.dtype:
+    if isinstance(descr, str):
+        return numpy.dtype(descr)
+    return numpy.lib.format.descr_to_dtype(_lists_to_tuples(descr))
+
+
+def _lists_to_tuples(descr: Any) -> Any:
+    if isinstance(descr, list):
+        return [tuple(_lists_to_tuples(x) if isinstance(x, list) else x for x in field)
+                if isinstance(field, list) else field for field in descr]
+    return descr
+
+
+class Encoder:
+    """Encodes one message; collects out-of-band buffers as it goes."""
+
+    def __init__(self, handle_of: Callable[[Any], int | None] | None = None,
+                 remote_of: Callable[[Any], Any] | None = None, first_frame: int = 1) -> None:
+        self.frames: list[Any] = []
+        self.first_frame = first_frame
+        self._handle_of = handle_of
+        self._remote_of = remote_of
+
+    def _pack(self, obj: Any) -> bytes:
+        return msgpack.packb(obj, default=self._default, strict_types=True, use_bin_type=True)
+
+    def _default(self, obj: Any) -> Any:
+        if self._handle_of is not None:
+            hid = self._handle_of(obj)
+            if hid is not None:
+                return msgpack.ExtType(Ext.HANDLE, self._pack(hid))
+        if isinstance(obj, HostArray):
+            return msgpack.ExtType(Ext.HOST_ARRAY, self._pack(self._array_payload(obj.array)))
+        if self._remote_of is not None:
+            remote = self._remote_of(obj)
+            if remote is not None:
+                return self._default(remote)
+        if isinstance(obj, tuple):
+            if type(obj) is not tuple and hasattr(obj, "_fields"):
+                obj = tuple(obj)
+            return msgpack.ExtType(Ext.TUPLE, self._pack(list(obj)))
+        if isinstance(obj, bool):
+            return bool(obj)
+        if isinstance(obj, int):
+            if -(1 << 63) <= obj < (1 << 64):
+                return int(obj)
+            return msgpack.ExtType(Ext.BIGINT, self._pack(str(int(obj))))
+        if isinstance(obj, float):
+            return float(obj)
+        if isinstance(obj, str):
+            return str(obj)
+        if isinstance(obj, complex):
+            return msgpack.ExtType(Ext.COMPLEX, self._pack([obj.real, obj.imag]))
+        if isinstance(obj, slice):
+            return msgpack.ExtType(Ext.SLICE, self._pack([obj.start, obj.stop, obj.step]))
+        if obj is Ellipsis:
+            return msgpack.ExtType(Ext.ELLIPSIS, b"")
+        if isinstance(obj, numpy.dtype):
+            return msgpack.ExtType(Ext.DTYPE, self._pack(dtype_to_wire(obj)))
+        if isinstance(obj, type):
+            if issubclass(obj, numpy.generic):
+                return msgpack.ExtType(Ext.SCALAR_TYPE, self._pack(dtype_to_wire(numpy.dtype(obj))))
+            if obj in _PYTYPE_NAMES:
+                return msgpack.ExtType(Ext.PYTYPE, self._pack(_PYTYPE_NAMES[obj]))
+        if isinstance(obj, numpy.generic):
+            return msgpack.ExtType(Ext.NUMPY_SCALAR, self._pack(
+                [dtype_to_wire(obj.dtype), numpy.asarray(obj).tobytes()]))
+        if isinstance(obj, numpy.ndarray):
+            return msgpack.ExtType(Ext.HOST_ARRAY, self._pack(self._array_payload(obj)))
+        if isinstance(obj, HandleRef):
+            return msgpack.ExtType(Ext.HANDLE, self._pack(obj.id))
+        if isinstance(obj, ArrayMeta):
+            return msgpack.ExtType(Ext.REMOTE_ARRAY, self._pack(
+                [obj.id, list(obj.shape), dtype_to_wire(obj.dtype), list(obj.strides),
+                 obj.flags, obj.base_id]))
+        if isinstance(obj, RemoteObject):
+            return msgpack.ExtType(Ext.REMOTE_OBJECT, self._pack(
+                [obj.id, obj.type_name, obj.attrs]))
+        if isinstance(obj, (set, frozenset)):
+            return msgpack.ExtType(Ext.TUPLE, self._pack(sorted(obj)))
+        raise TypeError(f"gpushare cannot send an object of type {type(obj).__name__!r}")
+
+    def _array_payload(self, arr: numpy.ndarray) -> list:
+        if arr.dtype.hasobject:
+            raise TypeError("gpushare cannot send arrays of dtype object")
+        shape = list(arr.shape)
+        if not arr.flags.c_contiguous:
+            arr = numpy.ascontiguousarray(arr)
+        descr = dtype_to_wire(arr.dtype)
+        if arr.nbytes < INLINE_LIMIT:
+            return [descr, shape, arr.tobytes()]
+        self.frames.append(memoryview(arr.reshape(-1).view(numpy.uint8)))
+        return [descr, shape, self.first_frame + len(self.frames) - 1]
+
+    def pack(self, value: Any) -> bytes:
+        """msgpack ``value``; its large buffers are collected in ``self.frames``."""
+        return self._pack(value)
+
+    def encode(self, header: Any) -> list:
+        """Return ``[header_bytes, *buffers]``."""
+        head = self._pack(header)
+        return [head, *self.frames]
+
+
+def encode(header: Any, handle_of: Callable[[Any], int | None] | None = None) -> list:
+    """Encode ``header`` (any supported value) into a list of frames."""
+    return Encoder(handle_of).encode(header)
+
+
+class Decoder:
+    """Decodes one message's frames back into values.
+
+    ``host_array`` wraps arrays that came in as host data (the server wraps them
+    in ``HostArray``; the client takes them as they are).
+    """
+
+    def __init__(self, frames: Sequence[Any], *, resolve_handle: Callable[[int], Any] | None = None,
+                 host_array: Callable[[numpy.ndarray], Any] | None = None,
+                 remote_array: Callable[[ArrayMeta], Any] | None = None,
+                 remote_object: Callable[[RemoteObject], Any] | None = None,
+                 writable: bool = False) -> None:
+        self.frames = frames
+        self.resolve_handle = resolve_handle
+        self.host_array = host_array
+        self.remote_array = remote_array
+        self.remote_object = remote_object
+        self.writable = writable
+
+    def unpack(self, data: bytes) -> Any:
+        """Decode a msgpack value nested inside this message (its buffers may live in
+        this message's frames)."""
+        return self._unpack(data)
+
+    def _unpack(self, data: bytes) -> Any:
+        return msgpack.unpackb(data, ext_hook=self._ext, raw=False, strict_map_key=False,
+                               use_list=True)
+
+    def _ext(self, code: int, data: bytes) -> Any:
+        if code == Ext.HANDLE:
+            hid = self._unpack(data)
+            return self.resolve_handle(hid) if self.resolve_handle else HandleRef(hid)
+        if code == Ext.TUPLE:
+            return tuple(self._unpack(data))
+        if code == Ext.SLICE:
+            return slice(*self._unpack(data))
+        if code == Ext.ELLIPSIS:
+            return Ellipsis
+        if code == Ext.COMPLEX:
+            re, im = self._unpack(data)
+            return complex(re, im)
+        if code == Ext.DTYPE:
+            return dtype_from_wire(self._unpack(data))
+        if code == Ext.SCALAR_TYPE:
+            return dtype_from_wire(self._unpack(data)).type
+        if code == Ext.PYTYPE:
+            name = self._unpack(data)
+            if name not in _PYTYPES:
+                raise ProtocolError(f"unknown builtin type {name!r}")
+            return _PYTYPES[name]
+        if code == Ext.NUMPY_SCALAR:
+            descr, raw = self._unpack(data)
+            return numpy.frombuffer(raw, dtype=dtype_from_wire(descr))[0]
+        if code == Ext.HOST_ARRAY:
+            arr = self._host_array(*self._unpack(data))
+            return self.host_array(arr) if self.host_array else arr
+        if code == Ext.BIGINT:
+            return int(self._unpack(data))
+        if code == Ext.REMOTE_ARRAY:
+            hid, shape, descr, strides, flags, base_id = self._unpack(data)
+            meta = ArrayMeta(hid, tuple(shape), dtype_from_wire(descr), tuple(strides),
+                             flags, base_id)
+            return self.remote_array(meta) if self.remote_array else meta
+        if code == Ext.REMOTE_OBJECT:
+            hid, type_name, attrs = self._unpack(data)
+            obj = RemoteObject(hid, type_name, attrs)
+            return self.remote_object(obj) if self.remote_object else obj
+        raise ProtocolError(f"unknown msgpack extension type {code}")
+
+    def _host_array(self, descr: Any, shape: list, data: Any) -> numpy.ndarray:
+        dtype = dtype_from_wire(descr)
+        if isinstance(data, int):
+            if not 1 <= data < len(self.frames):
+                raise ProtocolError(f"array refers to missing frame {data}")
+            frame = self.frames[data]
+            buf = frame.buffer if hasattr(frame, "buffer") else frame
+        else:
+            buf = data
+        count = 1
+        for n in shape:
+            if not isinstance(n, int) or n < 0:
+                raise ProtocolError(f"bad array shape {shape!r}")
+            count *= n
+        if len(memoryview(buf)) != count * dtype.itemsize:
+            raise ProtocolError("array buffer size does not match its shape and dtype")
+        arr = numpy.frombuffer(buf, dtype=dtype, count=count).reshape(shape)
+        if self.writable and not arr.flags.writeable:
+            arr = arr.copy()
+        return arr
+
+    def decode(self, index: int = 0) -> Any:
+        """Decode frame ``index`` (the header by default)."""
+        if len(self.frames) <= index:
+            raise ProtocolError("message is missing a frame")
+        head = self.frames[index]
+        head = head.bytes if hasattr(head, "bytes") else bytes(head)
+        try:
+            return self._unpack(head)
+        except ProtocolError:
+            raise
+        except (ValueError, TypeError, msgpack.UnpackException) as exc:
+            raise ProtocolError(f"malformed message: {exc}") from None
+
+    def iter_stream(self, index: int) -> Any:
+        """Yield the values of a frame holding several msgpack values back to back."""
+        if len(self.frames) <= index:
+            raise ProtocolError("message is missing a frame")
+        frame = self.frames[index]
+        data = frame.bytes if hasattr(frame, "bytes") else bytes(frame)
+        unpacker = msgpack.Unpacker(ext_hook=self._ext, raw=False, strict_map_key=False,
+                                    use_list=True, max_buffer_size=max(len(data), 1))
+        unpacker.feed(data)
+        while True:
+            try:
+                yield next(unpacker)
+            except StopIteration:
+                return
+            except ProtocolError:
+                raise
+            except (ValueError, TypeError, msgpack.UnpackException) as exc:
+                raise ProtocolError(f"malformed call: {exc}") from None
+
+
+def decode(frames: Sequence[Any], **kwargs: Any) -> Any:
+    """Decode a list of frames made by :func:`encode`."""
+    return Decoder(frames, **kwargs).decode()

@@ -1,0 +1,317 @@
+"""CuPy's API through a real server: the same answers and errors as NumPy/CuPy."""
+from __future__ import annotations
+
+import io
+import pickle
+
+import numpy
+import pytest
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def test_creation_and_roundtrip(cp):
+    a = cp.arange(12, dtype=cp.float32).reshape(3, 4)
+    assert isinstance(a, cp.ndarray)
+    assert a.shape == (3, 4) and a.dtype == numpy.float32 and a.strides == (16, 4)
+    numpy.testing.assert_array_equal(a.get(), numpy.arange(12, dtype="f4").reshape(3, 4))
+    assert cp.zeros((2, 3), dtype=cp.int8).get().tolist() == [[0] * 3] * 2
+    assert cp.ones(3).dtype == numpy.float64
+    assert cp.full((2,), 7, dtype=cp.int32).tolist() == [7, 7]
+    assert cp.empty_like(a).shape == (3, 4)
+    f = cp.zeros((3, 4), order="F")
+    assert f.flags.f_contiguous and not f.flags.c_contiguous
+    numpy.testing.assert_allclose(cp.linspace(0, 1, 5).get(), numpy.linspace(0, 1, 5))
+    assert cp.eye(3).get().trace() == 3
+
+
+def test_dtypes_and_constants_are_numpys_own(cp):
+    assert cp.float32 is numpy.float32 and cp.dtype is numpy.dtype
+    assert cp.newaxis is None and cp.pi == numpy.pi and cp.inf == numpy.inf
+    assert cp.finfo is numpy.finfo and cp.iinfo(cp.int8).max == 127
+
+
+def test_operators_and_nep50_promotion(cp):
+    x = cp.arange(5, dtype=cp.float32)
+    y = cp.arange(5, dtype=cp.int64)
+    assert (x + 1).dtype == numpy.float32           # Python scalars are weak
+    assert (x + 1.5).dtype == numpy.float32
+    assert (x + y).dtype == numpy.float64
+    assert (y // 2).dtype == numpy.int64 and (y / 2).dtype == numpy.float64
+    assert (cp.arange(3, dtype=cp.int8) + numpy.int16(1)).dtype == numpy.int16
+    numpy.testing.assert_allclose((x * 2 - 1).get(), numpy.arange(5, dtype="f4") * 2 - 1)
+    numpy.testing.assert_array_equal((y % 3).get(), numpy.arange(5) % 3)
+    numpy.testing.assert_array_equal((y > 2).get(), numpy.arange(5) > 2)
+    numpy.testing.assert_array_equal((-y).get(), -numpy.arange(5))
+    numpy.testing.assert_allclose((2 ** x).get(), 2 ** numpy.arange(5, dtype="f4"))
+    z = cp.ones(3)
+    z += 2
+    z *= cp.arange(3)
+    assert z.tolist() == [0, 3, 6]
+
+
+def test_ufuncs_match_numpy(cp):
+    host = numpy.linspace(0.1, 3, 7)
+    a = cp.asarray(host)
+    for name in ("sin", "exp", "log", "sqrt", "tanh", "floor", "abs", "square"):
+        numpy.testing.assert_allclose(getattr(cp, name)(a).get(), getattr(numpy, name)(host),
+                                      rtol=1e-12)
+    numpy.testing.assert_allclose(cp.maximum(a, 1.0).get(), numpy.maximum(host, 1.0))
+    q, r = cp.divmod(cp.arange(7), 3)
+    assert q.tolist() == [0, 0, 0, 1, 1, 1, 2] and r.tolist() == [0, 1, 2, 0, 1, 2, 0]
+    assert float(cp.add.reduce(cp.arange(5))) == 10
+
+
+def test_reductions_return_0d_arrays(cp):
+    a = cp.arange(6, dtype=cp.int8).reshape(2, 3)
+    s = a.sum()
+    assert isinstance(s, cp.ndarray) and s.shape == () and s.dtype == numpy.int64
+    assert int(s) == 15
+    assert a.sum(axis=0).tolist() == [3, 5, 7]
+    assert a.sum(axis=1, keepdims=True).shape == (2, 1)
+    assert cp.mean(a).dtype == numpy.float64 and float(a.mean()) == 2.5
+    assert int(a.max()) == 5 and int(cp.argmax(a)) == 5
+    assert a.astype(cp.float32).std(axis=0).dtype == numpy.float32
+    with pytest.raises(numpy.exceptions.AxisError):
+        a.sum(axis=2)
+    with pytest.raises(ValueError):
+        cp.zeros((0,)).max()
+
+
+def test_indexing_and_assignment(cp):
+    host = numpy.arange(24).reshape(2, 3, 4)
+    a = cp.asarray(host)
+    for key in [1, (1, 2), (slice(None), 1), (Ellipsis, -1), (None, 0, slice(1, None, 2)),
+                (slice(None, None, -1),), (0, 1, 2)]:
+        got = a[key]
+        assert got.shape == host[key].shape, key
+        numpy.testing.assert_array_equal(got.get(), host[key])
+    idx = cp.asarray([2, 0])
+    numpy.testing.assert_array_equal(a[:, idx].get(), host[:, [2, 0]])
+    mask = a > 10
+    numpy.testing.assert_array_equal(a[mask].get(), host[host > 10])
+    b = a.copy()
+    b[0, :, 1] = -1
+    b[b > 20] = 0
+    expect = host.copy()
+    expect[0, :, 1] = -1
+    expect[expect > 20] = 0
+    numpy.testing.assert_array_equal(b.get(), expect)
+    with pytest.raises(IndexError):
+        a[5]
+    with pytest.raises(IndexError):
+        a[0, 0, 0, 0]
+
+
+def test_scalar_indexing_returns_0d_view(cp):
+    a = cp.arange(4)
+    v = a[2]
+    assert isinstance(v, cp.ndarray) and v.shape == ()
+    v[...] = 9
+    assert a.tolist() == [0, 1, 9, 3]
+
+
+def test_views_share_memory_base_and_identity(cp):
+    a = cp.zeros((4, 4))
+    v = a[1:3]
+    v[:] = 5
+    assert a.get()[1:3].sum() == 40
+    assert v.base is a and a.base is None
+    assert a[::2][1:].base is a
+    t = a.T
+    t[0, 1] = 7
+    assert float(a[1, 0]) == 7
+    assert cp.asarray(a) is a
+    assert a.reshape(16).base is a
+
+
+def test_shape_manipulation(cp):
+    host = numpy.arange(24.0).reshape(2, 3, 4)
+    a = cp.asarray(host)
+    assert a.transpose(2, 0, 1).shape == (4, 2, 3)
+    assert cp.swapaxes(a, 0, 2).shape == (4, 3, 2)
+    assert a.reshape(-1, 4).shape == (6, 4)
+    numpy.testing.assert_array_equal(cp.concatenate([a, a], axis=1).get(),
+                                     numpy.concatenate([host, host], axis=1))
+    numpy.testing.assert_array_equal(cp.stack([a, a]).get(), numpy.stack([host, host]))
+    numpy.testing.assert_array_equal(cp.where(a > 5, a, -a).get(),
+                                     numpy.where(host > 5, host, -host))
+    parts = cp.split(a, 2, axis=2)
+    assert isinstance(parts, list) and parts[1].shape == (2, 3, 2)
+    assert cp.squeeze(cp.expand_dims(a, 0)).shape == (2, 3, 4)
+    with pytest.raises(ValueError):
+        a.reshape(5, 5)
+
+
+def test_sort_argsort_unique_nonzero(cp):
+    host = numpy.array([3, 1, 2, 3, 0, 1])
+    a = cp.asarray(host)
+    assert cp.sort(a).tolist() == sorted(host.tolist())
+    numpy.testing.assert_array_equal(cp.argsort(a, kind="stable").get(),
+                                     numpy.argsort(host, kind="stable"))
+    assert cp.unique(a).tolist() == [0, 1, 2, 3]
+    (nz,) = cp.nonzero(a)
+    assert nz.tolist() == [0, 1, 2, 3, 5]
+
+
+def test_matmul_dot_linalg(cp):
+    rng = numpy.random.default_rng(0)
+    m = rng.standard_normal((4, 4)) + 4 * numpy.eye(4)
+    b = rng.standard_normal(4)
+    M, B = cp.asarray(m), cp.asarray(b)
+    numpy.testing.assert_allclose((M @ M).get(), m @ m)
+    numpy.testing.assert_allclose(cp.dot(M, B).get(), m @ b)
+    numpy.testing.assert_allclose(cp.linalg.solve(M, B).get(), numpy.linalg.solve(m, b))
+    numpy.testing.assert_allclose(cp.linalg.inv(M).get(), numpy.linalg.inv(m))
+    numpy.testing.assert_allclose(float(cp.linalg.norm(B)), numpy.linalg.norm(b))
+    u, s, vt = cp.linalg.svd(M)
+    numpy.testing.assert_allclose((u * s @ vt).get(), m, atol=1e-10)
+    q, r = cp.linalg.qr(M)
+    numpy.testing.assert_allclose((q @ r).get(), m, atol=1e-10)
+    w, v = cp.linalg.eigh(M + M.T)
+    numpy.testing.assert_allclose(w.get(), numpy.linalg.eigh(m + m.T)[0])
+    with pytest.raises(numpy.linalg.LinAlgError):
+        cp.linalg.inv(cp.zeros((3, 3)))
+    with pytest.raises(ValueError):
+        cp.dot(cp.ones((2, 3)), cp.ones((2, 3)))
+
+
+def test_fft_keeps_single_precision(cp):
+    x = cp.arange(8, dtype=cp.float32)
+    f = cp.fft.fft(x)
+    assert f.dtype == numpy.complex64
+    numpy.testing.assert_allclose(f.get(), numpy.fft.fft(numpy.arange(8)), rtol=1e-5)
+    numpy.testing.assert_allclose(cp.fft.irfft(cp.fft.rfft(x)).get(), numpy.arange(8),
+                                  atol=1e-5)
+
+
+def test_random(cp):
+    cp.random.seed(1)
+    a = cp.random.rand(3, 4)
+    cp.random.seed(1)
+    b = cp.random.rand(3, 4)
+    numpy.testing.assert_array_equal(a.get(), b.get())
+    assert a.shape == (3, 4) and 0 <= float(a.min()) and float(a.max()) < 1
+    assert cp.random.randn(5, dtype=cp.float32).dtype == numpy.float32
+    assert cp.random.normal(size=(2,)).shape == (2,)
+    assert cp.random.uniform(2, 3, size=10).get().min() >= 2
+    r = cp.random.randint(0, 5, size=100)
+    assert r.dtype == numpy.int64 and 0 <= int(r.min()) and int(r.max()) < 5
+    assert cp.random.choice(5, 3, replace=False).shape == (3,)
+    rs = cp.random.RandomState(7)
+    assert isinstance(rs, cp.random.RandomState)
+    x = rs.random_sample((2, 2))
+    rs2 = cp.random.RandomState(7)
+    numpy.testing.assert_array_equal(x.get(), rs2.random_sample((2, 2)).get())
+
+
+def test_conversions_and_printing(cp):
+    a = cp.asarray([[1.5, 2.0], [3.0, 4.0]])
+    assert repr(a) == repr(numpy.array([[1.5, 2.0], [3.0, 4.0]]))
+    assert str(a) == str(a.get())
+    assert a.tolist() == [[1.5, 2.0], [3.0, 4.0]]
+    assert float(a[0, 0]) == 1.5 and int(a[1, 1]) == 4 and a[0, 1].item() == 2.0
+    assert bool(cp.asarray([1])) is True
+    with pytest.raises(ValueError):
+        bool(a)
+    assert len(a) == 2 and [r.tolist() for r in a] == [[1.5, 2.0], [3.0, 4.0]]
+    with pytest.raises(TypeError):
+        len(a.sum())
+    with pytest.raises(TypeError):
+        iter(a.sum())
+    assert f"{a.sum():.1f}" == "10.5"
+
+
+def test_implicit_numpy_conversion_is_refused(cp):
+    a = cp.arange(3)
+    with pytest.raises(TypeError, match="Implicit conversion to a NumPy array is not allowed"):
+        numpy.asarray(a)
+    with pytest.raises(TypeError, match="Unsupported type"):
+        a + numpy.arange(3)
+    with pytest.raises(TypeError, match="Unsupported type"):
+        cp.add(a, [1, 2, 3])
+
+
+def test_numpy_functions_dispatch_to_the_proxy(cp):
+    a = cp.arange(4.0)
+    s = numpy.sum(a)
+    assert isinstance(s, cp.ndarray) and float(s) == 6
+    e = numpy.exp(a)
+    assert isinstance(e, cp.ndarray)
+    numpy.testing.assert_allclose(e.get(), numpy.exp(numpy.arange(4.0)))
+
+
+def test_get_array_module_and_asnumpy(cp):
+    a = cp.arange(3)
+    assert cp.get_array_module(a) is cp and cp.get_array_module(numpy.arange(3)) is numpy
+    host = cp.asnumpy(a)
+    assert isinstance(host, numpy.ndarray) and host.tolist() == [0, 1, 2]
+    out = numpy.empty(3, dtype=numpy.int64)
+    a.get(out=out)
+    assert out.tolist() == [0, 1, 2]
+    b = cp.empty(3, dtype=cp.int64)
+    b.set(numpy.array([4, 5, 6]))
+    assert b.tolist() == [4, 5, 6]
+
+
+def test_files_are_the_clients(cp, tmp_path):
+    a = cp.arange(6.0).reshape(2, 3)
+    cp.save(tmp_path / "a.npy", a)
+    assert numpy.load(tmp_path / "a.npy").tolist() == a.tolist()
+    b = cp.load(tmp_path / "a.npy")
+    assert isinstance(b, cp.ndarray) and b.tolist() == a.tolist()
+    cp.savez(tmp_path / "z.npz", x=a)
+    with cp.load(tmp_path / "z.npz") as z:
+        assert z["x"].tolist() == a.tolist()
+    cp.savetxt(tmp_path / "t.txt", a)
+    assert cp.loadtxt(tmp_path / "t.txt").tolist() == a.tolist()
+    a.tofile(str(tmp_path / "raw.bin"))
+    assert cp.fromfile(str(tmp_path / "raw.bin")).tolist() == a.ravel().tolist()
+    buf = io.BytesIO()
+    cp.save(buf, a)
+    buf.seek(0)
+    assert cp.load(buf).shape == (2, 3)
+
+
+def test_pickle_roundtrip(cp):
+    a = cp.arange(3)
+    b = pickle.loads(pickle.dumps(a))
+    assert isinstance(b, cp.ndarray) and b.tolist() == [0, 1, 2]
+
+
+def test_cuda_module(cp):
+    assert cp.cuda.runtime.getDeviceCount() >= 1
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    assert "name" in props and props["totalGlobalMem"] > 0
+    free, total = cp.cuda.runtime.memGetInfo()
+    assert total >= free >= 0
+    assert cp.cuda.runtime.is_hip is False
+    assert isinstance(cp.cuda.runtime.runtimeGetVersion(), int)
+    cp.cuda.Device(0).synchronize()
+    s = cp.cuda.Stream()
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    with s:
+        start.record()
+        x = cp.arange(1000) ** 2
+        end.record()
+    s.synchronize()
+    end.synchronize()
+    assert cp.cuda.get_elapsed_time(start, end) >= 0
+    assert int(x[10]) == 100
+
+
+def test_testing_module(cp):
+    a = cp.arange(3.0)
+    cp.testing.assert_allclose(a, numpy.arange(3.0))
+    cp.testing.assert_array_equal(a, a)
+    with pytest.raises(AssertionError):
+        cp.testing.assert_array_equal(a, a + 1)
+
+
+def test_unknown_names_raise_attribute_error(cp):
+    with pytest.raises(AttributeError, match="module 'cupy' has no attribute 'nosuch'"):
+        cp.nosuch
+    with pytest.raises(AttributeError):
+        cp.arange(3).nosuch
+    with pytest.raises(TypeError):
+        cp.zeros("abc")

@@ -1,0 +1,138 @@
+"""The commands and activation paths a user runs, each in a fresh interpreter."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import ServerProcess, run_python
+
+pytestmark = pytest.mark.timeout(120)
+
+PROGRAM = textwrap.dedent("""
+    import sys
+    import cupy
+    import cupyx
+    x = cupy.arange(10, dtype=cupy.float32)
+    y = (x * 2).sum()
+    print(type(x).__module__, float(y), sys.argv[1:])
+""")
+
+
+@pytest.fixture
+def program(tmp_path):
+    path = tmp_path / "train.py"
+    path.write_text(PROGRAM)
+    return path
+
+
+def _env_without_server():
+    env = dict(os.environ)
+    env.pop("GPUSHARE_SERVER", None)
+    return env
+
+
+def test_plain_import_cupy_with_gpushare_server(server, program):
+    out = run_python("", env={"GPUSHARE_SERVER": server.address},
+                     args=[str(program), "a", "b"])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["gpushare.cupy._ndarray", "90.0", "['a',", "'b']"]
+
+
+def test_hook_costs_nothing_without_gpushare_server():
+    env = _env_without_server()
+    out = subprocess.run([sys.executable, "-c",
+                          "import sys; print([m for m in sys.modules if m.split('.')[0] in ('gpushare', 'cupy')])"],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert out.stdout.strip() == "[]"
+
+
+def test_gpushare_run_with_server(server, program):
+    out = subprocess.run([sys.executable, "-m", "gpushare", "run", "--server", server.address,
+                          str(program), "x"], capture_output=True, text=True, timeout=60,
+                         env=_env_without_server())
+    assert out.returncode == 0, out.stderr
+    assert "90.0" in out.stdout and "['x']" in out.stdout
+
+
+def test_gpushare_run_module(server, tmp_path):
+    (tmp_path / "mymod.py").write_text(PROGRAM)
+    env = {**_env_without_server(), "PYTHONPATH": str(tmp_path) + os.pathsep +
+           os.environ.get("PYTHONPATH", ""), "GPUSHARE_SERVER": server.address}
+    out = subprocess.run([sys.executable, "-m", "gpushare", "run", "-m", "mymod", "q"],
+                         capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 0, out.stderr
+    assert "90.0" in out.stdout and "['q']" in out.stdout
+
+
+def test_embedded_default_server(program):
+    env = _env_without_server()
+    env["GPUSHARE_BACKEND"] = os.environ.get("GPUSHARE_TEST_BACKEND", "cpu")
+    out = subprocess.run([sys.executable, "-m", "gpushare", "run", str(program)],
+                         capture_output=True, text=True, timeout=90, env=env)
+    assert out.returncode == 0, out.stderr
+    assert "90.0" in out.stdout
+    out = subprocess.run([sys.executable, "-c", "import gpushare.cupy as cp; "
+                          "print(int(cp.arange(5).sum()))"], capture_output=True, text=True,
+                         timeout=90, env=env)
+    assert out.stdout.strip() == "10", out.stderr
+
+
+def test_info_command(server):
+    out = subprocess.run([sys.executable, "-m", "gpushare", "info", "--server", server.address,
+                          "--json"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    info = json.loads(out.stdout)
+    assert info["backend"] in ("cpu", "cupy") and info["devices"]
+    assert info["server_version"]
+    text = subprocess.run([sys.executable, "-m", "gpushare", "info", "--server",
+                           server.address], capture_output=True, text=True, timeout=60)
+    assert "backend:" in text.stdout and "device 0" in text.stdout
+
+
+def test_serve_exits_cleanly_on_sigterm_and_sigint():
+    import signal
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        srv = ServerProcess()
+        srv.proc.send_signal(sig)
+        assert srv.proc.wait(20) == 0
+
+
+def test_serve_refuses_bad_backend_and_bad_address():
+    out = subprocess.run([sys.executable, "-m", "gpushare", "serve", "--bind", "nonsense://x"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and "cannot serve" in out.stderr
+
+
+def test_unmodified_program_gives_the_same_answer_as_numpy(server, tmp_path):
+    code = textwrap.dedent("""
+        import numpy
+        import cupy as cp
+        rng = numpy.random.default_rng(0)
+        a = rng.standard_normal((64, 64))
+        b = rng.standard_normal(64)
+        A = cp.asarray(a @ a.T + 64 * numpy.eye(64))
+        B = cp.asarray(b)
+        x = cp.zeros(64)
+        r = B - A @ x
+        p = r.copy()
+        rs = float(r @ r)
+        for _ in range(100):
+            Ap = A @ p
+            alpha = rs / float(p @ Ap)
+            x += alpha * p
+            r -= alpha * Ap
+            new = float(r @ r)
+            if new < 1e-20:
+                break
+            p = r + (new / rs) * p
+            rs = new
+        expect = numpy.linalg.solve(a @ a.T + 64 * numpy.eye(64), b)
+        print(numpy.abs(cp.asnumpy(x) - expect).max() < 1e-8)
+    """)
+    out = run_python(code, env={"GPUSHARE_SERVER": server.address})
+    assert out.stdout.strip() == "True", out.stderr
