@@ -5,57 +5,11 @@ GPU machine). Every server is stopped by its fixture's finalizer.
 """
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import threading
 from typing import Iterator
 
 import pytest
 
-BACKEND = os.environ.get("GPUSHARE_TEST_BACKEND", "cpu")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class ServerProcess:
-    """``gpushare serve`` in a subprocess; ``address`` once it printed ``listening``."""
-
-    def __init__(self, *extra: str, backend: str = BACKEND, bind: str | None = None,
-                 env: dict | None = None) -> None:
-        self.address = bind or f"tcp://127.0.0.1:{free_port()}"
-        cmd = [sys.executable, "-m", "gpushare", "serve", "--bind", self.address,
-               "--backend", backend, *extra]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, env={**os.environ, **(env or {})})
-        self.lines: list[str] = []
-        self._ready = threading.Event()
-        threading.Thread(target=self._read, daemon=True).start()
-        if not self._ready.wait(60):
-            self.stop()
-            raise RuntimeError(f"server did not start: {self.lines}")
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.append(line)
-            if "listening" in line:
-                self._ready.set()
-
-    def stop(self) -> int:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        return self.proc.returncode
+from _servers import BACKEND, ServerProcess, free_port, run_python  # noqa: F401
 
 
 @pytest.fixture(scope="session")
@@ -82,14 +36,3 @@ def cp(server: ServerProcess, monkeypatch: pytest.MonkeyPatch):
     import gpushare.cupy as cupy
     yield cupy
     client.reset_session()
-
-
-def run_python(code: str, env: dict | None = None, timeout: float = 120,
-               args: list[str] | None = None) -> subprocess.CompletedProcess:
-    """Run ``code`` in a fresh interpreter (what a user's program sees)."""
-    full_env = {**os.environ, **(env or {})}
-    for key, value in list(full_env.items()):
-        if value is None:
-            del full_env[key]
-    return subprocess.run([sys.executable, *(args or ["-c", code])], capture_output=True,
-                          text=True, timeout=timeout, env=full_env)

@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from conftest import ServerProcess, run_python
+from _servers import ServerProcess, run_python
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -8,7 +8,7 @@ import time
 import numpy
 import pytest
 
-from conftest import run_python
+from _servers import run_python
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -112,7 +112,7 @@ def test_sessions_are_isolated_and_a_worker_crash_costs_one_session(server):
 
 
 def test_unreachable_server_is_a_connection_error_in_bounded_time():
-    from conftest import free_port
+    from _servers import free_port
     code = ("import time, gpushare.cupy as cp\n"
             "t = time.monotonic()\n"
             "try:\n"

@@ -41,8 +41,9 @@ ARRAY_DUNDERS = frozenset({
 class SessionExecutor:
     """Runs the calls of one session against one backend."""
 
-    def __init__(self, backend: Any) -> None:
+    def __init__(self, backend: Any, output: Any = None) -> None:
         self.backend = backend
+        self._output = output  # returns what the session's code printed since last asked
         self.handles = HandleTable()
         self.failed_seq: int | None = None  # set while an error is unacknowledged
         self.calls = 0
@@ -111,6 +112,10 @@ class SessionExecutor:
             self.handles.release(hid)
         reply = {"t": "done", "upto": upto, "results": results, "error": error,
                  "skipped": skipped, "warnings": batch_warnings}
+        if self._output is not None:
+            printed = self._output()
+            if printed:
+                reply["output"] = printed
         return encoder.encode(reply)
 
     @staticmethod

@@ -34,9 +34,51 @@ def send_frames(sock: zmq.Socket, frames: list) -> None:
         sock.send(frame, zmq.SNDMORE if i < last else 0, copy=size < ZERO_COPY_MIN)
 
 
+class OutputCapture:
+    """Collects what the session's code prints to this process's stdout (``printf`` in
+    kernels included) so it can reach the client's stdout with the next reply."""
+
+    def __init__(self) -> None:
+        import threading
+        read_fd, write_fd = os.pipe()
+        sys.stdout.flush()
+        os.dup2(write_fd, 1)
+        os.close(write_fd)
+        self._fd = read_fd
+        self._chunks: list[bytes] = []
+        self._lock = threading.Lock()
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                data = os.read(self._fd, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            with self._lock:
+                self._chunks.append(data)
+
+    def take(self) -> str:
+        import select
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+        deadline = 50  # ms: let the reader thread catch up with what is already written
+        while deadline > 0 and select.select([self._fd], [], [], 0)[0]:
+            select.select([], [], [], 0.001)
+            deadline -= 1
+        with self._lock:
+            chunks, self._chunks = self._chunks, []
+        return b"".join(chunks).decode(errors="replace")
+
+
 def run(broker: str, identity: bytes, backend_name: str, parent: int) -> int:
     backend = load_backend(backend_name)
-    executor = SessionExecutor(backend)
+    capture = OutputCapture()
+    executor = SessionExecutor(backend, output=capture.take)
     ctx = zmq.Context()
     sock = ctx.socket(zmq.DEALER)
     sock.setsockopt(zmq.IDENTITY, identity)

@@ -18,12 +18,17 @@ ALIASES = {"cupy": "gpushare.cupy", "cupyx": "gpushare.cupyx"}
 class _AliasLoader(importlib.abc.Loader):
     def __init__(self, target: str) -> None:
         self.target = target
+        self._spec: Any = None
 
     def create_module(self, spec: Any) -> Any:
-        return importlib.import_module(self.target)
+        module = importlib.import_module(self.target)
+        self._spec = module.__spec__
+        return module
 
     def exec_module(self, module: Any) -> None:
-        return None
+        # the import system stamped the alias spec on the module; the module keeps its
+        # own, so its relative imports and __package__ stay consistent
+        module.__spec__ = self._spec
 
 
 class CupyAliasFinder(importlib.abc.MetaPathFinder):

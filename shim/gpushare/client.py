@@ -76,6 +76,8 @@ class Session:
         self._ctx = zmq.Context()
         self._sock = self._ctx.socket(zmq.DEALER)
         self._sock.setsockopt(zmq.LINGER, 0)
+        from .security import configure_client_socket
+        configure_client_socket(self._sock, address)
         self._sock.connect(address)
         self._next_id = 1
         self._seq = 0
@@ -326,6 +328,10 @@ class Session:
                     if out is not None and self._last_error is not None:
                         self._poisoned[out] = self._last_error
             self._warnings.extend(reply.get("warnings") or ())
+            printed = reply.get("output")
+            if printed:  # printf from kernels, and anything else the session printed
+                sys.stdout.write(str(printed))
+                sys.stdout.flush()
             upto = reply.get("upto")
             if isinstance(upto, int):
                 for s in [s for s in self._pending if s <= upto]:

@@ -190,3 +190,5 @@ class _Profiler:
 
 
 profiler = _Profiler()
+
+from . import device  # noqa: E402,F401

@@ -44,3 +44,18 @@ def driverGetVersion() -> int:
 
 def deviceSynchronize() -> None:
     _client.get_session().call("synchronize", None)
+
+
+def deviceGetAttribute(attrib: int, device: int) -> int:
+    props = getDeviceProperties(device)
+    return int(props.get("attributes", {}).get(str(attrib), 0))
+
+
+def _load_constants() -> None:
+    import json
+    from importlib import resources
+    text = resources.files("gpushare.cupy.cuda").joinpath("_runtime_constants.json").read_text()
+    globals().update({k: v for k, v in json.loads(text).items() if k not in globals()})
+
+
+_load_constants()

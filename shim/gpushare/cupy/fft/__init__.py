@@ -7,7 +7,7 @@ import types
 import numpy
 import numpy.fft
 
-from . import _export_table
+from .. import _export_table
 
 _export_table(sys.modules[__name__], "cupy.fft", numpy.fft, {})
 

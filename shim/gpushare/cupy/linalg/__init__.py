@@ -6,7 +6,7 @@ import sys
 import numpy
 import numpy.linalg
 
-from . import _export_table
+from .. import _export_table
 
 _export_table(sys.modules[__name__], "cupy.linalg", numpy.linalg, {})
 LinAlgError = numpy.linalg.LinAlgError
