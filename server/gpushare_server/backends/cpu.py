@@ -204,11 +204,6 @@ def _device_properties(device: int = 0) -> dict:
             "memoryBusWidth": 0, "computeMode": 0, "ECCEnabled": 0}
 
 
-def _kernels(name: str) -> Any:
-    from gpushare_server import kernels
-    return getattr(kernels, name)
-
-
 OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.array": _array,
     "cupy.asarray": _asarray_like(numpy.asarray),
@@ -216,7 +211,6 @@ OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.ascontiguousarray": _asarray_like(numpy.ascontiguousarray),
     "cupy.asfortranarray": _asarray_like(numpy.asfortranarray),
     "cupy.asnumpy": _asnumpy,
-    "cupy.random.RandomState": RandomState,
     "cupy.cuda.Stream": Stream,
     "cupy.cuda.Event": Event,
     "cupy.cuda.get_elapsed_time": _get_elapsed_time,
@@ -231,25 +225,23 @@ OVERRIDES: dict[str, Callable[..., Any]] = {
 for _fft_name in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2",
                   "irfft2", "rfftn", "irfftn", "hfft", "ihfft"):
     OVERRIDES[f"cupy.fft.{_fft_name}"] = _fft_wrap(getattr(numpy.fft, _fft_name))
-for _kname in ("ElementwiseKernel", "ReductionKernel", "RawKernel", "RawModule", "fuse"):
-    OVERRIDES[f"cupy.{_kname}"] = (lambda n: lambda *a, **k: _kernels(n)(*a, **k))(_kname)
 
 #: Types a client may hold handles to, and the methods it may call on them.
 REMOTE_TYPES: dict[str, frozenset[str]] = {
-    "RandomState": frozenset(),  # every public method
     "Stream": frozenset({"synchronize", "use", "__enter__", "__exit__", "record", "wait_event",
                          "done", "ptr", "priority"}),
     "Event": frozenset({"record", "synchronize", "done", "ptr"}),
-    "ElementwiseKernel": frozenset({"__call__", "name", "nin", "nout", "nargs", "params"}),
-    "ReductionKernel": frozenset({"__call__", "name", "nin", "nout", "nargs", "params"}),
-    "RawKernel": frozenset({"__call__", "attributes", "compile", "max_dynamic_shared_size_bytes",
-                            "num_regs", "max_threads_per_block", "shared_size_bytes",
-                            "const_size_bytes", "local_size_bytes", "ptx_version",
-                            "binary_version", "cache_mode_ca", "preferred_shared_memory_carveout",
-                            "name", "code", "options", "backend"}),
-    "RawModule": frozenset({"get_function", "get_global", "compile", "code", "options",
-                            "backend", "name_expressions"}),
 }
+
+
+# Each area keeps its own table; they are merged here.
+from .cpu_kernels import KERNEL_OVERRIDES, KERNEL_REMOTE_TYPES  # noqa: E402
+from .cpu_random import RANDOM_OVERRIDES, RANDOM_REMOTE_TYPES  # noqa: E402
+
+OVERRIDES.update(KERNEL_OVERRIDES)
+OVERRIDES.update(RANDOM_OVERRIDES)
+REMOTE_TYPES.update(KERNEL_REMOTE_TYPES)
+REMOTE_TYPES.update(RANDOM_REMOTE_TYPES)
 
 
 class CpuBackend:

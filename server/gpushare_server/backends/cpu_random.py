@@ -127,3 +127,9 @@ def random_function(backend: Any, name: str) -> Any:
     if name == "RandomState":
         return RandomState
     return lambda *a, **k: getattr(backend._random, name)(*a, **k)
+
+
+#: cupy.random names served by something other than the session generator
+RANDOM_OVERRIDES: dict[str, Any] = {"cupy.random.RandomState": RandomState}
+#: random types a client may hold handles to (an empty set: every public method)
+RANDOM_REMOTE_TYPES: dict[str, frozenset[str]] = {"RandomState": frozenset()}

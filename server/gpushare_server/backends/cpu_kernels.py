@@ -1,0 +1,29 @@
+"""User kernels on the CPU backend: CuPy's kernel classes over the C kernel emulator
+(``gpushare_server.kernels``), as the server exposes them to clients."""
+from __future__ import annotations
+
+from typing import Any
+
+
+def _kernels(name: str) -> Any:
+    from gpushare_server import kernels
+    return getattr(kernels, name)
+
+
+KERNEL_OVERRIDES: dict[str, Any] = {
+    f"cupy.{name}": (lambda n: lambda *a, **k: _kernels(n)(*a, **k))(name)
+    for name in ("ElementwiseKernel", "ReductionKernel", "RawKernel", "RawModule", "fuse")
+}
+
+#: kernel types a client may hold handles to, and the methods it may call on them
+KERNEL_REMOTE_TYPES: dict[str, frozenset[str]] = {
+    "ElementwiseKernel": frozenset({"__call__", "name", "nin", "nout", "nargs", "params"}),
+    "ReductionKernel": frozenset({"__call__", "name", "nin", "nout", "nargs", "params"}),
+    "RawKernel": frozenset({"__call__", "attributes", "compile", "max_dynamic_shared_size_bytes",
+                            "num_regs", "max_threads_per_block", "shared_size_bytes",
+                            "const_size_bytes", "local_size_bytes", "ptx_version",
+                            "binary_version", "cache_mode_ca", "preferred_shared_memory_carveout",
+                            "name", "code", "options", "backend"}),
+    "RawModule": frozenset({"get_function", "get_global", "compile", "code", "options",
+                            "backend", "name_expressions"}),
+}
