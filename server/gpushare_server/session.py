@@ -38,6 +38,10 @@ ARRAY_DUNDERS = frozenset({
 })
 
 
+def _unwrap(value: Any) -> Any:
+    return value.array if isinstance(value, HostArray) else value
+
+
 class SessionExecutor:
     """Runs the calls of one session against one backend."""
 
@@ -47,6 +51,9 @@ class SessionExecutor:
         self.handles = HandleTable()
         self.failed_seq: int | None = None  # set while an error is unacknowledged
         self.calls = 0
+        # called as after_call(out_id, result) once a call's result is stored; it may
+        # raise to fail the call (the memory quota, see quota.py)
+        self.after_call: Any = None
 
     # --- messages ---------------------------------------------------------------
     def handle(self, frames: list) -> list:
@@ -97,6 +104,8 @@ class SessionExecutor:
                     result = self._run(op, target, self._resolve(args), self._resolve(kwargs))
                     if out_id is not None:
                         self._store(out_id, result)
+                    if self.after_call is not None:
+                        self.after_call(out_id, result)
                     if want:
                         results.append([seq, encoder.pack(result)])
                 batch_warnings.extend(
@@ -158,6 +167,19 @@ class SessionExecutor:
             return backend.getitem(args[0], args[1])
         if op == "setitem":
             backend.setitem(args[0], args[1], args[2])
+            return None
+        if op == "pointer":
+            arr = args[0]
+            root = arr
+            while backend.is_array(getattr(root, "base", None)):
+                root = root.base
+            return [root, backend.address(arr) - backend.address(root)]
+        if op == "from_pointer":
+            return backend.view_of(*args)
+        if op == "flat_getitem":
+            return backend.normalize(args[0].flat[_unwrap(args[1])])
+        if op == "flat_setitem":
+            args[0].flat[_unwrap(args[1])] = _unwrap(args[2])
             return None
         if op == "upload":
             return backend.upload(args[0], **kwargs)

@@ -1,4 +1,4 @@
-"""The ``gpushare`` command: ``serve``, ``run``, ``info``.
+"""The ``gpushare`` command: ``serve``, ``run``, ``info``, ``status``, ``keygen``.
 
 ``python -m gpushare ...`` is the same command.
 """
@@ -24,8 +24,19 @@ def _serve(args: argparse.Namespace) -> int:
     logging.basicConfig(level=os.environ.get("GPUSHARE_LOG_LEVEL", "INFO"),
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
+        from gpushare_server.broker import BrokerOptions
+        from gpushare_server.quota import parse_size
+        options = BrokerOptions(
+            server_key=args.server_key, authorized_keys=args.authorized_keys,
+            insecure=args.insecure,
+            memory_limit=parse_size(args.memory_limit) if args.memory_limit else 0,
+            max_sessions=args.max_sessions, max_sessions_per_key=args.max_sessions_per_key,
+            session_timeout=args.session_timeout, drain_timeout=args.drain_timeout,
+            max_message_size=(parse_size(args.max_message_size)
+                              if args.max_message_size else None),
+            metrics_port=args.metrics_port, metrics_addr=args.metrics_addr)
         serve(args.bind, args.backend, spare_workers=args.spare_workers,
-              parent_pid=args.exit_with_parent)
+              parent_pid=args.exit_with_parent, options=options)
     except ValueError as exc:
         print(f"gpushare serve: {exc}", file=sys.stderr)
         return 2
@@ -72,6 +83,137 @@ def _info(args: argparse.Namespace) -> int:
     return 0
 
 
+def _keygen(args: argparse.Namespace) -> int:
+    import re
+    import zmq.auth
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", args.name):
+        print(f"gpushare keygen: {args.name!r} is not a key name (letters, digits, '.', '_', "
+              "'-')", file=sys.stderr)
+        return 2
+    os.makedirs(args.out, exist_ok=True)
+    public = os.path.join(args.out, f"{args.name}.key")
+    secret = os.path.join(args.out, f"{args.name}.key_secret")
+    if not args.force and (os.path.exists(public) or os.path.exists(secret)):
+        print(f"gpushare keygen: {public} or {secret} exists already (--force replaces it)",
+              file=sys.stderr)
+        return 1
+    old_umask = os.umask(0o077)  # the secret key is readable by its owner only
+    try:
+        public, secret = zmq.auth.create_certificates(args.out, args.name)
+    finally:
+        os.umask(old_umask)
+    os.chmod(secret, 0o600)
+    os.chmod(public, 0o644)
+    print(f"public key: {public}\nsecret key: {secret} (keep it private)")
+    return 0
+
+
+def query_status(address: str, timeout: float | None = None,
+                 wait: float | None = None) -> dict:
+    """Ask the server at ``address`` for its status (``gpushare status``).
+
+    Uses the client's keys (``GPUSHARE_SERVER_KEY``/``GPUSHARE_CLIENT_KEY``) like any
+    session, but opens no session.
+
+    Raises
+    ------
+    ConnectionError
+        The server does not answer within ``timeout`` seconds (``GPUSHARE_TIMEOUT``).
+
+    Notes
+    -----
+    The server asks each session's worker for fresh numbers and answers when all did,
+    or after ``wait`` seconds (1 by default; a worker busy with a long call answers
+    late) with the last numbers known, marked ``stale``.
+    """
+    import zmq
+    from . import errors, security
+    from .protocol import Decoder, Encoder
+    if timeout is None:
+        try:
+            timeout = float(os.environ.get("GPUSHARE_TIMEOUT", "") or 10)
+        except ValueError:
+            timeout = 10.0
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    try:
+        security.configure_client_socket(sock, address)
+        sock.connect(address)
+        request: dict = {"t": "status"}
+        if wait is not None:
+            request["wait"] = float(wait)
+        sock.send_multipart(Encoder().encode(request))
+        problem = security.wait_for_server(sock, address, timeout)
+        if problem is not None:
+            raise problem
+        reply = Decoder(sock.recv_multipart(copy=False)).decode()
+    finally:
+        security.release(sock)
+        sock.close(0)
+        ctx.term()
+    if not isinstance(reply, dict) or reply.get("t") != "status":
+        raise errors.RemoteProtocolError(f"gpushare: unexpected status reply {reply!r}")
+    reply.pop("t", None)
+    return reply
+
+
+def _status(args: argparse.Namespace) -> int:
+    address = args.server or os.environ.get("GPUSHARE_SERVER", "").strip()
+    if not address:
+        print("gpushare status: give --server ADDR (or set GPUSHARE_SERVER)", file=sys.stderr)
+        return 2
+    status = query_status(address, args.timeout)
+    if args.json:
+        print(json.dumps(status, indent=2, default=str))
+        return 0
+    print(f"gpushare server {status.get('server_version')} at {status.get('address')} "
+          f"(pid {status.get('pid')}, up {_duration(status.get('uptime_s'))}, "
+          f"backend {status.get('backend')}, auth {status.get('auth')}"
+          f"{', STOPPING' if status.get('stopping') else ''})")
+    limit = status.get("memory_limit")
+    print(f"limits: memory {_size(limit) if limit else 'none'} per session, "
+          f"sessions {status.get('max_sessions') or 'unlimited'}, "
+          f"idle timeout {status.get('session_timeout')} s")
+    for dev in status.get("devices") or []:
+        print(f"device {dev.get('id')}: {dev.get('name')}, "
+              f"{_gib(dev.get('free_memory'))} free of {_gib(dev.get('total_memory'))}")
+    sessions = status.get("sessions") or []
+    print(f"{len(sessions)} session(s), {_size(status.get('memory_bytes'))} in use")
+    if sessions:
+        print(f"  {'id':<12} {'key':<12} {'state':<8} {'memory':>10} {'handles':>8} "
+              f"{'calls':>8} {'age':>8}")
+        for s in sessions:
+            print(f"  {s.get('id'):<12} {str(s.get('key') or '-'):<12} "
+                  f"{s.get('state'):<8} {_size(s.get('memory_bytes')):>10} "
+                  f"{s.get('handles'):>8} {s.get('calls'):>8} {_duration(s.get('age_s')):>8}")
+    return 0
+
+
+def _size(n: Any) -> str:
+    try:
+        value = float(n)
+    except (TypeError, ValueError):
+        return "?"
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if value < 1024 or unit == "TiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return "?"
+
+
+def _duration(seconds: Any) -> str:
+    try:
+        s = int(float(seconds))
+    except (TypeError, ValueError):
+        return "?"
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
+
+
 def _gib(n: Any) -> str:
     try:
         return f"{int(n) / 2**30:.1f} GiB"
@@ -94,6 +236,34 @@ def build_parser() -> argparse.ArgumentParser:
                    help="session workers kept started ahead of time (default 1)")
     p.add_argument("--exit-with-parent", type=int, default=0, metavar="PID",
                    help=argparse.SUPPRESS)
+    g = p.add_argument_group("security")
+    g.add_argument("--server-key", metavar="FILE.key_secret",
+                   help="the server's secret key (from `gpushare keygen`): encrypt with "
+                        "CurveZMQ and require client keys")
+    g.add_argument("--authorized-keys", metavar="DIR",
+                   help="directory of the public NAME.key files of the clients allowed in "
+                        "(re-read when it changes)")
+    g.add_argument("--insecure", action="store_true",
+                   help="allow serving a non-loopback address without keys")
+    g.add_argument("--max-message-size", metavar="SIZE",
+                   help="largest message accepted (default: the memory limit plus 1 MiB, "
+                        "else 16GiB)")
+    g = p.add_argument_group("tenancy and faults")
+    g.add_argument("--memory-limit", metavar="SIZE",
+                   help="bytes of arrays each session may hold, e.g. 64MiB or 8GiB")
+    g.add_argument("--max-sessions", type=int, default=0, metavar="N",
+                   help="sessions served at once (default: no limit)")
+    g.add_argument("--max-sessions-per-key", type=int, default=0, metavar="N",
+                   help="sessions one client key may hold at once (default: no limit)")
+    g.add_argument("--session-timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="free a session whose client is silent this long (default 60)")
+    g.add_argument("--drain-timeout", type=float, default=30.0, metavar="SECONDS",
+                   help="on SIGTERM, how long in-flight calls may take to finish (default 30)")
+    g = p.add_argument_group("operations")
+    g.add_argument("--metrics-port", type=int, default=None, metavar="PORT",
+                   help="serve Prometheus metrics on this port (needs prometheus-client)")
+    g.add_argument("--metrics-addr", default="127.0.0.1", metavar="ADDR",
+                   help="address of the metrics endpoint (default 127.0.0.1)")
     p.set_defaults(func=_serve)
 
     p = sub.add_parser("run", help="run a CuPy program through gpushare")
@@ -108,6 +278,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--server")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_info)
+
+    p = sub.add_parser("status", help="show a server's sessions, their memory and calls")
+    p.add_argument("--server", help="server address (default: $GPUSHARE_SERVER)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--timeout", type=float, default=None,
+                   help="seconds to wait for the server (default: $GPUSHARE_TIMEOUT or 10)")
+    p.set_defaults(func=_status)
+
+    p = sub.add_parser("keygen", help="make a CurveZMQ key pair: DIR/NAME.key (public) and "
+                                      "DIR/NAME.key_secret (secret)")
+    p.add_argument("--out", required=True, metavar="DIR")
+    p.add_argument("--force", action="store_true", help="replace an existing key pair")
+    p.add_argument("name", metavar="NAME")
+    p.set_defaults(func=_keygen)
     return parser
 
 
@@ -121,4 +305,10 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except ConnectionError as exc:
         print(f"gpushare: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - gpushare's own errors, said plainly
+        from .errors import GpushareError
+        if not isinstance(exc, GpushareError):
+            raise
+        print(f"{exc}", file=sys.stderr)
         return 1

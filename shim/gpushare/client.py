@@ -103,19 +103,19 @@ class Session:
         self.session_id = self.info["session"]
         self.backend = self.info["backend"]
         atexit.register(self.close)
+        from .heartbeat import start_heartbeat  # keeps an idle session alive on the server
+        start_heartbeat(self)
 
     # --- connection -------------------------------------------------------------
     def _handshake(self) -> dict:
         self._send(Encoder().encode({"t": "hello", "v": PROTOCOL_VERSION,
                                      "client": {"pid": os.getpid()}}))
-        if not self._sock.poll(int(self.timeout * 1000)):
+        from .security import wait_for_server  # a refused handshake fails fast
+        problem = wait_for_server(self._sock, self.address, self.timeout)
+        if problem is not None:
             self._sock.close(0)
             self._ctx.term()
-            raise errors.ServerUnavailableError(
-                f"gpushare: no server answered at {self.address} within {self.timeout:g} s. "
-                "Start one with `gpushare serve --bind tcp://0.0.0.0:5555` on the GPU machine "
-                "and set GPUSHARE_SERVER=tcp://HOST:5555, or unset GPUSHARE_SERVER to use the "
-                "embedded local server (GPUSHARE_TIMEOUT sets this limit).")
+            raise problem
         reply = Decoder(self._sock.recv_multipart(copy=False)).decode()
         if reply.get("t") == "fatal":
             key, message = reply["error"]
@@ -375,6 +375,9 @@ def _handle_of(obj: Any) -> int | None:
             if err is not None:
                 raise err
         return obj._gs_id
+    cupy_get = getattr(type(obj), "__cupy_get_ndarray__", None)
+    if cupy_get is not None:  # CuPy's protocol for array-like wrappers
+        return _handle_of(cupy_get(obj))
     return None
 
 

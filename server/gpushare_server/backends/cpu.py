@@ -235,9 +235,31 @@ REMOTE_TYPES: dict[str, frozenset[str]] = {
 
 
 # Each area keeps its own table; they are merged here.
+from .cpu_indexing import INDEXING_METHODS, INDEXING_OVERRIDES  # noqa: E402
+from .cpu_indexing import getitem as _getitem, setitem as _setitem  # noqa: E402
 from .cpu_kernels import KERNEL_OVERRIDES, KERNEL_REMOTE_TYPES  # noqa: E402
 from .cpu_random import RANDOM_OVERRIDES, RANDOM_REMOTE_TYPES  # noqa: E402
+from .cpu_routines import ROUTINE_ATTRIBUTES, ROUTINE_METHODS, ROUTINE_OVERRIDES  # noqa: E402
 
+
+def _checked(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """An override that refuses host (numpy) arrays as CuPy does, keeping ``fn``'s
+    attributes (ufunc methods)."""
+    if not callable(fn) or type(fn).__name__ != "function" or fn.__name__ == "einsum":
+        return fn
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        _check_args(args, kwargs)
+        return fn(*args, **kwargs)
+    return call
+
+
+OVERRIDES.update({name: _checked(fn) for name, fn in ROUTINE_OVERRIDES.items()})
+OVERRIDES.update(INDEXING_OVERRIDES)
+#: ndarray methods and attributes whose CuPy semantics differ from NumPy's
+METHODS: dict[str, Callable[..., Any]] = {**ROUTINE_METHODS, **INDEXING_METHODS}
+ATTRIBUTES: dict[str, Callable[..., Any]] = dict(ROUTINE_ATTRIBUTES)
 OVERRIDES.update(KERNEL_OVERRIDES)
 OVERRIDES.update(RANDOM_OVERRIDES)
 REMOTE_TYPES.update(KERNEL_REMOTE_TYPES)
@@ -298,6 +320,9 @@ class CpuBackend:
             if name == "set":
                 return lambda host, stream=None: numpy.copyto(
                     obj, host.array if isinstance(host, HostArray) else host)
+            special = METHODS.get(name)
+            if special is not None:
+                return functools.partial(special, obj)
             return _wrap(getattr(obj, name))
         allowed = REMOTE_TYPES.get(type(obj).__name__)
         if allowed is None or (allowed and name not in allowed) or name.startswith("_") and \
@@ -309,6 +334,9 @@ class CpuBackend:
         if isinstance(obj, numpy.ndarray):
             if name not in ndarray_members():
                 raise AttributeError(f"'cupy.ndarray' object has no attribute '{name}'")
+            special = ATTRIBUTES.get(name)
+            if special is not None:
+                return special(obj)
             return to_device_result(getattr(obj, name))
         allowed = REMOTE_TYPES.get(type(obj).__name__)
         if allowed is None or name.startswith("_") or (allowed and name not in allowed):
@@ -328,18 +356,10 @@ class CpuBackend:
 
     # --- arrays -----------------------------------------------------------------
     def getitem(self, obj: Any, key: Any) -> Any:
-        key = _unwrap_key(key)
-        result = obj[key]
-        if isinstance(result, numpy.generic):  # CuPy returns a 0-d view
-            key = key if isinstance(key, tuple) else (key,)
-            result = obj[key + (Ellipsis,)]
-        return result
+        return _getitem(obj, key)
 
     def setitem(self, obj: Any, key: Any, value: Any) -> None:
-        key = _unwrap_key(key)
-        if isinstance(value, HostArray):
-            value = value.array  # CuPy accepts numpy arrays as values here
-        obj[key] = value
+        _setitem(obj, key, value)
 
     def upload(self, host: Any, dtype: Any = None, order: str = "K") -> numpy.ndarray:
         arr = host.array if isinstance(host, HostArray) else host
@@ -347,6 +367,15 @@ class CpuBackend:
 
     def download(self, arr: Any) -> numpy.ndarray:
         return arr
+
+    def address(self, arr: numpy.ndarray) -> int:
+        return arr.__array_interface__["data"][0]
+
+    def view_of(self, root: numpy.ndarray, offset: int, shape: tuple, dtype: Any,
+                strides: Any) -> numpy.ndarray:
+        """A view of ``root``'s memory (``__cuda_array_interface__``, ``memptr=``)."""
+        flat = root.reshape(-1, order="A").view(numpy.uint8)
+        return numpy.ndarray(shape, dtype, buffer=flat, offset=offset, strides=strides)
 
     def is_array(self, obj: Any) -> bool:
         return isinstance(obj, numpy.ndarray)
@@ -383,12 +412,3 @@ class CpuBackend:
 
     def synchronize(self) -> None:
         return None
-
-
-def _unwrap_key(key: Any) -> Any:
-    """CuPy accepts numpy arrays inside indices (it copies them to the device)."""
-    if isinstance(key, HostArray):
-        return key.array
-    if isinstance(key, tuple):
-        return tuple(k.array if isinstance(k, HostArray) else k for k in key)
-    return key

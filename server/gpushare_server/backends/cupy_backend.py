@@ -17,15 +17,29 @@ from gpushare.protocol import HostArray
 #: Types a client may hold handles to, and the methods it may call on them
 #: (an empty set: every public method).
 REMOTE_TYPES: dict[str, frozenset[str]] = {
-    "RandomState": frozenset(),
+    # cupy.random: public methods, plus RandomState._interval (CuPy's tests call it)
+    "RandomState": frozenset({
+        "beta", "binomial", "chisquare", "dirichlet", "exponential", "f", "gamma",
+        "geometric", "hypergeometric", "laplace", "logistic", "lognormal", "logseries",
+        "multivariate_normal", "negative_binomial", "normal", "pareto",
+        "noncentral_chisquare", "noncentral_f", "poisson", "power", "rand", "randn",
+        "random_sample", "rayleigh", "seed", "standard_cauchy", "standard_exponential",
+        "standard_gamma", "standard_normal", "standard_t", "tomaxint", "triangular",
+        "uniform", "vonmises", "wald", "weibull", "zipf", "choice", "shuffle", "permutation",
+        "gumbel", "randint", "method", "_interval"}),
     "Generator": frozenset(),
+    "XORWOW": frozenset({"random_raw", "state"}),
+    "MRG32k3a": frozenset({"random_raw", "state"}),
+    "Philox4x3210": frozenset({"random_raw", "state"}),
     "Stream": frozenset({"synchronize", "use", "__enter__", "__exit__", "record", "wait_event",
                          "done", "ptr", "priority"}),
     "ExternalStream": frozenset({"synchronize", "use", "__enter__", "__exit__", "record",
                                  "wait_event", "done", "ptr"}),
     "Event": frozenset({"record", "synchronize", "done", "ptr"}),
-    "ElementwiseKernel": frozenset({"__call__", "name", "nin", "nout", "nargs", "params"}),
-    "ReductionKernel": frozenset({"__call__", "name", "nin", "nout", "nargs", "params"}),
+    "ElementwiseKernel": frozenset({"__call__", "name", "nin", "nout", "nargs", "params",
+                                    "cached_codes", "cached_code"}),
+    "ReductionKernel": frozenset({"__call__", "name", "nin", "nout", "nargs", "params",
+                                  "cached_codes", "cached_code"}),
     "RawKernel": frozenset({"__call__", "attributes", "compile", "max_dynamic_shared_size_bytes",
                             "num_regs", "max_threads_per_block", "shared_size_bytes",
                             "const_size_bytes", "local_size_bytes", "ptx_version",
@@ -62,6 +76,9 @@ class CupyBackend:
         return fn
 
     def _resolve(self, path: str) -> Callable[..., Any]:
+        if path == "gpushare.kernel":  # user kernels by content hash (kernels/remote.py)
+            from gpushare_server.kernels.remote import cupy_make_kernel
+            return cupy_make_kernel
         if path.startswith("cupy.cuda.") or path in ("cupy.cuda",):
             if not _CUDA_ALLOWED.get(path.rsplit(".", 1)[0], set()) & {path.rsplit(".", 1)[1]}:
                 raise AttributeError(f"gpushare: {path} is not served")
@@ -125,6 +142,13 @@ class CupyBackend:
 
     def download(self, arr: Any) -> numpy.ndarray:
         return arr.get()
+
+    def address(self, arr: Any) -> int:
+        return arr.data.ptr
+
+    def view_of(self, root: Any, offset: int, shape: tuple, dtype: Any, strides: Any) -> Any:
+        """A view of ``root``'s memory (``__cuda_array_interface__``, ``memptr=``)."""
+        return self.cupy.ndarray(shape, dtype, memptr=root.data + offset, strides=strides)
 
     def is_array(self, obj: Any) -> bool:
         return isinstance(obj, self.cupy.ndarray)

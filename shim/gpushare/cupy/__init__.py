@@ -91,8 +91,8 @@ def _shape_tuple(shape: Any) -> tuple:
     try:
         shape = tuple(int(_index(n)) for n in shape)
     except TypeError:
-        raise TypeError(f"'{type(shape).__name__}' object cannot be interpreted as an "
-                        "integer") from None
+        numpy.empty(shape, dtype=bool)  # raises NumPy's own TypeError for this shape
+        raise
     if builtins.any(n < 0 for n in shape):
         raise ValueError("negative dimensions are not allowed")
     return shape
@@ -103,11 +103,13 @@ def _index(n: Any) -> int:
     return operator.index(n)
 
 
-def _creation(name: str, shape: tuple, dtype: Any, order: str, args: tuple = (),
+def _creation(name: str, shape: tuple, dtype: Any, order: Any, args: tuple = (),
               kwargs: dict | None = None) -> ndarray:
+    if order is None:
+        order = "C"
     if order not in ("C", "F", "c", "f"):
         raise ValueError(f"order not understood: {order!r}")
-    dt = numpy.dtype(dtype)
+    dt = _device_dtype(dtype)
     s = session()
     hid = s.new_id()
     kw = dict(kwargs or {})
@@ -119,6 +121,14 @@ def _creation(name: str, shape: tuple, dtype: Any, order: str, args: tuple = (),
     c, f = _contiguity(shape, strides, dt.itemsize)
     return _new(s, hid, shape, dt, strides, (FLAG_C if c else 0) | (FLAG_F if f else 0) |
                 FLAG_OWN, None)
+
+
+def _device_dtype(dtype: Any) -> numpy.dtype:
+    """CuPy keeps arrays in native byte order and refuses others."""
+    dt = numpy.dtype(dtype)
+    if not dt.isnative:
+        raise ValueError(f"Unsupported dtype {dt} with non-native byte-order")
+    return dt
 
 
 def _contiguity(shape: tuple, strides: tuple, itemsize: int) -> tuple:
@@ -152,7 +162,9 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C") -> nd
 
 def _like(name: str, a: Any, dtype: Any, order: str, subok: Any, shape: Any,
           extra: tuple = ()) -> ndarray:
-    if not isinstance(a, ndarray) or subok is not None or order not in ("C", "F", "K", "A"):
+    if subok:
+        raise TypeError("subok is not supported yet")
+    if not isinstance(a, ndarray) or order not in ("C", "F", "K", "A"):
         return _remote(f"cupy.{name}")(a, *extra, dtype=dtype, order=order, subok=subok,
                                        shape=shape)
     dt = numpy.dtype(dtype) if dtype is not None else a.dtype
@@ -200,16 +212,20 @@ def _has_proxy(obj: Any) -> bool:
     return False
 
 
-def _upload(host: numpy.ndarray, order: str = "K") -> ndarray:
+def _upload(host: numpy.ndarray, order: Any = "K") -> ndarray:
+    order = (order or "K").upper()
     if host.dtype.hasobject:
         raise ValueError(f"Unsupported dtype {host.dtype}")
+    if not host.dtype.isnative:  # CuPy byte-swaps host data for the user
+        host = host.astype(host.dtype.newbyteorder("="))
     s = session()
     hid = s.new_id()
     f = order in ("F",) or (order in ("K", "A") and host.flags.f_contiguous and
                             not host.flags.c_contiguous)
-    send = numpy.asfortranarray(host) if f else numpy.ascontiguousarray(host)
     # the wire carries C-ordered bytes; the server restores the order
-    s.submit("upload", None, (numpy.ascontiguousarray(send),), {"order": "F" if f else "C"},
+    # (not numpy.ascontiguousarray: it turns 0-d arrays into 1-d ones)
+    send = host if host.flags.c_contiguous else host.copy(order="C")
+    s.submit("upload", None, (send,), {"order": "F" if f else "C"},
              out_id=hid, description="cupy.asarray (host to device copy)")
     strides = (_infer.f_strides if f else _infer.c_strides)(host.shape, host.dtype.itemsize)
     c, fc = _contiguity(host.shape, strides, host.dtype.itemsize)
@@ -220,11 +236,14 @@ def _upload(host: numpy.ndarray, order: str = "K") -> ndarray:
 def array(obj: Any, dtype: Any = None, copy: Any = True, order: str = "K", subok: bool = False,
           ndmin: int = 0, *, blocking: bool = False) -> ndarray:
     """See Also: cupy.array"""
+    obj = _array_like(obj)
     if isinstance(obj, ndarray):
-        if copy is False and (dtype is None or numpy.dtype(dtype) == obj.dtype) and \
-                obj.ndim >= ndmin:
+        if copy is not True and (dtype is None or numpy.dtype(dtype) == obj.dtype) and \
+                obj.ndim >= ndmin and _order_ok(obj, order):
             return obj
-        return _remote("cupy.array")(obj, dtype=dtype, copy=copy, order=order, ndmin=ndmin)
+        if copy is False:
+            raise ValueError("Unable to avoid copy while creating an array as requested.")
+        return _remote("cupy.array")(obj, dtype=dtype, copy=True, order=order, ndmin=ndmin)
     if _has_proxy(obj):
         return _remote("cupy.array")(obj, dtype=dtype, copy=copy, order=order, ndmin=ndmin)
     if copy is False:
@@ -235,12 +254,56 @@ def array(obj: Any, dtype: Any = None, copy: Any = True, order: str = "K", subok
     return _upload(host, order or "K")
 
 
+def _from_cuda_array_interface(obj: Any) -> ndarray:
+    """An array seen through ``__cuda_array_interface__`` (a gpushare address only)."""
+    desc = obj.__cuda_array_interface__
+    if desc.get("mask") is not None:
+        raise ValueError("CuPy currently does not support masked arrays.")
+    if not numpy.dtype(desc["typestr"]).isnative:
+        raise ValueError("CuPy does not support non-native byte-order arrays "
+                         f"({desc['typestr']})")
+    from ._ndarray import from_pointer
+    descr = desc.get("descr")
+    dtype = numpy.dtype(desc["typestr"])
+    if descr and len(descr) > 1 or descr and descr[0][0]:
+        try:
+            dtype = numpy.dtype(descr)
+        except (TypeError, ValueError):
+            pass
+    shape = tuple(desc["shape"])
+    ptr = desc["data"][0]
+    if ptr == 0 or math.prod(shape) == 0:
+        return empty(shape, dtype)
+    return from_pointer(session(), ptr, shape, dtype, desc.get("strides"))
+
+
+def _array_like(a: Any) -> Any:
+    """CuPy's array protocols: ``__cupy_get_ndarray__`` and ``__cuda_array_interface__``."""
+    if not isinstance(a, ndarray):
+        getter = getattr(a, "__cupy_get_ndarray__", None)
+        if getter is not None:
+            return getter()
+        if hasattr(a, "__cuda_array_interface__"):
+            return _from_cuda_array_interface(a)
+    return a
+
+
+def _order_ok(a: ndarray, order: Any) -> bool:
+    order = (order or "K").upper()
+    if order == "C":
+        return a.flags.c_contiguous
+    if order == "F":
+        return a.flags.f_contiguous
+    return True
+
+
 def asarray(a: Any, dtype: Any = None, order: Any = None, *, blocking: bool = False) -> ndarray:
     """See Also: cupy.asarray"""
+    a = _array_like(a)
     if isinstance(a, ndarray):
-        if (dtype is None or numpy.dtype(dtype) == a.dtype) and order in (None, "K", "A"):
+        if (dtype is None or numpy.dtype(dtype) == a.dtype) and _order_ok(a, order):
             return a
-        return array(a, dtype=dtype, copy=None, order=order or "K")
+        return array(a, dtype=dtype, copy=True, order=order or "K")
     if _has_proxy(a):
         return _remote("cupy.asarray")(a, dtype=dtype, order=order)
     host = numpy.asarray(a, dtype=dtype, order=order)
@@ -271,6 +334,7 @@ def asfortranarray(a: Any, dtype: Any = None) -> ndarray:
 def asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None,
             blocking: bool = True) -> numpy.ndarray:
     """See Also: cupy.asnumpy"""
+    a = _array_like(a)
     if isinstance(a, ndarray):
         return a.get(stream=stream, order=order, out=out, blocking=blocking)
     if out is not None:
@@ -499,6 +563,10 @@ LOCAL: dict[str, Any] = {
         "get_default_pinned_memory_pool")}
 LOCAL["ndarray"] = ndarray
 LOCAL["ufunc"] = ufunc
+from . import _index_tricks  # noqa: E402
+
+for _name in ("r_", "c_", "mgrid", "ogrid", "broadcast", "flatiter"):
+    LOCAL[_name] = getattr(_index_tricks, _name)
 for _name in ("obj2sctype", "issctype", "sctype2char", "base_repr", "binary_repr",
               "format_float_positional", "format_float_scientific", "issubclass_",
               "issubsctype", "find_common_type", "safe_eval", "disp", "who", "set_string_function",

@@ -22,6 +22,8 @@ class CannotInfer(Exception):
 
 
 def c_strides(shape: tuple, itemsize: int) -> tuple:
+    if 0 in shape:  # NumPy gives zero-size arrays all-zero strides
+        return (0,) * len(shape)
     strides = []
     step = itemsize
     for n in reversed(shape):
@@ -31,6 +33,8 @@ def c_strides(shape: tuple, itemsize: int) -> tuple:
 
 
 def f_strides(shape: tuple, itemsize: int) -> tuple:
+    if 0 in shape:
+        return (0,) * len(shape)
     strides = []
     step = itemsize
     for n in shape:
@@ -70,6 +74,12 @@ def ufunc_result(uf: numpy.ufunc, args: tuple, dtype: Any, is_proxy: Any) -> tup
         raise CannotInfer from None  # the server raises CuPy's error
     except OverflowError:
         raise CannotInfer from None
+    for value, dt in zip(args, resolved[:uf.nin]):
+        # NEP 50: a Python int must fit the integer type it is cast to
+        if type(value) is int and dt.kind in "iu":
+            info = numpy.iinfo(dt)
+            if not info.min <= value <= info.max:
+                raise OverflowError(f"Python integer {value} out of bounds for {dt}")
     return shape, list(resolved[uf.nin:])
 
 

@@ -1,77 +1,493 @@
 """User kernels (ElementwiseKernel, ReductionKernel, RawKernel, RawModule, fuse).
 
-The kernel object lives on the server (which compiles it: NVRTC on a GPU, the C
-kernel emulator on the CPU backend); calling it sends the arguments by handle.
+The kernel object lives on the server, which compiles it (NVRTC on a GPU, the C
+kernel emulator on the CPU backend). Three things keep the round trips down:
+
+* **Source once per session.** A kernel is named by a content hash of its
+  constructor arguments. The first construction sends the source and waits (so
+  errors in the parameter lists are raised where CuPy raises them); later
+  constructions of the same kernel send the hash alone and do not wait.
+* **First call waits, repeats are pipelined.** A call whose *signature* (argument
+  kinds, dtypes, shapes, strides, keyword arguments) this kernel object has not
+  run yet waits for the server: compile errors and argument errors are raised at
+  the call, as in CuPy. The layout of its results is recorded; a later call with
+  the same signature does not wait: the client names the result handles and builds
+  the proxies from the recorded layout (CuPy's output layout depends on nothing
+  else). Errors of a pipelined call surface at the next call that waits.
+* **RawKernel launches** return None, so after the first launch of a signature
+  they are queued without waiting at all.
 """
 from __future__ import annotations
 
+import hashlib
+import weakref
 from typing import Any
 
+import numpy
+
+from .. import client as _client
+from ..protocol import Encoder
 from . import _objects
 from ._objects import RemoteObjectProxy
 
+#: session -> kernel keys its worker knows (source already sent)
+_KNOWN: "weakref.WeakKeyDictionary[Any, set]" = weakref.WeakKeyDictionary()
+
+_SCALAR_KINDS = (bool, int, float, complex)
+
+
+def _known(s: Any) -> set:
+    known = _KNOWN.get(s)
+    if known is None:
+        known = _KNOWN[s] = set()
+    return known
+
+
+def _kernel_key(kind: str, spec: list) -> str:
+    """Content hash of a kernel's constructor arguments."""
+    return hashlib.sha256(Encoder().pack([kind, spec])).hexdigest()
+
+
+def _construct(cls: type, kind: str, args: tuple, kwargs: dict) -> Any:
+    """Create the server kernel ``kind(*args, **kwargs)`` bound to a new ``cls``."""
+    s = _client.get_session()
+    spec = [list(args), dict(kwargs)]
+    key = _kernel_key(kind, spec)
+    known = _known(s)
+    hid = s.new_id()
+    if key in known:  # the server has the source: no source, no wait
+        s.submit("call", "gpushare.kernel", (kind, key), {}, out_id=hid,
+                 description=f"cupy.{kind}")
+        proxy = object.__new__(cls)
+        _objects.bind(proxy, s, hid, kind)
+        return proxy
+    remote = s.call("call", "gpushare.kernel", (kind, key, spec), {}, out_id=hid)
+    known.add(key)
+    if type(remote) is cls:
+        return remote
+    proxy = object.__new__(cls)  # a subclass of the registered class
+    _objects.bind(proxy, s, hid, kind)
+    remote._gs_id = 0  # ownership moves to the new proxy
+    return proxy
+
+
+def _prepare_arg(a: Any) -> Any:
+    """Kernel arguments as they should travel: 0-d numpy arrays as scalars (CuPy
+    reads them as values); size-1 structured arrays stay arrays (structs by value)."""
+    if isinstance(a, numpy.ndarray) and a.ndim == 0 and a.dtype.kind != "V":
+        return a[()]
+    return a
+
+
+def _arg_sig(a: Any, raw: bool = False) -> Any:
+    """What of an argument decides the layout of a kernel's results (and whether the
+    server accepts it); None when the call must wait."""
+    from ._ndarray import ndarray
+    if isinstance(a, ndarray):
+        if raw:
+            return ("a",)
+        return ("a", a.dtype.str, a.shape, a.strides)
+    if isinstance(a, bool):
+        return ("b",)
+    if isinstance(a, int):
+        # whether an int fits a given integer type depends only on its sign and the
+        # bit length of its magnitude
+        return ("i", a < 0, (a if a >= 0 else ~a).bit_length())
+    if isinstance(a, float):
+        return ("f",)
+    if isinstance(a, complex):
+        return ("c",)
+    if isinstance(a, numpy.generic):
+        return ("s", a.dtype.str)
+    if isinstance(a, numpy.ndarray):
+        return ("h", a.dtype.str, a.shape)
+    if a is None:
+        return ("n",)
+    if isinstance(a, RemoteObjectProxy):
+        return ("o", a._type_name)
+    return None
+
+
+def _call_sig(args: Any, kwargs: dict, raw: bool = False) -> Any:
+    sig = []
+    for a in args:
+        t = _arg_sig(a, raw)
+        if t is None:
+            return None
+        sig.append(t)
+    for k in sorted(kwargs):
+        v = kwargs[k]
+        if isinstance(v, (tuple, list)):
+            t = tuple(_arg_sig(x) for x in v)
+            if None in t:
+                return None
+        else:
+            t = _arg_sig(v)
+            if t is None:
+                return None
+        sig.append((k, t))
+    return tuple(sig)
+
+
+def _template(result: Any, args: tuple) -> Any:
+    """Record the layout of a call's result: ``("none",)``, ``("one", item)`` or
+    ``("tuple", [items])``; an item is ``("arg", i)`` (the result is argument ``i``)
+    or ``("new", shape, dtype, strides, flags)``; None when not recordable."""
+    from ._ndarray import ndarray
+
+    def item(r: Any) -> Any:
+        if not isinstance(r, ndarray):
+            return None
+        for i, a in enumerate(args):
+            if a is r:
+                return ("arg", i)
+        if r._flags is None or r._base is not None:
+            return None
+        return ("new", r._shape, r._dtype, r._strides, r._flags)
+    if result is None:
+        return ("none",)
+    if isinstance(result, tuple):
+        items = [item(r) for r in result]
+        return None if None in items else ("tuple", items)
+    one = item(result)
+    return None if one is None else ("one", one)
+
+
+def _pipelined(s: Any, obj: Any, template: Any, args: tuple, kwargs: dict,
+               description: str) -> Any:
+    """Queue ``obj(*args, **kwargs)`` and build its result from ``template``."""
+    from ._ndarray import _new
+    kind = template[0]
+    if kind == "none":
+        s.submit("method", "__call__", (obj, *args), kwargs, description=description)
+        return None
+    items = template[1] if kind == "tuple" else [template[1]]
+    if kind == "one" and items[0][0] == "arg":  # the result is an argument (out=)
+        s.submit("method", "__call__", (obj, *args), kwargs, description=description)
+        return args[items[0][1]]
+    ids = [s.new_id() for _ in items]
+    out_id: Any = ids if kind == "tuple" else ids[0]
+    s.submit("method", "__call__", (obj, *args), kwargs, out_id=out_id,
+             description=description)
+    results = []
+    for hid, it in zip(ids, items):
+        if it[0] == "arg":
+            s.release(hid)  # a second name for an argument: not needed here
+            results.append(args[it[1]])
+        else:
+            _, shape, dtype, strides, flags = it
+            results.append(_new(s, hid, shape, dtype, strides, flags, None))
+    return tuple(results) if kind == "tuple" else results[0]
+
 
 class _Kernel(RemoteObjectProxy):
-    __slots__ = ()
-    _path = ""
+    """A server kernel object; calls wait the first time per signature only."""
+
+    _kind = ""
+    _gs_templates: Any = None  # signature -> result template (per object)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        return _objects.create(cls, cls._path, cls.__name__, *args, **kwargs)
+        return _construct(cls, cls._kind, args, kwargs)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
 
+    def _templates(self) -> dict:
+        t = self.__dict__.get("_gs_templates")
+        if t is None:
+            t = self.__dict__["_gs_templates"] = {}
+        return t
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._gs_session.call("method", "__call__", (self, *args), kwargs)
+        s = self._gs_session
+        args = tuple(_prepare_arg(a) for a in args)
+        kwargs = {k: _prepare_arg(v) for k, v in kwargs.items()}
+        sig = None if s.sync else _call_sig(args, kwargs)
+        templates = self._templates()
+        template = templates.get(sig) if sig is not None else None
+        if template is not None:
+            return _pipelined(s, self, template, args, kwargs, f"{self._kind} call")
+        result = s.call("method", "__call__", (self, *args), kwargs)
+        if sig is not None:
+            t = _template(result, args)
+            if t is not None:
+                templates[sig] = t
+        return result
+
+    def _attr(self, name: str) -> Any:
+        return self._gs_session.call("getattr", name, (self,))
+
+    def __repr__(self) -> str:
+        return f"<gpushare {self._kind} #{self._gs_id}>"
+
+
+class _ElementwiseBase(_Kernel):
+    @property
+    def name(self) -> str:
+        return self._attr("name")
+
+    @property
+    def nin(self) -> int:
+        return self._attr("nin")
+
+    @property
+    def nout(self) -> int:
+        return self._attr("nout")
+
+    @property
+    def nargs(self) -> int:
+        return self._attr("nargs")
+
+    @property
+    def params(self) -> Any:
+        return self._attr("params")
+
+    @property
+    def cached_codes(self) -> dict:
+        return dict(self._attr("cached_codes"))
+
+    @property
+    def _cached_codes(self) -> dict:
+        return self.cached_codes
+
+    @property
+    def cached_code(self) -> str:
+        return self._attr("cached_code")
 
 
 @_objects.register("ElementwiseKernel")
-class ElementwiseKernel(_Kernel):
-    """See Also: cupy.ElementwiseKernel"""
-    __slots__ = ()
-    _path = "cupy.ElementwiseKernel"
+class ElementwiseKernel(_ElementwiseBase):
+    """User-defined elementwise kernel, compiled and run on the server.
+
+    See Also
+    --------
+    cupy.ElementwiseKernel
+    """
+
+    _kind = "ElementwiseKernel"
 
 
 @_objects.register("ReductionKernel")
-class ReductionKernel(_Kernel):
-    """See Also: cupy.ReductionKernel"""
-    __slots__ = ()
-    _path = "cupy.ReductionKernel"
+class ReductionKernel(_ElementwiseBase):
+    """User-defined reduction kernel, compiled and run on the server.
+
+    See Also
+    --------
+    cupy.ReductionKernel
+    """
+
+    _kind = "ReductionKernel"
+
+
+def _dim3(v: Any) -> tuple | None:
+    try:
+        if isinstance(v, (int, numpy.integer)):
+            t = (int(v),)
+        else:
+            t = tuple(int(x) for x in v)
+    except (TypeError, ValueError):
+        return None
+    if not 1 <= len(t) <= 3:
+        return None
+    return t + (1,) * (3 - len(t))
+
+
+def _launch_ok(grid: Any, block: Any, shared_mem: Any) -> bool:
+    """Whether a launch surely passes CUDA's checks (else it waits, so the driver's
+    error is raised at the launch)."""
+    g, b = _dim3(grid), _dim3(block)
+    if g is None or b is None:
+        return False
+    if min(g) < 1 or min(b) < 1 or b[0] * b[1] * b[2] > 1024 or b[2] > 64 or \
+            g[0] > 2 ** 31 - 1 or g[1] > 65535 or g[2] > 65535:
+        return False
+    try:
+        return 0 <= int(shared_mem) <= 48 * 1024
+    except (TypeError, ValueError):
+        return False
 
 
 @_objects.register("RawKernel")
 class RawKernel(_Kernel):
-    """See Also: cupy.RawKernel"""
-    __slots__ = ()
-    _path = "cupy.RawKernel"
+    """User-defined raw CUDA kernel, compiled and launched on the server.
 
-    def __call__(self, grid: Any, block: Any, args: Any, **kwargs: Any) -> Any:
-        self._gs_session.submit("method", "__call__", (self, grid, block, tuple(args)), kwargs,
-                                description="RawKernel launch")
+    Launches return None; after the first launch of an argument signature they are
+    queued without waiting for the server.
+
+    See Also
+    --------
+    cupy.RawKernel
+    """
+
+    _kind = "RawKernel"
+
+    def __call__(self, grid: Any, block: Any, args: Any, *, shared_mem: Any = 0,
+                 stream: Any = None, enable_cooperative_groups: bool = False) -> None:
+        s = self._gs_session
+        if not isinstance(args, (tuple, list)):
+            raise TypeError("args must be a tuple")
+        args = tuple(_prepare_arg(a) for a in args)
+        kwargs: dict = {"shared_mem": shared_mem}
+        if stream is not None:
+            kwargs["stream"] = stream
+        if enable_cooperative_groups:
+            kwargs["enable_cooperative_groups"] = True
+        call_args = (grid, block, args)
+        sig = None if s.sync else _call_sig(args, {}, raw=True)
+        templates = self._templates()
+        if sig is not None and sig in templates and not enable_cooperative_groups and \
+                _launch_ok(grid, block, shared_mem):
+            s.submit("method", "__call__", (self, *call_args), kwargs,
+                     description=f"RawKernel {self._name_hint()} launch")
+            return None
+        s.call("method", "__call__", (self, *call_args), kwargs)
+        if sig is not None:
+            templates[sig] = ("none",)
+        return None
+
+    def _name_hint(self) -> str:
+        return self.__dict__.get("_gs_name") or f"#{self._gs_id}"
+
+    def compile(self, log_stream: Any = None) -> None:
+        """Compile now (on the server); see cupy.RawKernel.compile."""
+        self._gs_session.call("method", "compile", (self,))
+
+    @property
+    def attributes(self) -> dict:
+        return dict(self._attr("attributes"))
+
+    @property
+    def max_dynamic_shared_size_bytes(self) -> int:
+        return self._attr("max_dynamic_shared_size_bytes")
+
+    @max_dynamic_shared_size_bytes.setter
+    def max_dynamic_shared_size_bytes(self, value: int) -> None:
+        self._gs_session.call("setattr", "max_dynamic_shared_size_bytes", (self, int(value)))
+
+    @property
+    def preferred_shared_memory_carveout(self) -> int:
+        return self._attr("preferred_shared_memory_carveout")
+
+    @preferred_shared_memory_carveout.setter
+    def preferred_shared_memory_carveout(self, value: int) -> None:
+        self._gs_session.call("setattr", "preferred_shared_memory_carveout", (self, int(value)))
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("num_regs", "max_threads_per_block", "shared_size_bytes",
+                    "const_size_bytes", "local_size_bytes", "ptx_version", "binary_version",
+                    "cache_mode_ca", "name", "code", "options", "backend"):
+            return self._attr(name)
+        return super().__getattr__(name)
 
 
 @_objects.register("RawModule")
 class RawModule(_Kernel):
-    """See Also: cupy.RawModule"""
-    __slots__ = ()
-    _path = "cupy.RawModule"
+    """User-defined CUDA module, compiled on the server.
+
+    ``RawModule(path=...)`` reads the file here (the client's machine) and sends its
+    CUDA C++ source; cubin/PTX/fatbin files cannot be loaded.
+
+    See Also
+    --------
+    cupy.RawModule
+    """
+
+    _kind = "RawModule"
+
+    def __new__(cls, code: Any = None, *, path: Any = None, **kwargs: Any) -> Any:
+        if path is not None and code is None:
+            with open(path, "rb") as f:
+                data = f.read()
+            head = data[:4096]
+            if head[:4] == b"\x7fELF" or b"\x00" in head or (b".version" in head and
+                                                             b".target" in head):
+                raise NotImplementedError(
+                    "gpushare: RawModule(path=...) can load CUDA C++ source files only "
+                    "(cubin/PTX/fatbin files cannot be sent to the server); pass code=")
+            code = data.decode("utf-8")
+        elif path is not None:
+            raise TypeError("Exactly one of `code` and `path` keyword arguments must be "
+                            "given.")
+        if kwargs.get("name_expressions") is not None:
+            kwargs["name_expressions"] = list(kwargs["name_expressions"])
+        if kwargs.get("options") is not None:
+            kwargs["options"] = tuple(kwargs["options"])
+        return _construct(cls, cls._kind, (code,), kwargs)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("'RawModule' object is not callable")
+
+    def compile(self, log_stream: Any = None) -> None:
+        """Compile now (on the server); see cupy.RawModule.compile."""
+        self._gs_session.call("method", "compile", (self,))
+
+    def get_function(self, name: str) -> RawKernel:
+        """See Also: cupy.RawModule.get_function"""
+        k = self._gs_session.call("method", "get_function", (self, name))
+        k.__dict__["_gs_name"] = name
+        return k
+
+    def get_global(self, name: str) -> Any:
+        """A pointer to the ``__device__``/``__constant__`` variable ``name``; view it
+        with ``cupy.ndarray(shape, dtype, memptr=...)``.
+
+        See Also
+        --------
+        cupy.RawModule.get_global
+        """
+        arr = self._gs_session.call("method", "get_global", (self, name))
+        from . import _ndarray
+        return _ndarray.pointer_of(arr)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("code", "options", "backend", "name_expressions"):
+            return self._attr(name)
+        return super().__getattr__(name)
 
 
-def fuse(*args: Any, **kwargs: Any) -> Any:
-    """``cupy.fuse``: runs the Python function with gpushare's arrays (each operation
-    on the server), which gives the same results as a fused kernel.
+# --- cupy.fuse -----------------------------------------------------------------------
+class Fusion:
+    """What ``cupy.fuse`` returns. gpushare runs the Python function with its arrays
+    (every operation on the server, pipelined), which gives the fused kernel's
+    results; with only host values as arguments it runs on them as CuPy does.
 
     See Also
     --------
     cupy.fuse
     """
-    def deco(fn: Any) -> Any:
-        import functools
 
-        @functools.wraps(fn)
-        def fused(*a: Any, **k: Any) -> Any:
-            return fn(*a, **k)
-        return fused
-    if len(args) == 1 and callable(args[0]) and not kwargs:
-        return deco(args[0])
-    return deco
+    def __init__(self, func: Any, name: Any = None) -> None:
+        self.func = func
+        self.name = name or getattr(func, "__name__", "fused")
+        self._memo: dict = {}
+
+    def __repr__(self) -> str:
+        return f"<Fusion name={self.name}>"
+
+    def clear_cache(self) -> None:
+        self._memo = {}
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from ._ndarray import ndarray
+        result = self.func(*args, **kwargs)
+        if any(isinstance(a, ndarray) for a in args) and isinstance(result, numpy.generic):
+            from . import asarray
+            return asarray(result)  # CuPy's fused kernels return 0-d device arrays
+        return result
+
+
+def fuse(*args: Any, **kwargs: Any) -> Any:
+    """``cupy.fuse``, usable as ``@fuse`` and ``@fuse(kernel_name=...)``.
+
+    See Also
+    --------
+    cupy.fuse
+    """
+    import functools
+
+    def wrapper(f: Any, kernel_name: Any = None) -> Fusion:
+        return functools.update_wrapper(Fusion(f, kernel_name), f)
+    if len(args) == 1 and not kwargs and callable(args[0]):
+        return wrapper(args[0])
+    return lambda f: wrapper(f, *args, **kwargs)
+

@@ -45,16 +45,92 @@ class Flags:
                 f"  OWNDATA : {self.owndata}")
 
 
-class MemoryPointer:
-    """Stand-in for ``cupy.cuda.MemoryPointer``: the memory lives on the server."""
+#: fake device addresses: each root allocation gets a 64 GiB slot above this base
+_PTR_BASE = 1 << 40
+_PTR_SLOT = 1 << 36
 
-    def __init__(self, array: "ndarray") -> None:
-        self.ptr = (array._gs_id & 0xFFFFFFFF) << 20
-        self.mem = None
+
+class MemoryPointer:
+    """Stand-in for ``cupy.cuda.MemoryPointer``: the memory lives on the server, so the
+    address is gpushare's own (a slot per allocation plus the byte offset); it is
+    meaningful to gpushare only (``__cuda_array_interface__``, ``ndarray(memptr=)``).
+
+    See Also
+    --------
+    cupy.cuda.MemoryPointer
+    """
+
+    def __init__(self, ptr: int, root: Any = None) -> None:
+        self.ptr = int(ptr)
+        self._root = root  # keeps the allocation alive, as CuPy's MemoryPointer does
         self.device_id = 0
+
+    @property
+    def mem(self) -> "_Memory":
+        return _Memory(self._root)
 
     def __int__(self) -> int:
         return self.ptr
+
+    def __add__(self, offset: int) -> "MemoryPointer":
+        return MemoryPointer(self.ptr + int(offset), self._root)
+
+    __radd__ = __add__
+
+    def __sub__(self, offset: int) -> "MemoryPointer":
+        return MemoryPointer(self.ptr - int(offset), self._root)
+
+    def __repr__(self) -> str:
+        return f"<gpushare MemoryPointer 0x{self.ptr:x}>"
+
+
+class _Memory:
+    """The allocation behind a MemoryPointer (``cupy.cuda.Memory``'s ``size``/``ptr``)."""
+
+    def __init__(self, root: Any) -> None:
+        self._root = root
+        self.device_id = 0
+
+    @property
+    def size(self) -> int:
+        return 0 if self._root is None else self._root.nbytes
+
+    @property
+    def ptr(self) -> int:
+        return 0 if self._root is None else pointer_of(self._root).ptr
+
+
+def pointer_of(a: "ndarray") -> MemoryPointer:
+    """The fake device address of ``a``'s first element (a round trip)."""
+    if a.size == 0:  # CuPy does not allocate for empty arrays
+        return MemoryPointer(0, None)
+    s = a._gs_session
+    root, offset = s.call("pointer", None, (a,))
+    slots = s.__dict__.setdefault("_ptr_slots", {})
+    roots = s.__dict__.setdefault("_ptr_roots", {})
+    slot = slots.get(root._gs_id)
+    if slot is None:
+        slot = len(slots) + 1
+        slots[root._gs_id] = slot
+    roots[slot] = root
+    return MemoryPointer(_PTR_BASE + slot * _PTR_SLOT + int(offset), root)
+
+
+def resolve_pointer(s: Any, ptr: int) -> tuple:
+    """``(root_array, offset)`` for a fake device address made by ``pointer_of``."""
+    slot, offset = divmod(int(ptr) - _PTR_BASE, _PTR_SLOT)
+    root = s.__dict__.get("_ptr_roots", {}).get(slot)
+    if int(ptr) < _PTR_BASE or root is None:
+        raise ValueError(f"gpushare: 0x{int(ptr):x} is not the address of a gpushare array "
+                         "(device pointers from other libraries cannot reach the server)")
+    return root, offset
+
+
+def from_pointer(s: Any, ptr: int, shape: tuple, dtype: Any, strides: Any) -> "ndarray":
+    """A view of the server memory at a fake device address."""
+    root, offset = resolve_pointer(s, ptr)
+    return s.call("from_pointer", None, (root, offset, tuple(shape), numpy.dtype(dtype),
+                                         None if strides is None else tuple(strides)))
 
 
 def _contiguity(shape: tuple, strides: tuple, itemsize: int) -> tuple[bool, bool]:
@@ -87,10 +163,15 @@ class ndarray(_client.RemoteHandle):
 
     def __init__(self, shape: Any, dtype: Any = float, memptr: Any = None, strides: Any = None,
                  order: str = "C") -> None:
-        if memptr is not None or strides is not None:
-            raise NotImplementedError("gpushare: ndarray(memptr=, strides=) is not supported")
-        from . import empty
-        made = empty(shape, dtype=dtype, order=order)
+        from . import _shape_tuple, empty
+        if memptr is not None:
+            made = from_pointer(session(), int(memptr.ptr if hasattr(memptr, "ptr") else memptr),
+                                _shape_tuple(shape), dtype, strides)
+        elif strides is not None:
+            raise NotImplementedError("gpushare: ndarray(strides=) needs memptr=")
+        else:
+            from . import _device_dtype
+            made = empty(shape, dtype=_device_dtype(dtype), order=order)
         # adopt the new array's handle
         _adopt(self, made)
 
@@ -168,7 +249,15 @@ class ndarray(_client.RemoteHandle):
 
     @property
     def data(self) -> MemoryPointer:
-        return MemoryPointer(self)
+        return pointer_of(self)
+
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        desc = {"shape": self.shape, "typestr": self.dtype.str, "descr": self.dtype.descr,
+                "data": (self.data.ptr if self.size else 0, False), "version": 3,
+                "stream": 1}
+        desc["strides"] = None if self.flags.c_contiguous else self.strides
+        return desc
 
     @property
     def device(self) -> Any:
@@ -203,7 +292,8 @@ class ndarray(_client.RemoteHandle):
 
     @property
     def flat(self) -> Any:
-        return _sync_attr(self, "flat")
+        from ._index_tricks import flatiter
+        return flatiter(self)
 
     # --- host conversion -----------------------------------------------------------
     def get(self, stream: Any = None, order: str = "C", out: Any = None,
@@ -242,7 +332,8 @@ class ndarray(_client.RemoteHandle):
             raise ValueError(f"Shape mismatch. Old shape: {self.shape}, new shape: {arr.shape}")
         if arr.dtype != self.dtype:
             raise TypeError(f"{arr.dtype} array cannot be set to {self.dtype} array")
-        self._gs_session.submit("method", "set", (self, numpy.ascontiguousarray(arr)),
+        self._gs_session.submit("method", "set", (self, arr if arr.flags.c_contiguous
+                                                  else arr.copy(order="C")),
                                 description="ndarray.set")
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> numpy.ndarray:
@@ -522,7 +613,7 @@ def _adopt(a: ndarray, other: ndarray) -> None:
     a._gs_session = other._gs_session
     a._shape, a._dtype, a._strides, a._flags = other._shape, other._dtype, other._strides, \
         other._flags
-    a._base = None
+    a._base = other._base
     a._meta_ok = other._meta_ok
     other._gs_id = 0  # the adopted proxy no longer releases the handle
     a._gs_session.proxies[a._gs_id] = a
@@ -616,9 +707,13 @@ def _install_operators() -> None:
                       "gt": "greater", "ge": "greater_equal"}.items():
         uf = U[uname]
 
-        def cmp(self: Any, other: Any, uf: Any = uf) -> Any:
+        def cmp(self: Any, other: Any, uf: Any = uf, op: str = op) -> Any:
             if not _ufunc.is_operand(other):
                 return NotImplemented
+            if op in ("eq", "ne") and not _ufunc.is_array_like_operand(other):
+                # like NumPy: an object that is no array element compares unequal
+                from . import ones, zeros
+                return (zeros if op == "eq" else ones)(self.shape, dtype=bool)
             return uf(self, other)
         setattr(ndarray, f"__{op}__", cmp)
     ndarray.__neg__ = lambda self: U["negative"](self)  # type: ignore[assignment]

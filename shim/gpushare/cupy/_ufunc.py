@@ -25,6 +25,12 @@ def is_operand(value: Any) -> bool:
         not hasattr(value, "__cupy_override_reduction_kernel__")
 
 
+def is_array_like_operand(value: Any) -> bool:
+    """Whether ``value`` can be an operand of a ufunc at all."""
+    return isinstance(value, (ndarray, numpy.ndarray, numpy.generic, list, tuple) + _SCALARS) \
+        or hasattr(value, "__cupy_get_ndarray__")
+
+
 def _check_operand(value: Any) -> None:
     if isinstance(value, ndarray) or type(value) in _SCALARS or isinstance(value, numpy.generic):
         return
@@ -58,6 +64,9 @@ class ufunc:
         return list(self._np.types) if self._np is not None else []
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if any(hasattr(a, "__cupy_get_ndarray__") and not isinstance(a, ndarray) for a in args):
+            args = tuple(a.__cupy_get_ndarray__() if hasattr(a, "__cupy_get_ndarray__") else a
+                         for a in args)
         for a in args:
             _check_operand(a)
         s = None

@@ -9,7 +9,7 @@ import numpy
 
 _routine_accelerators: list = []
 _reduction_accelerators: list = []
-_compute_type = {"value": "default"}
+_compute_type: dict = {}
 
 
 def get_routine_accelerators() -> list:
@@ -28,12 +28,12 @@ def set_reduction_accelerators(accelerators: Any) -> None:
     _reduction_accelerators[:] = list(accelerators)
 
 
-def get_compute_type(dtype: Any) -> str:
-    return _compute_type["value"]
+def get_compute_type(dtype: Any) -> Any:
+    return _compute_type.get(numpy.dtype(dtype).char, "default")
 
 
-def set_compute_type(compute_type: Any) -> None:
-    _compute_type["value"] = compute_type
+def set_compute_type(dtype: Any, compute_type: Any) -> None:
+    _compute_type[numpy.dtype(dtype).char] = compute_type
 
 
 def get_size(size: Any) -> tuple:
@@ -61,6 +61,16 @@ class _ReductionFunc:
         self._preamble = preamble
         self._kernels: dict = {}
 
+    @property
+    def _cached_codes(self) -> dict:
+        """The generated sources of every kernel this reduction compiled (CuPy keeps
+        one per type signature)."""
+        codes: dict = {}
+        for key, (kernel, _) in self._kernels.items():
+            for code_key, code in kernel.cached_codes.items():
+                codes[(key, code_key)] = code
+        return codes
+
     def _kernel(self, dtype: numpy.dtype) -> Any:
         for ins, outs in self._ops:
             in_t = numpy.dtype(ins)
@@ -81,10 +91,15 @@ class _ReductionFunc:
 
     def __call__(self, a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
                  keepdims: bool = False) -> Any:
-        from .. import asarray, ndarray
+        from .. import ndarray
         if not isinstance(a, ndarray):
             cupy_get = getattr(a, "__cupy_get_ndarray__", None)
-            a = cupy_get() if cupy_get is not None else asarray(a)
+            if cupy_get is None:  # CuPy's typed argument: no host arrays, no lists
+                raise TypeError(
+                    "Argument 'a' has incorrect type (expected cupy._core.core._ndarray_base, "
+                    f"got {type(a).__module__}.{type(a).__qualname__})".replace(
+                        "builtins.", ""))
+            a = cupy_get()
         kernel, in_t = self._kernel(numpy.dtype(dtype) if dtype is not None else a.dtype)
         if a.dtype != in_t:
             a = a.astype(in_t)
@@ -94,3 +109,14 @@ class _ReductionFunc:
 def create_reduction_func(name: str, ops: Any, routine: Any = None, identity: Any = None,
                           preamble: str = "", sort_reduce_axis: bool = True) -> _ReductionFunc:
     return _ReductionFunc(name, ops, routine, identity, preamble)
+
+
+_SUBMODULES = ("fusion", "_fusion_kernel")
+
+
+def __getattr__(name: str) -> Any:
+    # submodules load on first use, so ``cupy._core.fusion.Fusion`` works without an import
+    if name in _SUBMODULES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -55,7 +55,7 @@ def _nd_plan_is_possible(axes_sorted: tuple, ndim: int) -> bool:
 def _default_fft_func(a: Any, s: Any = None, axes: Any = None, plan: Any = None,
                       value_type: str = "C2C") -> Any:
     from . import config
-    if a.ndim == 1 or not config.enable_nd_planning:
+    if a.ndim == 1 or not config._enable_nd_planning.get():
         return _fft
     if a.flags.f_contiguous and value_type != "C2C":
         return _fft

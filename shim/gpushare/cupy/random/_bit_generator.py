@@ -1,0 +1,103 @@
+"""``cupy.random._bit_generator``: the Generator API's bit generators, held by the
+server (``XORWOW``, ``MRG32k3a``, ``Philox4x3210``)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from .. import _objects
+from .._objects import RemoteObjectProxy
+
+
+def _seed_arg(seed: Any) -> Any:
+    """The seed as the wire carries it, checked as ``numpy.random.SeedSequence``
+    checks it (so a float or complex seed raises TypeError here, at the call)."""
+    if seed is None:
+        return None
+    if isinstance(seed, numpy.random.SeedSequence):
+        if seed.spawn_key:
+            raise NotImplementedError("gpushare: spawned SeedSequence seeds are not supported")
+        seed = seed.entropy
+    arr = numpy.asarray(seed)
+    if arr.dtype.kind not in "biu" and not (arr.dtype.kind == "O" and all(
+            isinstance(v, int) for v in arr.ravel())):
+        raise TypeError(f"SeedSequence expects int or sequence of ints for entropy not {seed!r}")
+    if arr.ndim == 0:
+        return int(seed)
+    return [int(v) for v in arr.ravel()]
+
+
+class BitGenerator(RemoteObjectProxy):
+    """Generic BitGenerator: a stream of random bits on the server.
+
+    Parameters
+    ----------
+    seed : None or int or array_like[ints] or numpy.random.SeedSequence
+        Passed to ``numpy.random.SeedSequence`` (on the server) to derive the state.
+
+    See Also
+    --------
+    cupy.random.BitGenerator
+    """
+
+    __slots__ = ()
+    _path = "cupy.random.BitGenerator"
+
+    def __new__(cls, seed: Any = None, *, size: int = -1) -> "BitGenerator":
+        kwargs = {} if size == -1 else {"size": size}
+        return _objects.create(cls, cls._path, cls.__name__, _seed_arg(seed), **kwargs)
+
+    def __init__(self, seed: Any = None, *, size: int = -1) -> None:
+        pass
+
+    def random_raw(self, size: Any = None, output: bool = True) -> Any:
+        """Raw random bits as the underlying generator makes them.
+
+        See Also
+        --------
+        cupy.random.BitGenerator.random_raw
+        """
+        return self._gs_session.call("method", "random_raw", (self, size, output), {})
+
+
+@_objects.register("XORWOW")
+class XORWOW(BitGenerator):
+    """BitGenerator using cuRAND's XORWOW generator.
+
+    See Also
+    --------
+    cupy.random.XORWOW
+    """
+
+    __slots__ = ()
+    _path = "cupy.random.XORWOW"
+
+
+@_objects.register("MRG32k3a")
+class MRG32k3a(BitGenerator):
+    """BitGenerator using cuRAND's MRG32k3a generator.
+
+    See Also
+    --------
+    cupy.random.MRG32k3a
+    """
+
+    __slots__ = ()
+    _path = "cupy.random.MRG32k3a"
+
+
+@_objects.register("Philox4x3210")
+class Philox4x3210(BitGenerator):
+    """BitGenerator using cuRAND's Philox4x32-10 generator.
+
+    See Also
+    --------
+    cupy.random.Philox4x3210
+    """
+
+    __slots__ = ()
+    _path = "cupy.random.Philox4x3210"
+
+
+_objects.register("BitGenerator")(BitGenerator)

@@ -1,0 +1,142 @@
+"""``cupy.random._generator_api``: ``Generator``, the new random API, on the server."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from .. import _objects
+from .._objects import RemoteObjectProxy
+from ._bit_generator import BitGenerator
+from ._generator import _dev
+
+
+@_objects.register("Generator")
+class Generator(RemoteObjectProxy):
+    """Container of a BitGenerator, drawing from the distributions on the server.
+
+    Parameters
+    ----------
+    bit_generator : cupy.random.BitGenerator
+        The stream of random bits to use.
+
+    See Also
+    --------
+    cupy.random.Generator
+    """
+
+    __slots__ = ("_bit_generator",)
+
+    def __new__(cls, bit_generator: Any) -> "Generator":
+        if not isinstance(bit_generator, BitGenerator):
+            raise TypeError("bit_generator must be an instance of cupy.random.BitGenerator")
+        gen = _objects.create(cls, "cupy.random.default_rng", "Generator", bit_generator)
+        gen._bit_generator = bit_generator
+        return gen
+
+    def __init__(self, bit_generator: Any) -> None:
+        pass
+
+    @property
+    def bit_generator(self) -> Any:
+        """The BitGenerator the distributions draw from."""
+        return getattr(self, "_bit_generator", None)
+
+    @bit_generator.setter
+    def bit_generator(self, bit_generator: Any) -> None:
+        if not isinstance(bit_generator, BitGenerator):
+            raise TypeError("bit_generator must be an instance of cupy.random.BitGenerator")
+        # the server's Generator keeps its BitGenerator: swap in a new one, and let the
+        # temporary proxy release the old handle
+        other = _objects.create(Generator, "cupy.random.default_rng", "Generator",
+                                bit_generator)
+        old_id, self._gs_id = self._gs_id, other._gs_id
+        other._gs_id = old_id
+        self._gs_session.proxies[self._gs_id] = self
+        self._gs_session.proxies[old_id] = other
+        self._bit_generator = bit_generator
+
+    def _run(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        return self._gs_session.call("method", name, (self, *map(_dev, args)),
+                                     {k: _dev(v) for k, v in kwargs.items()})
+
+    def integers(self, low: Any, high: Any = None, size: Any = None,
+                 dtype: Any = numpy.int64, endpoint: bool = False) -> Any:
+        """See Also: cupy.random.Generator.integers"""
+        return self._run("integers", low, high, size, dtype, endpoint)
+
+    def random(self, size: Any = None, dtype: Any = numpy.float64, out: Any = None) -> Any:
+        """See Also: cupy.random.Generator.random"""
+        return self._run("random", size, dtype, out)
+
+    def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None,
+                dtype: Any = numpy.float64) -> Any:
+        """See Also: cupy.random.Generator.uniform"""
+        return self._run("uniform", low, high, size, dtype)
+
+    def standard_normal(self, size: Any = None, dtype: Any = numpy.float64,
+                        out: Any = None) -> Any:
+        """See Also: cupy.random.Generator.standard_normal"""
+        return self._run("standard_normal", size, dtype, out)
+
+    def standard_exponential(self, size: Any = None, dtype: Any = numpy.float64,
+                             method: str = "inv", out: Any = None) -> Any:
+        """See Also: cupy.random.Generator.standard_exponential"""
+        return self._run("standard_exponential", size, dtype, method, out)
+
+    def standard_gamma(self, shape: Any, size: Any = None, dtype: Any = numpy.float64,
+                       out: Any = None) -> Any:
+        """See Also: cupy.random.Generator.standard_gamma"""
+        if shape is None:  # CuPy's typed signature refuses None
+            raise TypeError("Cannot convert None to an array of shape")
+        return self._run("standard_gamma", shape, size, dtype, out)
+
+    def beta(self, a: Any, b: Any, size: Any = None, dtype: Any = numpy.float64) -> Any:
+        """See Also: cupy.random.Generator.beta"""
+        return self._run("beta", a, b, size, dtype)
+
+    def binomial(self, n: Any, p: Any, size: Any = None) -> Any:
+        """See Also: cupy.random.Generator.binomial"""
+        return self._run("binomial", n, p, size)
+
+    def chisquare(self, df: Any, size: Any = None) -> Any:
+        """See Also: cupy.random.Generator.chisquare"""
+        return self._run("chisquare", df, size)
+
+    def dirichlet(self, alpha: Any, size: Any = None) -> Any:
+        """See Also: cupy.random.Generator.dirichlet"""
+        return self._run("dirichlet", alpha, size)
+
+    def exponential(self, scale: Any = 1.0, size: Any = None) -> Any:
+        """See Also: cupy.random.Generator.exponential"""
+        return self._run("exponential", scale, size)
+
+    def f(self, dfnum: Any, dfden: Any, size: Any = None) -> Any:
+        """See Also: cupy.random.Generator.f"""
+        return self._run("f", dfnum, dfden, size)
+
+    def gamma(self, shape: Any, scale: Any = 1.0, size: Any = None) -> Any:
+        """See Also: cupy.random.Generator.gamma"""
+        return self._run("gamma", shape, scale, size)
+
+    def geometric(self, p: Any, size: Any = None) -> Any:
+        """See Also: cupy.random.Generator.geometric"""
+        return self._run("geometric", p, size)
+
+    def hypergeometric(self, ngood: Any, nbad: Any, nsample: Any, size: Any = None) -> Any:
+        """See Also: cupy.random.Generator.hypergeometric"""
+        return self._run("hypergeometric", ngood, nbad, nsample, size)
+
+    def logseries(self, p: Any, size: Any = None) -> Any:
+        """See Also: cupy.random.Generator.logseries"""
+        return self._run("logseries", p, size)
+
+    def poisson(self, lam: Any = 1.0, size: Any = None) -> Any:
+        """See Also: cupy.random.Generator.poisson"""
+        if lam is None:  # CuPy's typed signature refuses None
+            raise TypeError("Cannot convert None to an array of lam")
+        return self._run("poisson", lam, size)
+
+    def power(self, a: Any, size: Any = None) -> Any:
+        """See Also: cupy.random.Generator.power"""
+        return self._run("power", a, size)
