@@ -98,6 +98,7 @@ class SessionExecutor:
                 skipped.append([seq, out_id])
                 continue
             self.calls += 1
+            caught: list = []
             try:
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always")
@@ -108,8 +109,6 @@ class SessionExecutor:
                         self.after_call(out_id, result)
                     if want:
                         results.append([seq, encoder.pack(result)])
-                batch_warnings.extend(
-                    [errors.warning_key(w.category, None), str(w.message)] for w in caught)
             except ProtocolError:
                 raise
             except BaseException as exc:  # noqa: BLE001 - every user error goes back
@@ -117,6 +116,9 @@ class SessionExecutor:
                     raise
                 self.failed_seq = seq
                 error = [seq, errors.error_info(exc, self.backend.error_keys)]
+            finally:  # warnings travel even when the call then failed
+                batch_warnings.extend(
+                    [errors.warning_key(w.category, None), str(w.message)] for w in caught)
         for _, hid in releases[next_release:]:
             self.handles.release(hid)
         reply = {"t": "done", "upto": upto, "results": results, "error": error,
@@ -197,7 +199,10 @@ class SessionExecutor:
             backend.synchronize()
             return None
         if op == "meta":
-            return args[0]
+            arr = args[0]
+            meta = self.array_meta(arr)
+            base = arr.base if meta.base_id is not None else None
+            return [list(meta.shape), meta.dtype, list(meta.strides), meta.flags, base]
         raise ProtocolError(f"unknown operation {op!r}")
 
     def _resolve(self, value: Any) -> Any:

@@ -277,10 +277,10 @@ class Session:
             elif not pinged and silent > min(5.0, self.timeout / 3):
                 self._send(Encoder().encode({"t": "ping"}))  # the broker answers while
                 pinged = True                                # the worker computes
-        self._raise_pending(own_call)
-        if self._warnings:
+        if self._warnings:  # before any error: CuPy warns, then raises
             items, self._warnings = self._warnings, []
             errors.reissue_warnings(items, stacklevel=4)
+        self._raise_pending(own_call)
 
     def _raise_pending(self, own_call: int | None = None) -> None:
         if self._lost is not None:

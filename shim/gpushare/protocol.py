@@ -24,7 +24,9 @@ Server -> client headers:
 """
 from __future__ import annotations
 
+import collections
 import enum
+import functools
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -54,6 +56,7 @@ class Ext(enum.IntEnum):
     REMOTE_OBJECT = 11  # server -> client: [id, type_name, attrs]
     BIGINT = 12       # an int outside 64 bits, as its decimal string
     PYTYPE = 13       # one of the builtin types int, float, complex, bool, object
+    NAMEDTUPLE = 14   # [type name, field names, values]: rebuilt as a plain namedtuple
 
 
 class ProtocolError(Exception):
@@ -107,6 +110,13 @@ _PYTYPES = {"int": int, "float": float, "complex": complex, "bool": bool, "objec
 _PYTYPE_NAMES = {v: k for k, v in _PYTYPES.items()}
 
 
+@functools.lru_cache(maxsize=64)
+def _namedtuple(name: str, fields: tuple) -> Any:
+    if not name.isidentifier() or not all(f.isidentifier() for f in fields):
+        raise ProtocolError(f"bad namedtuple {name!r}{fields!r}")
+    return collections.namedtuple(name, fields)
+
+
 def dtype_to_wire(dt: numpy.dtype) -> Any:
     if dt.fields is None and dt.subdtype is None:
         return dt.str
@@ -150,9 +160,13 @@ class Encoder:
             remote = self._remote_of(obj)
             if remote is not None:
                 return self._default(remote)
+        if isinstance(obj, numpy.generic):
+            return msgpack.ExtType(Ext.NUMPY_SCALAR, self._pack(
+                [dtype_to_wire(obj.dtype), numpy.asarray(obj).tobytes()]))
         if isinstance(obj, tuple):
-            if type(obj) is not tuple and hasattr(obj, "_fields"):
-                obj = tuple(obj)
+            if type(obj) is not tuple and hasattr(obj, "_fields"):  # a namedtuple result
+                return msgpack.ExtType(Ext.NAMEDTUPLE, self._pack(
+                    [type(obj).__name__, list(obj._fields), list(obj)]))
             return msgpack.ExtType(Ext.TUPLE, self._pack(list(obj)))
         if isinstance(obj, bool):
             return bool(obj)
@@ -177,9 +191,6 @@ class Encoder:
                 return msgpack.ExtType(Ext.SCALAR_TYPE, self._pack(dtype_to_wire(numpy.dtype(obj))))
             if obj in _PYTYPE_NAMES:
                 return msgpack.ExtType(Ext.PYTYPE, self._pack(_PYTYPE_NAMES[obj]))
-        if isinstance(obj, numpy.generic):
-            return msgpack.ExtType(Ext.NUMPY_SCALAR, self._pack(
-                [dtype_to_wire(obj.dtype), numpy.asarray(obj).tobytes()]))
         if isinstance(obj, numpy.ndarray):
             return msgpack.ExtType(Ext.HOST_ARRAY, self._pack(self._array_payload(obj)))
         if isinstance(obj, HandleRef):
@@ -278,6 +289,9 @@ class Decoder:
         if code == Ext.HOST_ARRAY:
             arr = self._host_array(*self._unpack(data))
             return self.host_array(arr) if self.host_array else arr
+        if code == Ext.NAMEDTUPLE:
+            name, fields, values = self._unpack(data)
+            return _namedtuple(str(name), tuple(str(f) for f in fields))(*values)
         if code == Ext.BIGINT:
             return int(self._unpack(data))
         if code == Ext.REMOTE_ARRAY:

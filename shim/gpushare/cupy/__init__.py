@@ -93,6 +93,9 @@ def _shape_tuple(shape: Any) -> tuple:
     except TypeError:
         numpy.empty(shape, dtype=bool)  # raises NumPy's own TypeError for this shape
         raise
+    if len(shape) > 64:
+        raise ValueError("maximum supported dimension for an ndarray is currently 64, "
+                         f"found {len(shape)}")
     if builtins.any(n < 0 for n in shape):
         raise ValueError("negative dimensions are not allowed")
     return shape
@@ -170,7 +173,11 @@ def _like(name: str, a: Any, dtype: Any, order: str, subok: Any, shape: Any,
     dt = numpy.dtype(dtype) if dtype is not None else a.dtype
     shp = _shape_tuple(shape) if shape is not None else a.shape
     if order in ("K", "A"):
-        f = a._flags is not None and a._flags & FLAG_F and not a._flags & FLAG_C
+        flags = a.flags
+        if order == "K" and not (flags.c_contiguous or flags.f_contiguous) and shp == a.shape:
+            # keep the prototype's axis order: the server knows how
+            return _remote(f"cupy.{name}")(a, *extra, dtype=dtype, order=order, shape=shape)
+        f = flags.f_contiguous and not flags.c_contiguous
         order = "F" if f and shp == a.shape else "C"
     base_name = name[:-5]
     return _creation(base_name, shp, dt, order, extra)

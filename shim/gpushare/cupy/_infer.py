@@ -17,6 +17,10 @@ import numpy
 from numpy.lib.stride_tricks import as_strided
 
 
+_COMPARISONS = frozenset({"equal", "not_equal", "less", "less_equal", "greater",
+                          "greater_equal"})
+
+
 class CannotInfer(Exception):
     """The call must go to the server synchronously."""
 
@@ -67,9 +71,13 @@ def ufunc_result(uf: numpy.ufunc, args: tuple, dtype: Any, is_proxy: Any) -> tup
     if all(isinstance(d, type) for d in in_dtypes):
         raise CannotInfer  # only Python scalars: let the server decide
     shape = numpy.broadcast_shapes(*(operand_shape(a, is_proxy) for a in args))
-    sig = in_dtypes + ((numpy.dtype(dtype),) * uf.nout if dtype is not None else (None,) * uf.nout)
     try:
-        resolved = uf.resolve_dtypes(sig)
+        if dtype is None:
+            resolved = uf.resolve_dtypes(in_dtypes + (None,) * uf.nout)
+        else:  # dtype= picks the loop whose outputs have that type (CuPy's rule)
+            resolved = uf.resolve_dtypes(in_dtypes + (None,) * uf.nout,
+                                         signature=(None,) * uf.nin +
+                                         (numpy.dtype(dtype),) * uf.nout)
     except (TypeError, numpy.exceptions.DTypePromotionError):
         raise CannotInfer from None  # the server raises CuPy's error
     except OverflowError:
@@ -79,6 +87,8 @@ def ufunc_result(uf: numpy.ufunc, args: tuple, dtype: Any, is_proxy: Any) -> tup
         if type(value) is int and dt.kind in "iu":
             info = numpy.iinfo(dt)
             if not info.min <= value <= info.max:
+                if uf.__name__ in _COMPARISONS:
+                    raise CannotInfer  # compared exactly, on the server
                 raise OverflowError(f"Python integer {value} out of bounds for {dt}")
     return shape, list(resolved[uf.nin:])
 

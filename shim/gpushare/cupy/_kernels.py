@@ -129,10 +129,11 @@ def _call_sig(args: Any, kwargs: dict, raw: bool = False) -> Any:
     return tuple(sig)
 
 
-def _template(result: Any, args: tuple) -> Any:
+def _template(result: Any, args: tuple, kwargs: dict) -> Any:
     """Record the layout of a call's result: ``("none",)``, ``("one", item)`` or
-    ``("tuple", [items])``; an item is ``("arg", i)`` (the result is argument ``i``)
-    or ``("new", shape, dtype, strides, flags)``; None when not recordable."""
+    ``("tuple", [items])``; an item is ``("arg", i)`` / ``("kw", name)`` (the result
+    is that argument, e.g. ``out=``) or ``("new", shape, dtype, strides, flags)``;
+    None when not recordable."""
     from ._ndarray import ndarray
 
     def item(r: Any) -> Any:
@@ -141,6 +142,9 @@ def _template(result: Any, args: tuple) -> Any:
         for i, a in enumerate(args):
             if a is r:
                 return ("arg", i)
+        for k, a in kwargs.items():
+            if a is r:
+                return ("kw", k)
         if r._flags is None or r._base is not None:
             return None
         return ("new", r._shape, r._dtype, r._strides, r._flags)
@@ -162,18 +166,18 @@ def _pipelined(s: Any, obj: Any, template: Any, args: tuple, kwargs: dict,
         s.submit("method", "__call__", (obj, *args), kwargs, description=description)
         return None
     items = template[1] if kind == "tuple" else [template[1]]
-    if kind == "one" and items[0][0] == "arg":  # the result is an argument (out=)
+    if kind == "one" and items[0][0] in ("arg", "kw"):  # the result is an argument (out)
         s.submit("method", "__call__", (obj, *args), kwargs, description=description)
-        return args[items[0][1]]
+        return args[items[0][1]] if items[0][0] == "arg" else kwargs[items[0][1]]
     ids = [s.new_id() for _ in items]
     out_id: Any = ids if kind == "tuple" else ids[0]
     s.submit("method", "__call__", (obj, *args), kwargs, out_id=out_id,
              description=description)
     results = []
     for hid, it in zip(ids, items):
-        if it[0] == "arg":
+        if it[0] in ("arg", "kw"):
             s.release(hid)  # a second name for an argument: not needed here
-            results.append(args[it[1]])
+            results.append(args[it[1]] if it[0] == "arg" else kwargs[it[1]])
         else:
             _, shape, dtype, strides, flags = it
             results.append(_new(s, hid, shape, dtype, strides, flags, None))
@@ -209,7 +213,7 @@ class _Kernel(RemoteObjectProxy):
             return _pipelined(s, self, template, args, kwargs, f"{self._kind} call")
         result = s.call("method", "__call__", (self, *args), kwargs)
         if sig is not None:
-            t = _template(result, args)
+            t = _template(result, args, kwargs)
             if t is not None:
                 templates[sig] = t
         return result

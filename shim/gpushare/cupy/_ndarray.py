@@ -185,14 +185,14 @@ class ndarray(_client.RemoteHandle):
             pass
 
     def _meta(self) -> None:
-        """Fetch the metadata of a pipelined result whose layout the client could not
-        infer (rare: it costs a round trip)."""
+        """Fetch the layout of a result the client could not infer (a round trip)."""
         err = self._gs_session.poisoned(self._gs_id)
         if err is not None:
             raise err
-        meta = self._gs_session.call("meta", None, (self,))
-        if meta is not self:
-            _adopt_meta(self, meta)
+        shape, dtype, strides, flags, base = self._gs_session.call("meta", None, (self,))
+        self._shape, self._dtype, self._strides, self._flags = tuple(shape), dtype, \
+            tuple(strides), flags
+        self._base = base
         self._meta_ok = True
 
     # --- attributes ----------------------------------------------------------------
@@ -417,6 +417,9 @@ class ndarray(_client.RemoteHandle):
         mine = _ufunc.UFUNCS.get(ufunc.__name__)
         if mine is None:
             return NotImplemented
+        # NumPy hands numpy scalars over as 0-d arrays; CuPy takes them as scalars
+        inputs = tuple(x[()] if isinstance(x, numpy.ndarray) and x.ndim == 0 else x
+                       for x in inputs)
         if "out" in kwargs:
             out = kwargs["out"]
             if isinstance(out, tuple):
@@ -483,7 +486,8 @@ class ndarray(_client.RemoteHandle):
         dt = numpy.dtype(dtype)
         if not copy and dt == self._dtype:
             return self
-        if casting is not None or subok is not None or order not in ("K", "C", "A", "F"):
+        if casting is not None or subok is not None or order not in ("K", "C", "A", "F") or \
+                (self._dtype.kind == "c" and dt.kind not in "bcOV"):  # ComplexWarning now
             return _method_sync(self, "astype", (dtype,), {"order": order, "casting": casting,
                                                           "subok": subok, "copy": copy})
         strides = _result_strides(self, order, dt.itemsize)
@@ -497,13 +501,18 @@ class ndarray(_client.RemoteHandle):
         return _pipelined_method(self, "copy", (), {"order": order}, self._shape, self._dtype,
                                  strides)
 
-    def reshape(self, *shape: Any, order: str = "C") -> "ndarray":
+    def reshape(self, *shape: Any, order: str = "C", copy: Any = None) -> "ndarray":
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
+        if copy is not None:
+            return _method_sync(self, "reshape", shape, {"order": order, "copy": copy})
         try:
             newshape = _infer.reshape_result(self._shape, shape)
         except (_infer.CannotInfer, TypeError):
             return _method_sync(self, "reshape", shape, {"order": order})
+        if len(newshape) > 64:
+            raise ValueError("maximum supported dimension for an ndarray is currently 64, "
+                             f"found {len(newshape)}")
         if order != "C" or self._flags is None or not self._flags & FLAG_C:
             return _method_sync(self, "reshape", (newshape,), {"order": order})
         return _pipelined_method(self, "reshape", (newshape,), {}, newshape, self._dtype,
@@ -598,13 +607,6 @@ def _new(s: _client.Session, hid: int, shape: tuple, dtype: numpy.dtype, strides
     a._meta_ok = strides is not None and flags is not None
     s.proxies[hid] = a
     return a
-
-
-def _adopt_meta(a: ndarray, meta: Any) -> None:
-    if isinstance(meta, ndarray):
-        a._shape, a._dtype, a._strides, a._flags = meta._shape, meta._dtype, meta._strides, \
-            meta._flags
-        a._base = meta._base
 
 
 def _adopt(a: ndarray, other: ndarray) -> None:

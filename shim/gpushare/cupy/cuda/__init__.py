@@ -6,7 +6,7 @@ from typing import Any
 from ... import client as _client
 from .. import _objects
 from .._objects import RemoteObjectProxy
-from . import compiler, driver, memory, pinned_memory, runtime  # noqa: F401
+from . import compiler, cufft, driver, memory, pinned_memory, runtime  # noqa: F401
 from .memory import MemoryPointer, MemoryPool, OutOfMemoryError  # noqa: F401
 from .pinned_memory import PinnedMemoryPool  # noqa: F401
 
@@ -168,6 +168,20 @@ def is_available() -> bool:
     return True
 
 
+def using_allocator(allocator: Any = None) -> Any:
+    """Allocators run on the server; accepted so programs run unchanged."""
+    import contextlib
+    return contextlib.nullcontext()
+
+
+def set_allocator(allocator: Any = None) -> None:
+    return None
+
+
+def get_allocator() -> Any:
+    return None
+
+
 def get_device_id() -> int:
     return 0
 
@@ -192,3 +206,5 @@ class _Profiler:
 profiler = _Profiler()
 
 from . import device  # noqa: E402,F401
+
+from . import curand  # noqa: E402,F401

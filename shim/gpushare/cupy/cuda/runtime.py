@@ -42,6 +42,10 @@ def driverGetVersion() -> int:
     return int(_call("driverGetVersion"))
 
 
+def deviceCanAccessPeer(device: int, peer_device: int) -> int:
+    return 0
+
+
 def deviceSynchronize() -> None:
     _client.get_session().call("synchronize", None)
 
