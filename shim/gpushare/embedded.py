@@ -63,10 +63,14 @@ def start_embedded_server(timeout: float | None = None) -> EmbeddedServer:
     reader.start()
     reader.join(timeout)
     if not line:
-        proc.kill()
-        proc.wait()
+        code = proc.poll()
+        if code is None:
+            proc.kill()
+            proc.wait()
+            why = f"did not start within {timeout:g} s"
+        else:
+            why = f"exited with code {code} (its error is printed above)"
         raise errors.ServerUnavailableError(
-            "gpushare: the embedded local server did not start within "
-            f"{timeout:g} s (command: {' '.join(cmd)}). Set GPUSHARE_SERVER to use a remote "
-            "server instead.")
+            f"gpushare: the embedded local server {why} (command: {' '.join(cmd)}). "
+            "Set GPUSHARE_SERVER to use a remote server instead.")
     return EmbeddedServer(address, proc, tmpdir)
