@@ -27,6 +27,7 @@ from __future__ import annotations
 import collections
 import enum
 import functools
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -136,6 +137,28 @@ def _lists_to_tuples(descr: Any) -> Any:
     return descr
 
 
+_tls = threading.local()
+_INT_PACKER = msgpack.Packer()
+
+
+def _pack_int(value: int) -> bytes:
+    return _INT_PACKER.pack(int(value))
+
+
+def _default_dispatch(obj: Any) -> Any:
+    return _tls.encoder._default(obj)
+
+
+def _packer(depth: int) -> msgpack.Packer:
+    """A reusable Packer per nesting depth and thread (building one costs more than
+    packing a small call)."""
+    pool = _tls.__dict__.setdefault("packers", [])
+    while len(pool) <= depth:
+        pool.append(msgpack.Packer(default=_default_dispatch, strict_types=True,
+                                   use_bin_type=True))
+    return pool[depth]
+
+
 class Encoder:
     """Encodes one message; collects out-of-band buffers as it goes."""
 
@@ -147,13 +170,23 @@ class Encoder:
         self._remote_of = remote_of
 
     def _pack(self, obj: Any) -> bytes:
-        return msgpack.packb(obj, default=self._default, strict_types=True, use_bin_type=True)
+        outer = getattr(_tls, "encoder", None)
+        depth = getattr(_tls, "depth", 0)
+        _tls.encoder, _tls.depth = self, depth + 1
+        packer = _packer(depth)
+        try:
+            return packer.pack(obj)
+        except BaseException:
+            packer.reset()
+            raise
+        finally:
+            _tls.encoder, _tls.depth = outer, depth
 
     def _default(self, obj: Any) -> Any:
         if self._handle_of is not None:
             hid = self._handle_of(obj)
             if hid is not None:
-                return msgpack.ExtType(Ext.HANDLE, self._pack(hid))
+                return msgpack.ExtType(Ext.HANDLE, _pack_int(hid))
         if isinstance(obj, HostArray):
             return msgpack.ExtType(Ext.HOST_ARRAY, self._pack(self._array_payload(obj.array)))
         if self._remote_of is not None:
@@ -194,7 +227,7 @@ class Encoder:
         if isinstance(obj, numpy.ndarray):
             return msgpack.ExtType(Ext.HOST_ARRAY, self._pack(self._array_payload(obj)))
         if isinstance(obj, HandleRef):
-            return msgpack.ExtType(Ext.HANDLE, self._pack(obj.id))
+            return msgpack.ExtType(Ext.HANDLE, _pack_int(obj.id))
         if isinstance(obj, ArrayMeta):
             return msgpack.ExtType(Ext.REMOTE_ARRAY, self._pack(
                 [obj.id, list(obj.shape), dtype_to_wire(obj.dtype), list(obj.strides),

@@ -15,10 +15,22 @@ KERNEL_OVERRIDES: dict[str, Any] = {
     for name in ("ElementwiseKernel", "ReductionKernel", "RawKernel", "RawModule", "fuse")
 }
 
+
+def _make_kernel(kind: str, key: str, spec: Any = None) -> Any:
+    from gpushare_server.kernels.remote import cpu_make_kernel
+    return cpu_make_kernel(kind, key, spec)
+
+
+#: the client constructs kernels by content hash through this name (see
+#: ``gpushare_server.kernels.remote``)
+KERNEL_OVERRIDES["gpushare.kernel"] = _make_kernel
+
 #: kernel types a client may hold handles to, and the methods it may call on them
 KERNEL_REMOTE_TYPES: dict[str, frozenset[str]] = {
-    "ElementwiseKernel": frozenset({"__call__", "name", "nin", "nout", "nargs", "params"}),
-    "ReductionKernel": frozenset({"__call__", "name", "nin", "nout", "nargs", "params"}),
+    "ElementwiseKernel": frozenset({"__call__", "name", "nin", "nout", "nargs", "params",
+                                    "cached_codes", "cached_code"}),
+    "ReductionKernel": frozenset({"__call__", "name", "nin", "nout", "nargs", "params",
+                                  "cached_codes", "cached_code"}),
     "RawKernel": frozenset({"__call__", "attributes", "compile", "max_dynamic_shared_size_bytes",
                             "num_regs", "max_threads_per_block", "shared_size_bytes",
                             "const_size_bytes", "local_size_bytes", "ptx_version",

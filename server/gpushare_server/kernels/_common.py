@@ -9,6 +9,8 @@ import threading
 
 import numpy
 
+from gpushare.protocol import HostArray
+
 from . import _raw, _runtime
 
 _typenames = {
@@ -147,6 +149,9 @@ class Scalar:
 def preprocess_arg(a):
     if isinstance(a, numpy.ndarray):
         return a
+    if isinstance(a, HostArray):
+        # numpy data sent by a client: CuPy refuses host arrays as kernel arguments
+        raise TypeError('Unsupported type %s' % type(a.array))
     if isinstance(a, (numpy.generic, bool, int, float, complex)):
         return Scalar(a)
     if hasattr(a, '__array_interface__') or hasattr(a, '__array__'):

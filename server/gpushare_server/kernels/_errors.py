@@ -48,7 +48,13 @@ class CompileException(Exception):
         f.flush()
 
 
-class CUDADriverError(RuntimeError):
+try:  # gpushare's own class, so the error crosses the wire under CuPy's name
+    from gpushare.errors import CUDADriverError as _DriverErrorBase
+except ImportError:  # the emulator used on its own
+    _DriverErrorBase = RuntimeError
+
+
+class CUDADriverError(_DriverErrorBase):
     """Stands for ``cupy.cuda.driver.CUDADriverError`` (launch failures)."""
 
     def __init__(self, status='CUDA_ERROR_INVALID_VALUE',

@@ -6,6 +6,8 @@ import threading
 
 import numpy
 
+from gpushare.protocol import HostArray
+
 from . import _build, _runtime, _source
 from ._errors import CUDADriverError
 
@@ -146,6 +148,13 @@ def _arg_bytes(a):
         return a
     if a is None:
         return b'\0' * 8
+    if isinstance(a, HostArray):
+        # numpy data sent by a client: only a struct by value (size-1 structured
+        # array) or a 0-d value is meaningful; a host buffer has no device address
+        h = a.array
+        if h.size == 1 and (h.dtype.kind == 'V' or h.ndim == 0):
+            return h.tobytes()
+        raise TypeError('Unsupported type %s' % type(h))
     if isinstance(a, numpy.ndarray):
         if a.dtype.kind == 'V' and a.size == 1:
             return a.tobytes()          # struct passed by value

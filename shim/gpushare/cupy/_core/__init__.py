@@ -91,7 +91,9 @@ class _ReductionFunc:
 
     def __call__(self, a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
                  keepdims: bool = False) -> Any:
-        from .. import ndarray
+        from .. import asarray, ndarray
+        if not isinstance(a, ndarray) and hasattr(a, "__cuda_array_interface__"):
+            a = asarray(a)
         if not isinstance(a, ndarray):
             cupy_get = getattr(a, "__cupy_get_ndarray__", None)
             if cupy_get is None:  # CuPy's typed argument: no host arrays, no lists
