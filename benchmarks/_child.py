@@ -1,0 +1,236 @@
+"""One system's measurements, in a child process of the harness.
+
+``python -m benchmarks._child CONFIG_JSON`` prints progress lines, then one line
+``RESULT {json}``. ``CONFIG_JSON["mode"]`` is ``system`` (the workloads of one system,
+see ``systems.py``), ``memory`` (gpushare's peak memory during a copy each way, driven
+by the harness through stdin), ``breakdown`` (gpushare's (a) and (b) split into client
+CPU, server executor and the rest, see ``profile.py``) or ``kernels`` (the CPU kernel
+emulator's own benchmark).
+"""
+from __future__ import annotations
+
+import gc
+import json
+import sys
+import time
+import traceback
+from typing import Any, Callable
+
+import numpy
+
+from . import systems
+from ._util import KiB, MiB, Skip, fmt_bytes, log
+
+RESULT = "RESULT "
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[-1] if text else ''}"[:300]
+
+
+def _reps(nbytes: int, quick: bool) -> int:
+    """Repetitions of one copy (the best is kept): many for small, one for huge."""
+    if nbytes <= MiB:
+        return 3 if quick else 7
+    if nbytes <= 16 * MiB:
+        return 2 if quick else 3
+    if nbytes <= 64 * MiB:
+        return 1 if quick else 2
+    return 1
+
+
+class Runner:
+    def __init__(self, cfg: dict) -> None:
+        self.cfg = cfg
+        self.quick = bool(cfg.get("quick"))
+        self.deadline = float(cfg.get("deadline", time.time() + 3600))
+        self.system = systems.get(cfg["system"])(cfg)
+        self.out: dict[str, Any] = {"name": self.system.name, "kind": self.system.kind,
+                                    "label": self.system.label or self.system.name,
+                                    "available": True, "skipped": [], "notes": []}
+
+    def left(self) -> float:
+        return self.deadline - time.time()
+
+    def skip(self, what: str, why: str) -> None:
+        self.out["skipped"].append(f"{what}: {why}")
+        log(f"  {self.system.name}: skipped {what} ({why})")
+
+    def run(self) -> dict:
+        sysobj = self.system
+        t = time.perf_counter()
+        try:
+            sysobj.start()
+        except Skip as exc:
+            self.out.update(available=False, reason=str(exc))
+            log(f"  {sysobj.name}: not measured: {exc}")
+            return self.out
+        except Exception as exc:  # noqa: BLE001 - a peer failing is a result too
+            traceback.print_exc()
+            self.out.update(available=False, reason=f"failed to start: {_reason(exc)}")
+            log(f"  {sysobj.name}: not measured: {self.out['reason']}")
+            try:
+                sysobj.stop()
+            except Exception:  # noqa: BLE001
+                pass
+            return self.out
+        self.out["label"] = sysobj.label or sysobj.name
+        self.out["startup_s"] = time.perf_counter() - t
+        log(f"  {sysobj.name}: started in {self.out['startup_s']:.1f} s")
+        try:
+            for name in self.cfg.get("workloads", ["small_ops", "round_trips", "matmul",
+                                                   "copies"]):
+                try:
+                    getattr(self, "w_" + name)()
+                except NotImplementedError:
+                    pass  # this system has no such workload
+                except Skip as exc:
+                    self.skip(name, str(exc))
+                except Exception as exc:  # noqa: BLE001
+                    traceback.print_exc()
+                    self.skip(name, f"failed: {_reason(exc)}")
+        finally:
+            self.out["notes"] = sysobj.notes
+            try:
+                sysobj.stop()
+            except Exception as exc:  # noqa: BLE001
+                log(f"  {sysobj.name}: stopping failed: {_reason(exc)}")
+        return self.out
+
+    def _counted(self, key: str, fn: Callable[[int], float], n: int, probe: int) -> None:
+        """Run ``fn(n)`` after a probe ``fn(probe)``; fewer than ``n`` when the probe
+        says ``n`` does not fit in the time left (and say so)."""
+        per = fn(probe) / probe
+        fits = int(self.left() * 0.35 / per) if per > 0 else n
+        if fits < n:
+            if fits < probe:
+                raise Skip(f"{n} calls would take ~{per * n:.0f} s, over the time budget")
+            self.out["notes"].append(f"{key}: {fits} calls instead of {n} (time budget)")
+            log(f"  {self.system.name}: {key} with {fits} calls instead of {n} (time budget)")
+            n = fits
+        best = min(fn(n) for _ in range(1 if self.quick else 2))
+        self.out[key] = {"n": n, "total_s": best, "per_call_us": best / n * 1e6}
+
+    def w_small_ops(self) -> None:
+        size = int(self.cfg.get("small_size", 1000))
+        n = int(self.cfg.get("small_n", 10_000))
+        self._counted("small_ops", lambda k: self.system.small_ops(k, size), n,
+                      min(200, n))
+        self.out["small_ops"]["size"] = size
+        log(f"  {self.system.name}: (a) {self.out['small_ops']['per_call_us']:.2f} us/op")
+
+    def w_round_trips(self) -> None:
+        n = int(self.cfg.get("rt_n", 1000))
+        self._counted("round_trip", self.system.round_trips, n, min(20, n))
+        log(f"  {self.system.name}: (b) {self.out['round_trip']['per_call_us']:.1f} "
+            "us/round trip")
+
+    def w_matmul(self) -> None:
+        n, iters = int(self.cfg.get("mm_n", 512)), int(self.cfg.get("mm_iters", 20))
+        one = self.system.matmul(n, 1)
+        if one * iters > self.left() * 0.35:
+            raise Skip(f"~{one * iters:.0f} s, over the time budget")
+        # best of a few when cheap: one slow pass on a shared machine says little
+        reps = 3 if one * iters * 3 < self.left() * 0.2 else 1
+        best = min(self.system.matmul(n, iters) for _ in range(reps))
+        self.out["matmul"] = {"n": n, "iters": iters, "seconds": best}
+        log(f"  {self.system.name}: (d) matmul {n}x{n} x{iters}: {best:.3f} s")
+
+    def w_copies(self) -> None:
+        sizes = [int(s) for s in self.cfg.get("sizes", [4 * KiB, MiB])]
+        up: dict[str, float] = {}
+        down: dict[str, float] = {}
+        self.out["upload"], self.out["download"] = up, down
+        last = 0.0
+        for i, size in enumerate(sizes):
+            reps = _reps(size, self.quick)
+            # sizes grow 4x: the next pair of copies takes about 4x the last one
+            prev = sizes[i - 1] if i else size
+            estimate = last * size / prev * reps
+            if estimate > self.left() - 1.0:
+                self.skip(f"copies of {fmt_bytes(size)} and more",
+                          f"~{estimate:.0f} s, over the time budget")
+                break
+            host = numpy.ones(size, dtype=numpy.uint8)
+            t_up = min(self.system.upload(host) for _ in range(reps))
+            del host
+            gc.collect()
+            t_down = min(self.system.download(size) for _ in range(reps))
+            gc.collect()
+            up[str(size)], down[str(size)] = t_up, t_down
+            last = t_up + t_down
+            log(f"  {self.system.name}: (c) {fmt_bytes(size):>8}  up {size / t_up / MiB:8.1f} "
+                f"MiB/s  down {size / t_down / MiB:8.1f} MiB/s")
+
+
+def memory(cfg: dict) -> dict:
+    """Drive a gpushare client through a copy each way; the harness samples RSS."""
+    size = int(cfg["size"])
+    gs = systems.Gpushare(cfg)
+    gs.start()
+    try:
+        print(f"server_pid {gs.server.pid}", flush=True)
+        host = numpy.ones(size, dtype=numpy.uint8)
+        float(gs.cp.arange(4).sum())
+        time.sleep(1.0)  # the broker starts a spare worker for the next session
+        print("ready up", flush=True)
+        sys.stdin.readline()
+        t = time.perf_counter()
+        d = gs.cp.asarray(host)
+        gs.session.synchronize()
+        print(f"done up {time.perf_counter() - t:.3f}", flush=True)
+        sys.stdin.readline()
+        del host
+        gc.collect()
+        print("ready down", flush=True)
+        sys.stdin.readline()
+        t = time.perf_counter()
+        got = d.get()
+        print(f"done down {time.perf_counter() - t:.3f}", flush=True)
+        assert got.nbytes == size
+        sys.stdin.readline()
+        del got, d
+    finally:
+        gs.stop()
+    return {}
+
+
+def kernels(cfg: dict) -> dict:
+    try:
+        from gpushare_server.kernels import bench
+    except ImportError as exc:
+        return {"available": False, "reason": f"not importable: {exc}"}
+    try:
+        figures = bench.run(**cfg.get("params", {}))
+    except Exception as exc:  # noqa: BLE001
+        traceback.print_exc()
+        return {"available": False, "reason": f"failed: {_reason(exc)}"}
+    return {"available": True, "params": cfg.get("params", {}),
+            **{k: float(v) for k, v in figures.items()}}
+
+
+def main() -> None:
+    cfg = json.loads(sys.argv[1])
+    mode = cfg.get("mode", "system")
+    if mode == "system":
+        result = Runner(cfg).run()
+    elif mode == "memory":
+        result = memory(cfg)
+    elif mode == "kernels":
+        result = kernels(cfg)
+    elif mode == "breakdown":
+        from .profile import breakdown
+        try:
+            result = {"available": True, **breakdown(cfg.get("backend", "cpu"),
+                                                     int(cfg.get("n", 5000)))}
+        except Exception as exc:  # noqa: BLE001
+            traceback.print_exc()
+            result = {"available": False, "reason": f"failed: {_reason(exc)}"}
+    else:
+        raise SystemExit(f"unknown mode {mode!r}")
+    print(RESULT + json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    main()

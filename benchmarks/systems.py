@@ -1,0 +1,581 @@
+"""Every measured system behind one interface (client side).
+
+A system runs in a child process of the harness (see ``_child.py``). Each workload
+method returns seconds of wall time, measured around the work only (setup is not
+timed), or raises :class:`~benchmarks._util.Skip` / ``NotImplementedError`` when the
+system has no such workload.
+
+``small_ops(n, size)``  (a) ``n`` elementwise ops on a ``size``-element array issued
+                        back to back, then one read of the result
+``round_trips(n)``      (b) ``n`` synchronous round trips (``float(x.sum())``)
+``upload(host)``        (c) host to device: copy ``host`` into the server's memory,
+                        complete when the method returns
+``download(nbytes)``    (c) device to host: fetch an ``nbytes`` array made beforehand
+``matmul(n, iters)``    (d) ``b = a @ b`` ``iters`` times on ``n`` x ``n`` float32,
+                        then one read
+"""
+from __future__ import annotations
+
+import os
+import struct
+import sys
+import tempfile
+import time
+
+import numpy
+
+from ._util import LineProcess, Skip, child_env, free_port, python
+
+#: bytes of one raw ZeroMQ message in (a)/(b): about a gpushare call's size
+ZMQ_PAYLOAD = 64
+
+
+def _mm_host(n: int, seed: int = 0) -> numpy.ndarray:
+    rng = numpy.random.default_rng(seed)
+    return rng.random((n, n), dtype=numpy.float32) * numpy.float32(2.0 / n)
+
+
+class System:
+    """Base: a system measured by the harness."""
+
+    #: key in the results
+    name = ""
+    #: ``floor``, ``peer`` or ``gpushare``
+    kind = "peer"
+    #: how it appears in the table
+    label = ""
+
+    def __init__(self, cfg: dict) -> None:
+        self.cfg = cfg
+        self.backend = cfg.get("backend", "cpu")
+        self.notes: list[str] = []
+
+    def start(self) -> None:
+        """Start servers and connect (timed as ``startup_s``)."""
+
+    def stop(self) -> None:
+        """Disconnect and stop every process started."""
+
+    def small_ops(self, n: int, size: int) -> float:
+        raise NotImplementedError
+
+    def round_trips(self, n: int) -> float:
+        raise NotImplementedError
+
+    def upload(self, host: numpy.ndarray) -> float:
+        raise NotImplementedError
+
+    def download(self, nbytes: int) -> float:
+        raise NotImplementedError
+
+    def matmul(self, n: int, iters: int) -> float:
+        raise NotImplementedError
+
+
+# --- floors ------------------------------------------------------------------------------
+
+class Local(System):
+    """Local NumPy (``--backend cpu``) or local CuPy (``--backend cupy``): no network.
+
+    Copies are ``numpy.copyto`` into a ready buffer (the ``memcpy`` floor) on the CPU,
+    ``cupy.asarray`` / ``.get()`` on a GPU.
+    """
+
+    name, kind = "local", "floor"
+
+    def start(self) -> None:
+        if self.backend == "cupy":
+            os.environ.pop("GPUSHARE_SERVER", None)
+            try:
+                import cupy
+                cupy.zeros(1).sum()  # creates the context
+            except Exception as exc:  # noqa: BLE001
+                raise Skip(f"local CuPy is not usable: {exc}") from None
+            self.xp = cupy
+            self.label = "local CuPy"
+        else:
+            self.xp = numpy
+            self.label = "local NumPy"
+
+    def _sync(self) -> None:
+        if self.xp is not numpy:
+            self.xp.cuda.Device().synchronize()
+
+    def small_ops(self, n: int, size: int) -> float:
+        xp = self.xp
+        x = xp.arange(size, dtype=xp.float32)
+        float(x[0])
+        t = time.perf_counter()
+        for _ in range(n):
+            x = x + 1.0
+        float(x[0])
+        return time.perf_counter() - t
+
+    def round_trips(self, n: int) -> float:
+        x = self.xp.arange(1000, dtype=self.xp.float32)
+        t = time.perf_counter()
+        for _ in range(n):
+            float(x.sum())
+        return time.perf_counter() - t
+
+    def upload(self, host: numpy.ndarray) -> float:
+        if self.xp is numpy:
+            dst = numpy.ones_like(host)  # touched: page faults are not part of memcpy
+            t = time.perf_counter()
+            numpy.copyto(dst, host)
+            return time.perf_counter() - t
+        t = time.perf_counter()
+        d = self.xp.asarray(host)
+        self._sync()
+        elapsed = time.perf_counter() - t
+        del d
+        return elapsed
+
+    def download(self, nbytes: int) -> float:
+        if self.xp is numpy:
+            src = numpy.ones(nbytes, dtype=numpy.uint8)
+            return self.upload(src)
+        d = self.xp.ones(nbytes, dtype=numpy.uint8)
+        self._sync()
+        t = time.perf_counter()
+        d.get()
+        return time.perf_counter() - t
+
+    def matmul(self, n: int, iters: int) -> float:
+        xp = self.xp
+        a = xp.asarray(_mm_host(n))
+        b = a.copy()
+        self._sync()
+        t = time.perf_counter()
+        for _ in range(iters):
+            b = a @ b
+        float(b[0, 0])
+        return time.perf_counter() - t
+
+
+class RawZmq(System):
+    """pyzmq DEALER to an echo ROUTER in another process (``_servers.py zmq``).
+
+    ``small_ops`` is the pipelined cost: ``n`` 64-byte messages sent back to back,
+    then all ``n`` echoes received. ``upload``/``download`` send one frame one way.
+    """
+
+    name, kind, label = "zmq", "floor", "raw ZeroMQ"
+
+    def start(self) -> None:
+        import zmq
+        port = free_port()
+        self.server = LineProcess([python(), "-m", "benchmarks._servers", "zmq", str(port)])
+        self.server.wait_for("listening", 30)
+        self.ctx = zmq.Context()
+        self.sock = self.ctx.socket(zmq.DEALER)
+        self.sock.setsockopt(zmq.SNDHWM, 0)
+        self.sock.setsockopt(zmq.RCVHWM, 0)
+        self.sock.setsockopt(zmq.LINGER, 0)
+        self.sock.connect(f"tcp://127.0.0.1:{port}")
+        self.payload = b"x" * ZMQ_PAYLOAD
+        self.round_trips(10)
+
+    def stop(self) -> None:
+        try:
+            self.sock.close(0)
+            self.ctx.term()
+        finally:
+            self.server.stop()
+
+    def round_trips(self, n: int) -> float:
+        sock, msg = self.sock, [b"e", self.payload]
+        t = time.perf_counter()
+        for _ in range(n):
+            sock.send_multipart(msg)
+            sock.recv_multipart()
+        return time.perf_counter() - t
+
+    def small_ops(self, n: int, size: int) -> float:
+        sock, msg = self.sock, [b"e", self.payload]
+        t = time.perf_counter()
+        for _ in range(n):
+            sock.send_multipart(msg)
+        for _ in range(n):
+            sock.recv_multipart()
+        return time.perf_counter() - t
+
+    def upload(self, host: numpy.ndarray) -> float:
+        t = time.perf_counter()
+        self.sock.send_multipart([b"s", memoryview(host)], copy=False)
+        self.sock.recv_multipart()
+        return time.perf_counter() - t
+
+    def download(self, nbytes: int) -> float:
+        t = time.perf_counter()
+        self.sock.send_multipart([b"g", str(nbytes).encode()])
+        frames = self.sock.recv_multipart(copy=False)
+        elapsed = time.perf_counter() - t
+        assert len(frames[0]) == nbytes
+        return elapsed
+
+
+class RawTcp(System):
+    """A plain TCP socket to another process (``_servers.py tcp``), one way."""
+
+    name, kind, label = "tcp", "floor", "raw TCP"
+
+    def start(self) -> None:
+        import socket
+        port = free_port()
+        self.server = LineProcess([python(), "-m", "benchmarks._servers", "tcp", str(port)])
+        self.server.wait_for("listening", 30)
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def stop(self) -> None:
+        try:
+            self.sock.sendall(struct.pack(">cQ", b"Q", 0))
+            self.sock.close()
+        finally:
+            self.server.stop()
+
+    def upload(self, host: numpy.ndarray) -> float:
+        t = time.perf_counter()
+        self.sock.sendall(struct.pack(">cQ", b"S", host.nbytes))
+        self.sock.sendall(memoryview(host).cast("B"))
+        self.sock.recv(1)
+        return time.perf_counter() - t
+
+    def download(self, nbytes: int) -> float:
+        dst = numpy.ones(nbytes, dtype=numpy.uint8)
+        view = memoryview(dst)
+        t = time.perf_counter()
+        self.sock.sendall(struct.pack(">cQ", b"G", nbytes))
+        got = 0
+        while got < nbytes:
+            n = self.sock.recv_into(view[got:])
+            if not n:
+                raise ConnectionError("server closed")
+            got += n
+        return time.perf_counter() - t
+
+
+# --- gpushare ----------------------------------------------------------------------------
+
+class Gpushare(System):
+    """A real ``gpushare serve`` subprocess; the client is ``gpushare.cupy``."""
+
+    name, kind, label = "gpushare", "gpushare", "gpushare"
+    transport = "tcp"
+
+    def start(self) -> None:
+        if self.transport == "ipc":
+            self.tmpdir = tempfile.mkdtemp(prefix="gpushare-bench-")
+            address = f"ipc://{self.tmpdir}/server"
+        else:
+            address = f"tcp://127.0.0.1:{free_port()}"
+        env = child_env({"GPUSHARE_LOG_LEVEL": "WARNING"})
+        self.server = LineProcess([python(), "-m", "gpushare", "serve", "--bind", address,
+                                   "--backend", self.backend], env=env)
+        self.server.wait_for("listening", 90)
+        os.environ["GPUSHARE_SERVER"] = address
+        from gpushare import client
+        client.reset_session()
+        import gpushare.cupy as cp
+        self.cp = cp
+        self.session = client.get_session()
+        float(cp.arange(10, dtype=cp.float32).sum())
+
+    def stop(self) -> None:
+        try:
+            from gpushare import client
+            client.reset_session()
+        finally:
+            self.server.stop()
+            if self.transport == "ipc":
+                try:
+                    os.rmdir(self.tmpdir)
+                except OSError:
+                    pass
+
+    def small_ops(self, n: int, size: int) -> float:
+        cp = self.cp
+        x = cp.arange(size, dtype=cp.float32)
+        float(x[0])
+        t = time.perf_counter()
+        for _ in range(n):
+            x = x + 1.0
+        float(x[0])
+        return time.perf_counter() - t
+
+    def round_trips(self, n: int) -> float:
+        x = self.cp.arange(1000, dtype=self.cp.float32)
+        float(x.sum())
+        t = time.perf_counter()
+        for _ in range(n):
+            float(x.sum())
+        return time.perf_counter() - t
+
+    def upload(self, host: numpy.ndarray) -> float:
+        t = time.perf_counter()
+        d = self.cp.asarray(host)
+        self.session.synchronize()
+        elapsed = time.perf_counter() - t
+        del d
+        return elapsed
+
+    def download(self, nbytes: int) -> float:
+        d = self.cp.ones(nbytes, dtype=self.cp.uint8)
+        self.session.synchronize()
+        t = time.perf_counter()
+        d.get()
+        return time.perf_counter() - t
+
+    def matmul(self, n: int, iters: int) -> float:
+        cp = self.cp
+        a = cp.asarray(_mm_host(n))
+        b = a.copy()
+        self.session.synchronize()
+        t = time.perf_counter()
+        for _ in range(iters):
+            b = a @ b
+        float(b[0, 0])
+        return time.perf_counter() - t
+
+
+class GpushareIpc(Gpushare):
+    """gpushare bound to ``ipc://`` (same host): the copies only, against ``memcpy``."""
+
+    name, label = "gpushare_ipc", "gpushare (ipc://)"
+    transport = "ipc"
+
+    def small_ops(self, n: int, size: int) -> float:
+        raise NotImplementedError
+
+    def round_trips(self, n: int) -> float:
+        raise NotImplementedError
+
+    def matmul(self, n: int, iters: int) -> float:
+        raise NotImplementedError
+
+
+# --- peers -------------------------------------------------------------------------------
+
+class RayActor(System):
+    """A Ray actor holding the arrays (``_peers.ArrayHolder``), local cluster."""
+
+    name, label = "ray", "Ray actor"
+
+    def start(self) -> None:
+        try:
+            import ray
+        except ImportError as exc:
+            raise Skip(f"ray is not installed ({exc}); pip install 'gpushare[bench]'")
+        from ._peers import ArrayHolder
+        self.ray = ray
+        store = int(self.cfg.get("max_copy", 1 << 28) * 3 + (256 << 20))
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+                 object_store_memory=store, logging_level="ERROR",
+                 runtime_env={"env_vars": {
+                     "PYTHONPATH": child_env()["PYTHONPATH"],
+                     # the same BLAS threads as every other system (the harness sets them)
+                     **{k: os.environ[k] for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                                   "MKL_NUM_THREADS") if k in os.environ}}})
+        self.actor = ray.remote(ArrayHolder).remote(self.cfg.get("small_size", 1000),
+                                                    self.backend)
+        ray.get(self.actor.read.remote())
+        self.notes.append("Ray moves arrays through its shared-memory object store on "
+                          "one host: its copies are not a network path")
+
+    def stop(self) -> None:
+        self.ray.shutdown()
+
+    def small_ops(self, n: int, size: int) -> float:
+        ray, actor = self.ray, self.actor
+        t = time.perf_counter()
+        for _ in range(n):
+            actor.add.remote(1.0)
+        ray.get(actor.read.remote())
+        return time.perf_counter() - t
+
+    def round_trips(self, n: int) -> float:
+        ray, actor = self.ray, self.actor
+        t = time.perf_counter()
+        for _ in range(n):
+            ray.get(actor.sum.remote())
+        return time.perf_counter() - t
+
+    def upload(self, host: numpy.ndarray) -> float:
+        t = time.perf_counter()
+        self.ray.get(self.actor.put.remote(host))
+        return time.perf_counter() - t
+
+    def download(self, nbytes: int) -> float:
+        self.ray.get(self.actor.prepare.remote(nbytes))
+        t = time.perf_counter()
+        out = self.ray.get(self.actor.get.remote())
+        elapsed = time.perf_counter() - t
+        assert out.nbytes == nbytes
+        return elapsed
+
+    def matmul(self, n: int, iters: int) -> float:
+        ray, actor = self.ray, self.actor
+        ray.get(actor.mm_init.remote(n))
+        t = time.perf_counter()
+        for _ in range(iters):
+            actor.mm_step.remote()
+        ray.get(actor.mm_read.remote())
+        return time.perf_counter() - t
+
+
+class TorchRpc(System):
+    """``torch.distributed.rpc``: an RRef to a ``_peers.TorchHolder`` on another
+    process (TensorPipe over TCP)."""
+
+    name, label = "torch_rpc", "PyTorch RPC"
+
+    def start(self) -> None:
+        try:
+            import torch
+            from torch.distributed import rpc
+        except ImportError as exc:
+            raise Skip(f"torch is not installed ({exc}); pip install 'gpushare[bench]'")
+        if not rpc.is_available():
+            raise Skip("this torch build has no torch.distributed.rpc")
+        from ._peers import TorchHolder, torch_rpc_options
+        self.torch, self.rpc = torch, rpc
+        if self.backend == "cupy":
+            self.notes.append("the CPU build of torch keeps its tensors in host memory")
+        port = free_port()
+        self.server = LineProcess([python(), "-m", "benchmarks._peers", "torch", str(port)])
+        self.server.wait_for("starting", 60)
+        rpc.init_rpc("client", rank=0, world_size=2,
+                     rpc_backend_options=torch_rpc_options(port))
+        self.server.wait_for("listening", 60)
+        self.rref = rpc.remote("server", TorchHolder, args=(self.cfg.get("small_size", 1000),))
+        self.p_async = self.rref.rpc_async()
+        self.p_sync = self.rref.rpc_sync()
+        self.p_sync.read()
+
+    def stop(self) -> None:
+        try:
+            del self.p_async, self.p_sync, self.rref
+            self.rpc.shutdown()
+        finally:
+            self.server.stop(30)
+
+    def small_ops(self, n: int, size: int) -> float:
+        p = self.p_async
+        t = time.perf_counter()
+        futures = [p.add(1.0) for _ in range(n)]
+        self.torch.futures.wait_all(futures)
+        self.p_sync.read()
+        return time.perf_counter() - t
+
+    def round_trips(self, n: int) -> float:
+        p = self.p_sync
+        t = time.perf_counter()
+        for _ in range(n):
+            p.sum()
+        return time.perf_counter() - t
+
+    def upload(self, host: numpy.ndarray) -> float:
+        tensor = self.torch.from_numpy(host)
+        t = time.perf_counter()
+        self.p_sync.put(tensor)
+        return time.perf_counter() - t
+
+    def download(self, nbytes: int) -> float:
+        self.p_sync.prepare(nbytes)
+        t = time.perf_counter()
+        out = self.p_sync.get().numpy()
+        elapsed = time.perf_counter() - t
+        assert out.nbytes == nbytes
+        return elapsed
+
+    def matmul(self, n: int, iters: int) -> float:
+        self.p_sync.mm_init(n)
+        p = self.p_async
+        t = time.perf_counter()
+        futures = [p.mm_step() for _ in range(iters)]  # noqa: F841 - kept alive
+        self.torch.futures.wait_all(futures)
+        self.p_sync.mm_read()
+        return time.perf_counter() - t
+
+
+class Rpyc(System):
+    """rpyc to a ``ThreadedServer`` holding the arrays; ``rpyc.async_`` for (a)."""
+
+    name, label = "rpyc", "rpyc"
+
+    def start(self) -> None:
+        try:
+            import rpyc
+        except ImportError as exc:
+            raise Skip(f"rpyc is not installed ({exc}); pip install 'gpushare[bench]'")
+        self.rpyc = rpyc
+        port = free_port()
+        self.server = LineProcess([python(), "-m", "benchmarks._peers", "rpyc", str(port),
+                                   self.backend])
+        self.server.wait_for("listening", 60)
+        for _ in range(50):  # the listener may lag its message
+            try:
+                self.conn = rpyc.connect("127.0.0.1", port, config={
+                    "sync_request_timeout": 600, "allow_pickle": False})
+                break
+            except OSError:
+                time.sleep(0.1)
+        self.root = self.conn.root
+        self.root.init(self.cfg.get("small_size", 1000))
+        self.notes.append("rpyc passes only bytes efficiently: arrays travel as "
+                          "tobytes() copies")
+
+    def stop(self) -> None:
+        try:
+            self.conn.close()
+        finally:
+            self.server.stop()
+
+    def small_ops(self, n: int, size: int) -> float:
+        add = self.rpyc.async_(self.root.add)
+        t = time.perf_counter()
+        for _ in range(n):
+            add(1.0)
+        self.root.read()
+        return time.perf_counter() - t
+
+    def round_trips(self, n: int) -> float:
+        root = self.root
+        t = time.perf_counter()
+        for _ in range(n):
+            root.sum()
+        return time.perf_counter() - t
+
+    def upload(self, host: numpy.ndarray) -> float:
+        t = time.perf_counter()
+        self.root.put(host.tobytes())
+        return time.perf_counter() - t
+
+    def download(self, nbytes: int) -> float:
+        self.root.prepare(nbytes)
+        t = time.perf_counter()
+        out = numpy.frombuffer(self.root.get(), dtype=numpy.uint8)
+        elapsed = time.perf_counter() - t
+        assert out.nbytes == nbytes
+        return elapsed
+
+    def matmul(self, n: int, iters: int) -> float:
+        self.root.mm_init(n)
+        step = self.rpyc.async_(self.root.mm_step)
+        t = time.perf_counter()
+        for _ in range(iters):
+            step()
+        self.root.mm_read()
+        return time.perf_counter() - t
+
+
+SYSTEMS: dict[str, type[System]] = {cls.name: cls for cls in (
+    Local, RawZmq, RawTcp, Gpushare, GpushareIpc, RayActor, TorchRpc, Rpyc)}
+
+
+def get(name: str) -> type[System]:
+    try:
+        return SYSTEMS[name]
+    except KeyError:
+        sys.exit(f"unknown system {name!r}; known: {', '.join(SYSTEMS)}")
