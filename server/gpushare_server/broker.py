@@ -3,8 +3,25 @@
     client DEALER ──tcp──> [frontend ROUTER]  broker  [backend ROUTER] <──ipc── worker DEALER
                                                                       (one process per session)
 
-The broker never runs user work, so it always answers: handshakes, pings, and
-reports of a worker that died. Large frames pass through without being copied.
+The broker never runs user work, so it always answers: handshakes, pings, status
+queries, and reports of a worker that died. Large frames pass through without being
+copied.
+
+What the broker enforces (see docs/operations.md):
+
+* CurveZMQ (``--server-key``, ``--authorized-keys``): the frontend is a CURVE server
+  and pyzmq's ZAP handler admits only clients whose public key is authorized. A
+  non-loopback address is refused without keys unless ``--insecure``.
+* ``--max-sessions`` and ``--max-sessions-per-key``: handshakes beyond them are
+  refused with a clear ``fatal`` reply. ``--memory-limit`` travels to each worker.
+* ``--session-timeout``: a session whose client has said nothing (no call, no
+  heartbeat) for that long, and that has no call in flight, is closed and its worker
+  stopped, freeing its memory (a client killed with ``kill -9`` says no goodbye).
+* SIGTERM/SIGINT: no new sessions or calls, in-flight calls finish (up to
+  ``--drain-timeout``), then every client is told the server stopped; a second signal
+  stops at once.
+* Untrusted input: ``zmq.MAXMSGSIZE`` on the frontend; anything that fails to decode
+  gets a ``protocol_error`` reply and never ends the loop.
 """
 from __future__ import annotations
 
@@ -30,6 +47,18 @@ from .worker import send_frames
 
 log = logging.getLogger("gpushare.server")
 
+#: seconds a status query waits for the workers' numbers before answering with the
+#: last ones known (a worker answers between calls; one in a long call answers late)
+STATUS_WAIT = 1.0
+#: seconds between refreshes of the workers' numbers while metrics are served
+STATS_INTERVAL = 2.0
+#: seconds between looks at the authorized-keys directory
+KEYS_INTERVAL = 1.0
+#: messages kept for a session whose worker is still starting
+MAX_BACKLOG = 10_000
+#: default message size limit when no memory limit says better
+DEFAULT_MAX_MESSAGE = 16 << 30
+
 
 @dataclass
 class Worker:
@@ -38,6 +67,7 @@ class Worker:
     ready: bool = False
     session: "Session | None" = None
     started: float = field(default_factory=time.monotonic)
+    stats_pending: bool = False
 
 
 @dataclass
@@ -45,30 +75,114 @@ class Session:
     id: str
     client: bytes
     worker: Worker
+    key: str | None = None
     backlog: list = field(default_factory=list)  # messages that came before the worker was ready
     created: float = field(default_factory=time.monotonic)
+    last_seen: float = field(default_factory=time.monotonic)
     lost: str | None = None
-    calls: int = 0
+    batches: int = 0
+    inflight: int = 0   # batches sent to the worker and not yet answered
+    stats: dict = field(default_factory=dict)  # the worker's last report
+    reported_calls: int = 0
+    reported_errors: int = 0
+
+
+@dataclass
+class StatusQuery:
+    client: bytes
+    deadline: float
+    waiting: set
+
+
+@dataclass
+class BrokerOptions:
+    """``gpushare serve``'s policy options (see the module docstring)."""
+
+    server_key: str | None = None
+    authorized_keys: str | None = None
+    insecure: bool = False
+    memory_limit: int = 0
+    max_sessions: int = 0
+    max_sessions_per_key: int = 0
+    session_timeout: float = 60.0
+    drain_timeout: float = 30.0
+    max_message_size: int | None = None
+    metrics_port: int | None = None
+    metrics_addr: str = "127.0.0.1"
 
 
 def _fatal(reason: str, key: str = "gpushare.SessionLost") -> list:
     return Encoder().encode({"t": "fatal", "error": [key, reason]})
 
 
+def _nbytes(frames: list) -> int:
+    total = 0
+    for frame in frames:
+        try:
+            total += len(frame)
+        except TypeError:
+            pass
+    return total
+
+
 class Broker:
     """Routes client messages to per-session worker processes."""
 
     def __init__(self, bind: str, backend: str, *, spare_workers: int = 1,
-                 parent_pid: int = 0) -> None:
+                 parent_pid: int = 0, options: BrokerOptions | None = None) -> None:
+        from .auth import AuthorizedKeys, apply_server_key, is_loopback, load_server_key
+        from .metrics import Metrics, NoMetrics
+        opts = options or BrokerOptions()
+        self.options = opts
         self.bind_address = bind
         self.backend = backend
         self.spare_target = spare_workers
         self.parent_pid = parent_pid
+        if bool(opts.server_key) != bool(opts.authorized_keys):
+            raise ValueError("--server-key and --authorized-keys go together (the server's "
+                             "secret key, and the directory of the clients' public keys)")
+        self.curve = bool(opts.server_key)
+        if not self.curve and not is_loopback(bind):
+            if not opts.insecure:
+                raise ValueError(
+                    f"refusing to serve {bind} without keys: anyone who can reach it could "
+                    "run code on this machine's GPU and read every message. Make keys with "
+                    "`gpushare keygen --out DIR server` (and one per client) and serve with "
+                    "--server-key DIR/server.key_secret --authorized-keys CLIENT_KEYS_DIR, "
+                    "or pass --insecure on a network you trust.")
+            banner = (f"WARNING: gpushare serves {bind} WITHOUT encryption or "
+                      "authentication (--insecure): anyone who can reach this address can "
+                      "use the GPU and read the traffic")
+            print("!" * 78 + "\n" + banner + "\n" + "!" * 78, file=sys.stderr, flush=True)
+            log.warning(banner)
+        server_key = load_server_key(opts.server_key) if opts.server_key else None
+        self.metrics: Any = NoMetrics()
+        if opts.metrics_port is not None:
+            self.metrics = Metrics()
         self.ctx = zmq.Context()
+        self.authorized: Any = None
         self.frontend = self.ctx.socket(zmq.ROUTER)
-        self.frontend.setsockopt(zmq.LINGER, 0)
-        self.frontend.setsockopt(zmq.ROUTER_MANDATORY, 0)
-        self.frontend.bind(bind)
+        try:
+            if server_key is not None:
+                self.authorized = AuthorizedKeys(self.ctx, str(opts.authorized_keys))
+                apply_server_key(self.frontend, *server_key)
+            self.frontend.setsockopt(zmq.LINGER, 0)
+            self.frontend.setsockopt(zmq.ROUTER_MANDATORY, 0)
+            max_msg = opts.max_message_size
+            if max_msg is None:
+                max_msg = DEFAULT_MAX_MESSAGE
+                if opts.memory_limit:  # nothing bigger than the quota could be stored
+                    max_msg = min(max_msg, opts.memory_limit + (1 << 20))
+            self.max_message_size = int(max_msg)
+            if self.max_message_size > 0:
+                self.frontend.setsockopt(zmq.MAXMSGSIZE, self.max_message_size)
+            self.frontend.bind(bind)
+        except BaseException:
+            self.frontend.close(0)
+            if self.authorized is not None:
+                self.authorized.stop()
+            self.ctx.term()
+            raise
         self.endpoint = self.frontend.getsockopt(zmq.LAST_ENDPOINT).decode()
         self._tmpdir = tempfile.mkdtemp(prefix="gpushare-")
         self.backend_sock = self.ctx.socket(zmq.ROUTER)
@@ -83,8 +197,18 @@ class Broker:
         self.sessions: dict[bytes, Session] = {}  # by client routing id
         self.spares: list[Worker] = []
         self.dying: list[tuple[subprocess.Popen, float]] = []
-        self._stop = False
+        self.status_queries: list[StatusQuery] = []
+        self.device_info: dict = {}
+        self.started = time.monotonic()
+        self._signals = 0
+        self._draining = False
+        self._drain_deadline = 0.0
         self._last_check = 0.0
+        self._last_keys = 0.0
+        self._last_stats = 0.0
+        self.metrics_port: int | None = None
+        if opts.metrics_port is not None:
+            self.metrics_port = self.metrics.serve(opts.metrics_port, opts.metrics_addr)
 
     # --- workers ----------------------------------------------------------------
     def _spawn(self) -> Worker:
@@ -92,12 +216,16 @@ class Broker:
         cmd = [sys.executable, "-m", "gpushare_server.worker", "--broker", self.worker_endpoint,
                "--identity", identity.decode(), "--backend", self.backend,
                "--parent", str(os.getpid())]
+        if self.options.memory_limit:
+            cmd += ["--memory-limit", str(int(self.options.memory_limit))]
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL)
         worker = Worker(identity, proc)
         self.workers[identity] = worker
         return worker
 
     def _top_up_spares(self) -> None:
+        if self._draining:
+            return
         while len(self.spares) < self.spare_target:
             self.spares.append(self._spawn())
 
@@ -111,27 +239,41 @@ class Broker:
         client, msg = frames[0].bytes, frames[1:]
         if not msg:
             return
+        self.metrics.bytes_in.inc(_nbytes(msg))
         try:
             header = msgpack.unpackb(msg[0].bytes, raw=False, strict_map_key=False,
                                      ext_hook=lambda code, data: None)
             kind = header.get("t") if isinstance(header, dict) else None
         except Exception:  # noqa: BLE001 - a malformed message gets an error reply
-            kind = None
+            header, kind = None, None
         session = self.sessions.get(client)
+        if session is not None:
+            session.last_seen = time.monotonic()
         if kind == "batch":
             if session is None:
                 self._send_client(client, _fatal(
                     "gpushare: this session is unknown to the server (the server restarted, "
-                    "or the session was closed); its arrays are gone"))
+                    "or the session was closed or expired); its arrays are gone"))
             elif session.lost:
                 self._send_client(client, _fatal(session.lost))
+            elif self._draining:
+                self._send_client(client, _fatal(
+                    "gpushare: the server is shutting down; this call was not run and every "
+                    "array of this session is gone", "gpushare.ServerStopped"))
             elif not session.worker.ready:
+                if len(session.backlog) >= MAX_BACKLOG:
+                    self._lose(session, "gpushare: too many calls arrived before the session's "
+                                        "worker started")
+                    return
                 session.backlog.append(msg)
+                session.batches += 1
+                session.inflight += 1
             else:
-                session.calls += 1
+                session.batches += 1
+                session.inflight += 1
                 send_frames(self.backend_sock, [session.worker.identity, b"msg", *msg])
         elif kind == "hello":
-            self._hello(client, header)
+            self._hello(client, header, msg[0])
         elif kind == "ping":
             alive = session is not None and session.lost is None
             self._send_client(client, Encoder().encode(
@@ -139,11 +281,31 @@ class Broker:
         elif kind == "bye":
             if session is not None:
                 self._close(session, "closed by client")
+        elif kind == "status":
+            wait = header.get("wait", STATUS_WAIT)
+            if not isinstance(wait, (int, float)) or isinstance(wait, bool):
+                wait = STATUS_WAIT
+            self._status_query(client, min(max(float(wait), 0.0), 5.0))
         else:
+            self.metrics.protocol_errors.inc()
             self._send_client(client, Encoder().encode(
                 {"t": "protocol_error", "error": "malformed or unknown message"}))
 
-    def _hello(self, client: bytes, header: dict) -> None:
+    def _key_name(self, frame: Any) -> str | None:
+        if not self.curve:
+            return None
+        try:
+            user = frame.get("User-Id")
+        except (zmq.ZMQError, AttributeError, UnicodeDecodeError):
+            return None
+        return str(user) if user else None
+
+    def _refuse(self, client: bytes, key: str, reason: str, message: str) -> None:
+        self.metrics.sessions_refused.labels(reason).inc()
+        log.warning("session refused (%s)%s", reason, f" for key {key}" if key else "")
+        self._send_client(client, _fatal(message, key="gpushare.Refused"))
+
+    def _hello(self, client: bytes, header: dict, frame: Any) -> None:
         version = header.get("v")
         if version != PROTOCOL_VERSION:
             self._send_client(client, Encoder().encode({"t": "fatal", "error": [
@@ -152,29 +314,79 @@ class Broker:
                 f"{PROTOCOL_VERSION}, the client speaks {version!r}; install the same "
                 "gpushare version on both sides"]}))
             return
+        key = self._key_name(frame)
         old = self.sessions.get(client)
         if old is not None:
             self._close(old, "replaced by a new handshake")
+        opts = self.options
+        if self._draining:
+            self._refuse(client, key or "", "stopping",
+                         "gpushare: the server is shutting down and takes no new sessions")
+            return
+        live = [s for s in self.sessions.values() if s.lost is None]
+        if opts.max_sessions and len(live) >= opts.max_sessions:
+            self._refuse(client, key or "", "max_sessions",
+                         f"gpushare: the server is full: it serves at most {opts.max_sessions} "
+                         "sessions at once (--max-sessions); try again when one ends")
+            return
+        if opts.max_sessions_per_key and key is not None and sum(
+                1 for s in live if s.key == key) >= opts.max_sessions_per_key:
+            self._refuse(client, key, "max_sessions_per_key",
+                         f"gpushare: key {key!r} already has {opts.max_sessions_per_key} "
+                         "sessions open, the most this server allows one key "
+                         "(--max-sessions-per-key); close one first")
+            return
         worker = self._take_worker()
-        session = Session(uuid.uuid4().hex[:12], client, worker)
+        session = Session(uuid.uuid4().hex[:12], client, worker, key=key)
         worker.session = session
         self.sessions[client] = session
-        log.info("session %s opened (worker pid %d)", session.id, worker.proc.pid)
+        self.metrics.sessions_opened.inc()
+        info = header.get("client")
+        pid = info.get("pid") if isinstance(info, dict) else None
+        log.info("session %s opened: key %s, client pid %s, worker pid %d", session.id,
+                 key or "-", pid if isinstance(pid, int) else "?", worker.proc.pid)
         self._send_client(client, Encoder().encode({
             "t": "welcome", "v": PROTOCOL_VERSION, "session": session.id,
-            "backend": self.backend, "server_version": __version__}))
+            "backend": self.backend, "server_version": __version__,
+            "heartbeat": max(0.1, min(15.0, opts.session_timeout / 4)),
+            "session_timeout": opts.session_timeout,
+            "memory_limit": opts.memory_limit or None,
+            "max_message_size": self.max_message_size if self.max_message_size > 0 else None,
+            "key": key}))
 
-    def _close(self, session: Session, reason: str) -> None:
+    def _close(self, session: Session, reason: str, label: str = "closed") -> None:
         self.sessions.pop(session.client, None)
         worker = session.worker
-        if worker.proc.poll() is None:
-            try:
-                self.backend_sock.send_multipart([worker.identity, b"stop"])
-            except zmq.ZMQError:
-                pass
+        self._stop_worker(worker)
         self.workers.pop(worker.identity, None)
         self.dying.append((worker.proc, time.monotonic() + 5.0))
-        log.info("session %s closed: %s", session.id, reason)
+        self.metrics.sessions_closed.labels(label).inc()
+        log.info("session %s %s: %s (key %s, %d batches, %s bytes at last report)",
+                 session.id, label, reason, session.key or "-", session.batches,
+                 session.stats.get("memory_bytes", "?"))
+
+    def _lose(self, session: Session, reason: str) -> None:
+        """End ``session``'s work but keep its entry so its client hears why."""
+        session.lost = reason
+        session.inflight = 0
+        session.backlog.clear()
+        worker = session.worker
+        if worker.proc.poll() is None:
+            self._stop_worker(worker)
+            self.workers.pop(worker.identity, None)
+            self.dying.append((worker.proc, time.monotonic() + 5.0))
+        self._send_client(session.client, _fatal(reason))
+
+    def _stop_worker(self, worker: Worker) -> None:
+        if worker.proc.poll() is not None:
+            return
+        if not worker.ready:  # not connected yet, so it cannot hear "stop"
+            worker.proc.terminate()
+            return
+        try:
+            self.backend_sock.send_multipart([worker.identity, b"stop"])
+        except zmq.ZMQError:
+            worker.proc.terminate()
 
     def _reap_dying(self) -> None:
         """Collect stopped workers without blocking; kill those that do not stop."""
@@ -188,11 +400,135 @@ class Broker:
             still.append((proc, deadline))
         self.dying = still
 
+    def _expire(self) -> None:
+        """Close sessions whose clients went silent (dead, or cut off) for too long."""
+        timeout = self.options.session_timeout
+        if timeout <= 0:
+            return
+        now = time.monotonic()
+        for session in list(self.sessions.values()):
+            if session.inflight == 0 and now - session.last_seen > timeout:
+                self._close(session, f"no word from the client for {timeout:g} s",
+                            label="expired")
+
     def _send_client(self, client: bytes, frames: list) -> None:
         try:
             send_frames(self.frontend, [client, *frames])
         except zmq.ZMQError:
-            pass
+            return
+        self.metrics.bytes_out.inc(_nbytes(frames))
+
+    # --- status -----------------------------------------------------------------
+    def _ask_stats(self, worker: Worker, with_info: bool = False) -> bool:
+        if not worker.ready or worker.proc.poll() is not None:
+            return False
+        if worker.stats_pending and not with_info:
+            return True
+        try:
+            self.backend_sock.send_multipart([worker.identity, b"stats",
+                                              b"1" if with_info else b"0"])
+        except zmq.ZMQError:
+            return False
+        worker.stats_pending = True
+        return True
+
+    def _status_query(self, client: bytes, wait: float = STATUS_WAIT) -> None:
+        """Answer ``client`` with the server's status once the workers reported their
+        numbers, or after ``wait`` seconds with the last numbers known."""
+        if wait <= 0:
+            self._answer_status(StatusQuery(client, 0.0, set()))
+            return
+        waiting = set()
+        for session in self.sessions.values():
+            if session.lost is None and self._ask_stats(session.worker):
+                waiting.add(session.worker.identity)
+        info_from = next((w for w in self.spares if w.ready), None)
+        if info_from is None:
+            info_from = next((s.worker for s in self.sessions.values()
+                              if s.lost is None and s.worker.ready), None)
+        if info_from is not None and self._ask_stats(info_from, with_info=True):
+            waiting.add(info_from.identity)
+        query = StatusQuery(client, time.monotonic() + wait, waiting)
+        if waiting:
+            self.status_queries.append(query)
+        else:
+            self._answer_status(query)
+
+    def status(self) -> dict:
+        """The server's state as ``gpushare status`` shows it."""
+        now = time.monotonic()
+        sessions = []
+        for s in self.sessions.values():
+            stats = s.stats
+            state = "lost" if s.lost else ("ready" if s.worker.ready else "starting")
+            sessions.append({
+                "id": s.id, "key": s.key, "state": state,
+                "memory_bytes": int(stats.get("memory_bytes") or 0),
+                "handles": int(stats.get("handles") or 0),
+                "calls": int(stats.get("calls") or 0),
+                "errors": int(stats.get("errors") or 0),
+                "batches": s.batches, "in_flight": s.inflight,
+                "age_s": round(now - s.created, 3), "idle_s": round(now - s.last_seen, 3),
+                "worker_pid": s.worker.proc.pid,
+                "stale": s.worker.stats_pending or not stats})
+        opts = self.options
+        return {
+            "server_version": __version__, "protocol": PROTOCOL_VERSION,
+            "backend": self.backend, "address": self.endpoint, "pid": os.getpid(),
+            "uptime_s": round(now - self.started, 3),
+            "auth": "curve" if self.curve else "none",
+            "memory_limit": opts.memory_limit or None,
+            "max_sessions": opts.max_sessions or None,
+            "session_timeout": opts.session_timeout,
+            "stopping": self._draining,
+            "devices": list(self.device_info.get("devices") or []),
+            "memory_bytes": sum(s["memory_bytes"] for s in sessions),
+            "sessions": sessions}
+
+    def _answer_status(self, query: StatusQuery) -> None:
+        self._send_client(query.client, Encoder().encode({"t": "status", **self.status()}))
+
+    def _check_status_queries(self, force: bool = False) -> None:
+        now = time.monotonic()
+        still = []
+        for query in self.status_queries:
+            if force or not query.waiting or now >= query.deadline:
+                self._answer_status(query)
+            else:
+                still.append(query)
+        self.status_queries = still
+
+    def _on_stats(self, worker: Worker, data: bytes) -> None:
+        worker.stats_pending = False
+        try:
+            stats = msgpack.unpackb(data, raw=False, strict_map_key=False)
+        except Exception:  # noqa: BLE001
+            return
+        if not isinstance(stats, dict):
+            return
+        info = stats.pop("info", None)
+        if isinstance(info, dict):
+            self.device_info = info
+        session = worker.session
+        if session is not None:
+            calls, errs = int(stats.get("calls") or 0), int(stats.get("errors") or 0)
+            if calls > session.reported_calls:
+                self.metrics.calls.inc(calls - session.reported_calls)
+                session.reported_calls = calls
+            if errs > session.reported_errors:
+                self.metrics.errors.inc(errs - session.reported_errors)
+                session.reported_errors = errs
+            session.stats = stats
+        for query in self.status_queries:
+            query.waiting.discard(worker.identity)
+
+    def _refresh_metrics(self) -> None:
+        live = [s for s in self.sessions.values() if s.lost is None]
+        for session in live:
+            self._ask_stats(session.worker)
+        self.metrics.sessions.set(len(live))
+        self.metrics.memory.set(sum(int(s.stats.get("memory_bytes") or 0) for s in live))
+        self.metrics.handles.set(sum(int(s.stats.get("handles") or 0) for s in live))
 
     # --- worker messages --------------------------------------------------------
     def _on_worker(self, frames: list) -> None:
@@ -209,7 +545,11 @@ class Broker:
                     send_frames(self.backend_sock, [identity, b"msg", *msg])
                 session.backlog.clear()
         elif kind == b"msg" and worker.session is not None:
-            self._send_client(worker.session.client, frames[2:])
+            session = worker.session
+            session.inflight = max(0, session.inflight - 1)
+            self._send_client(session.client, frames[2:])
+        elif kind == b"stats" and len(frames) > 2:
+            self._on_stats(worker, frames[2].bytes)
 
     def _check_workers(self) -> None:
         for worker in list(self.workers.values()):
@@ -217,6 +557,8 @@ class Broker:
             if code is None:
                 continue
             self.workers.pop(worker.identity, None)
+            for query in self.status_queries:
+                query.waiting.discard(worker.identity)
             if worker in self.spares:
                 self.spares.remove(worker)
                 log.warning("spare worker exited with %s", code)
@@ -224,63 +566,91 @@ class Broker:
             session = worker.session
             if session is not None and session.lost is None:
                 how = f"signal {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
-                session.lost = (f"gpushare: the session's worker process died ({how}); "
-                                "every array of this session is gone. Other sessions are "
-                                "unaffected.")
                 log.warning("session %s lost: worker died (%s)", session.id, how)
-                self._send_client(session.client, _fatal(session.lost))
+                self.metrics.sessions_closed.labels("worker_died").inc()
+                self._lose(session, f"gpushare: the session's worker process died ({how}); "
+                                    "every array of this session is gone. Other sessions "
+                                    "are unaffected.")
 
     # --- main loop --------------------------------------------------------------
+    def _pump(self, sock: zmq.Socket, handler: Any) -> None:
+        for _ in range(256):
+            try:
+                frames = sock.recv_multipart(zmq.NOBLOCK, copy=False)
+            except zmq.Again:
+                return
+            try:
+                handler(frames)
+            except Exception:  # noqa: BLE001 - one bad message must not stop the server
+                log.exception("error while handling a message; the message is dropped")
+                if sock is self.frontend and frames:
+                    self.metrics.protocol_errors.inc()
+                    self._send_client(frames[0].bytes, Encoder().encode(
+                        {"t": "protocol_error", "error": "malformed message"}))
+
+    def _drained(self) -> bool:
+        return all(s.inflight == 0 or s.lost for s in self.sessions.values())
+
     def serve(self, ready_line: bool = True) -> None:
         self._top_up_spares()
         if ready_line:
+            extra = f", metrics on port {self.metrics_port}" if self.metrics_port else ""
             print(f"gpushare: listening on {self.endpoint} (backend {self.backend}, "
-                  f"pid {os.getpid()})", flush=True)
+                  f"pid {os.getpid()}{', curve' if self.curve else ''}{extra})", flush=True)
         poller = zmq.Poller()
         poller.register(self.frontend, zmq.POLLIN)
         poller.register(self.backend_sock, zmq.POLLIN)
         try:
-            while not self._stop:
-                events = dict(poller.poll(200))
+            while True:
+                if self._signals and not self._draining:
+                    self._draining = True
+                    self._drain_deadline = time.monotonic() + self.options.drain_timeout
+                    log.info("stopping: no new sessions; finishing in-flight calls "
+                             "(at most %g s)", self.options.drain_timeout)
+                if self._draining and (self._signals > 1 or self._drained()
+                                       or time.monotonic() > self._drain_deadline):
+                    break
+                events = dict(poller.poll(100 if self._draining else 200))
                 if self.backend_sock in events:
-                    for _ in range(256):
-                        try:
-                            self._on_worker(self.backend_sock.recv_multipart(zmq.NOBLOCK,
-                                                                             copy=False))
-                        except zmq.Again:
-                            break
+                    self._pump(self.backend_sock, self._on_worker)
                 if self.frontend in events:
-                    for _ in range(256):
-                        try:
-                            self._on_client(self.frontend.recv_multipart(zmq.NOBLOCK,
-                                                                         copy=False))
-                        except zmq.Again:
-                            break
+                    self._pump(self.frontend, self._on_client)
                 now = time.monotonic()
+                if self.status_queries:
+                    self._check_status_queries()
                 if now - self._last_check > 0.2:
                     self._last_check = now
                     self._check_workers()
                     self._reap_dying()
+                    self._expire()
                     if self.parent_pid and not _alive(self.parent_pid):
                         log.info("parent process %d is gone; stopping", self.parent_pid)
                         break
+                if self.authorized is not None and now - self._last_keys > KEYS_INTERVAL:
+                    self._last_keys = now
+                    try:
+                        self.authorized.refresh()
+                    except Exception:  # noqa: BLE001 - keep the keys we have
+                        log.exception("cannot re-read the authorized keys")
+                if self.metrics_port is not None and now - self._last_stats > STATS_INTERVAL:
+                    self._last_stats = now
+                    self._refresh_metrics()
         finally:
             self.shutdown()
 
     def stop(self, *_: Any) -> None:
-        self._stop = True
+        """Signal handler: the first call drains, a second stops at once."""
+        self._signals += 1
 
     def shutdown(self) -> None:
+        self._check_status_queries(force=True)
         for session in list(self.sessions.values()):
             self._send_client(session.client, _fatal(
                 "gpushare: the server shut down; every array of this session is gone",
                 "gpushare.ServerStopped"))
+            log.info("session %s closed: the server stops", session.id)
         for worker in list(self.workers.values()):
-            if worker.proc.poll() is None:
-                try:
-                    self.backend_sock.send_multipart([worker.identity, b"stop"])
-                except zmq.ZMQError:
-                    pass
+            self._stop_worker(worker)
         deadline = time.monotonic() + 3
         procs = [w.proc for w in self.workers.values()] + [p for p, _ in self.dying]
         for proc in procs:
@@ -290,10 +660,15 @@ class Broker:
                 proc.kill()
                 proc.wait()
         self.workers.clear()
+        self.sessions.clear()
         self.frontend.close(linger=200)
         self.backend_sock.close(linger=0)
+        if self.authorized is not None:
+            self.authorized.stop()
+        self.metrics.stop()
         self.ctx.term()
         shutil.rmtree(self._tmpdir, ignore_errors=True)
+        log.info("server stopped")
 
 
 def _alive(pid: int) -> bool:
@@ -306,11 +681,20 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def serve(bind: str, backend: str = "auto", *, spare_workers: int = 1, parent_pid: int = 0) -> None:
-    """Run a server until SIGINT/SIGTERM (the ``gpushare serve`` command)."""
+def serve(bind: str, backend: str = "auto", *, spare_workers: int = 1, parent_pid: int = 0,
+          options: BrokerOptions | None = None) -> None:
+    """Run a server until SIGINT/SIGTERM (the ``gpushare serve`` command).
+
+    Raises
+    ------
+    ValueError
+        The options are inconsistent, or a non-loopback address would be served
+        without keys.
+    """
     from .backends import resolve_backend_name
     name = resolve_backend_name(backend)
-    broker = Broker(bind, name, spare_workers=spare_workers, parent_pid=parent_pid)
+    broker = Broker(bind, name, spare_workers=spare_workers, parent_pid=parent_pid,
+                    options=options)
     signal.signal(signal.SIGTERM, broker.stop)
     signal.signal(signal.SIGINT, broker.stop)
     broker.serve()

@@ -15,9 +15,12 @@ import os
 import warnings
 from typing import Any
 
+import msgpack
+
 from gpushare import errors
-from gpushare.protocol import (FLAG_C, FLAG_F, FLAG_OWN, ArrayMeta, Decoder, Encoder,
-                               HandleRef, HostArray, ProtocolError, RemoteObject)
+from gpushare.protocol import (CHUNK_BYTES, FLAG_C, FLAG_F, FLAG_OWN, STREAM_MIN, ArrayMeta,
+                               Decoder, Encoder, HandleRef, HostArray, ProtocolError,
+                               RemoteObject, dtype_to_wire)
 
 from .handles import HandleTable
 
@@ -48,6 +51,8 @@ class SessionExecutor:
     def __init__(self, backend: Any, output: Any = None) -> None:
         self.backend = backend
         self._output = output  # returns what the session's code printed since last asked
+        self.outbox: list = []
+        self._streams = 0
         self.handles = HandleTable()
         self.failed_seq: int | None = None  # set while an error is unacknowledged
         self.calls = 0
@@ -66,9 +71,43 @@ class SessionExecutor:
             kind = header.get("t")
             if kind != "batch":
                 raise ProtocolError(f"unexpected message kind {kind!r}")
+            if "chunk" in header:
+                return self._chunk(header, frames)
             return self._batch(header, decoder)
         except ProtocolError as exc:
             return Encoder().encode({"t": "protocol_error", "error": str(exc)})
+
+    def _chunk(self, header: dict, frames: list) -> list:
+        """Write one chunk of a streamed upload into its array (no reply)."""
+        try:
+            hid, offset = header["chunk"]
+            arr = self.handles.get(hid)
+            data = frames[2] if len(frames) > 2 else b""
+            self.backend.write_bytes(arr, int(offset), data.buffer if hasattr(data, "buffer")
+                                     else data)
+        except Exception as exc:  # noqa: BLE001 - the upload's array stays as it is
+            log.debug("dropped an upload chunk: %s", exc)
+        return []
+
+    def take_outbox(self) -> list:
+        """Messages to send after the reply (the chunks of streamed downloads)."""
+        out, self.outbox = self.outbox, []
+        return out
+
+    def _stream(self, host: Any) -> dict:
+        """Queue ``host`` as chunk messages; return the descriptor the reply carries."""
+        import numpy
+        f = host.flags.f_contiguous and not host.flags.c_contiguous
+        if not (host.flags.c_contiguous or f):
+            host = numpy.ascontiguousarray(host)
+        flat = memoryview(host.reshape(-1, order="A").view(numpy.uint8))
+        self._streams += 1
+        sid = self._streams
+        for offset in range(0, flat.nbytes, CHUNK_BYTES):
+            head = msgpack.packb({"t": "chunk", "stream": sid, "offset": offset})
+            self.outbox.append([head, flat[offset:offset + CHUNK_BYTES]])
+        return {"stream": sid, "descr": dtype_to_wire(host.dtype), "shape": list(host.shape),
+                "order": "F" if f else "C", "nbytes": flat.nbytes}
 
     def _batch(self, header: dict, decoder: Decoder) -> list:
         ack = header.get("ack")
@@ -186,7 +225,13 @@ class SessionExecutor:
         if op == "upload":
             return backend.upload(args[0], **kwargs)
         if op == "download":
-            return HostArray(backend.download(args[0]))
+            host = backend.download(args[0])
+            if host.nbytes >= STREAM_MIN:
+                return self._stream(host)
+            return HostArray(host)
+        if op == "upload_begin":
+            shape, dtype = args
+            return backend.empty(tuple(shape), dtype, kwargs.get("order", "C"))
         if op == "memory":
             return backend.memory(str(target), self.handles.values())
         if op == "info":

@@ -7,7 +7,13 @@ only; on a GPU it also gives each tenant its own CUDA context.
 Broker <-> worker frames (over the broker's internal ROUTER socket):
 ``[b"ready"]`` worker -> broker once the backend is loaded;
 ``[b"msg", *client_frames]`` broker -> worker, ``[b"msg", *reply_frames]`` back;
-``[b"stop"]`` broker -> worker.
+``[b"stop"]`` broker -> worker;
+``[b"stats", b"0" | b"1"]`` broker -> worker, answered between calls with
+``[b"stats", msgpack({"memory_bytes", "handles", "calls", "errors", "pid"[, "info"]})]``
+(``b"1"`` asks for the backend's ``info()`` too: devices and their memory).
+
+The worker never trusts a message: anything that fails to decode or run gets an
+error reply, so a malformed message cannot end the session.
 """
 from __future__ import annotations
 
@@ -75,10 +81,44 @@ class OutputCapture:
         return b"".join(chunks).decode(errors="replace")
 
 
-def run(broker: str, identity: bytes, backend_name: str, parent: int) -> int:
+def _stats(executor: SessionExecutor, errors_seen: int, with_info: bool) -> bytes:
+    import msgpack
+    backend = executor.backend
+    stats: dict = {"handles": len(executor.handles), "calls": executor.calls,
+                   "errors": errors_seen, "pid": os.getpid()}
+    try:
+        stats["memory_bytes"] = int(backend.memory("used_bytes", executor.handles.values()))
+    except Exception:  # noqa: BLE001 - numbers are best effort
+        stats["memory_bytes"] = None
+    if with_info:
+        try:
+            stats["info"] = backend.info()
+        except Exception as exc:  # noqa: BLE001
+            stats["info"] = {"error": str(exc)}
+    return msgpack.packb(stats, default=str)
+
+
+def _handle_safely(executor: SessionExecutor, frames: list) -> list:
+    """The executor's reply to ``frames``; an error reply if handling itself failed."""
+    try:
+        return executor.handle(frames)
+    except Exception as exc:  # noqa: BLE001 - a message must never end the session
+        # debug only: a hostile client must not be able to flood the server's log
+        log.debug("malformed message from the client: %s: %s", type(exc).__name__, exc)
+        from gpushare.protocol import Encoder
+        return Encoder().encode({"t": "protocol_error",
+                                 "error": f"malformed message ({type(exc).__name__})"})
+
+
+def run(broker: str, identity: bytes, backend_name: str, parent: int,
+        memory_limit: int = 0) -> int:
     backend = load_backend(backend_name)
     capture = OutputCapture()
     executor = SessionExecutor(backend, output=capture.take)
+    if memory_limit:
+        from .quota import MemoryQuota
+        MemoryQuota(backend, memory_limit).install(executor)
+    errors_seen = 0
     ctx = zmq.Context()
     sock = ctx.socket(zmq.DEALER)
     sock.setsockopt(zmq.IDENTITY, identity)
@@ -97,10 +137,20 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int) -> int:
             kind = frames[0].bytes
             if kind == b"stop":
                 return 0
+            if kind == b"stats":
+                with_info = len(frames) > 1 and frames[1].bytes == b"1"
+                sock.send_multipart([b"stats", _stats(executor, errors_seen, with_info)])
+                continue
             if kind != b"msg":
                 continue
-            reply = executor.handle(frames[1:])
-            send_frames(sock, [b"msg", *reply])
+            failed_before = executor.failed_seq
+            reply = _handle_safely(executor, frames[1:])
+            if executor.failed_seq is not None and executor.failed_seq != failed_before:
+                errors_seen += 1
+            if reply:  # streamed-upload chunks get none
+                send_frames(sock, [b"msg", *reply])
+            for extra in executor.take_outbox():  # streamed-download chunks
+                send_frames(sock, [b"msg", *extra])
     finally:
         executor.handles.clear()
         sock.close(linger=1000)
@@ -113,9 +163,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--identity", required=True)
     parser.add_argument("--backend", required=True)
     parser.add_argument("--parent", type=int, default=0)
+    parser.add_argument("--memory-limit", type=int, default=0,
+                        help="bytes of arrays this session may hold (0: no limit)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=os.environ.get("GPUSHARE_LOG_LEVEL", "WARNING"))
-    return run(args.broker, args.identity.encode(), args.backend, args.parent)
+    return run(args.broker, args.identity.encode(), args.backend, args.parent,
+               memory_limit=args.memory_limit)
 
 
 if __name__ == "__main__":

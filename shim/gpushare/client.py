@@ -22,13 +22,14 @@ import msgpack
 import zmq
 
 from . import errors
-from .protocol import (PROTOCOL_VERSION, ArrayMeta, Decoder, Encoder, HandleRef,
-                       RemoteObject)
+from .protocol import (CHUNK_BYTES, PROTOCOL_VERSION, STREAM_MIN, ArrayMeta, Decoder,
+                       Encoder, HandleRef, RemoteObject)
 
 #: the queue is sent when it holds this many calls
 BATCH_CALLS = 512
 #: frames at least this large are sent without copying
 ZERO_COPY_MIN = 1 << 16
+
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -222,6 +223,19 @@ class Session:
             self._wait_locked(seq, own_call=seq)
             return self._results.pop(seq, None)
 
+    def upload_stream(self, host: Any, order: str, hid: int, description: str) -> None:
+        """Create array ``hid`` on the server from the contiguous host array ``host``,
+        streamed in chunks of its memory order (``order``: ``"C"`` or ``"F"``)."""
+        import numpy
+        with self._lock:
+            self.submit("upload_begin", None, (tuple(host.shape), host.dtype), {"order": order},
+                        out_id=hid, description=description)
+            self._flush_locked()
+            flat = memoryview(host.reshape(-1, order="A").view(numpy.uint8))
+            for offset in range(0, flat.nbytes, CHUNK_BYTES):
+                head = msgpack.packb({"t": "batch", "n": 0, "chunk": [hid, offset]})
+                self._send([head, b"", flat[offset:offset + CHUNK_BYTES]])
+
     def flush(self) -> None:
         with self._lock:
             if not self._closed and self._lost is None:
@@ -309,7 +323,10 @@ class Session:
         kind = reply.get("t") if isinstance(reply, dict) else None
         if kind == "done":
             for seq, packed in reply.get("results") or ():
-                self._results[seq] = decoder.unpack(packed)
+                value = decoder.unpack(packed)
+                if isinstance(value, dict) and "stream" in value:
+                    value = self._receive_stream(value)
+                self._results[seq] = value
             error = reply.get("error")
             if error is not None:
                 seq, info = error
@@ -349,6 +366,34 @@ class Session:
                 f"gpushare: the server could not understand a message: {reply.get('error')}")
         else:
             self._lost = errors.RemoteProtocolError(f"gpushare: unexpected reply {reply!r}")
+
+    def _receive_stream(self, desc: dict) -> Any:
+        """Receive the chunk messages of a streamed array (they follow its reply)."""
+        import numpy
+
+        from .protocol import dtype_from_wire
+        out = numpy.empty(tuple(desc["shape"]), dtype=dtype_from_wire(desc["descr"]),
+                          order=desc.get("order", "C"))
+        flat = out.reshape(-1, order="A").view(numpy.uint8)
+        received, total = 0, int(desc["nbytes"])
+        while received < total:
+            if not self._sock.poll(int(self.timeout * 1000)):
+                self._lost = errors.ServerUnavailableError(
+                    f"gpushare: the server at {self.address} stopped in the middle of a copy")
+                raise self._lost
+            frames = self._sock.recv_multipart(copy=False)
+            head = msgpack.unpackb(frames[0].bytes)
+            if not isinstance(head, dict) or head.get("t") != "chunk" or \
+                    head.get("stream") != desc["stream"] or len(frames) != 2:
+                self._on_reply(frames)  # e.g. the session was lost meanwhile
+                if self._lost is not None:
+                    raise self._lost
+                continue
+            offset = int(head["offset"])
+            data = frames[1].buffer
+            flat[offset:offset + len(data)] = numpy.frombuffer(data, numpy.uint8)
+            received += len(data)
+        return out
 
     def _remote_array(self, meta: ArrayMeta) -> Any:
         proxy = self.proxies.get(meta.id)

@@ -39,6 +39,11 @@ PROTOCOL_VERSION = 1
 
 #: Buffers at least this large travel as their own zero-copy frame.
 INLINE_LIMIT = 1 << 12
+#: Arrays at least this large travel as a stream of separate chunk messages: one big
+#: ZeroMQ frame moves several times slower than many small ones, and buffering a whole
+#: message would double the memory on each side.
+STREAM_MIN = 1 << 20
+CHUNK_BYTES = 1 << 20
 
 
 class Ext(enum.IntEnum):

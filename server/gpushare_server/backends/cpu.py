@@ -92,10 +92,12 @@ def _asarray_like(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def _array(obj: Any, dtype: Any = None, copy: bool = True, order: str = "K", subok: bool = False,
            ndmin: int = 0, *, blocking: bool = False) -> numpy.ndarray:
+    """See Also: cupy.array (``copy=None`` returns the array itself or a view when it
+    can, ``copy=False`` raises ValueError when it cannot, as in NumPy 2)."""
     if isinstance(obj, HostArray):
-        obj = obj.array
-    return numpy.array(obj, dtype=dtype, copy=True if copy is None else copy, order=order,
-                       ndmin=ndmin)
+        # host data always lands in new device memory
+        return numpy.array(obj.array, dtype=dtype, copy=True, order=order, ndmin=ndmin)
+    return numpy.array(obj, dtype=dtype, copy=copy, order=order, ndmin=ndmin)
 
 
 def _asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None,
@@ -107,13 +109,27 @@ def _get_array_module(*args: Any) -> Any:
     raise NotImplementedError("get_array_module is answered by the client")
 
 
+#: FFTs whose transforms are complex-to-complex (``axes=()`` returns the input)
+_C2C_FFTS = frozenset({"fft", "ifft", "fft2", "ifft2", "fftn", "ifftn"})
+
+
 def _fft_wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """CuPy keeps single precision through FFTs; NumPy promotes to double."""
+    """CuPy keeps single precision through FFTs (float16 computes as float32), refuses
+    host arrays, and returns the input itself for an empty ``axes``."""
+    name = fn.__name__
+
     @functools.wraps(fn)
     def call(a: Any, *args: Any, **kwargs: Any) -> Any:
         _check_args((a, *args), kwargs)
-        single = isinstance(a, numpy.ndarray) and a.dtype in (numpy.float32, numpy.complex64,
-                                                               numpy.float16)
+        if not isinstance(a, numpy.ndarray):
+            raise TypeError("The input array a must be a cupy.ndarray")
+        axes = kwargs.get("axes", args[1] if len(args) > 1 and name.endswith(("2", "n"))
+                          else None)
+        if axes is not None and not isinstance(axes, int) and len(tuple(axes)) == 0:
+            if name in _C2C_FFTS:
+                return a
+            raise IndexError("list index out of range")
+        single = a.dtype in (numpy.float32, numpy.complex64, numpy.float16)
         out = fn(a, *args, **kwargs)
         if single and isinstance(out, numpy.ndarray):
             out = out.astype(numpy.complex64 if out.dtype.kind == "c" else numpy.float32,
@@ -242,10 +258,14 @@ from .cpu_random import RANDOM_OVERRIDES, RANDOM_REMOTE_TYPES  # noqa: E402
 from .cpu_routines import ROUTINE_ATTRIBUTES, ROUTINE_METHODS, ROUTINE_OVERRIDES  # noqa: E402
 
 
+#: overrides that take some numpy arrays (so check host arrays themselves)
+_SELF_CHECKED = frozenset({"einsum", "copyto", "gradient", "full", "full_like"})
+
+
 def _checked(fn: Callable[..., Any]) -> Callable[..., Any]:
     """An override that refuses host (numpy) arrays as CuPy does, keeping ``fn``'s
     attributes (ufunc methods)."""
-    if not callable(fn) or type(fn).__name__ != "function" or fn.__name__ == "einsum":
+    if not callable(fn) or type(fn).__name__ != "function" or fn.__name__ in _SELF_CHECKED:
         return fn
 
     @functools.wraps(fn)
@@ -376,6 +396,15 @@ class CpuBackend:
         """A view of ``root``'s memory (``__cuda_array_interface__``, ``memptr=``)."""
         flat = root.reshape(-1, order="A").view(numpy.uint8)
         return numpy.ndarray(shape, dtype, buffer=flat, offset=offset, strides=strides)
+
+    def empty(self, shape: tuple, dtype: Any, order: str = "C") -> numpy.ndarray:
+        return numpy.empty(shape, dtype, order=order)
+
+    def write_bytes(self, arr: numpy.ndarray, offset: int, data: Any) -> None:
+        """Copy raw bytes into ``arr``'s memory at ``offset`` (streamed uploads)."""
+        flat = arr.reshape(-1, order="A").view(numpy.uint8)
+        src = numpy.frombuffer(data, numpy.uint8)
+        flat[offset:offset + src.size] = src
 
     def is_array(self, obj: Any) -> bool:
         return isinstance(obj, numpy.ndarray)

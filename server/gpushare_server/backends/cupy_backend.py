@@ -150,6 +150,16 @@ class CupyBackend:
         """A view of ``root``'s memory (``__cuda_array_interface__``, ``memptr=``)."""
         return self.cupy.ndarray(shape, dtype, memptr=root.data + offset, strides=strides)
 
+    def empty(self, shape: tuple, dtype: Any, order: str = "C") -> Any:
+        return self.cupy.empty(shape, dtype, order=order)
+
+    def write_bytes(self, arr: Any, offset: int, data: Any) -> None:
+        """Copy raw host bytes into ``arr``'s device memory at ``offset``."""
+        src = numpy.frombuffer(data, numpy.uint8)
+        if offset < 0 or offset + src.size > arr.nbytes:
+            raise ValueError("chunk outside the array")
+        (arr.data + offset).copy_from_host(src.ctypes.data, src.size)
+
     def is_array(self, obj: Any) -> bool:
         return isinstance(obj, self.cupy.ndarray)
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy
 
 from .. import client as _client
+from ..protocol import STREAM_MIN
 from ..namespace import module_names
 from . import _infer
 from ._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _new, _session_of, ndarray, session
@@ -229,11 +230,16 @@ def _upload(host: numpy.ndarray, order: Any = "K") -> ndarray:
     hid = s.new_id()
     f = order in ("F",) or (order in ("K", "A") and host.flags.f_contiguous and
                             not host.flags.c_contiguous)
-    # the wire carries C-ordered bytes; the server restores the order
-    # (not numpy.ascontiguousarray: it turns 0-d arrays into 1-d ones)
-    send = host if host.flags.c_contiguous else host.copy(order="C")
-    s.submit("upload", None, (send,), {"order": "F" if f else "C"},
-             out_id=hid, description="cupy.asarray (host to device copy)")
+    if host.nbytes >= STREAM_MIN:  # streamed in its own memory order
+        send = host if (host.flags.f_contiguous if f else host.flags.c_contiguous) else \
+            host.copy(order="F" if f else "C")
+        s.upload_stream(send, "F" if f else "C", hid, "cupy.asarray (host to device copy)")
+    else:
+        # small: inline, in C order; the server restores the order
+        # (not numpy.ascontiguousarray: it turns 0-d arrays into 1-d ones)
+        send = host if host.flags.c_contiguous else host.copy(order="C")
+        s.submit("upload", None, (send,), {"order": "F" if f else "C"},
+                 out_id=hid, description="cupy.asarray (host to device copy)")
     strides = (_infer.f_strides if f else _infer.c_strides)(host.shape, host.dtype.itemsize)
     c, fc = _contiguity(host.shape, strides, host.dtype.itemsize)
     return _new(s, hid, host.shape, host.dtype, strides,

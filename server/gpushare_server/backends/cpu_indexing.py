@@ -1,0 +1,184 @@
+"""Indexing on the CPU backend with CuPy's rules.
+
+CuPy never bounds-checks integer *array* indices on the device: out-of-range entries
+wrap around (``a[cupy.array([4])]`` on a length-3 axis is ``a[1]``), in ``getitem``,
+``setitem``, ``take`` and ``take_along_axis``; ``put`` defaults to ``mode='wrap'``.
+Scalar integer indices and slices are basic indexing and still raise ``IndexError``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+from gpushare.protocol import HostArray
+
+
+def _host(value: Any) -> Any:
+    return value.array if isinstance(value, HostArray) else value
+
+
+def _as_index_array(k: Any) -> Any:
+    """A list index as NumPy would read it (an array), or ``k`` unchanged."""
+    if isinstance(k, list):
+        try:
+            arr = numpy.asarray(k)
+        except ValueError:
+            return k
+        if arr.dtype.kind in "iub":
+            return arr
+    return k
+
+
+def _consumed(k: Any) -> int:
+    """How many axes of the indexed array the index entry ``k`` consumes."""
+    if k is None or k is Ellipsis or isinstance(k, (bool, numpy.bool_)):
+        return 0
+    if isinstance(k, numpy.ndarray) and k.dtype == numpy.bool_:
+        return k.ndim
+    return 1
+
+
+def _wrap_array(k: numpy.ndarray, n: int) -> numpy.ndarray:
+    if n <= 0:
+        return k  # indexing an empty axis: let NumPy raise its IndexError
+    if k.dtype.kind == "u":
+        return k % numpy.uint64(n) if k.dtype == numpy.uint64 else k.astype(numpy.intp) % n
+    return k.astype(numpy.intp, copy=False) % n
+
+
+def wrap_key(shape: tuple, key: Any) -> Any:
+    """``key`` with every integer index array wrapped into its axis' range.
+
+    See Also
+    --------
+    cupy.ndarray.__getitem__
+    """
+    single = not isinstance(key, tuple)
+    items = [_as_index_array(_host(k)) for k in ([key] if single else key)]
+    if not any(isinstance(k, numpy.ndarray) and k.dtype.kind in "iu" for k in items):
+        return items[0] if single else tuple(items)
+    total = sum(_consumed(k) for k in items)
+    axis = 0
+    out = []
+    for k in items:
+        if k is Ellipsis:
+            axis += max(len(shape) - total, 0)
+        elif isinstance(k, numpy.ndarray) and k.dtype.kind in "iu":
+            if axis < len(shape):
+                k = _wrap_array(k, shape[axis])
+            axis += 1
+        else:
+            axis += _consumed(k)
+        out.append(k)
+    return out[0] if single else tuple(out)
+
+
+def getitem(obj: numpy.ndarray, key: Any) -> numpy.ndarray:
+    """``obj[key]`` as CuPy computes it (wrapping index arrays, 0-d views not scalars).
+
+    See Also
+    --------
+    cupy.ndarray.__getitem__
+    """
+    key = wrap_key(obj.shape, key)
+    result = obj[key]
+    if isinstance(result, numpy.generic):  # CuPy returns a 0-d view
+        key = key if isinstance(key, tuple) else (key,)
+        result = obj[key + (Ellipsis,)]
+    return result
+
+
+def setitem(obj: numpy.ndarray, key: Any, value: Any) -> None:
+    """``obj[key] = value`` as CuPy does it (index arrays wrap).
+
+    See Also
+    --------
+    cupy.ndarray.__setitem__
+    """
+    obj[wrap_key(obj.shape, key)] = _host(value)  # CuPy accepts numpy arrays as values
+
+
+def _check_device(a: Any) -> None:
+    if isinstance(a, HostArray):
+        raise TypeError(f"Unsupported type {type(a.array)}")
+
+
+def take(a: Any, indices: Any, axis: Any = None, out: Any = None) -> numpy.ndarray:
+    """Fancy indexing along one axis; out-of-range indices wrap.
+
+    See Also
+    --------
+    cupy.take
+    """
+    _check_device(a)
+    indices = _host(indices)
+    n = a.size if axis is None or a.ndim == 0 else a.shape[axis]
+    if n == 0 and numpy.size(indices):
+        raise IndexError("cannot do a non-empty take from an empty axes.")
+    return numpy.take(a, indices, axis, out, mode="wrap")
+
+
+def take_along_axis(a: Any, indices: Any, axis: Any) -> numpy.ndarray:
+    """``numpy.take_along_axis`` with CuPy's wrapping of out-of-range indices.
+
+    See Also
+    --------
+    cupy.take_along_axis
+    """
+    _check_device(a)
+    _check_device(indices)
+    if indices.dtype.kind not in "iu":
+        raise IndexError("`indices` must be an integer array")
+    if axis is None:
+        a = a.ravel()
+        axis = 0
+    axis = numpy.lib.array_utils.normalize_axis_index(axis, a.ndim)
+    if a.ndim != indices.ndim:
+        raise ValueError("`indices` and `a` must have the same number of dimensions")
+    return numpy.take_along_axis(a, _wrap_array(indices, a.shape[axis]), axis)
+
+
+def put(a: Any, ind: Any, v: Any, mode: str = "wrap") -> None:
+    """``numpy.put`` with CuPy's default ``mode='wrap'``.
+
+    See Also
+    --------
+    cupy.put
+    """
+    _check_device(a)
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+    ind = _host(ind)
+    v = _host(v)
+    if a.size == 0:
+        if numpy.size(ind):
+            raise IndexError("cannot replace elements of an empty array")
+        return
+    if mode == "raise":
+        # CuPy checks the bounds of every index, then writes
+        flat = numpy.asarray(ind).ravel()
+        if flat.size and (flat.max() >= a.size or flat.min() < -a.size):
+            raise IndexError("some indices are out of bounds")
+    numpy.put(a, ind, v, mode=mode)
+
+
+def ndarray_take(a: numpy.ndarray, indices: Any, axis: Any = None, out: Any = None) -> Any:
+    return take(a, indices, axis, out)
+
+
+def ndarray_put(a: numpy.ndarray, indices: Any, values: Any, mode: str = "wrap") -> None:
+    put(a, indices, values, mode)
+
+
+INDEXING_OVERRIDES: dict[str, Any] = {
+    "cupy.take": take,
+    "cupy.take_along_axis": take_along_axis,
+    "cupy.put": put,
+}
+
+#: ndarray methods, called as ``fn(array, *args, **kwargs)``
+INDEXING_METHODS: dict[str, Any] = {
+    "take": ndarray_take,
+    "put": ndarray_put,
+}

@@ -1,0 +1,601 @@
+"""CuPy routines whose behaviour differs from the NumPy function of the same name.
+
+Each entry mirrors CuPy 14.2 (its pure-Python sources: ``cupy/_sorting``,
+``cupy/_manipulation``, ``cupy/_math``, ``cupy/linalg``...): CuPy-only arguments
+(``argmax(dtype=)``), CuPy's result types (0-d arrays, float16 computed in float32),
+CuPy's errors (``NotImplementedError`` for non-contiguous in-place sorts), and
+CuPy's refusal of non-``cupy.ndarray`` inputs.
+"""
+from __future__ import annotations
+
+import functools
+import warnings
+from typing import Any, Callable
+
+import numpy
+
+from gpushare.protocol import HostArray
+
+
+def _unsupported(value: Any) -> TypeError:
+    return TypeError(f"Unsupported type {type(value)}")
+
+
+def _require_array(a: Any) -> None:
+    """CuPy routines that only take ``cupy.ndarray`` raise TypeError otherwise."""
+    if isinstance(a, HostArray):
+        raise _unsupported(a.array)
+    if not isinstance(a, numpy.ndarray):
+        raise _unsupported(a)
+
+
+def _normalize_axis(axis: int, ndim: int) -> int:
+    return int(numpy.lib.array_utils.normalize_axis_index(axis, ndim))
+
+
+# --- creation ------------------------------------------------------------------------
+
+def _like(name: str) -> Callable[..., Any]:
+    """``empty_like`` and friends: CuPy refuses ``subok`` and host prototypes."""
+    host = getattr(numpy, name)
+
+    def fn(a: Any, *args: Any, dtype: Any = None, order: str = "K", subok: Any = None,
+           shape: Any = None) -> numpy.ndarray:
+        if subok is not None:
+            raise TypeError("subok is not supported yet")
+        _require_array(a)
+        if name == "full_like":
+            (fill_value,) = args
+            out = numpy.empty_like(a, dtype=dtype, order=order, shape=shape)
+            copyto(out, fill_value, casting="unsafe")
+            return out
+        return host(a, *args, dtype=dtype, order=order, shape=shape)
+    fn.__name__ = name
+    fn.__doc__ = f"See Also\n--------\ncupy.{name}"
+    return fn
+
+
+def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C") -> numpy.ndarray:
+    """See Also: cupy.full (``fill_value`` may be a 0-d numpy or cupy array)."""
+    if dtype is None:
+        value = fill_value.array if isinstance(fill_value, HostArray) else fill_value
+        dtype = value.dtype if isinstance(value, numpy.ndarray) else numpy.array(value).dtype
+    out = numpy.empty(shape, dtype=dtype, order=order)
+    copyto(out, fill_value, casting="unsafe")
+    return out
+
+
+def meshgrid(*xi: Any, **kwargs: Any) -> tuple:
+    """See Also: cupy.meshgrid (always a tuple; one input comes back as it is)."""
+    copy = bool(kwargs.pop("copy", True))
+    indexing = kwargs.pop("indexing", "xy")
+    sparse = bool(kwargs.pop("sparse", False))
+    if kwargs:
+        raise TypeError(f"meshgrid() got an unexpected keyword argument '{list(kwargs)[0]}'")
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    for x in xi:
+        if not isinstance(x, numpy.ndarray):
+            raise ValueError("input has to be cupy.ndarray")
+        if x.ndim != 1:
+            raise ValueError("input has to be 1d")
+    if len(xi) <= 1:
+        return tuple(xi)
+    return tuple(numpy.meshgrid(*xi, copy=copy, indexing=indexing, sparse=sparse))
+
+
+def _tri_indices(name: str) -> Callable[..., Any]:
+    host = getattr(numpy, name)
+
+    def fn(n: Any, k: int = 0, m: Any = None) -> tuple:
+        # CuPy builds cupy.tri(n, m): array sizes are a TypeError there
+        for size in (n, m):
+            if isinstance(size, (numpy.ndarray, HostArray)):
+                raise TypeError(f"'{type(size).__name__}' object cannot be interpreted as an "
+                                "integer")
+        return host(n, k, m)
+    fn.__name__ = name
+    fn.__doc__ = f"See Also\n--------\ncupy.{name}"
+    return fn
+
+
+# --- sorting and searching -----------------------------------------------------------
+
+def _arg_reduce(name: str) -> Callable[..., Any]:
+    """``argmax``-like reductions with CuPy's ``dtype=`` and tuple ``axis``."""
+    host = getattr(numpy, name)
+
+    def fn(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+           keepdims: bool = False) -> numpy.ndarray:
+        _require_array(a)
+        if isinstance(axis, (tuple, list)):
+            # CuPy reduces over several axes: move them last and flatten them
+            axes = tuple(_normalize_axis(ax, a.ndim) for ax in axis)
+            rest = [i for i in range(a.ndim) if i not in axes]
+            moved = a.transpose(rest + list(axes))
+            moved = moved.reshape(tuple(a.shape[i] for i in rest) + (-1,))
+            result = host(moved, axis=-1)
+            if keepdims:
+                result = numpy.expand_dims(result, axes)
+        else:
+            result = host(a, axis=axis, keepdims=keepdims)
+        result = numpy.asarray(result)
+        if dtype is not None:
+            result = result.astype(dtype, copy=False)
+        if out is not None:
+            out[...] = result
+            return out
+        return result
+    fn.__name__ = name
+    fn.__doc__ = f"See Also\n--------\ncupy.{name}"
+    return fn
+
+
+def _ndarray_arg_reduce(name: str) -> Callable[..., Any]:
+    fn = _arg_reduce(name)
+
+    def method(a: numpy.ndarray, axis: Any = None, out: Any = None, dtype: Any = None,
+               keepdims: bool = False) -> numpy.ndarray:
+        return fn(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+    return method
+
+
+def ndarray_sort(a: numpy.ndarray, axis: int = -1, kind: Any = None) -> None:
+    """In-place sort; CuPy refuses non-contiguous arrays and 0-d arrays.
+
+    See Also
+    --------
+    cupy.ndarray.sort
+    """
+    if kind is not None and kind != "stable":
+        raise NotImplementedError(f"kind {kind!r} is not supported")
+    if a.ndim == 0:
+        raise numpy.exceptions.AxisError("Sorting arrays with the rank of zero is not supported")
+    if not a.flags.c_contiguous:
+        raise NotImplementedError("Sorting non-contiguous array is not supported.")
+    a.sort(axis=axis, kind="stable")
+
+
+def ndarray_partition(a: numpy.ndarray, kth: Any, axis: int = -1) -> None:
+    """In-place partition; CuPy refuses non-contiguous and 0-d arrays.
+
+    See Also
+    --------
+    cupy.ndarray.partition
+    """
+    if a.ndim == 0:
+        raise numpy.exceptions.AxisError(
+            "Sorting arrays with the rank of zero is not supported")
+    if not a.flags.c_contiguous:
+        raise NotImplementedError("Sorting non-contiguous array is not supported.")
+    a.partition(kth, axis=axis)
+
+
+def sort(a: Any, axis: Any = -1, kind: Any = None) -> numpy.ndarray:
+    """See Also: cupy.sort (a sorted copy; stable)."""
+    _require_array(a)
+    if axis is None:
+        ret = a.flatten()
+        axis = -1
+    else:
+        ret = a.copy()
+    ndarray_sort(ret, axis=axis, kind=kind)
+    return ret
+
+
+def lexsort(keys: Any) -> numpy.ndarray:
+    """See Also: cupy.lexsort (keys of rank three or more are refused)."""
+    _require_array(keys)
+    if keys.ndim == 0:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    if keys.ndim > 2:
+        raise NotImplementedError("Keys with the rank of three or more is not supported in "
+                                  "lexsort")
+    return numpy.lexsort(keys)
+
+
+# --- linear algebra ------------------------------------------------------------------
+
+def matrix_rank(M: Any, tol: Any = None) -> numpy.ndarray:
+    """See Also: cupy.linalg.matrix_rank (always an array, also for 1-d input)."""
+    _require_array(M)
+    if M.ndim < 2:
+        return numpy.asarray((M != 0).any()).astype(int)
+    return numpy.asarray(numpy.linalg.matrix_rank(M, tol=tol))
+
+
+def _float16_via_float32(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's ``eigh``/``eigvalsh`` accept float16, computing in float32."""
+    @functools.wraps(fn)
+    def call(a: Any, *args: Any, **kwargs: Any) -> Any:
+        _require_array(a)
+        if a.dtype == numpy.float16:
+            out = fn(a.astype(numpy.float32), *args, **kwargs)
+            if isinstance(out, tuple):
+                return type(out)(*(o.astype(numpy.float16) for o in out))
+            return out.astype(numpy.float16)
+        return fn(a, *args, **kwargs)
+    return call
+
+
+# --- manipulation --------------------------------------------------------------------
+
+def row_stack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> numpy.ndarray:
+    """See Also: cupy.row_stack (deprecated alias of vstack)."""
+    warnings.warn("`row_stack` alias is deprecated. Use `cp.vstack` directly.",
+                  DeprecationWarning, stacklevel=1)
+    return numpy.vstack(tup, dtype=dtype, casting=casting)
+
+
+def ndarray_reshape(a: numpy.ndarray, *shape: Any, order: str = "C", copy: Any = None) -> Any:
+    """``ndarray.reshape`` with CuPy's ``copy=`` and order checks.
+
+    See Also
+    --------
+    cupy.ndarray.reshape
+    """
+    if isinstance(copy, str):
+        raise ValueError("strings are not allowed for 'copy' keyword. Use True/False/None "
+                         "instead.")
+    if order not in ("C", "F", "A", "c", "f", "a", None):
+        raise ValueError(f"order {order!r} is not permitted for reshape")
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    if copy:
+        return numpy.array(a.reshape(shape, order=order), copy=True, order="K")
+    return a.reshape(shape, order=order, copy=copy)
+
+
+def repeat(a: Any, repeats: Any, axis: Any = None) -> numpy.ndarray:
+    """See Also: cupy.repeat (CuPy's checks and messages on ``repeats``)."""
+    _require_array(a)
+    if isinstance(repeats, HostArray):
+        raise TypeError("repeats of type numpy.ndarray are not supported; use a "
+                        "cupy.ndarray, a list or an int")
+    if isinstance(repeats, (list, tuple)):
+        if any(isinstance(r, (list, tuple)) for r in repeats):
+            raise ValueError("'repeats' is too deep: expected an int or a 1-D sequence")
+        reps = numpy.asarray(repeats)
+    else:
+        reps = numpy.asarray(repeats)
+    if reps.dtype.kind in "iu" and reps.size and (reps < 0).any():
+        raise ValueError("'repeats' should not be negative: {}".format(repeats))
+    if reps.ndim == 1 and reps.size != 1:
+        n = a.size if axis is None else a.shape[_normalize_axis(axis, a.ndim)]
+        if reps.size != n:
+            raise ValueError("'repeats' and 'a' must have the same length along 'axis': "
+                             f"{reps.size} != {n}")
+    if isinstance(repeats, (list, tuple)):
+        repeats = reps
+    return numpy.repeat(a, repeats, axis)
+
+
+def require(a: Any, dtype: Any = None, requirements: Any = None) -> numpy.ndarray:
+    """See Also: cupy.require (ValueError for unknown dtypes and flags)."""
+    _require_array(a)
+    possible = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C", "F": "F",
+                "F_CONTIGUOUS": "F", "FORTRAN": "F", "O": "OWNDATA", "OWNDATA": "OWNDATA"}
+    try:
+        dt = None if dtype is None else numpy.dtype(dtype)
+    except TypeError:
+        raise ValueError(f'Incorrect dtype "{dtype}" provided') from None
+    if not requirements:
+        return a if dt is None or dt == a.dtype else a.astype(dt)
+    try:
+        reqs = {possible[x.upper()] for x in requirements}
+    except KeyError:
+        raise ValueError('Incorrect flag "{}" in requirements'.format(
+            (set(requirements) - set(possible)).pop())) from None
+    if reqs >= {"C", "F"}:
+        raise ValueError('Cannot specify both "C" and "F" order')
+    order = "F" if "F" in reqs else "C" if "C" in reqs else "A"
+    if "OWNDATA" in reqs:
+        return numpy.array(a, dtype=dt, order=order, copy=True)
+    if order == "A":
+        return a if dt is None or dt == a.dtype else a.astype(dt)
+    return numpy.asarray(a, dtype=dt, order=order)
+
+
+def delete(arr: Any, indices: Any, axis: Any = None) -> numpy.ndarray:
+    """See Also: cupy.delete (index arrays wrap as in CuPy's setitem)."""
+    if not isinstance(arr, numpy.ndarray):
+        raise ValueError("delete(): arr must be a cupy.ndarray")
+    from .cpu_indexing import setitem
+    if axis is None:
+        if arr.ndim != 1:
+            arr = arr.ravel()
+        axis = 0
+    else:
+        axis = _normalize_axis(axis, arr.ndim)
+    size = arr.shape[axis]
+    if isinstance(indices, HostArray):
+        raise _unsupported(indices.array)
+    if not (isinstance(indices, slice) or (isinstance(indices, (int, numpy.integer))
+                                           and not isinstance(indices, bool))):
+        idx = numpy.asarray(indices)
+        if idx.dtype == numpy.bool_:
+            if idx.ndim != 1 or idx.shape[0] != size:
+                raise ValueError("boolean array argument indices to delete must be one "
+                                 f"dimensional and match the axis length of {size}")
+            if arr.ndim == 1:
+                return arr[~idx]
+        if idx.size != 0:
+            indices = idx
+    mask = numpy.ones(size, dtype=numpy.bool_)
+    setitem(mask, (indices,), False)
+    return numpy.compress(mask, arr, axis=axis)
+
+
+def select(condlist: Any, choicelist: Any, default: Any = 0) -> numpy.ndarray:
+    """See Also: cupy.select (CuPy's argument checks)."""
+    if len(condlist) != len(choicelist):
+        raise ValueError("list of cases must be same length as list of conditions")
+    if len(condlist) == 0:
+        raise ValueError("select with an empty condition list is not possible")
+    if not numpy.isscalar(default):
+        raise TypeError("default only accepts scalar values")
+    for i, choice in enumerate(choicelist):
+        if not isinstance(choice, numpy.ndarray):
+            raise TypeError("choicelist only accepts lists of cupy ndarrays")
+        cond = condlist[i]
+        if cond.dtype.type is not numpy.bool_:  # AttributeError for lists, as in CuPy
+            raise ValueError(f"invalid entry {i} in condlist: should be boolean ndarray")
+    dtype = numpy.result_type(*choicelist)
+    conds = numpy.broadcast_arrays(*condlist)
+    choices = numpy.broadcast_arrays(*choicelist, default)
+    if choices[0].ndim == 0:
+        shape = conds[0].shape
+    else:
+        shape = numpy.broadcast_arrays(conds[0], choices[0])[0].shape
+    result = numpy.empty(shape, dtype)
+    numpy.copyto(result, default)
+    for choice, cond in zip(choices[-2::-1], conds[::-1]):
+        numpy.copyto(result, choice, where=cond)
+    return result
+
+
+def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = None) -> None:
+    """See Also: cupy.copyto (a numpy source must hold a single element)."""
+    _require_array(dst)
+    if isinstance(where, HostArray):
+        raise _unsupported(where.array)
+    if isinstance(src, HostArray):
+        src = src.array
+        if src.size != 1:
+            raise ValueError("non-scalar numpy.ndarray cannot be used for copyto")
+        if not numpy.can_cast(src.dtype, dst.dtype, casting):
+            raise TypeError(f"Cannot cast {src.dtype} to {dst.dtype} in {casting} casting mode")
+        src = src.squeeze()[()]
+        casting = "unsafe"
+    numpy.copyto(dst, src, casting=casting, where=True if where is None else where)
+
+
+def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
+    """See Also: cupy.gradient (``f`` may be any array-like, CuPy converts it)."""
+    if isinstance(f, HostArray):
+        f = f.array
+    for value in varargs:
+        if isinstance(value, HostArray):
+            raise _unsupported(value.array)
+    return numpy.gradient(f, *varargs, axis=axis, edge_order=edge_order)
+
+
+# --- elementwise -----------------------------------------------------------------------
+
+def _int_power(base: Any, exp: Any) -> Any:
+    """Integer power with CuPy's kernel for negative exponents: ``1 ** -n == 1``,
+    ``(-1) ** -n == ±1``, anything else ``0`` (NumPy raises instead)."""
+    b = numpy.asarray(base)
+    e = numpy.asarray(exp)
+    dt = numpy.result_type(base, exp)
+    b, e = numpy.broadcast_arrays(b.astype(dt, copy=False), e.astype(dt, copy=False))
+    neg = e < 0
+    result = numpy.power(b, numpy.where(neg, 0, e))
+    if neg.any():
+        odd = (e & 1).astype(bool)
+        special = numpy.where(b == 1, 1, numpy.where(b == -1, numpy.where(odd, -1, 1), 0))
+        result = numpy.where(neg, special.astype(dt), result)
+    return result
+
+
+class _Ufunc:
+    """A NumPy ufunc whose call CuPy computes differently; its methods (``reduce``,
+    ``outer``...) and attributes stay NumPy's."""
+
+    def __init__(self, ufunc: numpy.ufunc, call: Callable[..., Any]) -> None:
+        self._ufunc = ufunc
+        self._call = call
+        # no __wrapped__: the session unwraps that to reach ufunc methods
+        self.__name__ = ufunc.__name__
+        self.__doc__ = call.__doc__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._call(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ufunc, name)
+
+
+def _power(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
+    """See Also: cupy.power (integers to negative integer powers do not raise)."""
+    for value in (x1, x2, out):
+        if isinstance(value, HostArray):
+            raise _unsupported(value.array)
+    try:
+        return numpy.power(x1, x2, out=out, **kwargs)
+    except ValueError as exc:
+        if "negative integer powers" not in str(exc) or kwargs:
+            raise
+    result = _int_power(x1, x2)
+    if out is not None:
+        out[...] = result
+        return out
+    return result
+
+
+power = _Ufunc(numpy.power, _power)
+
+
+def _comparison(ufunc: numpy.ufunc) -> _Ufunc:
+    """Comparisons of bool arrays with Python ints beyond int64: CuPy compares in
+    uint64 (NumPy picks int64 and raises OverflowError)."""
+    def call(x1: Any, x2: Any, /, *args: Any, **kwargs: Any) -> Any:
+        for value in (x1, x2):
+            if isinstance(value, HostArray):
+                raise _unsupported(value.array)
+        try:
+            return ufunc(x1, x2, *args, **kwargs)
+        except OverflowError:
+            big = [v for v in (x1, x2) if type(v) is int and v > numpy.iinfo(numpy.int64).max]
+            arrays = [v for v in (x1, x2) if isinstance(v, numpy.ndarray)]
+            if not big or not arrays or arrays[0].dtype != numpy.bool_:
+                raise
+            cast = [v.astype(numpy.uint64) if isinstance(v, numpy.ndarray) else v
+                    for v in (x1, x2)]
+            return ufunc(*cast, *args, **kwargs)
+    call.__doc__ = f"See Also\n--------\ncupy.{ufunc.__name__}"
+    return _Ufunc(ufunc, call)
+
+
+def einsum(*operands: Any, **kwargs: Any) -> Any:
+    """See Also: cupy.einsum (sublists may be numpy arrays of ints)."""
+    if operands and not isinstance(operands[0], str):
+        # interleaved form: operand, sublist, operand, sublist, ..., [output]
+        operands = tuple(o.array.tolist() if isinstance(o, HostArray) and i % 2 else o
+                         for i, o in enumerate(operands))
+    for value in operands:
+        if isinstance(value, HostArray):
+            raise _unsupported(value.array)
+    return numpy.einsum(*operands, **kwargs)
+
+
+def ndarray_bool(a: numpy.ndarray) -> bool:
+    """``bool(array)``: an empty array is False with a DeprecationWarning (CuPy, and
+    NumPy before 2.2); more than one element is ambiguous.
+
+    See Also
+    --------
+    cupy.ndarray.__bool__
+    """
+    if a.size == 0:
+        warnings.warn("The truth value of an empty array is ambiguous. Returning False, but "
+                      "in future this will result in an error. Use `array.size > 0` to check "
+                      "that an array is not empty.", DeprecationWarning)
+        return False
+    return bool(a)
+
+
+def ndarray_fill(a: numpy.ndarray, value: Any) -> None:
+    """``fill`` takes a scalar or a 0-d (numpy or cupy) array.
+
+    See Also
+    --------
+    cupy.ndarray.fill
+    """
+    if isinstance(value, HostArray):
+        value = value.array
+    if isinstance(value, numpy.ndarray):
+        if value.ndim != 0:
+            raise ValueError("non-scalar numpy.ndarray cannot be used for fill")
+        value = value[()]
+    a.fill(value)
+
+
+def ndarray_imag(a: numpy.ndarray) -> numpy.ndarray:
+    """``a.imag``: of a real array, a new writable array of zeros (NumPy's is read-only).
+
+    See Also
+    --------
+    cupy.ndarray.imag
+    """
+    if a.dtype.kind == "c":
+        return a.imag
+    return numpy.zeros_like(a)
+
+
+def _half_reduction(name: str) -> Callable[..., Any]:
+    """``sum``/``prod``/``mean`` of float16: CuPy accumulates in float32 and rounds the
+    result to float16 (NumPy accumulates in float16 and loses precision)."""
+    host = getattr(numpy, name)
+
+    def fn(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+           keepdims: bool = False, **kwargs: Any) -> Any:
+        if isinstance(a, numpy.ndarray) and a.dtype == numpy.float16 and (
+                dtype is None or numpy.dtype(dtype) == numpy.float16):
+            result = host(a, axis=axis, dtype=numpy.float32, keepdims=keepdims, **kwargs)
+            result = numpy.asarray(result).astype(numpy.float16)
+            if out is not None:
+                out[...] = result
+                return out
+            return result
+        return host(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, **kwargs)
+    fn.__name__ = name
+    fn.__doc__ = f"See Also\n--------\ncupy.{name}"
+    return fn
+
+
+def _array_only(name: str) -> Callable[..., Any]:
+    """CuPy functions that raise TypeError for anything but a cupy.ndarray."""
+    host = getattr(numpy, name)
+
+    def fn(a: Any, *args: Any, **kwargs: Any) -> Any:
+        _require_array(a)
+        return host(a, *args, **kwargs)
+    fn.__name__ = name
+    fn.__doc__ = f"See Also\n--------\ncupy.{name}"
+    return fn
+
+
+ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
+    "cupy.argmax": _arg_reduce("argmax"),
+    "cupy.argmin": _arg_reduce("argmin"),
+    "cupy.nanargmax": _arg_reduce("nanargmax"),
+    "cupy.nanargmin": _arg_reduce("nanargmin"),
+    "cupy.sort": sort,
+    "cupy.lexsort": lexsort,
+    "cupy.linalg.matrix_rank": matrix_rank,
+    "cupy.linalg.eigh": _float16_via_float32(numpy.linalg.eigh),
+    "cupy.linalg.eigvalsh": _float16_via_float32(numpy.linalg.eigvalsh),
+    "cupy.row_stack": row_stack,
+    "cupy.repeat": repeat,
+    "cupy.require": require,
+    "cupy.delete": delete,
+    "cupy.power": power,
+    "cupy.einsum": einsum,
+    "cupy.meshgrid": meshgrid,
+    "cupy.select": select,
+    "cupy.tril_indices": _tri_indices("tril_indices"),
+    "cupy.triu_indices": _tri_indices("triu_indices"),
+    "cupy.full": full,
+    "cupy.empty_like": _like("empty_like"),
+    "cupy.zeros_like": _like("zeros_like"),
+    "cupy.ones_like": _like("ones_like"),
+    "cupy.full_like": _like("full_like"),
+    "cupy.copyto": copyto,
+    "cupy.gradient": gradient,
+}
+for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
+    ROUTINE_OVERRIDES[f"cupy.{_name}"] = _comparison(getattr(numpy, _name))
+for _name in ("cumsum", "cumprod", "nancumsum", "nancumprod"):
+    ROUTINE_OVERRIDES[f"cupy.{_name}"] = _array_only(_name)
+for _name in ("sum", "prod", "mean", "nansum", "nanprod", "nanmean"):
+    ROUTINE_OVERRIDES[f"cupy.{_name}"] = _half_reduction(_name)
+
+#: ndarray methods, called as ``fn(array, *args, **kwargs)``
+ROUTINE_METHODS: dict[str, Callable[..., Any]] = {
+    "argmax": _ndarray_arg_reduce("argmax"),
+    "argmin": _ndarray_arg_reduce("argmin"),
+    "sort": ndarray_sort,
+    "partition": ndarray_partition,
+    "reshape": ndarray_reshape,
+    "__bool__": ndarray_bool,
+    "fill": ndarray_fill,
+    "repeat": lambda a, repeats, axis=None: repeat(a, repeats, axis),
+}
+for _name in ("sum", "prod", "mean"):
+    ROUTINE_METHODS[_name] = _half_reduction(_name)
+
+#: ndarray attributes computed differently from NumPy's, as ``fn(array)``
+ROUTINE_ATTRIBUTES: dict[str, Callable[..., Any]] = {
+    "imag": ndarray_imag,
+}
