@@ -27,8 +27,12 @@ class ServerProcess:
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True, env={**os.environ, **(env or {})})
         self.lines: list[str] = []
+        self.err_lines: list[str] = []
         self._ready = threading.Event()
         threading.Thread(target=self._read, daemon=True).start()
+        # drain stderr too: a chatty server must never block on a full pipe
+        self._err_reader = threading.Thread(target=self._read_err, daemon=True)
+        self._err_reader.start()
         if not self._ready.wait(60):
             self.stop()
             raise RuntimeError(f"server did not start: {self.lines}")
@@ -39,6 +43,17 @@ class ServerProcess:
             self.lines.append(line)
             if "listening" in line:
                 self._ready.set()
+
+    def _read_err(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            self.err_lines.append(line)
+
+    def stderr_text(self) -> str:
+        """What the server wrote to stderr so far (all of it once it has stopped)."""
+        if self.proc.poll() is not None:
+            self._err_reader.join(10)
+        return "".join(self.err_lines)
 
     def stop(self) -> int:
         if self.proc.poll() is None:

@@ -266,8 +266,11 @@ class Broker:
                                         "worker started")
                     return
                 session.backlog.append(msg)
-                session.batches += 1
-                session.inflight += 1
+                if "chunk" not in header:  # upload chunks get no reply to wait for
+                    session.batches += 1
+                    session.inflight += 1
+            elif "chunk" in header:  # a streamed upload's data: the worker sends no reply
+                send_frames(self.backend_sock, [session.worker.identity, b"msg", *msg])
             else:
                 session.batches += 1
                 session.inflight += 1
@@ -548,6 +551,8 @@ class Broker:
             session = worker.session
             session.inflight = max(0, session.inflight - 1)
             self._send_client(session.client, frames[2:])
+        elif kind == b"data" and worker.session is not None:  # a streamed download's chunks
+            self._send_client(worker.session.client, frames[2:])
         elif kind == b"stats" and len(frames) > 2:
             self._on_stats(worker, frames[2].bytes)
 

@@ -149,8 +149,8 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
                 errors_seen += 1
             if reply:  # streamed-upload chunks get none
                 send_frames(sock, [b"msg", *reply])
-            for extra in executor.take_outbox():  # streamed-download chunks
-                send_frames(sock, [b"msg", *extra])
+            for extra in executor.take_outbox():  # streamed-download chunks: no reply of
+                send_frames(sock, [b"data", *extra])  # their own, so "data", not "msg"
     finally:
         executor.handles.clear()
         sock.close(linger=1000)

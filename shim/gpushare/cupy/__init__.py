@@ -132,6 +132,8 @@ def _device_dtype(dtype: Any) -> numpy.dtype:
     dt = numpy.dtype(dtype)
     if not dt.isnative:
         raise ValueError(f"Unsupported dtype {dt} with non-native byte-order")
+    if dt.subdtype is not None or dt.hasobject or dt.itemsize == 0:
+        raise ValueError(f"Unsupported dtype {dt}")
     return dt
 
 
@@ -157,11 +159,22 @@ def ones(shape: Any, dtype: Any = float, order: str = "C") -> ndarray:
 
 def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C") -> ndarray:
     """See Also: cupy.full"""
-    if isinstance(fill_value, ndarray):
+    if not _plain_fill(fill_value, dtype):
         return _remote("cupy.full")(shape, fill_value, dtype=dtype, order=order)
     if dtype is None:
         dtype = numpy.array(fill_value).dtype
     return _creation("full", _shape_tuple(shape), dtype, order, (fill_value,))
+
+
+def _plain_fill(fill_value: Any, dtype: Any) -> bool:
+    """Whether a fill can be pipelined: a scalar that casts without a warning (the
+    server warns at the call, e.g. ComplexWarning, and reports errors there)."""
+    if type(fill_value) in (int, float, bool):
+        return True
+    if type(fill_value) is complex or isinstance(fill_value, numpy.generic):
+        kind = numpy.asarray(fill_value).dtype.kind
+        return kind != "c" or dtype is None or numpy.dtype(dtype).kind == "c"
+    return False
 
 
 def _like(name: str, a: Any, dtype: Any, order: str, subok: Any, shape: Any,
@@ -205,7 +218,8 @@ def ones_like(a: Any, dtype: Any = None, order: str = "K", subok: Any = None,
 def full_like(a: Any, fill_value: Any, dtype: Any = None, order: str = "K", subok: Any = None,
               shape: Any = None) -> ndarray:
     """See Also: cupy.full_like"""
-    if isinstance(fill_value, ndarray):
+    if not _plain_fill(fill_value, dtype if dtype is not None else
+                       (a.dtype if isinstance(a, ndarray) else None)):
         return _remote("cupy.full_like")(a, fill_value, dtype=dtype, order=order, subok=subok,
                                          shape=shape)
     return _like("full_like", a, dtype, order, subok, shape, (fill_value,))
@@ -213,11 +227,19 @@ def full_like(a: Any, fill_value: Any, dtype: Any = None, order: str = "K", subo
 
 # --- host <-> device ----------------------------------------------------------------------
 def _has_proxy(obj: Any) -> bool:
-    if isinstance(obj, ndarray):
+    if isinstance(obj, ndarray) or hasattr(type(obj), "__cupy_get_ndarray__") or \
+            hasattr(obj, "__cuda_array_interface__"):
         return True
     if isinstance(obj, (list, tuple)):
         return builtins.any(_has_proxy(o) for o in obj)
     return False
+
+
+def _nested_proxies(obj: Any) -> Any:
+    """``obj`` with every array-protocol object in it (lists nest) made a proxy."""
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_nested_proxies(o) for o in obj)
+    return _array_like(obj)
 
 
 def _upload(host: numpy.ndarray, order: Any = "K") -> ndarray:
@@ -252,13 +274,16 @@ def array(obj: Any, dtype: Any = None, copy: Any = True, order: str = "K", subok
     obj = _array_like(obj)
     if isinstance(obj, ndarray):
         if copy is not True and (dtype is None or numpy.dtype(dtype) == obj.dtype) and \
-                obj.ndim >= ndmin and _order_ok(obj, order):
-            return obj
+                _order_ok(obj, order):
+            if obj.ndim >= ndmin:
+                return obj
+            return obj[(None,) * (ndmin - obj.ndim)]  # a view, as in CuPy
         if copy is False:
             raise ValueError("Unable to avoid copy while creating an array as requested.")
         return _remote("cupy.array")(obj, dtype=dtype, copy=True, order=order, ndmin=ndmin)
     if _has_proxy(obj):
-        return _remote("cupy.array")(obj, dtype=dtype, copy=copy, order=order, ndmin=ndmin)
+        return _remote("cupy.array")(_nested_proxies(obj), dtype=dtype, copy=copy, order=order,
+                                     ndmin=ndmin)
     if copy is False:
         raise ValueError("Unable to avoid copy while creating a new array.")
     if isinstance(obj, str) and dtype is None:
@@ -318,7 +343,7 @@ def asarray(a: Any, dtype: Any = None, order: Any = None, *, blocking: bool = Fa
             return a
         return array(a, dtype=dtype, copy=True, order=order or "K")
     if _has_proxy(a):
-        return _remote("cupy.asarray")(a, dtype=dtype, order=order)
+        return _remote("cupy.asarray")(_nested_proxies(a), dtype=dtype, order=order)
     host = numpy.asarray(a, dtype=dtype, order=order)
     return _upload(host, order or "K")
 
@@ -331,9 +356,10 @@ def asanyarray(a: Any, dtype: Any = None, order: Any = None, *, blocking: bool =
 def ascontiguousarray(a: Any, dtype: Any = None) -> ndarray:
     """See Also: cupy.ascontiguousarray"""
     if isinstance(a, ndarray):
-        if a.flags.c_contiguous and (dtype is None or numpy.dtype(dtype) == a.dtype):
+        if a.ndim and a.flags.c_contiguous and (dtype is None or
+                                                 numpy.dtype(dtype) == a.dtype):
             return a
-        return _remote("cupy.ascontiguousarray")(a, dtype=dtype)
+        return _remote("cupy.ascontiguousarray")(a, dtype=dtype)  # 0-d: 1-d, as NumPy
     return _upload(numpy.ascontiguousarray(a, dtype=dtype), "C")
 
 
@@ -409,9 +435,7 @@ def size(a: Any, axis: Any = None) -> int:
     return numpy.size(a, axis)
 
 
-def isscalar(element: Any) -> bool:
-    """See Also: cupy.isscalar"""
-    return numpy.isscalar(element)
+isscalar = numpy.isscalar  # CuPy re-exports NumPy's own (same signature)
 
 
 def iscomplexobj(x: Any) -> bool:
@@ -576,7 +600,10 @@ LOCAL: dict[str, Any] = {
         "get_default_pinned_memory_pool")}
 LOCAL["ndarray"] = ndarray
 LOCAL["ufunc"] = ufunc
-from . import _index_tricks  # noqa: E402
+from . import _callables, _index_tricks  # noqa: E402
+
+for _name in _callables.LOCAL_NAMES:
+    LOCAL[_name] = getattr(_callables, _name)
 
 for _name in ("r_", "c_", "mgrid", "ogrid", "broadcast", "flatiter"):
     LOCAL[_name] = getattr(_index_tricks, _name)

@@ -225,6 +225,9 @@ def reduction_result(name: str, shape: tuple, dtype: numpy.dtype, kwargs: dict) 
     allowed = {"axis", "keepdims", "dtype", "ddof"}
     if set(kwargs) - allowed or (not REDUCTIONS[name] and "dtype" in kwargs):
         raise CannotInfer
+    if kwargs.get("dtype") is not None and dtype.kind == "c" and \
+            numpy.dtype(kwargs["dtype"]).kind != "c":
+        raise CannotInfer  # the server's ComplexWarning must come at the call
     axis = kwargs.get("axis")
     keepdims = bool(kwargs.get("keepdims", False))
     if name in ("argmax", "argmin"):

@@ -416,7 +416,11 @@ class ndarray(_client.RemoteHandle):
         from . import _ufunc
         mine = _ufunc.UFUNCS.get(ufunc.__name__)
         if mine is None:
-            return NotImplemented
+            # gufuncs such as matmul are plain functions in CuPy
+            fn = getattr(sys.modules[__name__.rsplit(".", 1)[0]], ufunc.__name__, None)
+            if method != "__call__" or fn is None or not callable(fn):
+                return NotImplemented
+            mine = fn
         # NumPy hands numpy scalars over as 0-d arrays; CuPy takes them as scalars
         inputs = tuple(x[()] if isinstance(x, numpy.ndarray) and x.ndim == 0 else x
                        for x in inputs)
@@ -713,6 +717,17 @@ def _install_operators() -> None:
             if not _ufunc.is_operand(other):
                 return NotImplemented
             if op in ("eq", "ne") and not _ufunc.is_array_like_operand(other):
+                t = type(other)
+                if t.__module__ != "builtins":
+                    # an object with its own comparison decides, as NumPy lets each
+                    # element's reflected comparison decide
+                    if t.__eq__ is not object.__eq__ and op == "eq" or \
+                            t.__ne__ is not object.__ne__ and op == "ne":
+                        return NotImplemented
+                    if op == "ne" and t.__eq__ is not object.__eq__:
+                        eq = other.__eq__(self)  # object.__ne__ inverts __eq__
+                        if eq is not NotImplemented:
+                            return U["logical_not"](eq)
                 # like NumPy: an object that is no array element compares unequal
                 from . import ones, zeros
                 return (zeros if op == "eq" else ones)(self.shape, dtype=bool)

@@ -61,9 +61,42 @@ class ufunc:
 
     @property
     def types(self) -> list:
-        return list(self._np.types) if self._np is not None else []
+        """The loops, as CuPy lists them: NumPy's, less the dtypes CuPy lacks
+        ((c)longdouble, datetime, timedelta, object)."""
+        if self._np is None:
+            return []
+        return list(dict.fromkeys(sig for sig in self._np.types
+                                  if not any(t in sig for t in "GgMmO")))
+
+    def _split_outputs(self, args: tuple, kwargs: dict) -> tuple:
+        """Move positional outputs into ``out=`` and normalise ``out`` the way NumPy
+        does (a 1-tuple for one output, ``None`` entries meaning "allocate")."""
+        if len(args) > self.nin:
+            if "out" in kwargs:
+                raise TypeError("cannot specify 'out' as both a positional and keyword "
+                                "argument")
+            kwargs = dict(kwargs)
+            outs = args[self.nin:]
+            kwargs["out"] = outs + (None,) * (self.nout - len(outs))  # NumPy pads
+            args = args[:self.nin]
+        out = kwargs["out"] if "out" in kwargs else None
+        if isinstance(out, tuple):
+            if len(out) != self.nout:
+                raise ValueError(f"The 'out' tuple must have exactly {self.nout} entries: "
+                                 "one per ufunc output")
+            kwargs = dict(kwargs)
+            if all(o is None for o in out):
+                del kwargs["out"]
+            elif len(out) == 1:
+                kwargs["out"] = out[0]
+        elif "out" in kwargs and out is None:
+            kwargs = dict(kwargs)
+            del kwargs["out"]
+        return args, kwargs
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.nin is not None and (len(args) > self.nin or "out" in kwargs):
+            args, kwargs = self._split_outputs(args, kwargs)
         if any(hasattr(a, "__cupy_get_ndarray__") and not isinstance(a, ndarray) for a in args):
             args = tuple(a.__cupy_get_ndarray__() if hasattr(a, "__cupy_get_ndarray__") else a
                          for a in args)

@@ -1,0 +1,473 @@
+"""Faults: dead clients, stopped and killed servers, restarts, load, and fuzzing (issue #6).
+
+Real servers in subprocesses; conditions are polled with deadlines, never slept for.
+"""
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import msgpack
+import numpy
+import pytest
+import zmq
+
+from _servers import ServerProcess
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def wait_for(predicate, timeout: float = 10.0, interval: float = 0.05):
+    """Poll ``predicate`` until it returns something true; fail after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s")
+        time.sleep(interval)
+
+
+def status(address: str, wait: float | None = None) -> dict:
+    from gpushare.cli import query_status
+    return query_status(address, timeout=10, wait=wait)
+
+
+def open_session(address: str, timeout: float = 10.0):
+    from gpushare import client
+    from gpushare.cupy import _ndarray
+    session = client.Session(address, timeout=timeout)
+    _ndarray.install(session)
+    return session
+
+
+def pid_gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    try:  # a zombie child of a process we cannot reap still "exists"
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] == "Z"
+    except OSError:
+        return True
+    return False
+
+
+SESSION_TIMEOUT = 3.0
+
+
+@pytest.fixture(scope="module")
+def short_server():
+    """Sessions expire after 3 s of silence; at most 20 sessions at once."""
+    srv = ServerProcess("--session-timeout", str(SESSION_TIMEOUT), "--max-sessions", "20",
+                        "--memory-limit", "256MiB")
+    yield srv
+    srv.stop()
+
+
+# --- dead clients -------------------------------------------------------------------
+
+CLIENT = """
+import sys, gpushare.cupy as cp
+from gpushare import client
+x = cp.ones((1024, 1024), dtype=cp.float64)      # 8 MiB
+x.sum().get()
+print(client.get_session().session_id, flush=True)
+sys.stdin.read()                                   # hold the session until killed
+"""
+
+
+def test_kill9_client_frees_its_session_and_memory(short_server):
+    env = {**os.environ, "GPUSHARE_SERVER": short_server.address}
+    proc = subprocess.Popen([sys.executable, "-c", CLIENT], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        session_id = proc.stdout.readline().strip()
+        assert session_id
+
+        def held():
+            mine = [s for s in status(short_server.address)["sessions"]
+                    if s["id"] == session_id]
+            return mine and mine[0]["memory_bytes"] >= 8 << 20 and mine[0]["handles"] >= 1
+        wait_for(held, timeout=10)
+        proc.kill()                                # kill -9: no goodbye
+        proc.wait(10)
+        t = time.monotonic()
+
+        def freed():
+            st = status(short_server.address)
+            return all(s["id"] != session_id for s in st["sessions"]) and \
+                st["memory_bytes"] == 0
+        wait_for(freed, timeout=10, interval=0.1)
+        assert time.monotonic() - t < SESSION_TIMEOUT + 2.0   # the timeout, plus checks
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_idle_client_is_kept_alive_by_heartbeats(short_server, monkeypatch):
+    s = open_session(short_server.address)
+    try:
+        a = s.call("call", "cupy.arange", (4,))
+        idle_until = time.monotonic() + SESSION_TIMEOUT + 1.0   # longer than the timeout
+        while time.monotonic() < idle_until:
+            time.sleep(0.1)
+        assert s.call("method", "sum", (a,)).get() == 6
+    finally:
+        s.close()
+    # without heartbeats the same silence ends the session, and the client is told so
+    from gpushare import errors
+    monkeypatch.setenv("GPUSHARE_HEARTBEAT", "0")
+    s = open_session(short_server.address)
+    try:
+        a = s.call("call", "cupy.arange", (4,))
+        wait_for(lambda: all(x["id"] != s.session_id
+                             for x in status(short_server.address)["sessions"]), timeout=10)
+        with pytest.raises(errors.SessionLostError, match="unknown to the server"):
+            s.call("method", "sum", (a,))
+    finally:
+        s.close()
+
+
+def test_status_json_lists_sessions(short_server):
+    s = open_session(short_server.address)
+    try:
+        s.call("call", "cupy.zeros", (1000,))
+        out = subprocess.run([sys.executable, "-m", "gpushare", "status", "--server",
+                              short_server.address, "--json"],
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode == 0, out.stderr
+        import json
+        data = json.loads(out.stdout)
+        assert data["backend"] and data["server_version"] and data["devices"]
+        mine = [x for x in data["sessions"] if x["id"] == s.session_id]
+        assert mine and {"id", "memory_bytes", "handles", "calls", "age_s", "key"} <= set(mine[0])
+        assert mine[0]["memory_bytes"] == 8000 and mine[0]["handles"] == 1
+        text = subprocess.run([sys.executable, "-m", "gpushare", "status", "--server",
+                               short_server.address], capture_output=True, text=True, timeout=30)
+        assert s.session_id in text.stdout and "session(s)" in text.stdout
+    finally:
+        s.close()
+
+
+def test_prometheus_metrics():
+    pytest.importorskip("prometheus_client")
+    import urllib.request
+    from _servers import free_port
+    port = free_port()
+    srv = ServerProcess("--metrics-port", str(port))
+    s = open_session(srv.address)
+    try:
+        a = s.call("call", "cupy.asarray", (numpy.ones(100_000),))      # 800 KB up
+        with pytest.raises(ValueError):
+            s.call("call", "cupy.add", (a, s.call("call", "cupy.ones", (3,))))
+
+        def scraped():
+            text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics",
+                                          timeout=5).read().decode()
+            values = {}
+            for line in text.splitlines():
+                if line.startswith("gpushare_") and " " in line:
+                    name, value = line.rsplit(" ", 1)
+                    values[name] = float(value)
+            ok = (values.get("gpushare_sessions") == 1
+                  and values.get("gpushare_memory_bytes", 0) >= 800_000
+                  and values.get("gpushare_calls_total", 0) >= 3
+                  and values.get("gpushare_errors_total", 0) >= 1
+                  and values.get("gpushare_bytes_received_total", 0) >= 800_000)
+            return values if ok else None
+        values = wait_for(scraped, timeout=15, interval=0.2)
+        assert values["gpushare_sessions_opened_total"] == 1
+    finally:
+        s.close()
+        srv.stop()
+
+
+# --- many clients -------------------------------------------------------------------
+
+@pytest.fixture
+def roomy_server():
+    srv = ServerProcess("--spare-workers", "2")
+    yield srv
+    srv.stop()
+
+
+def test_sixteen_concurrent_clients_then_memory_back_to_zero(roomy_server):
+    server = roomy_server
+    # the default session timeout: 16 sessions starting at once on a small, busy
+    # machine may leave a client silent for seconds between handshake and first call
+    results: dict[int, object] = {}
+
+    def client_job(k: int) -> None:
+        try:
+            s = open_session(server.address, timeout=30)
+            try:
+                x = s.call("call", "cupy.arange", (10_000,), {"dtype": "float64"})
+                y = s.call("call", "cupy.multiply", (x, k))
+                m = s.call("call", "cupy.ones", ((200, 200),))
+                total = s.call("method", "sum", (y,)).get() + s.call("method", "sum", (m,)).get()
+                results[k] = float(total)
+            finally:
+                s.close()
+        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
+            results[k] = exc
+
+    threads = [threading.Thread(target=client_job, args=(k,)) for k in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(50)
+    expected = {k: 49_995_000.0 * k + 40_000.0 for k in range(16)}
+    assert results == expected
+
+    def all_freed():
+        st = status(server.address)
+        return not st["sessions"] and st["memory_bytes"] == 0
+    wait_for(all_freed, timeout=10, interval=0.1)
+
+
+# --- servers that stop, die, restart --------------------------------------------------
+
+def test_sigstopped_server_is_a_connection_error_in_bounded_time(fresh_server):
+    s = open_session(fresh_server.address, timeout=2)
+    a = s.call("call", "cupy.arange", (3,))
+    os.kill(fresh_server.proc.pid, signal.SIGSTOP)
+    try:
+        t = time.monotonic()
+        with pytest.raises(ConnectionError, match="stopped answering") as info:
+            s.call("method", "sum", (a,))
+        assert time.monotonic() - t < 5
+        assert fresh_server.address in str(info.value)
+        with pytest.raises(ConnectionError):     # and it stays an error, quickly
+            s.call("method", "sum", (a,))
+    finally:
+        os.kill(fresh_server.proc.pid, signal.SIGCONT)
+        s.close()
+
+
+def test_sigkilled_server_then_restart_is_reported(fresh_server):
+    from gpushare import errors
+    a_sess = open_session(fresh_server.address, timeout=2)
+    b_sess = open_session(fresh_server.address, timeout=10)
+    restarted = None
+    try:
+        a = a_sess.call("call", "cupy.arange", (3,))
+        b = b_sess.call("call", "cupy.arange", (3,))
+        workers = [a_sess.call("info", None)["pid"], b_sess.call("info", None)["pid"]]
+        fresh_server.proc.kill()
+        fresh_server.proc.wait(10)
+        t = time.monotonic()
+        with pytest.raises(ConnectionError, match=fresh_server.address):
+            a_sess.call("method", "sum", (a,))
+        assert time.monotonic() - t < 5
+        wait_for(lambda: all(pid_gone(p) for p in workers), timeout=10)  # no orphans
+        restarted = ServerProcess(bind=fresh_server.address)
+        with pytest.raises(errors.SessionLostError, match="restarted"):
+            b_sess.call("method", "sum", (b,))
+    finally:
+        a_sess.close()
+        b_sess.close()
+        if restarted is not None:
+            restarted.stop()
+
+
+def test_sigterm_finishes_in_flight_calls_then_tells_clients(fresh_server):
+    from gpushare import errors
+    s = open_session(fresh_server.address, timeout=20)
+    try:
+        m = s.call("call", "cupy.ones", ((300, 300),))
+        prev = None
+        last = 0
+        for _ in range(100):                     # ~1 s of work, queued in one batch
+            hid = s.new_id()
+            s.submit("call", "cupy.matmul", (m, m), out_id=hid)
+            if prev is not None:
+                s.release(prev)
+            prev = last = hid
+        s.flush()
+
+        def in_flight():
+            st = status(fresh_server.address, wait=0)   # the broker's numbers, at once
+            return any(x["id"] == s.session_id and x["in_flight"] for x in st["sessions"])
+        wait_for(in_flight, timeout=10, interval=0.01)
+        fresh_server.proc.send_signal(signal.SIGTERM)
+        s.synchronize()                          # every queued call ran
+        assert s._done_seq >= s._seq and last
+        with pytest.raises(errors.SessionLostError, match="shut down|shutting down"):
+            s.call("method", "sum", (m,))
+        assert fresh_server.proc.wait(20) == 0
+    finally:
+        s.close()
+
+
+# --- a crashing session beside a healthy one ---------------------------------------------
+
+def test_killed_worker_costs_only_its_session(short_server):
+    from gpushare import errors
+    healthy, victim = open_session(short_server.address), open_session(short_server.address)
+    try:
+        h = healthy.call("call", "cupy.arange", (10,))
+        os.kill(victim.call("info", None)["pid"], signal.SIGKILL)
+        with pytest.raises(errors.SessionLostError, match="SIGKILL"):
+            wait_for(lambda: victim.call("info", None) and False, timeout=10)
+        assert healthy.call("method", "sum", (h,)).get() == 45
+    finally:
+        healthy.close()
+        victim.close()
+
+
+# --- fuzzing ------------------------------------------------------------------------
+
+def _valid_batches() -> list[list[bytes]]:
+    """Real batch messages (as the client encodes them) to mutate."""
+    from gpushare.protocol import Encoder, HandleRef
+    calls = [
+        [1, "method", "sum", [HandleRef(1)], {}, None, True],
+        [2, "getattr", "shape", [HandleRef(1)], {}, None, True],
+        [3, "info", None, [], {}, None, True],
+        [4, "call", "cupy.negative", [HandleRef(1)], {}, 2, False],
+        [5, "call", "cupy.add", [HandleRef(1), 1.5], {"dtype": None}, 3, False],
+        [6, "getitem", None, [HandleRef(2), (slice(0, 2, None), Ellipsis)], {}, None, True],
+        [7, "meta", None, [HandleRef(3)], {}, None, True],
+    ]
+    out = []
+    for n in range(1, len(calls) + 1):
+        enc = Encoder(first_frame=2)
+        body = b"".join(enc.pack(c) for c in calls[:n])
+        out.append([msgpack.packb({"t": "batch", "n": n, "release": [[0, 9]], "ack": 3}),
+                    body])
+    return out
+
+
+def test_fuzzing_never_hurts_an_honest_client():
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    srv = ServerProcess("--max-sessions", "4", "--memory-limit", "64MiB",
+                        "--max-message-size", "1MiB")
+    errors_logged = srv.err_lines  # the ServerProcess drains stderr into this list
+    ctx = zmq.Context()
+    stranger = ctx.socket(zmq.DEALER)              # no session: the broker parses
+    insider = ctx.socket(zmq.DEALER)               # a session: its worker parses
+    honest = None
+    sent = [0]
+    try:
+        for sock in (stranger, insider):
+            sock.setsockopt(zmq.LINGER, 0)
+            sock.connect(srv.address)
+        from gpushare.protocol import PROTOCOL_VERSION
+        insider.send_multipart([msgpack.packb({"t": "hello", "v": PROTOCOL_VERSION})])
+        assert insider.poll(10000)
+        assert msgpack.unpackb(insider.recv_multipart()[0], raw=False)["t"] == "welcome"
+        honest = open_session(srv.address)
+        data = numpy.arange(100, dtype=numpy.float64)
+        x = honest.call("call", "cupy.asarray", (data,))
+        bases = _valid_batches()
+        kinds = st.sampled_from(["batch", "ping", "status", "nope", 7, None, b"batch"])
+        header = st.fixed_dictionaries(
+            {"t": kinds},
+            optional={"n": st.integers(-2, 2 ** 40) | st.text(max_size=3),
+                      "release": st.lists(st.lists(st.integers(-3, 3) | st.none(),
+                                                   max_size=3), max_size=3) | st.integers(-2 ** 63, 2 ** 63 - 1),
+                      "ack": st.integers(-1, 9) | st.binary(max_size=3)})
+        random_frames = st.lists(st.binary(max_size=48), min_size=1, max_size=4)
+        structured = st.tuples(header.map(lambda h: msgpack.packb(h, use_bin_type=True)),
+                               st.lists(st.binary(max_size=32), max_size=2)
+                               ).map(lambda t: [t[0], *t[1]])
+        mutated = st.tuples(st.sampled_from(range(len(bases))),
+                            st.lists(st.tuples(st.integers(0, 1), st.integers(0, 10 ** 6),
+                                               st.integers(0, 255)), min_size=1, max_size=4),
+                            st.booleans()).map(lambda t: _mutate(bases[t[0]], t[1], t[2]))
+        message = st.tuples(st.booleans(), random_frames | structured | mutated)
+
+        def drain() -> None:
+            for sock in (stranger, insider):
+                while sock.poll(0):
+                    sock.recv_multipart()
+
+        # hypothesis shapes 10 messages per example; a seeded RNG it draws adds 90
+        # more random and mutated ones (hypothesis alone is too slow for 10,000 here)
+        @settings(max_examples=100, deadline=None, database=None, derandomize=True,
+                  suppress_health_check=list(HealthCheck))
+        @given(st.lists(message, min_size=10, max_size=10), st.integers(0, 2 ** 32 - 1))
+        def fuzz(messages, seed):
+            rng = random.Random(seed)
+            messages = [*messages, *(_random_message(rng, bases) for _ in range(90))]
+            for to_insider, frames in messages:
+                (insider if to_insider else stranger).send_multipart(frames)
+                sent[0] += 1
+            drain()
+            # the honest client, between every 100 hostile messages, gets right answers
+            k = random.randint(1, 9)
+            y = honest.call("call", "cupy.multiply", (x, k))
+            assert honest.call("method", "sum", (y,)).get() == 4950.0 * k
+
+        fuzz()
+        assert sent[0] >= 10_000
+        assert srv.proc.poll() is None                     # the server lives
+        st_ = status(srv.address)
+        assert any(s["id"] == honest.session_id for s in st_["sessions"])
+        # the insider's hostile batches really reached its worker
+        assert any(s["id"] != honest.session_id and s["batches"] >= 500
+                   for s in st_["sessions"]), st_["sessions"]
+        insider.send_multipart([msgpack.packb({"t": "ping"})])    # and the insider's
+        reply = wait_for(lambda: _recv_pong(insider), timeout=10)  # session, too
+        assert reply["alive"] is True
+        assert not [line for line in errors_logged if "Traceback" in line], errors_logged
+    finally:
+        if honest is not None:
+            honest.close()
+        stranger.close()
+        insider.close()
+        ctx.term()
+        srv.stop()
+
+
+def _recv_pong(sock):
+    while sock.poll(100):
+        reply = msgpack.unpackb(sock.recv_multipart()[0], raw=False, strict_map_key=False)
+        if isinstance(reply, dict) and reply.get("t") == "pong":
+            return reply
+    return None
+
+
+_KINDS = ["batch", "ping", "status", "bye?", "hello!", "", 0, None, b"batch", [1], {"t": 1}]
+
+
+def _random_message(rng: random.Random, bases: list) -> tuple[bool, list[bytes]]:
+    """One hostile message: random frames, a random header, or a mutated real batch."""
+    choice = rng.random()
+    if choice < 0.3:
+        frames = [rng.randbytes(rng.randint(0, 64)) for _ in range(rng.randint(1, 4))]
+    elif choice < 0.55:
+        header = {"t": rng.choice(_KINDS)}
+        for key in rng.sample(["n", "release", "ack", "v", "calls", "wait"], rng.randint(0, 3)):
+            header[key] = rng.choice([rng.randint(-2 ** 63, 2 ** 63 - 1), rng.randint(-3, 9),
+                                      "x" * rng.randint(0, 5), [[0, rng.randint(-2, 9)]],
+                                      None, 1.5, [], {}])
+        frames = [msgpack.packb(header), *(rng.randbytes(rng.randint(0, 32))
+                                           for _ in range(rng.randint(0, 2)))]
+    else:
+        edits = [(rng.randint(0, 1), rng.randint(0, 10 ** 6), rng.randint(0, 255))
+                 for _ in range(rng.randint(1, 4))]
+        frames = _mutate(rng.choice(bases), edits, rng.random() < 0.3)
+    return rng.random() < 0.5, frames
+
+
+def _mutate(frames: list[bytes], edits: list, truncate: bool) -> list[bytes]:
+    out = [bytearray(f) for f in frames]
+    for which, pos, value in edits:
+        frame = out[which % len(out)]
+        if frame:
+            frame[pos % len(frame)] = value
+    if truncate and out[-1]:
+        del out[-1][len(out[-1]) // 2:]
+    return [bytes(f) for f in out]

@@ -1,0 +1,309 @@
+"""CurveZMQ keys, refusing strangers, quotas, and untrusted input (issue #6).
+
+Every server is a real ``gpushare serve`` in a subprocess. Clients run in this process
+(``client.Session``) with the key variables set through ``monkeypatch``.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import time
+
+import numpy
+import pytest
+import zmq
+import zmq.auth
+
+from _servers import ServerProcess, free_port
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def wait_for(predicate, timeout: float = 10.0, interval: float = 0.05):
+    """Poll ``predicate`` until it returns something true; fail after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s")
+        time.sleep(interval)
+
+
+def keygen(out, name: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "gpushare", "keygen", "--out", str(out), name],
+                          capture_output=True, text=True, timeout=30)
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory):
+    root = tmp_path_factory.mktemp("keys")
+    for name in ("server", "alice", "bob", "stranger"):
+        assert keygen(root, name).returncode == 0
+    authorized = root / "authorized"
+    authorized.mkdir()
+    shutil.copy(root / "alice.key", authorized / "alice.key")
+    return root
+
+
+@pytest.fixture(scope="module")
+def curve_server(keys):
+    srv = ServerProcess("--server-key", str(keys / "server.key_secret"),
+                        "--authorized-keys", str(keys / "authorized"),
+                        "--memory-limit", "1MiB")
+    yield srv
+    srv.stop()
+
+
+def use_keys(monkeypatch, keys, client: str | None, server: str = "server") -> None:
+    if client is None:
+        monkeypatch.delenv("GPUSHARE_SERVER_KEY", raising=False)
+        monkeypatch.delenv("GPUSHARE_CLIENT_KEY", raising=False)
+        return
+    monkeypatch.setenv("GPUSHARE_SERVER_KEY", str(keys / f"{server}.key"))
+    monkeypatch.setenv("GPUSHARE_CLIENT_KEY", str(keys / f"{client}.key_secret"))
+
+
+def open_session(address: str, timeout: float = 10.0):
+    from gpushare import client
+    from gpushare.cupy import _ndarray
+    session = client.Session(address, timeout=timeout)
+    _ndarray.install(session)
+    return session
+
+
+def test_keygen_writes_zmq_certificates(tmp_path):
+    out = keygen(tmp_path / "k", "carol")
+    assert out.returncode == 0, out.stderr
+    public, secret = tmp_path / "k" / "carol.key", tmp_path / "k" / "carol.key_secret"
+    pub_only, none = zmq.auth.load_certificate(str(public))
+    pub2, sec = zmq.auth.load_certificate(str(secret))
+    assert pub_only == pub2 and none is None and sec and len(sec) == 40
+    assert stat.S_IMODE(os.stat(secret).st_mode) == 0o600
+    again = keygen(tmp_path / "k", "carol")                # never overwrite a key silently
+    assert again.returncode != 0 and "exists" in again.stderr
+    assert zmq.auth.load_certificate(str(secret))[1] == sec
+
+
+def test_authorized_client_is_served_and_named(curve_server, keys, monkeypatch):
+    use_keys(monkeypatch, keys, "alice")
+    s = open_session(curve_server.address)
+    try:
+        assert s.info["key"] == "alice"
+        a = s.call("call", "cupy.arange", (6,))
+        assert s.call("method", "sum", (a,)).get() == 15
+        from gpushare.cli import query_status
+        status = query_status(curve_server.address)
+        mine = [x for x in status["sessions"] if x["id"] == s.session_id]
+        assert mine and mine[0]["key"] == "alice" and status["auth"] == "curve"
+    finally:
+        s.close()
+
+
+def test_unauthorized_key_is_refused_quickly(curve_server, keys, monkeypatch):
+    from gpushare.security import AuthenticationError
+    use_keys(monkeypatch, keys, "bob")
+    t = time.monotonic()
+    with pytest.raises(AuthenticationError, match="refused this client's key") as info:
+        open_session(curve_server.address, timeout=10)
+    assert time.monotonic() - t < 5          # well within the connect timeout
+    assert isinstance(info.value, ConnectionError)
+    assert "bob.key_secret" in str(info.value)
+
+
+def test_keyless_client_is_told_keys_are_needed(curve_server, keys, monkeypatch):
+    from gpushare.security import AuthenticationError
+    use_keys(monkeypatch, keys, None)
+    with pytest.raises(AuthenticationError, match="requires CurveZMQ keys"):
+        open_session(curve_server.address, timeout=10)
+
+
+def test_wrong_server_key_is_an_error_not_a_hang(curve_server, keys, monkeypatch):
+    use_keys(monkeypatch, keys, "alice", server="stranger")   # not this server's key
+    t = time.monotonic()
+    with pytest.raises(ConnectionError, match="keys may be wrong"):
+        open_session(curve_server.address, timeout=4)
+    assert time.monotonic() - t < 6
+
+
+def test_half_configured_keys_are_a_clear_error(curve_server, keys, monkeypatch):
+    from gpushare.security import KeyConfigurationError
+    monkeypatch.setenv("GPUSHARE_SERVER_KEY", str(keys / "server.key"))
+    monkeypatch.delenv("GPUSHARE_CLIENT_KEY", raising=False)
+    with pytest.raises(KeyConfigurationError, match="GPUSHARE_CLIENT_KEY"):
+        open_session(curve_server.address)
+    monkeypatch.setenv("GPUSHARE_CLIENT_KEY", str(keys / "alice.key"))  # the public half
+    with pytest.raises(KeyConfigurationError, match="no secret key"):
+        open_session(curve_server.address)
+
+
+def test_authorized_keys_directory_is_reread(curve_server, keys, monkeypatch):
+    from gpushare.security import AuthenticationError
+    use_keys(monkeypatch, keys, "bob")
+    added = keys / "authorized" / "bob.key"
+    shutil.copy(keys / "bob.key", added)
+    try:
+        def bob_gets_in():
+            try:
+                s = open_session(curve_server.address, timeout=3)
+            except AuthenticationError:
+                return None
+            s.close()
+            return True
+        wait_for(bob_gets_in, timeout=15, interval=0.2)
+    finally:
+        added.unlink()
+
+    def bob_refused():
+        try:
+            open_session(curve_server.address, timeout=3).close()
+        except AuthenticationError:
+            return True
+        return False
+    wait_for(bob_refused, timeout=15, interval=0.2)
+
+
+def test_non_loopback_bind_needs_keys_or_insecure(tmp_path):
+    port = free_port()
+    out = subprocess.run([sys.executable, "-m", "gpushare", "serve", "--backend", "cpu",
+                          "--bind", f"tcp://0.0.0.0:{port}"],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 2
+    assert "refusing to serve" in out.stderr and "--insecure" in out.stderr
+    srv = ServerProcess("--insecure", bind=f"tcp://0.0.0.0:{port}")
+    srv.stop()
+    assert "WITHOUT encryption" in srv.stderr_text()
+
+
+def test_memory_limit_raises_cupys_error_and_session_goes_on(curve_server, keys, monkeypatch):
+    from gpushare import errors
+    use_keys(monkeypatch, keys, "alice")
+    s = open_session(curve_server.address)
+    try:
+        small = s.call("call", "cupy.ones", (1000,))                     # 8 KB: fine
+        with pytest.raises(errors.OutOfMemoryError, match="limit set to: 1,048,576") as info:
+            s.call("call", "cupy.ones", (200_000,))                      # 1.6 MB: over
+        assert isinstance(info.value, MemoryError)
+        # a pipelined result over the limit is dropped; the error names the call
+        big_id = s.new_id()
+        s.submit("call", "cupy.zeros", ((400, 400),), out_id=big_id, description="cupy.zeros")
+        with pytest.raises(errors.OutOfMemoryError, match="cupy.zeros"):
+            s.synchronize()
+        assert s.call("memory", "used_bytes") == 8000                    # only `small`
+        # several arrays that together pass the limit: the one that crosses it fails
+        kept = [s.call("call", "cupy.ones", (50_000,)) for _ in range(2)]   # 800 KB
+        with pytest.raises(MemoryError):
+            s.call("call", "cupy.ones", (50_000,))
+        assert s.call("method", "sum", (small,)).get() == 1000.0          # still usable
+        views = [s.call("getitem", None, (kept[0], slice(0, 10))) for _ in range(3)]
+        assert len(views) == 3                                           # views cost nothing
+        del kept, views
+    finally:
+        s.close()
+
+
+def test_max_sessions_and_per_key_limit(keys, monkeypatch, tmp_path):
+    authorized = tmp_path / "authorized"
+    authorized.mkdir()
+    shutil.copy(keys / "alice.key", authorized / "alice.key")
+    srv = ServerProcess("--server-key", str(keys / "server.key_secret"),
+                        "--authorized-keys", str(authorized),
+                        "--max-sessions", "3", "--max-sessions-per-key", "2")
+    use_keys(monkeypatch, keys, "alice")
+    sessions = []
+    try:
+        sessions += [open_session(srv.address) for _ in range(2)]
+        with pytest.raises(ConnectionError, match="max-sessions-per-key"):
+            open_session(srv.address)
+        sessions[0].close()
+        sessions[0] = open_session(srv.address)     # a freed slot can be used again
+        shutil.copy(keys / "bob.key", authorized / "bob.key")
+        use_keys(monkeypatch, keys, "bob")
+        sessions.append(wait_for(lambda: _try_open(srv.address), timeout=15, interval=0.2))
+        with pytest.raises(ConnectionError, match="serves at most 3 sessions"):
+            open_session(srv.address)
+    finally:
+        for s in sessions:
+            s.close()
+        srv.stop()
+    # one log line per session event, naming keys but never showing key material
+    log = srv.stderr_text()
+    assert "opened: key alice" in log and "opened: key bob" in log
+    assert "closed: closed by client" in log and "session refused (max_sessions)" in log
+    for name in ("server", "alice", "bob"):
+        public, secret = zmq.auth.load_certificate(str(keys / f"{name}.key_secret"))
+        assert public.decode() not in log and secret.decode() not in log
+
+
+def _try_open(address: str):
+    from gpushare.security import AuthenticationError
+    try:
+        return open_session(address, timeout=3)
+    except AuthenticationError:
+        return None
+
+
+def test_malformed_messages_get_error_replies(server):
+    """Raw frames straight to the broker: each gets a reply, none stops the server."""
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.connect(server.address)
+    try:
+        import msgpack
+        bad = [[b""], [b"\xc1"], [msgpack.packb([1, 2])], [msgpack.packb({"t": "nope"})],
+               [msgpack.packb({"t": 5}), b"x"], [msgpack.packb({"t": "hello", "v": "x"})]]
+        for frames in bad:
+            sock.send_multipart(frames)
+            assert sock.poll(5000), f"no reply to {frames!r}"
+            reply = msgpack.unpackb(sock.recv_multipart()[0], raw=False)
+            assert reply["t"] in ("protocol_error", "fatal")
+        # a session whose batches are garbage: error replies, and the session survives
+        sock.send_multipart([msgpack.packb({"t": "hello", "v": _protocol_version()})])
+        assert sock.poll(5000)
+        assert msgpack.unpackb(sock.recv_multipart()[0], raw=False)["t"] == "welcome"
+        for frames in ([msgpack.packb({"t": "batch", "n": "many"}), b"\x00"],
+                       [msgpack.packb({"t": "batch", "n": 1}), b"\x93\x01"],
+                       [msgpack.packb({"t": "batch", "n": 1, "release": [[0, "x"]]}), b""],
+                       [msgpack.packb({"t": "batch", "n": 1}),
+                        msgpack.packb([1, "call", "os.system", ["true"], {}, None, True])]):
+            sock.send_multipart(frames)
+            assert sock.poll(5000)
+            reply = msgpack.unpackb(sock.recv_multipart()[0], raw=False, strict_map_key=False)
+            assert reply["t"] in ("protocol_error", "done")
+            if reply["t"] == "done":               # os.system is not a CuPy function
+                assert reply["error"] is not None
+        sock.send_multipart([msgpack.packb({"t": "ping"})])
+        assert sock.poll(5000)
+        assert msgpack.unpackb(sock.recv_multipart()[0], raw=False)["alive"] is True
+    finally:
+        sock.close()
+        ctx.term()
+
+
+def test_message_size_limit(monkeypatch):
+    srv = ServerProcess("--max-message-size", "64KiB")
+    try:
+        s = open_session(srv.address)
+        ctx = zmq.Context()
+        raw = ctx.socket(zmq.DEALER)
+        raw.setsockopt(zmq.LINGER, 0)
+        raw.connect(srv.address)
+        raw.send_multipart([b"\x81\xa1t\xa4ping", b"\x00" * (1 << 20)])   # 1 MiB: dropped
+        assert not raw.poll(500)
+        raw.close()
+        ctx.term()
+        ok = s.call("call", "cupy.asarray", (numpy.arange(1000),))       # small: fine
+        assert s.call("method", "sum", (ok,)).get() == 499500
+        s.close()
+    finally:
+        srv.stop()
+
+
+def _protocol_version() -> int:
+    from gpushare.protocol import PROTOCOL_VERSION
+    return PROTOCOL_VERSION
