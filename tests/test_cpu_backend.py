@@ -223,3 +223,11 @@ def test_copyto_from_numpy_scalar_array(cp):
         cp.copyto(d, numpy.array(1.5))
     with pytest.raises(ValueError):
         cp.copyto(d, numpy.ones(3))
+
+
+def test_real_and_imag_of_scalars_are_arrays(cp):
+    r = cp.imag(2.0)
+    assert isinstance(r, cp.ndarray) and r.shape == () and float(r) == 0.0
+    assert isinstance(cp.real(3), cp.ndarray)
+    z = cp.array([1 + 2j, 3 - 4j])
+    assert cp.imag(z).get().tolist() == [2.0, -4.0]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -68,6 +69,8 @@ class Worker:
     session: "Session | None" = None
     started: float = field(default_factory=time.monotonic)
     stats_pending: bool = False
+    token: str = ""                # the session client's routing id on the direct path
+    endpoint: str | None = None    # the worker's direct data address, once ready
 
 
 @dataclass
@@ -109,6 +112,11 @@ class BrokerOptions:
     max_message_size: int | None = None
     metrics_port: int | None = None
     metrics_addr: str = "127.0.0.1"
+    direct: bool = True  # clients talk to their worker directly (see worker.py)
+
+
+UNKNOWN_SESSION = ("gpushare: this session is unknown to the server (the server restarted, "
+                   "or the session was closed or expired); its arrays are gone")
 
 
 def _fatal(reason: str, key: str = "gpushare.SessionLost") -> list:
@@ -218,10 +226,29 @@ class Broker:
                "--parent", str(os.getpid())]
         if self.options.memory_limit:
             cmd += ["--memory-limit", str(int(self.options.memory_limit))]
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL)
-        worker = Worker(identity, proc)
+        token = secrets.token_hex(16)
+        direct_bind = self._direct_bind(identity) if self.options.direct else None
+        if direct_bind:
+            cmd += ["--direct-bind", direct_bind]
+            if self.options.server_key:
+                cmd += ["--server-key", str(self.options.server_key),
+                        "--authorized-keys", str(self.options.authorized_keys)]
+        env = {**os.environ, "GPUSHARE_WORKER_TOKEN": token}  # not on the command line
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, env=env)
+        worker = Worker(identity, proc, token=token)
         self.workers[identity] = worker
         return worker
+
+    def _direct_bind(self, identity: bytes) -> str | None:
+        """Where a worker binds its direct data path: the broker's interface, any port
+        (or an ipc path beside the broker's)."""
+        scheme, _, rest = self.endpoint.partition("://")
+        if scheme == "tcp":
+            host = rest.rsplit(":", 1)[0]
+            return f"tcp://{host}:*"
+        if scheme == "ipc":
+            return f"ipc://{rest}-w{identity[:12].decode()}"
+        return None
 
     def _top_up_spares(self) -> None:
         if self._draining:
@@ -251,9 +278,7 @@ class Broker:
             session.last_seen = time.monotonic()
         if kind == "batch":
             if session is None:
-                self._send_client(client, _fatal(
-                    "gpushare: this session is unknown to the server (the server restarted, "
-                    "or the session was closed or expired); its arrays are gone"))
+                self._send_client(client, _fatal(UNKNOWN_SESSION))
             elif session.lost:
                 self._send_client(client, _fatal(session.lost))
             elif self._draining:
@@ -280,7 +305,8 @@ class Broker:
         elif kind == "ping":
             alive = session is not None and session.lost is None
             self._send_client(client, Encoder().encode(
-                {"t": "pong", "alive": alive, "lost": session.lost if session else None}))
+                {"t": "pong", "alive": alive,
+                 "lost": session.lost if session else UNKNOWN_SESSION}))
         elif kind == "bye":
             if session is not None:
                 self._close(session, "closed by client")
@@ -355,7 +381,10 @@ class Broker:
             "session_timeout": opts.session_timeout,
             "memory_limit": opts.memory_limit or None,
             "max_message_size": self.max_message_size if self.max_message_size > 0 else None,
-            "key": key}))
+            "key": key,
+            # the session's worker, straight: no broker hop for its calls
+            "direct": ({"endpoint": worker.endpoint, "token": worker.token}
+                       if worker.ready and worker.endpoint else None)}))
 
     def _close(self, session: Session, reason: str, label: str = "closed") -> None:
         self.sessions.pop(session.client, None)
@@ -413,6 +442,9 @@ class Broker:
             if session.inflight == 0 and now - session.last_seen > timeout:
                 self._close(session, f"no word from the client for {timeout:g} s",
                             label="expired")
+                # a client that is only silent (its calls may go straight to the
+                # worker) hears it at once rather than at its next call
+                self._send_client(session.client, _fatal(UNKNOWN_SESSION))
 
     def _send_client(self, client: bytes, frames: list) -> None:
         try:
@@ -542,6 +574,8 @@ class Broker:
             return
         if kind == b"ready":
             worker.ready = True
+            if len(frames) > 2:
+                worker.endpoint = frames[2].bytes.decode(errors="replace")
             session = worker.session
             if session is not None:
                 for msg in session.backlog:

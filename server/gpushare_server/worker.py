@@ -8,6 +8,9 @@ Broker <-> worker frames (over the broker's internal ROUTER socket):
 ``[b"ready"]`` worker -> broker once the backend is loaded;
 ``[b"msg", *client_frames]`` broker -> worker, ``[b"msg", *reply_frames]`` back;
 ``[b"stop"]`` broker -> worker;
+``[b"ready", endpoint]``: with ``--direct-bind`` the worker also binds a ROUTER of its own;
+the session's client connects there (its routing id is the worker's secret token) and
+batches then skip the broker hop;
 ``[b"stats", b"0" | b"1"]`` broker -> worker, answered between calls with
 ``[b"stats", msgpack({"memory_bytes", "handles", "calls", "errors", "pid"[, "info"]})]``
 (``b"1"`` asks for the backend's ``info()`` too: devices and their memory).
@@ -21,6 +24,7 @@ import argparse
 import logging
 import os
 import sys
+import time
 
 import zmq
 
@@ -110,8 +114,24 @@ def _handle_safely(executor: SessionExecutor, frames: list) -> list:
                                  "error": f"malformed message ({type(exc).__name__})"})
 
 
+def _direct_socket(ctx: zmq.Context, bind: str, server_key: str | None,
+                   authorized_keys: str | None) -> tuple:
+    """The worker's own socket, which its session's client talks to directly (no hop
+    through the broker). CurveZMQ-protected with the server's keys when it has them."""
+    sock = ctx.socket(zmq.ROUTER)
+    sock.setsockopt(zmq.LINGER, 1000)
+    authorized = None
+    if server_key:
+        from .auth import AuthorizedKeys, apply_server_key, load_server_key
+        authorized = AuthorizedKeys(ctx, str(authorized_keys))
+        apply_server_key(sock, *load_server_key(server_key))
+    sock.bind(bind)
+    return sock, sock.getsockopt(zmq.LAST_ENDPOINT).decode(), authorized
+
+
 def run(broker: str, identity: bytes, backend_name: str, parent: int,
-        memory_limit: int = 0) -> int:
+        memory_limit: int = 0, direct_bind: str | None = None, server_key: str | None = None,
+        authorized_keys: str | None = None) -> int:
     backend = load_backend(backend_name)
     capture = OutputCapture()
     executor = SessionExecutor(backend, output=capture.take)
@@ -124,18 +144,65 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
     sock.setsockopt(zmq.IDENTITY, identity)
     sock.setsockopt(zmq.LINGER, 1000)
     sock.connect(broker)
-    sock.send(b"ready")
+    direct = authorized = None
+    # only the session's client knows this token: it is the client's routing id
+    token = bytes.fromhex(os.environ.pop("GPUSHARE_WORKER_TOKEN", "") or "") or None
+    ready = [b"ready"]
+    if direct_bind and token:
+        try:
+            direct, endpoint, authorized = _direct_socket(ctx, direct_bind, server_key,
+                                                          authorized_keys)
+            ready.append(endpoint.encode())
+        except (zmq.ZMQError, ValueError, OSError) as exc:  # the broker path still works
+            log.warning("no direct data path (%s); traffic goes through the broker", exc)
+            direct = None
+    sock.send_multipart(ready)
     poller = zmq.Poller()
     poller.register(sock, zmq.POLLIN)
+    if direct is not None:
+        poller.register(direct, zmq.POLLIN)
+
+    def serve_message(frames: list, out: zmq.Socket, prefix: list) -> None:
+        nonlocal errors_seen
+        failed_before = executor.failed_seq
+        reply = _handle_safely(executor, frames)
+        if executor.failed_seq is not None and executor.failed_seq != failed_before:
+            errors_seen += 1
+        if reply:  # streamed-upload chunks get none
+            send_frames(out, [*prefix, b"msg", *reply] if out is sock else [*prefix, *reply])
+        for extra in executor.take_outbox():  # streamed-download chunks: no reply of
+            # their own, so the broker sees "data", not "msg"
+            send_frames(out, [*prefix, b"data", *extra] if out is sock else [*prefix, *extra])
+
+    def serve_direct(block: bool) -> bool:
+        try:
+            frames = direct.recv_multipart(0 if block else zmq.NOBLOCK, copy=False)
+        except zmq.Again:
+            return False
+        if frames[0].bytes == token and len(frames) > 1:
+            serve_message(frames[1:], direct, [frames[0]])
+        return True  # anyone else is ignored: it cannot name this session
+
+    last_keys = time.monotonic()
     try:
         while True:
-            if not poller.poll(1000):
+            events = dict(poller.poll(1000))
+            if not events:
                 if parent and os.getppid() != parent:  # the broker is gone
                     return 0
+            if authorized is not None and time.monotonic() - last_keys > 1.0:
+                last_keys = time.monotonic()
+                authorized.refresh()
+            if direct is not None and direct in events:
+                serve_direct(True)
+            if sock not in events:
                 continue
             frames = sock.recv_multipart(copy=False)
             kind = frames[0].bytes
             if kind == b"stop":
+                # finish what the client already sent on the direct path, then go
+                while direct is not None and serve_direct(False):
+                    pass
                 return 0
             if kind == b"stats":
                 with_info = len(frames) > 1 and frames[1].bytes == b"1"
@@ -143,16 +210,13 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
                 continue
             if kind != b"msg":
                 continue
-            failed_before = executor.failed_seq
-            reply = _handle_safely(executor, frames[1:])
-            if executor.failed_seq is not None and executor.failed_seq != failed_before:
-                errors_seen += 1
-            if reply:  # streamed-upload chunks get none
-                send_frames(sock, [b"msg", *reply])
-            for extra in executor.take_outbox():  # streamed-download chunks: no reply of
-                send_frames(sock, [b"data", *extra])  # their own, so "data", not "msg"
+            serve_message(frames[1:], sock, [])
     finally:
         executor.handles.clear()
+        if direct is not None:
+            direct.close(linger=1000)
+        if authorized is not None:
+            authorized.stop()
         sock.close(linger=1000)
         ctx.term()
 
@@ -165,10 +229,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parent", type=int, default=0)
     parser.add_argument("--memory-limit", type=int, default=0,
                         help="bytes of arrays this session may hold (0: no limit)")
+    parser.add_argument("--direct-bind", help="address for the client's direct data path")
+    parser.add_argument("--server-key")
+    parser.add_argument("--authorized-keys")
     args = parser.parse_args(argv)
     logging.basicConfig(level=os.environ.get("GPUSHARE_LOG_LEVEL", "WARNING"))
     return run(args.broker, args.identity.encode(), args.backend, args.parent,
-               memory_limit=args.memory_limit)
+               memory_limit=args.memory_limit, direct_bind=args.direct_bind,
+               server_key=args.server_key, authorized_keys=args.authorized_keys)
 
 
 if __name__ == "__main__":

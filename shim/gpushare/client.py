@@ -96,6 +96,7 @@ class Session:
         self._poisoned: dict[int, BaseException] = {}
         self._lost: BaseException | None = None
         self._closed = False
+        self._data: Any = None  # the direct socket to the session's worker, if any
         self._on_close = on_close
         self.proxies: "weakref.WeakValueDictionary[int, Any]" = weakref.WeakValueDictionary()
         self.make_array: Callable[[ArrayMeta], Any] = lambda meta: meta
@@ -103,6 +104,11 @@ class Session:
         self.info = self._handshake()
         self.session_id = self.info["session"]
         self.backend = self.info["backend"]
+        self._data = self._connect_direct(self.info.get("direct"))
+        if self._data is not None:
+            self._poller = zmq.Poller()
+            self._poller.register(self._sock, zmq.POLLIN)
+            self._poller.register(self._data, zmq.POLLIN)
         atexit.register(self.close)
         from .heartbeat import start_heartbeat  # keeps an idle session alive on the server
         start_heartbeat(self)
@@ -127,6 +133,41 @@ class Session:
             raise errors.RemoteProtocolError(f"unexpected handshake reply {reply!r}")
         return reply
 
+    def _connect_direct(self, direct: Any) -> Any:
+        """A socket straight to the session's worker, when the server offers one
+        (``GPUSHARE_DIRECT=0`` declines): calls then skip the broker's hop."""
+        if not isinstance(direct, dict) or os.environ.get("GPUSHARE_DIRECT", "1") == "0":
+            return None
+        endpoint, token = str(direct.get("endpoint") or ""), str(direct.get("token") or "")
+        if not endpoint or not token:
+            return None
+        scheme, _, rest = endpoint.partition("://")
+        if scheme == "tcp":  # the worker listens where the broker does: reach it the same way
+            host = self.address.partition("://")[2].rsplit(":", 1)[0]
+            endpoint = f"tcp://{host}:{rest.rsplit(':', 1)[1]}"
+        sock = self._ctx.socket(zmq.DEALER)
+        sock.setsockopt(zmq.LINGER, 0)
+        sock.setsockopt(zmq.ROUTING_ID, bytes.fromhex(token))
+        from .security import configure_client_socket
+        configure_client_socket(sock, endpoint)
+        sock.connect(endpoint)
+        return sock
+
+    def _send_data(self, frames: list) -> None:
+        """Send calls and bulk data: to the worker directly, or through the broker."""
+        sock = self._data if self._data is not None else self._sock
+        last = len(frames) - 1
+        for i, frame in enumerate(frames):
+            size = frame.nbytes if isinstance(frame, memoryview) else len(frame)
+            sock.send(frame, zmq.SNDMORE if i < last else 0, copy=size < ZERO_COPY_MIN)
+
+    def _poll(self, timeout_ms: int) -> list:
+        """The sockets with something to read, waiting at most ``timeout_ms``."""
+        if self._data is None:
+            return [self._sock] if self._sock.poll(timeout_ms) else []
+        poller = self._poller
+        return [sock for sock, _ in poller.poll(timeout_ms)]
+
     def _send(self, frames: list) -> None:
         last = len(frames) - 1
         for i, frame in enumerate(frames):
@@ -144,6 +185,10 @@ class Session:
                     self._send(Encoder().encode({"t": "bye"}))
             except zmq.ZMQError:
                 pass
+            if self._data is not None:
+                from .security import release
+                release(self._data)  # its handshake monitor, or the context never ends
+                self._data.close(linger=500)
             self._sock.close(linger=500)
             self._ctx.term()
             if self._on_close is not None:
@@ -234,7 +279,7 @@ class Session:
             flat = memoryview(host.reshape(-1, order="A").view(numpy.uint8))
             for offset in range(0, flat.nbytes, CHUNK_BYTES):
                 head = msgpack.packb({"t": "batch", "n": 0, "chunk": [hid, offset]})
-                self._send([head, b"", flat[offset:offset + CHUNK_BYTES]])
+                self._send_data([head, b"", flat[offset:offset + CHUNK_BYTES]])
 
     def flush(self) -> None:
         with self._lock:
@@ -265,21 +310,27 @@ class Session:
             self._pending[item.seq] = item
         if info:
             self._sent_seq = info[-1].seq
-        self._send([msgpack.packb(header), b"".join(calls), *frames])
+        self._send_data([msgpack.packb(header), b"".join(calls), *frames])
         self._drain()
 
     def _drain(self) -> None:
         """Handle replies that already arrived, without waiting."""
-        while self._sock.poll(0):
-            self._on_reply(self._sock.recv_multipart(copy=False))
+        while True:
+            ready = self._poll(0)
+            if not ready:
+                return
+            for sock in ready:
+                self._on_reply(sock.recv_multipart(copy=False))
 
     def _wait_locked(self, seq: int, own_call: int | None = None) -> None:
         self._flush_locked()
         last_heard = time.monotonic()
         pinged = False
         while self._done_seq < seq and self._error is None and self._lost is None:
-            if self._sock.poll(1000):
-                self._on_reply(self._sock.recv_multipart(copy=False))
+            ready = self._poll(1000)
+            if ready:
+                for sock in ready:
+                    self._on_reply(sock.recv_multipart(copy=False))
                 last_heard = time.monotonic()
                 pinged = False
                 continue
@@ -376,12 +427,15 @@ class Session:
                           order=desc.get("order", "C"))
         flat = out.reshape(-1, order="A").view(numpy.uint8)
         received, total = 0, int(desc["nbytes"])
+        data_sock = self._data if self._data is not None else self._sock
         while received < total:
-            if not self._sock.poll(int(self.timeout * 1000)):
+            ready = self._poll(int(self.timeout * 1000))
+            if not ready:
                 self._lost = errors.ServerUnavailableError(
                     f"gpushare: the server at {self.address} stopped in the middle of a copy")
                 raise self._lost
-            frames = self._sock.recv_multipart(copy=False)
+            sock = data_sock if data_sock in ready else ready[0]
+            frames = sock.recv_multipart(copy=False)
             head = msgpack.unpackb(frames[0].bytes)
             if not isinstance(head, dict) or head.get("t") != "chunk" or \
                     head.get("stream") != desc["stream"] or len(frames) != 2:

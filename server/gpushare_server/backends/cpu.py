@@ -259,7 +259,8 @@ from .cpu_routines import ROUTINE_ATTRIBUTES, ROUTINE_METHODS, ROUTINE_OVERRIDES
 
 
 #: overrides that take some numpy arrays (so check host arrays themselves)
-_SELF_CHECKED = frozenset({"einsum", "copyto", "gradient", "full", "full_like"})
+_SELF_CHECKED = frozenset({"einsum", "copyto", "gradient", "full", "full_like", "real",
+                           "imag"})
 
 
 def _checked(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -534,6 +534,20 @@ def _half_reduction(name: str) -> Callable[..., Any]:
     return fn
 
 
+def real(val: Any) -> numpy.ndarray:
+    """See Also: cupy.real (scalars and host arrays become device arrays first)."""
+    if not isinstance(val, numpy.ndarray):
+        val = numpy.array(val.array if isinstance(val, HostArray) else val)
+    return val.real
+
+
+def imag(val: Any) -> numpy.ndarray:
+    """See Also: cupy.imag (scalars and host arrays become device arrays first)."""
+    if not isinstance(val, numpy.ndarray):
+        val = numpy.array(val.array if isinstance(val, HostArray) else val)
+    return ndarray_imag(val)
+
+
 def _array_only(name: str) -> Callable[..., Any]:
     """CuPy functions that raise TypeError for anything but a cupy.ndarray."""
     host = getattr(numpy, name)
@@ -562,6 +576,8 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.delete": delete,
     "cupy.power": power,
     "cupy.einsum": einsum,
+    "cupy.real": real,
+    "cupy.imag": imag,
     "cupy.meshgrid": meshgrid,
     "cupy.select": select,
     "cupy.tril_indices": _tri_indices("tril_indices"),

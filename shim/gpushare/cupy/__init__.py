@@ -448,6 +448,25 @@ def isrealobj(x: Any) -> bool:
     return not iscomplexobj(x)
 
 
+def byte_bounds(a: ndarray) -> tuple:
+    """The first and one-past-last byte addresses of ``a`` (gpushare addresses, as
+    ``a.data.ptr``; the server's own addresses mean nothing here).
+
+    See Also
+    --------
+    cupy.byte_bounds
+    """
+    low = high = a.data.ptr
+    if a.size == 0:
+        return low, high
+    for n, st in zip(a.shape, a.strides):
+        if st < 0:
+            low += (n - 1) * st
+        else:
+            high += (n - 1) * st
+    return low, high + a.itemsize
+
+
 def isfortran(a: ndarray) -> bool:
     """See Also: cupy.isfortran"""
     return a.flags.f_contiguous and not a.flags.c_contiguous
@@ -593,7 +612,7 @@ LOCAL: dict[str, Any] = {
         "empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like",
         "array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "asnumpy",
         "get_array_module", "result_type", "can_cast", "common_type", "min_scalar_type", "ndim",
-        "shape", "size", "isscalar", "iscomplexobj", "isrealobj", "isfortran", "is_available",
+        "shape", "size", "isscalar", "iscomplexobj", "byte_bounds", "isrealobj", "isfortran", "is_available",
         "show_config", "save", "savez", "savez_compressed", "load", "savetxt", "loadtxt",
         "genfromtxt", "fromfile", "frombuffer", "fromstring", "fromiter", "array_repr",
         "array_str", "array2string", "get_default_memory_pool",

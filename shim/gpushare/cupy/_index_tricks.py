@@ -280,23 +280,42 @@ class flatiter:
 
     def __init__(self, base: Any) -> None:
         self._base = base
+        self._index = 0
 
     @property
     def base(self) -> Any:
         return self._base
 
+    @staticmethod
+    def _check_index(key: Any) -> None:
+        # CuPy's flatiter takes an integer, a slice or Ellipsis, nothing else
+        if key is Ellipsis or isinstance(key, slice):
+            return
+        if isinstance(key, (int, numpy.integer)) and not isinstance(key, (bool, numpy.bool_)):
+            return
+        raise IndexError("unsupported iterator index")
+
     def __getitem__(self, key: Any) -> Any:
+        self._check_index(key)
         return self._base._gs_session.call("flat_getitem", None, (self._base, key))
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        self._check_index(key)
         self._base._gs_session.call("flat_setitem", None, (self._base, key, value))
 
     def __len__(self) -> int:
         return self._base.size
 
-    def __iter__(self) -> Any:
-        flat = self._base.ravel()
-        return (flat[i] for i in range(self._base.size))
+    def __iter__(self) -> "flatiter":
+        return self
+
+    def __next__(self) -> Any:
+        index = self._index
+        if index >= self._base.size:
+            raise StopIteration
+        self._index = index + 1
+        return self._base[numpy.unravel_index(index, self._base.shape)] \
+            if self._base.ndim != 1 else self._base[index]
 
     def copy(self) -> Any:
         return self._base.flatten()

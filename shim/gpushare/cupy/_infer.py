@@ -36,6 +36,17 @@ def c_strides(shape: tuple, itemsize: int) -> tuple:
     return tuple(reversed(strides))
 
 
+def reshape_strides(shape: tuple, itemsize: int) -> tuple:
+    """C strides of a reshape view; NumPy counts zero-length axes as 1 there (a
+    zero-size array made afresh has all-zero strides instead, see c_strides)."""
+    strides = []
+    step = itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
 def f_strides(shape: tuple, itemsize: int) -> tuple:
     if 0 in shape:
         return (0,) * len(shape)

@@ -133,6 +133,26 @@ def from_pointer(s: Any, ptr: int, shape: tuple, dtype: Any, strides: Any) -> "n
                                          None if strides is None else tuple(strides)))
 
 
+def _strided_empty(shape: tuple, dtype: Any, strides: tuple) -> "ndarray":
+    """``ndarray(shape, dtype, strides=...)`` without memptr: CuPy allocates
+    ``size * itemsize`` bytes and lays the strides over them."""
+    from . import _device_dtype, empty
+    dt = _device_dtype(dtype)
+    nbytes = math.prod(shape) * dt.itemsize
+    if len(strides) != len(shape):
+        raise ValueError("strides must have the same length as shape")
+    extent = 0 if 0 in shape else \
+        sum((n - 1) * st for n, st in zip(shape, strides)) + dt.itemsize
+    if nbytes and (any(st < 0 for st in strides) or extent > nbytes):
+        raise ValueError(f"ndarray() with strides {strides} and shape {shape} would reach "
+                         f"outside the {nbytes} bytes allocated for it (negative strides "
+                         "or a larger extent need memptr=)")
+    if nbytes == 0:
+        return empty(shape, dtype=dt)
+    buf = empty((nbytes,), dtype=numpy.uint8)
+    return from_pointer(buf._gs_session, pointer_of(buf).ptr, shape, dt, strides)
+
+
 def _contiguity(shape: tuple, strides: tuple, itemsize: int) -> tuple[bool, bool]:
     if math.prod(shape) == 0 or len(shape) == 0:
         return True, True
@@ -165,15 +185,29 @@ class ndarray(_client.RemoteHandle):
                  order: str = "C") -> None:
         from . import _shape_tuple, empty
         if memptr is not None:
-            made = from_pointer(session(), int(memptr.ptr if hasattr(memptr, "ptr") else memptr),
-                                _shape_tuple(shape), dtype, strides)
+            ptr = int(memptr.ptr if hasattr(memptr, "ptr") else memptr)
+            shp = _shape_tuple(shape)
+            if ptr == 0 and math.prod(shp) == 0:  # CuPy allocates nothing for these
+                made = empty(shp, dtype=dtype)
+            else:
+                made = from_pointer(session(), ptr, shp, dtype, strides)
         elif strides is not None:
-            raise NotImplementedError("gpushare: ndarray(strides=) needs memptr=")
+            made = _strided_empty(_shape_tuple(shape), dtype, tuple(strides))
         else:
             from . import _device_dtype
             made = empty(shape, dtype=_device_dtype(dtype), order=order)
         # adopt the new array's handle
         _adopt(self, made)
+
+    @property
+    def _index_32_bits(self) -> bool:
+        """Whether 32-bit indices reach every element (CuPy's kernel selection)."""
+        if self.size > 1 << 31:
+            return False
+        if self.size == 0:
+            return True
+        extent = sum((n - 1) * abs(st) for n, st in zip(self._shape, self.strides))
+        return extent + self.itemsize <= 1 << 31
 
     # --- identity and lifetime ---------------------------------------------------
     def __del__(self) -> None:
@@ -508,7 +542,8 @@ class ndarray(_client.RemoteHandle):
     def reshape(self, *shape: Any, order: str = "C", copy: Any = None) -> "ndarray":
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
-        if copy is not None:
+        if copy is not None or order not in ("C", "F", "A"):
+            # the server raises CuPy's errors for these at the call
             return _method_sync(self, "reshape", shape, {"order": order, "copy": copy})
         try:
             newshape = _infer.reshape_result(self._shape, shape)
@@ -520,7 +555,7 @@ class ndarray(_client.RemoteHandle):
         if order != "C" or self._flags is None or not self._flags & FLAG_C:
             return _method_sync(self, "reshape", (newshape,), {"order": order})
         return _pipelined_method(self, "reshape", (newshape,), {}, newshape, self._dtype,
-                                 _infer.c_strides(newshape, self.itemsize), view=True)
+                                 _infer.reshape_strides(newshape, self.itemsize), view=True)
 
     def ravel(self, order: str = "C") -> "ndarray":
         if order == "C" and self._flags is not None and self._flags & FLAG_C:

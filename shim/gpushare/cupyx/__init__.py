@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 from typing import Any
 
 import numpy
@@ -12,18 +13,63 @@ from ..cupy import _export_table, _remote
 _export_table(sys.modules[__name__], "cupyx", numpy, {})
 
 
-@contextlib.contextmanager
-def errstate(**kwargs: Any) -> Any:
-    """Floating-point error handling: like CuPy, the device never traps; accepted as is."""
-    yield
-
-
-def seterr(**kwargs: Any) -> dict:
-    return geterr()
+_config = threading.local()
+_server_has_seterr = True
 
 
 def geterr() -> dict:
-    return {"divide": "ignore", "over": "ignore", "under": "ignore", "invalid": "ignore"}
+    """The error handling in effect (CuPy's: only ``linalg`` is configurable).
+
+    See Also
+    --------
+    cupyx.geterr
+    """
+    return {"divide": None, "over": None, "under": None, "invalid": None,
+            "linalg": getattr(_config, "linalg", "ignore")}
+
+
+def seterr(*, divide: Any = None, over: Any = None, under: Any = None, invalid: Any = None,
+           linalg: Any = None) -> dict:
+    """Set how errors are handled; returns the previous settings.
+
+    ``linalg='raise'`` makes linear-algebra routines raise ``LinAlgError`` on
+    singular input (the setting is sent to the server, where they run).
+
+    See Also
+    --------
+    cupyx.seterr
+    """
+    global _server_has_seterr
+    old_state = geterr()
+    if divide is not None or over is not None or under is not None or invalid is not None:
+        raise NotImplementedError()
+    if linalg is not None:
+        if linalg not in ("ignore", "raise"):
+            raise NotImplementedError()
+        if linalg != old_state["linalg"] and _server_has_seterr:
+            from .. import client
+            try:
+                client.get_session().call("call", "cupyx.seterr", (), {"linalg": linalg})
+            except (NotImplementedError, AttributeError):
+                _server_has_seterr = False  # an older server: the setting stays local
+        _config.linalg = linalg
+    return old_state
+
+
+@contextlib.contextmanager
+def errstate(*, divide: Any = None, over: Any = None, under: Any = None, invalid: Any = None,
+             linalg: Any = None) -> Any:
+    """Context manager for error handling (see :func:`seterr`).
+
+    See Also
+    --------
+    cupyx.errstate
+    """
+    old_state = seterr(divide=divide, over=over, under=under, invalid=invalid, linalg=linalg)
+    try:
+        yield
+    finally:
+        seterr(**old_state)
 
 
 def empty_pinned(shape: Any, dtype: Any = float, order: str = "C") -> numpy.ndarray:
