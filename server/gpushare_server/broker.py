@@ -88,6 +88,7 @@ class Session:
     stats: dict = field(default_factory=dict)  # the worker's last report
     reported_calls: int = 0
     reported_errors: int = 0
+    welcome: dict | None = None  # held back until the worker is ready
 
 
 @dataclass
@@ -374,17 +375,27 @@ class Broker:
         pid = info.get("pid") if isinstance(info, dict) else None
         log.info("session %s opened: key %s, client pid %s, worker pid %d", session.id,
                  key or "-", pid if isinstance(pid, int) else "?", worker.proc.pid)
-        self._send_client(client, Encoder().encode({
+        session.welcome = {
             "t": "welcome", "v": PROTOCOL_VERSION, "session": session.id,
             "backend": self.backend, "server_version": __version__,
             "heartbeat": max(0.1, min(15.0, opts.session_timeout / 4)),
             "session_timeout": opts.session_timeout,
             "memory_limit": opts.memory_limit or None,
             "max_message_size": self.max_message_size if self.max_message_size > 0 else None,
-            "key": key,
-            # the session's worker, straight: no broker hop for its calls
-            "direct": ({"endpoint": worker.endpoint, "token": worker.token}
-                       if worker.ready and worker.endpoint else None)}))
+            "key": key}
+        if worker.ready or not self.options.direct:
+            self._welcome(session)
+        # else: welcomed once the worker is ready, with its direct address
+
+    def _welcome(self, session: Session) -> None:
+        welcome, session.welcome = session.welcome, None
+        if welcome is None:
+            return
+        worker = session.worker
+        # the session's worker, straight: no broker hop for its calls
+        welcome["direct"] = ({"endpoint": worker.endpoint, "token": worker.token}
+                             if worker.ready and worker.endpoint else None)
+        self._send_client(session.client, Encoder().encode(welcome))
 
     def _close(self, session: Session, reason: str, label: str = "closed") -> None:
         self.sessions.pop(session.client, None)
@@ -578,6 +589,7 @@ class Broker:
                 worker.endpoint = frames[2].bytes.decode(errors="replace")
             session = worker.session
             if session is not None:
+                self._welcome(session)
                 for msg in session.backlog:
                     send_frames(self.backend_sock, [identity, b"msg", *msg])
                 session.backlog.clear()

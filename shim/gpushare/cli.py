@@ -34,7 +34,8 @@ def _serve(args: argparse.Namespace) -> int:
             session_timeout=args.session_timeout, drain_timeout=args.drain_timeout,
             max_message_size=(parse_size(args.max_message_size)
                               if args.max_message_size else None),
-            metrics_port=args.metrics_port, metrics_addr=args.metrics_addr)
+            metrics_port=args.metrics_port, metrics_addr=args.metrics_addr,
+            direct=not args.no_direct)
         serve(args.bind, args.backend, spare_workers=args.spare_workers,
               parent_pid=args.exit_with_parent, options=options)
     except ValueError as exc:
@@ -236,6 +237,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="session workers kept started ahead of time (default 1)")
     p.add_argument("--exit-with-parent", type=int, default=0, metavar="PID",
                    help=argparse.SUPPRESS)
+    p.add_argument("--no-direct", action="store_true",
+                   help="route every call through the listening port (by default each "
+                        "session's client also connects straight to its worker, on a port "
+                        "of the same interface: faster, but one more port per session)")
     g = p.add_argument_group("security")
     g.add_argument("--server-key", metavar="FILE.key_secret",
                    help="the server's secret key (from `gpushare keygen`): encrypt with "

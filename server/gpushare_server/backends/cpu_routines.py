@@ -204,6 +204,45 @@ def matrix_rank(M: Any, tol: Any = None) -> numpy.ndarray:
     return numpy.asarray(numpy.linalg.matrix_rank(M, tol=tol))
 
 
+#: ``cupyx.seterr(linalg=...)`` of this session (a worker serves one session): with
+#: ``'ignore'``, CuPy's default, routines do not check for singular input
+_LINALG_MODE = {"linalg": "ignore"}
+
+
+def seterr(*, divide: Any = None, over: Any = None, under: Any = None, invalid: Any = None,
+           linalg: Any = None) -> dict:
+    """See Also: cupyx.seterr (only ``linalg`` is configurable, as in CuPy)."""
+    old = geterr()
+    if divide is not None or over is not None or under is not None or invalid is not None:
+        raise NotImplementedError()
+    if linalg is not None:
+        if linalg not in ("ignore", "raise"):
+            raise NotImplementedError()
+        _LINALG_MODE["linalg"] = linalg
+    return old
+
+
+def geterr() -> dict:
+    """See Also: cupyx.geterr"""
+    return {"divide": None, "over": None, "under": None, "invalid": None,
+            "linalg": _LINALG_MODE["linalg"]}
+
+
+def solve(a: Any, b: Any) -> numpy.ndarray:
+    """See Also: cupy.linalg.solve (with nothing to solve for, a singular ``a`` is only
+    an error under ``cupyx.errstate(linalg='raise')``)."""
+    _require_array(a)
+    _require_array(b)
+    if b.size == 0 and a.ndim >= 2 and a.shape[-1] == a.shape[-2] and \
+            _LINALG_MODE["linalg"] == "ignore" and b.ndim >= 1 and \
+            b.shape[:a.ndim - 1] == a.shape[:-1]:
+        dt = numpy.result_type(a.dtype, b.dtype, numpy.float64 if a.dtype.kind not in "fc"
+                               else a.dtype)
+        dt = numpy.result_type(dt, numpy.float64) if dt.kind not in "fc" else dt
+        return numpy.empty(b.shape, dt)
+    return numpy.linalg.solve(a, b)
+
+
 def _float16_via_float32(fn: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's ``eigh``/``eigvalsh`` accept float16, computing in float32."""
     @functools.wraps(fn)
@@ -568,6 +607,9 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.sort": sort,
     "cupy.lexsort": lexsort,
     "cupy.linalg.matrix_rank": matrix_rank,
+    "cupy.linalg.solve": solve,
+    "cupyx.seterr": seterr,
+    "cupyx.geterr": geterr,
     "cupy.linalg.eigh": _float16_via_float32(numpy.linalg.eigh),
     "cupy.linalg.eigvalsh": _float16_via_float32(numpy.linalg.eigvalsh),
     "cupy.row_stack": row_stack,

@@ -1,0 +1,78 @@
+"""The direct data path: a session's calls go straight to its worker's socket."""
+from __future__ import annotations
+
+import numpy
+import pytest
+import zmq
+
+from _servers import ServerProcess
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def _session(address):
+    from gpushare import client
+    from gpushare.cupy import _ndarray
+    s = client.Session(address)
+    _ndarray.install(s)
+    return s
+
+
+def test_calls_and_copies_take_the_direct_path(server):
+    s = _session(server.address)
+    try:
+        assert s.info["direct"] and s._data is not None
+        host = numpy.random.default_rng(0).random(300_000)   # streamed: > 1 MiB
+        a = s.call("upload", None, (host,), {"order": "C"})
+        numpy.testing.assert_array_equal(s.call("download", None, (a,)), host)
+        assert float(s.call("method", "sum", (a,)).get()) == pytest.approx(host.sum())
+    finally:
+        s.close()
+
+
+def test_without_direct_everything_goes_through_the_broker(monkeypatch):
+    srv = ServerProcess("--no-direct")
+    try:
+        s = _session(srv.address)
+        try:
+            assert s.info["direct"] is None and s._data is None
+            host = numpy.arange(500_000, dtype=numpy.float32)
+            a = s.call("upload", None, (host,), {"order": "C"})
+            numpy.testing.assert_array_equal(s.call("download", None, (a,)), host)
+        finally:
+            s.close()
+    finally:
+        srv.stop()
+
+
+def test_client_can_decline_the_direct_path(server, monkeypatch):
+    monkeypatch.setenv("GPUSHARE_DIRECT", "0")
+    s = _session(server.address)
+    try:
+        assert s._data is None
+        assert int(s.call("call", "cupy.arange", (5,)).sum().get()) == 10
+    finally:
+        s.close()
+
+
+def test_a_stranger_on_the_worker_port_is_ignored(server):
+    s = _session(server.address)
+    ctx = zmq.Context()
+    stranger = ctx.socket(zmq.DEALER)
+    stranger.setsockopt(zmq.LINGER, 0)
+    try:
+        a = s.call("call", "cupy.arange", (5,))
+        endpoint = s.info["direct"]["endpoint"]
+        host = s.address.partition("://")[2].rsplit(":", 1)[0]
+        stranger.connect(f"tcp://{host}:{endpoint.rsplit(':', 1)[1]}")
+        # a well-formed batch naming the session's handle, without the session's token
+        import msgpack
+        from gpushare.protocol import Encoder, HandleRef
+        call = Encoder().pack([1, "method", "sum", [HandleRef(a._gs_id)], {}, None, True])
+        stranger.send_multipart([msgpack.packb({"t": "batch", "n": 1}), call])
+        assert not stranger.poll(1500)            # no answer, no data
+        assert int(s.call("method", "sum", (a,)).get()) == 10   # the session is unharmed
+    finally:
+        stranger.close()
+        ctx.term()
+        s.close()
