@@ -231,3 +231,14 @@ def test_real_and_imag_of_scalars_are_arrays(cp):
     assert isinstance(cp.real(3), cp.ndarray)
     z = cp.array([1 + 2j, 3 - 4j])
     assert cp.imag(z).get().tolist() == [2.0, -4.0]
+
+
+def test_solve_with_no_right_hand_sides_follows_errstate(cp):
+    import gpushare.cupyx as cupyx
+    a = cp.zeros((3, 3))  # singular
+    b = cp.empty((3, 0))
+    assert cp.linalg.solve(a, b).size == 0  # CuPy's default: linalg='ignore'
+    with cupyx.errstate(linalg="raise"):
+        with pytest.raises(numpy.linalg.LinAlgError):
+            cp.linalg.solve(a, b)
+    assert cp.linalg.solve(a, b).shape == (3, 0)

@@ -76,3 +76,54 @@ def test_a_stranger_on_the_worker_port_is_ignored(server):
         stranger.close()
         ctx.term()
         s.close()
+
+
+def test_killed_server_is_a_connection_error_on_the_direct_path_too():
+    """The worker leaves with its broker; the client's next call fails in bounded time."""
+    import os
+    import time
+
+    srv = ServerProcess()
+    s = _session(srv.address)
+    s.timeout = 3
+    try:
+        a = s.call("call", "cupy.arange", (3,))
+        assert s._data is not None
+        worker = s.call("info", None)["pid"]
+        srv.proc.kill()
+        srv.proc.wait(10)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # an idle worker notices within a second or so
+            try:
+                os.kill(worker, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError("the worker outlived its broker")
+        t = time.monotonic()
+        with pytest.raises(ConnectionError, match=srv.address):
+            s.call("method", "sum", (a,))
+        assert time.monotonic() - t < 10
+    finally:
+        s.close()
+        srv.stop()
+
+
+def test_sigterm_tells_direct_clients_and_finishes_their_calls():
+    import signal
+
+    from gpushare import errors
+    srv = ServerProcess()
+    s = _session(srv.address)
+    try:
+        m = s.call("call", "cupy.ones", ((200, 200),))
+        for _ in range(20):
+            s.submit("call", "cupy.matmul", (m, m), out_id=s.new_id())
+        s.flush()
+        srv.proc.send_signal(signal.SIGTERM)
+        assert srv.proc.wait(30) == 0
+        with pytest.raises(errors.SessionLostError, match="shut down|shutting down|unknown"):
+            s.call("method", "sum", (m,))
+    finally:
+        s.close()

@@ -236,7 +236,16 @@ def test_sixteen_concurrent_clients_then_memory_back_to_zero(roomy_server):
 
 # --- servers that stop, die, restart --------------------------------------------------
 
-def test_sigstopped_server_is_a_connection_error_in_bounded_time(fresh_server):
+@pytest.fixture
+def brokered_server():
+    """Every call through the broker (--no-direct): the broker's own fault semantics."""
+    srv = ServerProcess("--no-direct")
+    yield srv
+    srv.stop()
+
+
+def test_sigstopped_server_is_a_connection_error_in_bounded_time(brokered_server):
+    fresh_server = brokered_server
     s = open_session(fresh_server.address, timeout=2)
     a = s.call("call", "cupy.arange", (3,))
     os.kill(fresh_server.proc.pid, signal.SIGSTOP)
@@ -253,7 +262,8 @@ def test_sigstopped_server_is_a_connection_error_in_bounded_time(fresh_server):
         s.close()
 
 
-def test_sigkilled_server_then_restart_is_reported(fresh_server):
+def test_sigkilled_server_then_restart_is_reported(brokered_server):
+    fresh_server = brokered_server
     from gpushare import errors
     a_sess = open_session(fresh_server.address, timeout=2)
     b_sess = open_session(fresh_server.address, timeout=10)
@@ -279,7 +289,8 @@ def test_sigkilled_server_then_restart_is_reported(fresh_server):
             restarted.stop()
 
 
-def test_sigterm_finishes_in_flight_calls_then_tells_clients(fresh_server):
+def test_sigterm_finishes_in_flight_calls_then_tells_clients(brokered_server):
+    fresh_server = brokered_server
     from gpushare import errors
     s = open_session(fresh_server.address, timeout=20)
     try:

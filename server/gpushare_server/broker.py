@@ -89,6 +89,8 @@ class Session:
     reported_calls: int = 0
     reported_errors: int = 0
     welcome: dict | None = None  # held back until the worker is ready
+    reported_in: int = 0
+    reported_out: int = 0
 
 
 @dataclass
@@ -564,6 +566,14 @@ class Broker:
             if errs > session.reported_errors:
                 self.metrics.errors.inc(errs - session.reported_errors)
                 session.reported_errors = errs
+            moved_in = int(stats.get("direct_bytes_in") or 0)
+            moved_out = int(stats.get("direct_bytes_out") or 0)
+            if moved_in > session.reported_in:  # traffic that went straight to the worker
+                self.metrics.bytes_in.inc(moved_in - session.reported_in)
+                session.reported_in = moved_in
+            if moved_out > session.reported_out:
+                self.metrics.bytes_out.inc(moved_out - session.reported_out)
+                session.reported_out = moved_out
             session.stats = stats
         for query in self.status_queries:
             query.waiting.discard(worker.identity)

@@ -85,11 +85,14 @@ class OutputCapture:
         return b"".join(chunks).decode(errors="replace")
 
 
-def _stats(executor: SessionExecutor, errors_seen: int, with_info: bool) -> bytes:
+def _stats(executor: SessionExecutor, errors_seen: int, with_info: bool,
+           moved: list | None = None) -> bytes:
     import msgpack
     backend = executor.backend
     stats: dict = {"handles": len(executor.handles), "calls": executor.calls,
                    "errors": errors_seen, "pid": os.getpid()}
+    if moved is not None:
+        stats["direct_bytes_in"], stats["direct_bytes_out"] = moved
     try:
         stats["memory_bytes"] = int(backend.memory("used_bytes", executor.handles.values()))
     except Exception:  # noqa: BLE001 - numbers are best effort
@@ -168,6 +171,10 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
         reply = _handle_safely(executor, frames)
         if executor.failed_seq is not None and executor.failed_seq != failed_before:
             errors_seen += 1
+        if out is not sock:  # the broker counts what passes through it; this did not
+            moved[1] += sum(f.nbytes if isinstance(f, memoryview) else len(f) for f in reply)
+            moved[1] += sum(f.nbytes if isinstance(f, memoryview) else len(f)
+                            for extra in executor.outbox for f in extra)
         if reply:  # streamed-upload chunks get none
             send_frames(out, [*prefix, b"msg", *reply] if out is sock else [*prefix, *reply])
         for extra in executor.take_outbox():  # streamed-download chunks: no reply of
@@ -180,10 +187,12 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
         except zmq.Again:
             return False
         if frames[0].bytes == token and len(frames) > 1:
+            moved[0] += sum(len(f) for f in frames[1:])
             serve_message(frames[1:], direct, [frames[0]])
         return True  # anyone else is ignored: it cannot name this session
 
     last_keys = time.monotonic()
+    moved = [0, 0]  # bytes in and out on the direct path (reported in stats)
     try:
         while True:
             events = dict(poller.poll(1000))
@@ -206,7 +215,8 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
                 return 0
             if kind == b"stats":
                 with_info = len(frames) > 1 and frames[1].bytes == b"1"
-                sock.send_multipart([b"stats", _stats(executor, errors_seen, with_info)])
+                sock.send_multipart([b"stats", _stats(executor, errors_seen, with_info,
+                                                      moved)])
                 continue
             if kind != b"msg":
                 continue

@@ -77,6 +77,10 @@ def _export_table(module: types.ModuleType, cupy_module: str, numpy_module: Any,
                 value = numpy.exceptions.RankWarning
             elif value is None and name == "ModuleDeprecationWarning":
                 value = numpy.exceptions.ModuleDeprecationWarning
+            elif value is None and name == "DataSource":
+                value = numpy.lib.npyio.DataSource
+            elif value is None and name == "format_parser":
+                value = numpy.rec.format_parser
             if value is not None:
                 setattr(module, name, value)
         elif kind == "ufunc":
@@ -612,7 +616,8 @@ LOCAL: dict[str, Any] = {
         "empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like",
         "array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "asnumpy",
         "get_array_module", "result_type", "can_cast", "common_type", "min_scalar_type", "ndim",
-        "shape", "size", "isscalar", "iscomplexobj", "byte_bounds", "isrealobj", "isfortran", "is_available",
+        "shape", "size", "isscalar", "iscomplexobj", "byte_bounds",
+        "isrealobj", "isfortran", "is_available",
         "show_config", "save", "savez", "savez_compressed", "load", "savetxt", "loadtxt",
         "genfromtxt", "fromfile", "frombuffer", "fromstring", "fromiter", "array_repr",
         "array_str", "array2string", "get_default_memory_pool",
@@ -635,6 +640,7 @@ for _name in ("obj2sctype", "issctype", "sctype2char", "base_repr", "binary_repr
 
 _export_table(sys.modules[__name__], "cupy", numpy, LOCAL)
 newaxis = None
+disable_experimental_feature_warning = False
 
 from . import _ndarray as _nd  # noqa: E402
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import operator
 import sys
+import types
 from typing import Any
 
 import numpy
@@ -590,6 +591,26 @@ class ndarray(_client.RemoteHandle):
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("gpushare: DLPack export needs the array in this process")
 
+    def __dlpack_device__(self) -> tuple:
+        return (2, 0)  # kDLCUDA, device 0 of the server; __dlpack__ itself is refused
+
+    __class_getitem__ = classmethod(types.GenericAlias)  # ndarray[Any, dtype] annotations
+
+    def __array_finalize__(self, obj: Any) -> None:
+        return None
+
+    def __bytes__(self) -> bytes:
+        return self.tobytes()
+
+    def __delitem__(self, key: Any) -> None:
+        raise ValueError("cannot delete array elements")
+
+    def __hex__(self) -> str:  # CuPy's Cython class keeps these Python 2 slots
+        return hex(operator.index(self))
+
+    def __oct__(self) -> str:
+        return oct(operator.index(self))
+
 
 def _is_proxy(value: Any) -> bool:
     return isinstance(value, ndarray)
@@ -792,6 +813,8 @@ def _install_operators() -> None:
     def imatmul(self: Any, other: Any) -> Any:
         from . import matmul as mm
         return mm(self, other, out=self)
+    ndarray.__div__ = ndarray.__truediv__  # type: ignore[attr-defined]  # CuPy's Cython
+    ndarray.__idiv__ = ndarray.__itruediv__  # type: ignore[attr-defined]  # slots, kept
     ndarray.__matmul__ = matmul  # type: ignore[assignment]
     ndarray.__rmatmul__ = rmatmul  # type: ignore[assignment]
     ndarray.__imatmul__ = imatmul  # type: ignore[assignment]

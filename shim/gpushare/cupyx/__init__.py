@@ -91,13 +91,57 @@ def zeros_like_pinned(a: Any, dtype: Any = None, order: str = "K", subok: Any = 
     return numpy.zeros_like(a, dtype, order, subok=True, shape=shape)
 
 
+class DeviceSynchronized(RuntimeError):
+    """Raised when a device synchronization happens where it is not allowed.
+
+    See Also
+    --------
+    cupyx.DeviceSynchronized
+    """
+
+
+@contextlib.contextmanager
+def allow_synchronize(allow: bool) -> Any:
+    """Allow (the default) or forbid device synchronization in the block.
+
+    Through gpushare every result the client reads is a synchronization with the
+    server, so forbidding them cannot be checked: ``allow=False`` is refused.
+
+    See Also
+    --------
+    cupyx.allow_synchronize
+    """
+    if not allow:
+        raise NotImplementedError("gpushare: cupyx.allow_synchronize(False) is not supported "
+                                  "(synchronizations are not tracked per device)")
+    yield
+
+
+def get_runtime_info(full: bool = True) -> str:
+    """A description of the gpushare session and its server.
+
+    See Also
+    --------
+    cupyx.get_runtime_info
+    """
+    from .. import client
+    s = client.get_session()
+    return (f"gpushare session {s.session_id}\nServer: {s.address}\n"
+            f"Backend: {s.backend}\n")
+
+
+from ..cupy import _unsupported  # noqa: E402
+
+GeneralizedUFunc = _unsupported.cls("cupyx.GeneralizedUFunc",
+                                    "its Python function cannot run on the server")
+
 scatter_add = _remote("cupyx.scatter_add")
 scatter_max = _remote("cupyx.scatter_max")
 scatter_min = _remote("cupyx.scatter_min")
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("scipy",):
+    if name in ("scipy", "linalg", "optimizing", "profiler", "time", "jit"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'cupyx' has no attribute '{name}'")

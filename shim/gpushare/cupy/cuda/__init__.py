@@ -191,20 +191,110 @@ def profile() -> Any:
     return contextlib.nullcontext()
 
 
-class _Profiler:
-    """``cupy.cuda.profiler``: start/stop are no-ops through gpushare."""
-
-    @staticmethod
-    def start() -> None:
-        return None
-
-    @staticmethod
-    def stop() -> None:
-        return None
+def _profiler_noop(*args: Any, **kwargs: Any) -> None:
+    """The CUDA profiler runs on the server's side, if at all: accepted, a no-op."""
+    return None
 
 
-profiler = _Profiler()
+profiler = __import__("types").ModuleType(f"{__name__}.profiler",
+                                          "cupy.cuda.profiler: start/stop are no-ops here.")
+profiler.start = profiler.stop = profiler.initialize = _profiler_noop
+__import__("sys").modules[profiler.__name__] = profiler
 
 from . import device  # noqa: E402,F401
 
 from . import curand  # noqa: E402,F401
+
+
+# --- the rest of cupy.cuda's namespace ---------------------------------------------------
+import contextlib  # noqa: E402,F401  (CuPy's cupy.cuda exposes these modules too)
+import warnings  # noqa: E402,F401
+
+from .. import _unsupported  # noqa: E402
+
+_WHY_MEM = "device memory is managed by the gpushare server"
+
+
+def alloc(size: int) -> MemoryPointer:
+    """Allocate ``size`` bytes of the server's device memory.
+
+    See Also
+    --------
+    cupy.cuda.alloc
+    """
+    from .. import empty
+    from .._ndarray import pointer_of
+    import numpy
+    return pointer_of(empty((int(size),), dtype=numpy.uint8))
+
+
+malloc_managed = alloc  # where the memory lives is the server's business
+malloc_async = alloc
+
+
+def set_pinned_memory_allocator(allocator: Any = None) -> None:
+    """Accepted so programs run unchanged: pinned memory is plain host memory here."""
+    return None
+
+
+def get_local_runtime_version() -> int:
+    """The CUDA runtime version of the server's GPU (see cupy.cuda.get_local_runtime_version)."""
+    return runtime.runtimeGetVersion()
+
+
+def get_cuda_path() -> None:
+    """None: no CUDA toolkit is used on this machine (see cupy.cuda.get_cuda_path)."""
+    return None
+
+
+get_nvcc_path = get_hipcc_path = get_rocm_path = get_cuda_path
+
+alloc_pinned_memory = _unsupported.function("cupy.cuda.alloc_pinned_memory",
+                                            "pinned host memory is plain host memory here; "
+                                            "use cupyx.empty_pinned")
+get_cublas_handle = _unsupported.function("cupy.cuda.get_cublas_handle",
+                                          "library handles live on the server")
+for _name in ("BaseMemory", "Memory", "ManagedMemory", "MemoryAsync", "UnownedMemory",
+              "MemoryAsyncPool", "CFunctionAllocator", "PythonFunctionAllocator",
+              "PinnedMemory", "PinnedMemoryPointer", "MemoryHook"):
+    globals()[_name] = _unsupported.cls(f"cupy.cuda.{_name}", _WHY_MEM)
+ExternalStream = _unsupported.cls("cupy.cuda.ExternalStream",
+                                  "streams of other libraries cannot reach the server")
+Function = _unsupported.cls("cupy.cuda.Function", "use cupy.RawKernel / cupy.RawModule")
+Module = _unsupported.cls("cupy.cuda.Module", "use cupy.RawModule")
+Graph = _unsupported.cls("cupy.cuda.Graph", "CUDA graphs are not forwarded")
+
+
+def _nvtx_noop(*args: Any, **kwargs: Any) -> None:
+    """Profiler markers: accepted, and nothing to mark on this machine."""
+    return None
+
+
+common = _unsupported.module(f"{__name__}.common", "CuPy's cupy.cuda.common (nothing public).")
+cub = _unsupported.module(f"{__name__}.cub", "cupy.cuda.cub: CUB runs on the server.",
+                          {"available": False})
+thrust = _unsupported.module(f"{__name__}.thrust", "cupy.cuda.thrust: Thrust runs on the server.",
+                             {"available": False})
+function = _unsupported.module(f"{__name__}.function", "cupy.cuda.function",
+                               {"Function": Function, "Module": Module})
+graph = _unsupported.module(f"{__name__}.graph", "cupy.cuda.graph", {"Graph": Graph})
+memory_hook = _unsupported.module(f"{__name__}.memory_hook", "cupy.cuda.memory_hook",
+                                  {"MemoryHook": MemoryHook})  # noqa: F821
+memory_hooks = _unsupported.module(f"{__name__}.memory_hooks", "cupy.cuda.memory_hooks",
+                                   classes=("DebugPrintHook", "LineProfileHook"), why=_WHY_MEM)
+nvrtc = _unsupported.module(f"{__name__}.nvrtc", "cupy.cuda.nvrtc: kernels compile on the server",
+                            functions=("getVersion", "compileProgram", "createProgram",
+                                       "destroyProgram", "getPTX", "getCUBIN", "getProgramLog"),
+                            why="kernels are compiled on the server")
+nvtx = _unsupported.module(f"{__name__}.nvtx", "cupy.cuda.nvtx: markers are accepted, no-ops",
+                           {n: _nvtx_noop for n in ("Mark", "MarkC", "RangePush", "RangePushC",
+                                                    "RangePop")}, )
+stream = _unsupported.module(f"{__name__}.stream", "cupy.cuda.stream",
+                             {"Stream": Stream, "Event": Event, "ExternalStream": ExternalStream,
+                              "get_current_stream": get_current_stream,
+                              "get_elapsed_time": get_elapsed_time})
+texture = _unsupported.module(f"{__name__}.texture", "cupy.cuda.texture",
+                              classes=("ChannelFormatDescriptor", "CUDAarray",
+                                       "ResourceDescriptor", "TextureDescriptor",
+                                       "TextureObject", "SurfaceObject"),
+                              why="textures are not forwarded")

@@ -63,3 +63,37 @@ def _load_constants() -> None:
 
 
 _load_constants()
+
+
+def check_status(status: int) -> None:
+    """Raise ``CUDARuntimeError`` for a non-zero status (see cupy.cuda.runtime.check_status)."""
+    if status != 0:
+        raise CUDARuntimeError(status, f"CUDA runtime error {status}")
+
+
+def profilerStart() -> None:
+    """Profiling runs on the server's side, if at all: accepted, a no-op."""
+    return None
+
+
+def profilerStop() -> None:
+    """See profilerStart."""
+    return None
+
+
+def _fill_unsupported() -> None:
+    """The rest of CuPy's runtime API hands out raw device pointers, streams or
+    handles that mean nothing on this machine: each raises NotImplementedError."""
+    from ...namespace import module_names
+    from .. import _unsupported
+    why = "raw CUDA runtime calls act on the server's GPU, not reachable from here"
+    for name, kind in module_names("cupy.cuda.runtime").items():
+        if name in globals():
+            continue
+        if kind == "function":
+            globals()[name] = _unsupported.function(f"cupy.cuda.runtime.{name}", why)
+        elif kind == "class":
+            globals()[name] = _unsupported.cls(f"cupy.cuda.runtime.{name}", why)
+
+
+_fill_unsupported()

@@ -17,8 +17,16 @@ def _make(name: str) -> types.ModuleType:
     full = f"{__name__}.{name}"
     mod = types.ModuleType(full, f"cupyx.scipy.{name}, run on the gpushare server.")
     _export_table(mod, f"cupyx.scipy.{name}", numpy, {})
-    if name == "sparse":
-        mod.issparse = lambda x: False  # sparse matrices are not served yet
+    if name == "sparse":  # sparse matrices are not served yet
+        from ...cupy import _unsupported
+        mod.issparse = lambda x: False
+        for cls in ("coo_array", "coo_matrix", "csc_array", "csc_matrix", "csr_array",
+                    "csr_matrix", "dia_array", "dia_matrix", "sparray", "spmatrix"):
+            setattr(mod, cls, _unsupported.cls(f"cupyx.scipy.sparse.{cls}",
+                                               "sparse matrices are not served yet"))
+        mod.SparseWarning = type("SparseWarning", (Warning,), {"__module__": full})
+        mod.SparseEfficiencyWarning = type("SparseEfficiencyWarning", (mod.SparseWarning,),
+                                           {"__module__": full})
     sys.modules[full] = mod
     return mod
 
