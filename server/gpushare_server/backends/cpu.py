@@ -115,25 +115,35 @@ _C2C_FFTS = frozenset({"fft", "ifft", "fft2", "ifft2", "fftn", "ifftn"})
 
 def _fft_wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy keeps single precision through FFTs (float16 computes as float32), refuses
-    host arrays, and returns the input itself for an empty ``axes``."""
+    host arrays, returns the input itself for an empty ``axes``, and n-d transforms of
+    Fortran-ordered input come back Fortran-ordered."""
     name = fn.__name__
+    multi = name.endswith(("2", "n"))
 
     @functools.wraps(fn)
     def call(a: Any, *args: Any, **kwargs: Any) -> Any:
         _check_args((a, *args), kwargs)
         if not isinstance(a, numpy.ndarray):
             raise TypeError("The input array a must be a cupy.ndarray")
-        axes = kwargs.get("axes", args[1] if len(args) > 1 and name.endswith(("2", "n"))
-                          else None)
-        if axes is not None and not isinstance(axes, int) and len(tuple(axes)) == 0:
-            if name in _C2C_FFTS:
-                return a
-            raise IndexError("list index out of range")
+        if multi:
+            kwargs.update(zip(("s", "axes", "norm", "out"), args))
+            args = ()
+            axes = kwargs.get("axes", (-2, -1) if name.endswith("2") else None)
+            if axes is not None and len(tuple(axes)) == 0:
+                if name in _C2C_FFTS:
+                    return a
+                raise IndexError("list index out of range")
+            if axes is None and kwargs.get("s") is not None:
+                # CuPy transforms the last len(s) axes (NumPy 2 warns about this)
+                kwargs["axes"] = tuple(range(-len(kwargs["s"]), 0))
         single = a.dtype in (numpy.float32, numpy.complex64, numpy.float16)
         out = fn(a, *args, **kwargs)
         if single and isinstance(out, numpy.ndarray):
             out = out.astype(numpy.complex64 if out.dtype.kind == "c" else numpy.float32,
                              copy=False)
+        if multi and name in _C2C_FFTS and isinstance(out, numpy.ndarray) and \
+                a.flags.f_contiguous and not a.flags.c_contiguous:
+            out = numpy.asfortranarray(out)  # CuPy's n-d plans keep the input's layout
         return to_device_result(out)
     return call
 

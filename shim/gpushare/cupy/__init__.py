@@ -282,9 +282,8 @@ def array(obj: Any, dtype: Any = None, copy: Any = True, order: str = "K", subok
             if obj.ndim >= ndmin:
                 return obj
             return obj[(None,) * (ndmin - obj.ndim)]  # a view, as in CuPy
-        if copy is False:
-            raise ValueError("Unable to avoid copy while creating an array as requested.")
-        return _remote("cupy.array")(obj, dtype=dtype, copy=True, order=order, ndmin=ndmin)
+        # the server decides whether a view will do (copy=False raises if it will not)
+        return _remote("cupy.array")(obj, dtype=dtype, copy=copy, order=order, ndmin=ndmin)
     if _has_proxy(obj):
         return _remote("cupy.array")(_nested_proxies(obj), dtype=dtype, copy=copy, order=order,
                                      ndmin=ndmin)
@@ -606,6 +605,38 @@ def get_default_pinned_memory_pool() -> Any:
     return pinned_memory._DEFAULT_POOL
 
 
+# --- reductions: numpy in, numpy out (CuPy ends in ``a.sum(...)``); proxies pipeline ----
+_REDUCTION_PARAMS = {
+    "sum": ("axis", "dtype", "out", "keepdims"), "prod": ("axis", "dtype", "out", "keepdims"),
+    "mean": ("axis", "dtype", "out", "keepdims"),
+    "var": ("axis", "dtype", "out", "ddof", "keepdims"),
+    "std": ("axis", "dtype", "out", "ddof", "keepdims"),
+    "amax": ("axis", "out", "keepdims"), "amin": ("axis", "out", "keepdims"),
+    "max": ("axis", "out", "keepdims"), "min": ("axis", "out", "keepdims")}
+
+
+def _reduction(name: str) -> Any:
+    params = _REDUCTION_PARAMS[name]
+    method = {"amax": "max", "amin": "min"}.get(name, name)
+    remote = _remote(f"cupy.{name}")
+
+    def fn(a: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(a, numpy.ndarray):
+            return getattr(a, method)(*args, **kwargs)
+        if not isinstance(a, ndarray) or len(args) > len(params):
+            return remote(a, *args, **kwargs)
+        for key, value in zip(params, args):
+            if key in kwargs:
+                raise TypeError(f"{name}() got multiple values for argument '{key}'")
+            kwargs[key] = value
+        # the method pipelines when the result's layout can be inferred
+        return getattr(a, method)(**{k: v for k, v in kwargs.items()
+                                     if v is not None or k == "axis"})
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"See Also\n--------\ncupy.{name}"
+    return fn
+
+
 def _kernel_class(name: str) -> Any:
     from . import _kernels
     return getattr(_kernels, name)
@@ -623,6 +654,8 @@ LOCAL: dict[str, Any] = {
         "array_str", "array2string", "get_default_memory_pool",
         "get_default_pinned_memory_pool")}
 LOCAL["ndarray"] = ndarray
+for _name in _REDUCTION_PARAMS:
+    LOCAL[_name] = _reduction(_name)
 LOCAL["ufunc"] = ufunc
 from . import _callables, _index_tricks  # noqa: E402
 
@@ -648,7 +681,7 @@ _nd._install_operators()
 
 # submodules: imported lazily through __getattr__ (see below) so `import cupy` stays cheap
 _SUBMODULES = ("linalg", "fft", "random", "cuda", "testing", "exceptions", "polynomial", "lib",
-               "typing")
+               "typing", "_core")
 _KERNEL_CLASSES = ("ElementwiseKernel", "ReductionKernel", "RawKernel", "RawModule", "fuse")
 
 
