@@ -97,6 +97,7 @@ class Session:
         self._lost: BaseException | None = None
         self._closed = False
         self._data: Any = None  # the direct socket to the session's worker, if any
+        self._streamed_after = -1  # the last call before the latest streamed upload
         self._on_close = on_close
         self.proxies: "weakref.WeakValueDictionary[int, Any]" = weakref.WeakValueDictionary()
         self.make_array: Callable[[ArrayMeta], Any] = lambda meta: meta
@@ -280,6 +281,7 @@ class Session:
             for offset in range(0, flat.nbytes, CHUNK_BYTES):
                 head = msgpack.packb({"t": "batch", "n": 0, "chunk": [hid, offset]})
                 self._send_data([head, b"", flat[offset:offset + CHUNK_BYTES]])
+            self._streamed_after = self._seq
 
     def flush(self) -> None:
         with self._lock:
@@ -287,10 +289,16 @@ class Session:
                 self._flush_locked()
 
     def synchronize(self) -> None:
-        """Wait until every queued call has run; raise any pending error."""
+        """Wait until every queued call (and streamed copy) has run; raise any pending
+        error."""
         with self._lock:
             self._check_usable()
-            self._wait_locked(self._seq)
+            if self._streamed_after == self._seq:
+                # chunks sent after the last call have no reply of their own: a call
+                # queued behind them answers once they are written
+                self.call("synchronize", None)
+            else:
+                self._wait_locked(self._seq)
 
     def _flush_locked(self) -> None:
         if self._queue or self._release or self._ack is not None:
