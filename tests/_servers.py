@@ -6,6 +6,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 
 BACKEND = os.environ.get("GPUSHARE_TEST_BACKEND", "cpu")
 
@@ -76,3 +77,15 @@ def run_python(code: str, env: dict | None = None, timeout: float = 120,
             del full_env[key]
     return subprocess.run([sys.executable, *(args or ["-c", code])], capture_output=True,
                           text=True, timeout=timeout, env=full_env)
+
+
+def wait_for(predicate, timeout: float = 10.0, interval: float = 0.05):
+    """Poll ``predicate`` until it returns something true; fail after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s")
+        time.sleep(interval)

@@ -17,21 +17,9 @@ import numpy
 import pytest
 import zmq
 
-from _servers import ServerProcess
+from _servers import ServerProcess, wait_for
 
 pytestmark = pytest.mark.timeout(60)
-
-
-def wait_for(predicate, timeout: float = 10.0, interval: float = 0.05):
-    """Poll ``predicate`` until it returns something true; fail after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s")
-        time.sleep(interval)
 
 
 def status(address: str, wait: float | None = None) -> dict:

@@ -17,21 +17,9 @@ import pytest
 import zmq
 import zmq.auth
 
-from _servers import ServerProcess, free_port
+from _servers import ServerProcess, free_port, wait_for
 
 pytestmark = pytest.mark.timeout(60)
-
-
-def wait_for(predicate, timeout: float = 10.0, interval: float = 0.05):
-    """Poll ``predicate`` until it returns something true; fail after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s")
-        time.sleep(interval)
 
 
 def keygen(out, name: str) -> subprocess.CompletedProcess:

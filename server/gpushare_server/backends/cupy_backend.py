@@ -14,6 +14,8 @@ import numpy
 from gpushare.namespace import is_public_callable, ndarray_members
 from gpushare.protocol import HostArray
 
+from .cpu_kernels import KERNEL_REMOTE_TYPES
+
 #: Types a client may hold handles to, and the methods it may call on them
 #: (an empty set: every public method).
 REMOTE_TYPES: dict[str, frozenset[str]] = {
@@ -36,18 +38,11 @@ REMOTE_TYPES: dict[str, frozenset[str]] = {
     "ExternalStream": frozenset({"synchronize", "use", "__enter__", "__exit__", "record",
                                  "wait_event", "done", "ptr"}),
     "Event": frozenset({"record", "synchronize", "done", "ptr"}),
-    "ElementwiseKernel": frozenset({"__call__", "name", "nin", "nout", "nargs", "params",
-                                    "cached_codes", "cached_code"}),
-    "ReductionKernel": frozenset({"__call__", "name", "nin", "nout", "nargs", "params",
-                                  "cached_codes", "cached_code"}),
-    "RawKernel": frozenset({"__call__", "attributes", "compile", "max_dynamic_shared_size_bytes",
-                            "num_regs", "max_threads_per_block", "shared_size_bytes",
-                            "const_size_bytes", "local_size_bytes", "ptx_version",
-                            "binary_version", "cache_mode_ca", "preferred_shared_memory_carveout",
-                            "name", "code", "options", "backend"}),
-    "RawModule": frozenset({"get_function", "get_global", "compile", "code", "options",
-                            "backend", "name_expressions"}),
 }
+
+
+# kernel objects answer the same methods on both backends
+REMOTE_TYPES.update(KERNEL_REMOTE_TYPES)
 
 
 class CupyBackend:
