@@ -1,9 +1,9 @@
-"""Installs gpushare-hook.pth beside the packages, so that with GPUSHARE_SERVER set a
-plain ``import cupy`` resolves to gpushare (see shim/gpushare/_hook.py). Everything
-else is in pyproject.toml."""
+"""Lists the packages, and installs gpushare-hook.pth beside them so that with
+GPUSHARE_SERVER set a plain ``import cupy`` resolves to gpushare (see
+shim/gpushare/_hook.py). Everything else is in pyproject.toml."""
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import find_packages, setup
 from setuptools.command.build_py import build_py
 
 HOOK = "gpushare-hook.pth"
@@ -16,4 +16,10 @@ class build_py_with_hook(build_py):
         self.copy_file(str(src), str(Path(self.build_lib) / HOOK), preserve_mode=0)
 
 
-setup(cmdclass={"build_py": build_py_with_hook})
+# every package under shim/ (the client) and server/ (the server), found rather than
+# listed, plus the kernel emulator's C sources (csrc/) as package data
+PACKAGES = (find_packages("shim", include=["gpushare*"])
+            + find_packages("server", include=["gpushare_server*"])
+            + ["gpushare_server._csrc"])
+
+setup(packages=PACKAGES, cmdclass={"build_py": build_py_with_hook})
