@@ -113,7 +113,8 @@ def test_served_stand_ins_answer(cp):
     cp.cuda.nvtx.RangePush("x")
     cp.cuda.nvtx.RangePop()
     assert cp.disable_experimental_feature_warning is False
-    assert cp.isscalar is numpy.isscalar
+    assert inspect.signature(cp.isscalar) == inspect.signature(numpy.isscalar)
+    assert cp.isscalar.__doc__ and cp.isscalar.__doc__ is not numpy.isscalar.__doc__
     assert cp.typing.NDArray is not None
     p = cp.polynomial.polynomial.polyval(cp.arange(3.0), cp.array([1.0, 2.0]))
     assert p.get().tolist() == [1.0, 3.0, 5.0]

@@ -161,3 +161,21 @@ def test_many_clients_at_once(server):
              for k in range(6)]
     outs = [p.communicate(timeout=60)[0] for p in procs]
     assert [int(o) for o in outs] == [499500 * k for k in range(6)]
+
+
+def test_after_a_lost_session_new_work_gets_a_new_session(cp, server):
+    import os
+    import signal
+
+    from gpushare import client, errors
+    old = client.get_session()
+    a = cp.arange(3)
+    os.kill(old.call("info", None)["pid"], signal.SIGKILL)
+    with pytest.raises(errors.SessionLostError):
+        for _ in range(200):      # the broker notices the dead worker within ~0.2 s
+            a.sum().get()
+            time.sleep(0.05)
+    with pytest.raises(errors.SessionLostError):
+        (a + 1).get()             # the lost session's arrays keep saying so
+    b = cp.arange(4)              # new work: a new session
+    assert client.get_session() is not old and int(b.sum()) == 6

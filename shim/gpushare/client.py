@@ -497,9 +497,13 @@ def get_session() -> Session:
     """The process's session, connecting (or starting the embedded server) on first use."""
     global _session
     session = _session
-    if session is not None and not session._closed:
+    if session is not None and not session._closed and session._lost is None:
         return session
     with _session_lock:
+        if _session is not None and _session._lost is not None:
+            # the loss was raised to the program already (its arrays keep raising it);
+            # new work gets a new session rather than failing forever
+            _session.close()
         if _session is None or _session._closed:
             _session = _connect()
         return _session

@@ -133,9 +133,17 @@ def _fft_wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
                 if name in _C2C_FFTS:
                     return a
                 raise IndexError("list index out of range")
-            if axes is None and kwargs.get("s") is not None:
-                # CuPy transforms the last len(s) axes (NumPy 2 warns about this)
-                kwargs["axes"] = tuple(range(-len(kwargs["s"]), 0))
+            shape = kwargs.get("s")
+            if shape is not None:
+                if axes is None:
+                    # CuPy transforms the last len(s) axes (NumPy 2 warns about this)
+                    axes = kwargs["axes"] = tuple(range(-len(shape), 0))
+                if any(n is None for n in shape):
+                    # None keeps an axis' length (NumPy 2 deprecates None in s)
+                    sizes = [a.shape[ax] for ax in axes]
+                    if name.startswith("irfft") and shape[-1] is None:
+                        sizes[-1] = 2 * (sizes[-1] - 1)
+                    kwargs["s"] = tuple(m if n is None else n for n, m in zip(shape, sizes))
         single = a.dtype in (numpy.float32, numpy.complex64, numpy.float16)
         out = fn(a, *args, **kwargs)
         if single and isinstance(out, numpy.ndarray):

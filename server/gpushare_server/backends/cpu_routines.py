@@ -234,8 +234,8 @@ def solve(a: Any, b: Any) -> numpy.ndarray:
     _require_array(a)
     _require_array(b)
     if b.size == 0 and a.ndim >= 2 and a.shape[-1] == a.shape[-2] and \
-            _LINALG_MODE["linalg"] == "ignore" and b.ndim >= 1 and \
-            b.shape[:a.ndim - 1] == a.shape[:-1]:
+            _LINALG_MODE["linalg"] == "ignore" and b.ndim >= 2 and \
+            b.shape[:-1] == a.shape[:-1]:
         dt = numpy.result_type(a.dtype, b.dtype, numpy.float64 if a.dtype.kind not in "fc"
                                else a.dtype)
         dt = numpy.result_type(dt, numpy.float64) if dt.kind not in "fc" else dt

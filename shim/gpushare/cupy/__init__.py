@@ -136,7 +136,7 @@ def _device_dtype(dtype: Any) -> numpy.dtype:
     dt = numpy.dtype(dtype)
     if not dt.isnative:
         raise ValueError(f"Unsupported dtype {dt} with non-native byte-order")
-    if dt.subdtype is not None or dt.hasobject or dt.itemsize == 0:
+    if dt.subdtype is not None or dt.hasobject or dt.itemsize == 0 or dt.kind in "USMm":
         raise ValueError(f"Unsupported dtype {dt}")
     return dt
 
@@ -173,7 +173,9 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C") -> nd
 def _plain_fill(fill_value: Any, dtype: Any) -> bool:
     """Whether a fill can be pipelined: a scalar that casts without a warning (the
     server warns at the call, e.g. ComplexWarning, and reports errors there)."""
-    if type(fill_value) in (int, float, bool):
+    if type(fill_value) is int:
+        return dtype is None or _infer.int_fits(fill_value, numpy.dtype(dtype))
+    if type(fill_value) in (float, bool):
         return True
     if type(fill_value) is complex or isinstance(fill_value, numpy.generic):
         kind = numpy.asarray(fill_value).dtype.kind
@@ -190,13 +192,18 @@ def _like(name: str, a: Any, dtype: Any, order: str, subok: Any, shape: Any,
                                        shape=shape)
     dt = numpy.dtype(dtype) if dtype is not None else a.dtype
     shp = _shape_tuple(shape) if shape is not None else a.shape
-    if order in ("K", "A"):
+    if order in ("K", "A"):  # NumPy's rule, which CuPy follows
         flags = a.flags
-        if order == "K" and not (flags.c_contiguous or flags.f_contiguous) and shp == a.shape:
+        f_only = flags.f_contiguous and not flags.c_contiguous
+        if order == "A" or len(shp) != a.ndim:
+            order = "F" if order == "A" and f_only else "C"
+        elif f_only:
+            order = "F"
+        elif not flags.c_contiguous:
             # keep the prototype's axis order: the server knows how
-            return _remote(f"cupy.{name}")(a, *extra, dtype=dtype, order=order, shape=shape)
-        f = flags.f_contiguous and not flags.c_contiguous
-        order = "F" if f and shp == a.shape else "C"
+            return _remote(f"cupy.{name}")(a, *extra, dtype=dtype, order="K", shape=shape)
+        else:
+            order = "C"
     base_name = name[:-5]
     return _creation(base_name, shp, dt, order, extra)
 
@@ -230,13 +237,18 @@ def full_like(a: Any, fill_value: Any, dtype: Any = None, order: str = "K", subo
 
 
 # --- host <-> device ----------------------------------------------------------------------
+_PLAIN = frozenset({int, float, complex, bool, str, type(None)})
+
+
 def _has_proxy(obj: Any) -> bool:
-    if isinstance(obj, ndarray) or hasattr(type(obj), "__cupy_get_ndarray__") or \
-            hasattr(obj, "__cuda_array_interface__"):
-        return True
+    """Whether ``obj`` (lists nest) holds a device array or an array-protocol object."""
+    t = type(obj)
+    if t in _PLAIN:  # the common case: long lists of numbers
+        return False
     if isinstance(obj, (list, tuple)):
         return builtins.any(_has_proxy(o) for o in obj)
-    return False
+    return isinstance(obj, ndarray) or hasattr(t, "__cupy_get_ndarray__") or \
+        hasattr(obj, "__cuda_array_interface__")
 
 
 def _nested_proxies(obj: Any) -> Any:
@@ -248,7 +260,7 @@ def _nested_proxies(obj: Any) -> Any:
 
 def _upload(host: numpy.ndarray, order: Any = "K") -> ndarray:
     order = (order or "K").upper()
-    if host.dtype.hasobject:
+    if host.dtype.hasobject or host.dtype.kind in "USMm":
         raise ValueError(f"Unsupported dtype {host.dtype}")
     if not host.dtype.isnative:  # CuPy byte-swaps host data for the user
         host = host.astype(host.dtype.newbyteorder("="))
@@ -438,7 +450,14 @@ def size(a: Any, axis: Any = None) -> int:
     return numpy.size(a, axis)
 
 
-isscalar = numpy.isscalar  # CuPy re-exports NumPy's own (same signature)
+def isscalar(element):  # type: ignore[no-untyped-def]  # NumPy's exact signature
+    """Returns True if the type of ``element`` is a scalar type (NumPy's rule).
+
+    See Also
+    --------
+    cupy.isscalar, numpy.isscalar
+    """
+    return numpy.isscalar(element)
 
 
 def iscomplexobj(x: Any) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 from typing import Any
 
 import numpy
@@ -77,31 +78,75 @@ def operand_shape(value: Any, is_proxy: Any) -> tuple:
 
 
 def ufunc_result(uf: numpy.ufunc, args: tuple, dtype: Any, is_proxy: Any) -> tuple:
-    """``(shape, [out_dtypes])`` of ``uf(*args, dtype=dtype)``; raise CuPy's errors."""
-    in_dtypes = tuple(operand_dtype(a, is_proxy) for a in args)
-    if all(isinstance(d, type) for d in in_dtypes):
+    """``(shape, [out_dtypes])`` of ``uf(*args, dtype=dtype)``; raise CuPy's errors.
+
+    This is the hot path of every pipelined operator: type resolution is cached per
+    (ufunc, operand dtypes, dtype=), and equal shapes skip broadcasting.
+    """
+    in_dtypes = []
+    shapes = []
+    for a in args:
+        if is_proxy(a):
+            in_dtypes.append(a.dtype)
+            shapes.append(a.shape)
+        else:
+            in_dtypes.append(operand_dtype(a, is_proxy))
+    in_key = tuple(in_dtypes)
+    if not shapes and all(isinstance(d, type) for d in in_key):
         raise CannotInfer  # only Python scalars: let the server decide
-    shape = numpy.broadcast_shapes(*(operand_shape(a, is_proxy) for a in args))
+    if not shapes:
+        shape: tuple = ()
+    elif len(shapes) == 1 or all(sh == shapes[0] for sh in shapes):
+        shape = shapes[0]
+    else:
+        shape = numpy.broadcast_shapes(*shapes)
+    key = (uf, in_key, dtype)
+    try:
+        resolved = _RESOLVED.get(key, _MISSING)
+    except TypeError:  # an unhashable dtype= argument
+        key, resolved = None, _MISSING
+    if resolved is _MISSING:
+        resolved = _resolve(uf, in_key, dtype)
+        if key is not None:
+            _RESOLVED[key] = resolved
+    if resolved is None:
+        raise CannotInfer  # the server raises CuPy's error
+    if int in in_key:
+        for value, dt in zip(args, resolved[:uf.nin]):
+            # NEP 50: a Python int must fit the integer type it is cast to
+            if type(value) is int and dt.kind in "iu":
+                info = numpy.iinfo(dt)
+                if not info.min <= value <= info.max:
+                    if uf.__name__ in _COMPARISONS:
+                        raise CannotInfer  # compared exactly, on the server
+                    raise OverflowError(f"Python integer {value} out of bounds for {dt}")
+    return shape, list(resolved[uf.nin:])
+
+
+_MISSING = object()
+#: (ufunc, operand dtypes or Python scalar types, dtype=) -> resolved dtypes, or None
+#: when NumPy cannot resolve them (the call then goes to the server)
+_RESOLVED: dict = {}
+
+
+def _resolve(uf: numpy.ufunc, in_dtypes: tuple, dtype: Any) -> tuple | None:
     try:
         if dtype is None:
-            resolved = uf.resolve_dtypes(in_dtypes + (None,) * uf.nout)
-        else:  # dtype= picks the loop whose outputs have that type (CuPy's rule)
-            resolved = uf.resolve_dtypes(in_dtypes + (None,) * uf.nout,
-                                         signature=(None,) * uf.nin +
-                                         (numpy.dtype(dtype),) * uf.nout)
-    except (TypeError, numpy.exceptions.DTypePromotionError):
-        raise CannotInfer from None  # the server raises CuPy's error
-    except OverflowError:
-        raise CannotInfer from None
-    for value, dt in zip(args, resolved[:uf.nin]):
-        # NEP 50: a Python int must fit the integer type it is cast to
-        if type(value) is int and dt.kind in "iu":
-            info = numpy.iinfo(dt)
-            if not info.min <= value <= info.max:
-                if uf.__name__ in _COMPARISONS:
-                    raise CannotInfer  # compared exactly, on the server
-                raise OverflowError(f"Python integer {value} out of bounds for {dt}")
-    return shape, list(resolved[uf.nin:])
+            return uf.resolve_dtypes(in_dtypes + (None,) * uf.nout)
+        # dtype= picks the loop whose outputs have that type (CuPy's rule)
+        return uf.resolve_dtypes(in_dtypes + (None,) * uf.nout,
+                                 signature=(None,) * uf.nin + (numpy.dtype(dtype),) * uf.nout)
+    except (TypeError, ValueError, OverflowError, numpy.exceptions.DTypePromotionError):
+        return None
+
+
+def int_fits(value: Any, dtype: numpy.dtype) -> bool:
+    """False for a Python int that an integer ``dtype`` cannot hold (NEP 50 raises
+    OverflowError when it is cast)."""
+    if type(value) is not int or dtype.kind not in "iu":
+        return True
+    info = numpy.iinfo(dtype)
+    return info.min <= value <= info.max
 
 
 def ghost(shape: tuple, dtype: numpy.dtype, strides: tuple | None = None) -> numpy.ndarray:
@@ -253,14 +298,30 @@ def reduction_result(name: str, shape: tuple, dtype: numpy.dtype, kwargs: dict) 
         out_shape = tuple(1 if i in axes else n for i, n in enumerate(shape))
     else:
         out_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
-    tiny = numpy.zeros((1,) * len(shape), dtype=dtype)
-    fn = getattr(numpy, name)
-    kw = {k: v for k, v in kwargs.items() if k in ("dtype", "ddof")}
-    if name not in ("argmax", "argmin"):
-        kw["axis"] = axis
+    key = (name, dtype, kwargs.get("dtype"), kwargs.get("ddof"))
     try:
-        with numpy.errstate(all="ignore"):
-            out = fn(tiny, **kw)
-    except TypeError:
+        out_dtype = _REDUCTION_DTYPES.get(key)
+    except TypeError:  # an unhashable argument: no caching
+        key, out_dtype = None, None
+    if out_dtype is None:
+        out_dtype = _reduction_dtype(name, dtype, kwargs)
+        if key is not None:
+            _REDUCTION_DTYPES[key] = out_dtype
+    return out_shape, out_dtype
+
+
+#: (name, dtype, dtype=, ddof=) -> result dtype: the hot path asks NumPy only once
+_REDUCTION_DTYPES: dict = {}
+
+
+def _reduction_dtype(name: str, dtype: numpy.dtype, kwargs: dict) -> numpy.dtype:
+    """The result dtype of a reduction, from NumPy run on a one-element stand-in."""
+    tiny = numpy.zeros((1,), dtype=dtype)
+    kw = {k: v for k, v in kwargs.items() if k in ("dtype", "ddof")}
+    try:
+        with numpy.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. ddof >= size on the stand-in
+            out = getattr(numpy, name)(tiny, **kw)
+    except (TypeError, ValueError):
         raise CannotInfer from None
-    return out_shape, numpy.asarray(out).dtype
+    return numpy.asarray(out).dtype

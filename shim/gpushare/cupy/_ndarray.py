@@ -493,7 +493,8 @@ class ndarray(_client.RemoteHandle):
             shape, strides, view = _infer.getitem_result(self._shape, self._dtype,
                                                           self._strides, key, _is_proxy)
         except _infer.CannotInfer:
-            return s.call("getitem", None, (self, key))
+            _check_host_index(key)
+            return s.call("getitem", None, (self, _cai_to_proxy(key)))
         hid = s.new_id()
         s.submit("getitem", None, (self, key), out_id=hid, description="ndarray.__getitem__")
         c, f = _contiguity(shape, strides, self._dtype.itemsize)
@@ -514,8 +515,10 @@ class ndarray(_client.RemoteHandle):
                 raise _infer.CannotInfer
             if _is_proxy(value) and value._dtype.kind == "c" and self._dtype.kind != "c":
                 raise _infer.CannotInfer  # ComplexWarning comes from the server
+            if not _infer.int_fits(value, self._dtype):
+                raise _infer.CannotInfer  # OverflowError comes from the server, now
         except (_infer.CannotInfer, ValueError):
-            s.call("setitem", None, (self, key, value))
+            s.call("setitem", None, (self, _cai_to_proxy(key), _cai_to_proxy(value)))
             return
         s.submit("setitem", None, (self, key, value), description="ndarray.__setitem__")
 
@@ -527,8 +530,11 @@ class ndarray(_client.RemoteHandle):
             return self
         if casting is not None or subok is not None or order not in ("K", "C", "A", "F") or \
                 (self._dtype.kind == "c" and dt.kind not in "bcOV"):  # ComplexWarning now
-            return _method_sync(self, "astype", (dtype,), {"order": order, "casting": casting,
-                                                          "subok": subok, "copy": copy})
+            out = _method_sync(self, "astype", (dtype,), {"order": order, "casting": casting,
+                                                         "subok": subok, "copy": copy})
+            if isinstance(out, ndarray) and out._dtype == dt:
+                out._dtype = dt  # the wire keeps '<u8', not which of ulong/ulonglong
+            return out
         strides = _result_strides(self, order, dt.itemsize)
         return _pipelined_method(self, "astype", (dt,), {"order": order, "copy": copy},
                                  self._shape, dt, strides)
@@ -583,7 +589,8 @@ class ndarray(_client.RemoteHandle):
                                  view=True)
 
     def fill(self, value: Any) -> None:
-        if type(value) in (int, float, complex, bool) or isinstance(value, numpy.generic):
+        if (type(value) in (int, float, complex, bool) or isinstance(value, numpy.generic)) \
+                and _infer.int_fits(value, self._dtype):
             self._gs_session.submit("method", "fill", (self, value), description="ndarray.fill")
         else:
             _method_sync(self, "fill", (value,), {})
@@ -610,6 +617,27 @@ class ndarray(_client.RemoteHandle):
 
     def __oct__(self) -> str:
         return oct(operator.index(self))
+
+
+def _cai_to_proxy(value: Any) -> Any:
+    """Objects seen through ``__cuda_array_interface__`` (in tuples and lists too)
+    become proxies; ``__cupy_get_ndarray__`` objects travel as they are."""
+    if isinstance(value, (tuple, list)):
+        if not any(hasattr(v, "__cuda_array_interface__") or isinstance(v, (tuple, list))
+                   for v in value):
+            return value
+        return type(value)(_cai_to_proxy(v) for v in value)
+    if not isinstance(value, ndarray) and hasattr(value, "__cuda_array_interface__"):
+        from . import _array_like
+        return _array_like(value)
+    return value
+
+
+def _check_host_index(key: Any) -> None:
+    """Object arrays cannot travel; CuPy refuses them as indices anyway."""
+    for k in key if isinstance(key, tuple) else (key,):
+        if isinstance(k, numpy.ndarray) and k.dtype.hasobject:
+            raise IndexError("arrays used as indices must be of integer (or boolean) type")
 
 
 def _is_proxy(value: Any) -> bool:

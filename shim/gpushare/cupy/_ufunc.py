@@ -37,6 +37,13 @@ def _check_operand(value: Any) -> None:
     raise TypeError(f"Unsupported type {type(value)}")
 
 
+def _plain_scalar(value: Any) -> Any:
+    for t in (bool, int, float, complex):
+        if isinstance(value, t) and not isinstance(value, numpy.generic):
+            return t(value)
+    return value
+
+
 class ufunc:
     """Universal function running on the server.
 
@@ -100,8 +107,13 @@ class ufunc:
         if any(hasattr(a, "__cupy_get_ndarray__") and not isinstance(a, ndarray) for a in args):
             args = tuple(a.__cupy_get_ndarray__() if hasattr(a, "__cupy_get_ndarray__") else a
                          for a in args)
-        for a in args:
-            _check_operand(a)
+        try:
+            for a in args:
+                _check_operand(a)
+        except TypeError:  # subclasses of Python scalars count as their values
+            args = tuple(_plain_scalar(a) for a in args)
+            for a in args:
+                _check_operand(a)
         s = None
         for a in args:
             s = _session_of(a)
