@@ -127,3 +127,22 @@ def test_sigterm_tells_direct_clients_and_finishes_their_calls():
             s.call("method", "sum", (m,))
     finally:
         s.close()
+
+
+def test_a_busy_direct_client_is_not_expired(monkeypatch):
+    """Calls on the direct path keep a session alive although the broker never sees them
+    (heartbeats are off here, so only the calls speak for the client)."""
+    import time
+
+    monkeypatch.setenv("GPUSHARE_HEARTBEAT", "0")
+    srv = ServerProcess("--session-timeout", "2")
+    s = _session(srv.address)
+    try:
+        a = s.call("call", "cupy.arange", (4,))
+        until = time.monotonic() + 5          # more than twice the timeout
+        while time.monotonic() < until:
+            assert int(s.call("method", "sum", (a,)).get()) == 6
+            time.sleep(0.05)
+    finally:
+        s.close()
+        srv.stop()

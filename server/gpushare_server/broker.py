@@ -91,6 +91,8 @@ class Session:
     welcome: dict | None = None  # held back until the worker is ready
     reported_in: int = 0
     reported_out: int = 0
+    probe_at: float | None = None  # expiry check: when the worker was asked for its "idle"
+    probe_answered: bool = False
 
 
 @dataclass
@@ -452,12 +454,26 @@ class Broker:
             return
         now = time.monotonic()
         for session in list(self.sessions.values()):
-            if session.inflight == 0 and now - session.last_seen > timeout:
-                self._close(session, f"no word from the client for {timeout:g} s",
-                            label="expired")
-                # a client that is only silent (its calls may go straight to the
-                # worker) hears it at once rather than at its next call
-                self._send_client(session.client, _fatal(UNKNOWN_SESSION))
+            if session.inflight or now - session.last_seen <= timeout:
+                session.probe_at = None  # heard from lately: no question outstanding
+                continue
+            worker = session.worker
+            if worker.endpoint and session.lost is None and worker.proc.poll() is None:
+                # the client may be busy on the direct path, which the broker does not
+                # see: ask its worker when it last heard from the client
+                if session.probe_at is None:
+                    session.probe_at, session.probe_answered = now, False
+                    self._ask_stats(worker)
+                    continue
+                if not session.probe_answered and now - session.probe_at < timeout:
+                    continue  # the worker is busy with a call: the client is not gone
+                session.probe_at = None
+                if now - session.last_seen <= timeout:  # the answer says: still here
+                    continue
+            self._close(session, f"no word from the client for {timeout:g} s",
+                        label="expired")
+            # a client that is only silent hears it at once rather than at its next call
+            self._send_client(session.client, _fatal(UNKNOWN_SESSION))
 
     def _send_client(self, client: bytes, frames: list) -> None:
         try:
@@ -575,6 +591,10 @@ class Broker:
                 self.metrics.bytes_out.inc(moved_out - session.reported_out)
                 session.reported_out = moved_out
             session.stats = stats
+            session.probe_answered = True
+            idle = stats.get("idle")
+            if isinstance(idle, (int, float)) and idle >= 0:  # direct-path traffic
+                session.last_seen = max(session.last_seen, time.monotonic() - idle)
         for query in self.status_queries:
             query.waiting.discard(worker.identity)
 

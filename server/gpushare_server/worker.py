@@ -86,13 +86,15 @@ class OutputCapture:
 
 
 def _stats(executor: SessionExecutor, errors_seen: int, with_info: bool,
-           moved: list | None = None) -> bytes:
+           moved: list | None = None, idle: float | None = None) -> bytes:
     import msgpack
     backend = executor.backend
     stats: dict = {"handles": len(executor.handles), "calls": executor.calls,
                    "errors": errors_seen, "pid": os.getpid()}
     if moved is not None:
         stats["direct_bytes_in"], stats["direct_bytes_out"] = moved
+    if idle is not None:  # the broker cannot see direct traffic: it asks before expiring
+        stats["idle"] = idle
     try:
         stats["memory_bytes"] = int(backend.memory("used_bytes", executor.handles.values()))
     except Exception:  # noqa: BLE001 - numbers are best effort
@@ -188,11 +190,13 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
             return False
         if frames[0].bytes == token and len(frames) > 1:
             moved[0] += sum(len(f) for f in frames[1:])
+            heard[0] = time.monotonic()
             serve_message(frames[1:], direct, [frames[0]])
         return True  # anyone else is ignored: it cannot name this session
 
     last_keys = time.monotonic()
     moved = [0, 0]  # bytes in and out on the direct path (reported in stats)
+    heard = [time.monotonic()]  # when the client last spoke on the direct path
     try:
         while True:
             events = dict(poller.poll(1000))
@@ -215,8 +219,9 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
                 return 0
             if kind == b"stats":
                 with_info = len(frames) > 1 and frames[1].bytes == b"1"
-                sock.send_multipart([b"stats", _stats(executor, errors_seen, with_info,
-                                                      moved)])
+                sock.send_multipart([b"stats", _stats(
+                    executor, errors_seen, with_info, moved,
+                    time.monotonic() - heard[0] if direct is not None else None)])
                 continue
             if kind != b"msg":
                 continue
