@@ -53,6 +53,17 @@ class Backend(Protocol):
     def synchronize(self) -> None: ...
 
 
+def check_member(remote_types: dict, obj: Any, name: str, call: bool) -> None:
+    """Raise CuPy's AttributeError unless a client may reach ``name`` on the server object
+    ``obj``: its type must be in ``remote_types`` and ``name`` in its allow-list (an empty
+    list: every public name); private names only when listed, and only to call them."""
+    allowed = remote_types.get(type(obj).__name__)
+    listed = allowed is not None and name in allowed
+    if allowed is None or (allowed and not listed) or \
+            (name.startswith("_") and not (call and listed)):
+        raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")
+
+
 def cupy_usable() -> bool:
     """True when CuPy imports and sees a GPU (probed in a subprocess, so this process
     never creates a CUDA context)."""

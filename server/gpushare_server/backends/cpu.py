@@ -19,6 +19,7 @@ import numpy
 from gpushare.namespace import is_public_callable, ndarray_members
 from gpushare.protocol import HostArray
 
+from . import check_member
 from .cpu_random import RandomState, random_function
 
 # CuPy never reports floating point errors (the GPU does not trap them).
@@ -363,10 +364,7 @@ class CpuBackend:
             if special is not None:
                 return functools.partial(special, obj)
             return _wrap(getattr(obj, name))
-        allowed = REMOTE_TYPES.get(type(obj).__name__)
-        if allowed is None or (allowed and name not in allowed) or name.startswith("_") and \
-                name not in allowed:
-            raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")
+        check_member(REMOTE_TYPES, obj, name, call=True)
         return getattr(obj, name)
 
     def get_attribute(self, obj: Any, name: str) -> Any:
@@ -377,9 +375,7 @@ class CpuBackend:
             if special is not None:
                 return special(obj)
             return to_device_result(getattr(obj, name))
-        allowed = REMOTE_TYPES.get(type(obj).__name__)
-        if allowed is None or name.startswith("_") or (allowed and name not in allowed):
-            raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")
+        check_member(REMOTE_TYPES, obj, name, call=False)
         return getattr(obj, name)
 
     def set_attribute(self, obj: Any, name: str, value: Any) -> None:

@@ -13,13 +13,13 @@ The client keeps CuPy's module-level state (``get_random_state`` and friends, se
 from __future__ import annotations
 
 import binascii
-import hashlib
 import os
 from typing import Any
 
 import numpy
 
 from gpushare.protocol import HostArray
+from gpushare.seeds import seed_value
 
 _UINT32_MAX = 0xffffffff
 _UINT64_MAX = 0xffffffffffffffff
@@ -77,19 +77,8 @@ def _any(cond: Any) -> bool:
 
 def _seed_to_int(seed: Any) -> int:
     """``RandomState.seed``'s reading of a seed (CuPy's checks and messages)."""
-    seed = _host(seed)
-    if seed is None:
-        return int(binascii.hexlify(os.urandom(8)), 16)
-    if isinstance(seed, numpy.ndarray):
-        return int(hashlib.md5(numpy.ascontiguousarray(seed),
-                               usedforsecurity=False).hexdigest()[:16], 16)
-    seed_arr = numpy.asarray(seed)
-    if seed_arr.dtype.kind not in "biu":
-        raise TypeError("Seed must be an integer.")
-    value = int(seed_arr)
-    if value < 0 or value >= 2 ** 64:
-        raise ValueError("Seed must be an integer between 0 and 2**64 - 1")
-    return value
+    value = seed_value(_host(seed))
+    return int(binascii.hexlify(os.urandom(8)), 16) if value is None else value
 
 
 class RandomState:

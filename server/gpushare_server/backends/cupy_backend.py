@@ -14,6 +14,7 @@ import numpy
 from gpushare.namespace import is_public_callable, ndarray_members
 from gpushare.protocol import HostArray
 
+from . import check_member
 from .cpu_kernels import KERNEL_REMOTE_TYPES
 
 #: Types a client may hold handles to, and the methods it may call on them
@@ -98,10 +99,7 @@ class CupyBackend:
                 return lambda host, stream=None: obj.set(
                     host.array if isinstance(host, HostArray) else host, stream)
             return _refuse_host(getattr(obj, name))
-        allowed = REMOTE_TYPES.get(type(obj).__name__)
-        if allowed is None or (name.startswith("_") and name not in allowed) or \
-                (allowed and name not in allowed):
-            raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")
+        check_member(REMOTE_TYPES, obj, name, call=True)
         return getattr(obj, name)
 
     def get_attribute(self, obj: Any, name: str) -> Any:
@@ -109,9 +107,7 @@ class CupyBackend:
             if name not in ndarray_members():
                 raise AttributeError(f"'cupy.ndarray' object has no attribute '{name}'")
             return getattr(obj, name)
-        allowed = REMOTE_TYPES.get(type(obj).__name__)
-        if allowed is None or name.startswith("_") or (allowed and name not in allowed):
-            raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")
+        check_member(REMOTE_TYPES, obj, name, call=False)
         return getattr(obj, name)
 
     def set_attribute(self, obj: Any, name: str, value: Any) -> None:

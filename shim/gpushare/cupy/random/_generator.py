@@ -6,13 +6,13 @@ the server, so the random numbers are drawn where the arrays live.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import warnings
 from typing import Any
 
 import numpy
 
+from ...seeds import seed_value
 from .. import _objects
 from .._objects import RemoteObjectProxy
 
@@ -61,20 +61,8 @@ def _float_dtype_or_none(dtype: Any) -> numpy.dtype | None:
 
 def _seed_value(seed: Any) -> Any:
     """``RandomState.seed``'s checks, done here so errors raise at the call (the seed
-    itself travels pipelined)."""
-    if seed is None:
-        return None
-    if isinstance(seed, numpy.ndarray):
-        # CuPy hashes array seeds; hashing here keeps the wire value an int
-        return int(hashlib.md5(numpy.ascontiguousarray(seed),
-                               usedforsecurity=False).hexdigest()[:16], 16)
-    seed_arr = numpy.asarray(seed)
-    if seed_arr.dtype.kind not in "biu":
-        raise TypeError("Seed must be an integer.")
-    value = int(seed_arr)
-    if value < 0 or value >= 2 ** 64:
-        raise ValueError("Seed must be an integer between 0 and 2**64 - 1")
-    return value
+    itself travels pipelined, hashed to an int when it is an array)."""
+    return seed_value(seed)
 
 
 @_objects.register("RandomState")
