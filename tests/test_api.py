@@ -315,3 +315,14 @@ def test_unknown_names_raise_attribute_error(cp):
         cp.arange(3).nosuch
     with pytest.raises(TypeError):
         cp.zeros("abc")
+
+
+def test_cupyx_scatter_and_scipy(cp):
+    import gpushare.cupyx as cupyx
+    import gpushare.cupyx.scipy.special as special
+    a = cp.zeros(5)
+    cupyx.scatter_add(a, cp.asarray([0, 1, 1, 3]), 1.0)     # repeated indices accumulate
+    assert a.tolist() == [1, 2, 0, 1, 0]
+    cupyx.scatter_max(a, cp.asarray([4, 0]), cp.asarray([7.0, -1.0]))
+    assert a.tolist() == [1, 2, 0, 1, 7]
+    numpy.testing.assert_allclose(special.erf(cp.asarray([0.5])).get(), [0.5204998778])

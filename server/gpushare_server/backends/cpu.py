@@ -239,7 +239,22 @@ def _device_properties(device: int = 0) -> dict:
             "memoryBusWidth": 0, "computeMode": 0, "ECCEnabled": 0}
 
 
+def _scatter(ufunc: numpy.ufunc) -> Callable[..., Any]:
+    """``cupyx.scatter_add/max/min``: unbuffered in-place updates (``ufunc.at``)."""
+    def scatter(a: Any, slices: Any, value: Any) -> None:
+        if not isinstance(a, numpy.ndarray):
+            raise TypeError(f"Unsupported type {type(a)}")
+        def host(v: Any) -> Any:
+            return v.array if isinstance(v, HostArray) else v
+        key = tuple(map(host, slices)) if isinstance(slices, tuple) else host(slices)
+        ufunc.at(a, key, host(value))
+    return scatter
+
+
 OVERRIDES: dict[str, Callable[..., Any]] = {
+    "cupyx.scatter_add": _scatter(numpy.add),
+    "cupyx.scatter_max": _scatter(numpy.maximum),
+    "cupyx.scatter_min": _scatter(numpy.minimum),
     "cupy.array": _array,
     "cupy.asarray": _asarray_like(numpy.asarray),
     "cupy.asanyarray": _asarray_like(numpy.asarray),
