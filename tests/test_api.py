@@ -298,6 +298,10 @@ def test_cuda_module(cp):
     end.synchronize()
     assert cp.cuda.get_elapsed_time(start, end) >= 0
     assert int(x[10]) == 100
+    null = cp.cuda.Stream.null
+    assert null is cp.cuda.Stream.null and null.ptr == 0
+    with null:
+        assert int((x + 1)[0]) == 1
 
 
 def test_testing_module(cp):

@@ -36,6 +36,13 @@ class EmbeddedServer:
             pass
 
 
+def _drain(proc: subprocess.Popen) -> None:
+    assert proc.stdout is not None
+    with proc.stdout:
+        for _ in proc.stdout:
+            pass
+
+
 def start_embedded_server(timeout: float | None = None) -> EmbeddedServer:
     """Start a local server and return once it listens."""
     if timeout is None:
@@ -56,8 +63,8 @@ def start_embedded_server(timeout: float | None = None) -> EmbeddedServer:
             if "listening" in text:
                 line.append(text)
                 break
-        # keep draining so the server never blocks on a full pipe
-        threading.Thread(target=lambda: [None for _ in proc.stdout or ()], daemon=True).start()
+        # keep draining so the server never blocks on a full pipe; close at its end
+        threading.Thread(target=_drain, args=(proc,), daemon=True).start()
 
     reader = threading.Thread(target=read_first_line, daemon=True)
     reader.start()

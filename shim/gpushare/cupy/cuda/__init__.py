@@ -73,6 +73,18 @@ def _info() -> dict:
     return info
 
 
+class _NullStream:
+    """``Stream.null``: the device's default stream, one proxy per session."""
+
+    def __get__(self, obj: Any, cls: Any) -> "Stream":
+        session = _client.get_session()
+        stream = session.__dict__.get("_null_stream")
+        if stream is None:
+            stream = cls(null=True)
+            session.__dict__["_null_stream"] = stream
+        return stream
+
+
 @_objects.register("Stream")
 class Stream(RemoteObjectProxy):
     """A stream on the server's device.
@@ -93,6 +105,8 @@ class Stream(RemoteObjectProxy):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
+
+    null = _NullStream()
 
     def __enter__(self) -> "Stream":
         self._call("__enter__")
