@@ -26,17 +26,6 @@ class CannotInfer(Exception):
     """The call must go to the server synchronously."""
 
 
-def c_strides(shape: tuple, itemsize: int) -> tuple:
-    if 0 in shape:  # NumPy gives zero-size arrays all-zero strides
-        return (0,) * len(shape)
-    strides = []
-    step = itemsize
-    for n in reversed(shape):
-        strides.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(strides))
-
-
 def reshape_strides(shape: tuple, itemsize: int) -> tuple:
     """C strides of a reshape view; NumPy counts zero-length axes as 1 there (a
     zero-size array made afresh has all-zero strides instead, see c_strides)."""
@@ -48,15 +37,15 @@ def reshape_strides(shape: tuple, itemsize: int) -> tuple:
     return tuple(reversed(strides))
 
 
-def f_strides(shape: tuple, itemsize: int) -> tuple:
-    if 0 in shape:
+def c_strides(shape: tuple, itemsize: int) -> tuple:
+    if 0 in shape:  # NumPy gives zero-size arrays all-zero strides
         return (0,) * len(shape)
-    strides = []
-    step = itemsize
-    for n in shape:
-        strides.append(step)
-        step *= max(n, 1)
-    return tuple(strides)
+    return reshape_strides(shape, itemsize)
+
+
+def f_strides(shape: tuple, itemsize: int) -> tuple:
+    """Fortran order: the C strides of the reversed shape, reversed."""
+    return tuple(reversed(c_strides(tuple(reversed(shape)), itemsize)))
 
 
 def operand_dtype(value: Any, is_proxy: Any) -> Any:
