@@ -141,7 +141,33 @@ def ratios(res: dict) -> list[dict]:
                            f"{'host->device' if direction == 'up' else 'device->host'} "
                            f"{fmt_bytes(size)} (GiB)", extra, "<=", limit,
                            f"peak {mem[direction][f'{side}_peak'] / GiB:.2f} GiB")
+
+    # (f) fair concurrency: a victim's round trips beside a hog session
+    fair = res.get("fairness") or {}
+    for hog, beside in (("compute", "long computations"), ("copy", "big copies")):
+        what = f"(f) victim p99 round trip / hog op, beside {beside}"
+        target = 1.0 / float(fair.get("hol_factor", 4.0))
+        v, h = (fair.get("victim") or {}), (fair.get("hog") or {})
+        if not (fair.get("available") and hog in v and "alone" in v and hog in h):
+            reason = fair.get("reason", "not run")
+            _ratio_row(rows, f"f_{hog}_hol", what, None, "<=", target, reason)
+            continue
+        alone, r, op = v["alone"], v[hog], h[hog]["op_median_s"] * 1e6
+        _ratio_row(rows, f"f_{hog}_hol", what, r["p99_us"] / op, "<=", target,
+                   f"p99 {_us(r['p99_us'])} vs hog op {_us(op)} ({h[hog]['what']}); "
+                   f"max {_us(r['max_us'])}")
+        _ratio_row(rows, f"f_{hog}_slowdown",
+                   f"(f) victim round trip beside {beside} / alone, median",
+                   r["median_us"] / alone["median_us"], "<=", None,
+                   f"median {_us(r['median_us'])} vs {_us(alone['median_us'])}; p99 "
+                   f"{_us(r['p99_us'])} vs {_us(alone['p99_us'])} "
+                   f"({r['p99_us'] / alone['p99_us']:.1f}x)")
     return rows
+
+
+def _us(v: float) -> str:
+    """Microseconds as ``850 us`` or ``4.1 ms``."""
+    return f"{v:.0f} us" if v < 1000 else f"{v / 1000:.1f} ms"
 
 
 def _fmt(v: float | None, digits: int = 2) -> str:
@@ -264,6 +290,36 @@ def markdown(res: dict) -> str:
                          f"{r['server_extra'] / GiB:.2f} |")
     else:
         lines.append(f"Not measured: {mem.get('reason', 'not run')}.")
+
+    fair = res.get("fairness") or {}
+    lines += ["", "## Fair concurrency (f)", ""]
+    if fair.get("available"):
+        fc = fair["config"]
+        lines += [f"One server ({fair.get('server', 'gpushare serve')}); a victim session "
+                  f"(its own client process) times each `float(x.sum())` on a "
+                  f"{fc.get('size', 1000):,}-element array for {fc['seconds']:g} s: alone, "
+                  "then while a hog session (another client process) runs operations back "
+                  "to back. No head-of-line blocking: the victim's p99 stays far below one "
+                  f"hog operation (target: below 1/{fair.get('hol_factor', 4):g} of it); "
+                  "on a CPU backend some slowdown is the cores being shared.", "",
+                  "| situation | hog operation | hog ops | hog op median | victim calls | "
+                  "median | p99 | max | median / alone | p99 / alone |",
+                  "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        alone = fair["victim"].get("alone")
+        for name in ("alone", "compute", "copy"):
+            r = fair["victim"].get(name)
+            if r is None:
+                continue
+            h = fair["hog"].get(name)
+            hog_cells = (f"{h['what']} | {h['ops']} | {_us(h['op_median_s'] * 1e6)}"
+                         if h else "none | | ")
+            lines.append(
+                f"| {name} | {hog_cells} | {r['n']:,} | {_us(r['median_us'])} | "
+                f"{_us(r['p99_us'])} | {_us(r['max_us'])} | "
+                f"{r['median_us'] / alone['median_us']:.2f} | "
+                f"{r['p99_us'] / alone['p99_us']:.2f} |")
+    else:
+        lines.append(f"Not measured: {fair.get('reason', 'not run')}.")
 
     k = res.get("kernels") or {}
     lines += ["", "## CPU kernel emulator (`gpushare_server.kernels.bench`)", ""]

@@ -12,7 +12,7 @@ import os
 import time
 from typing import Any
 
-from . import report
+from . import fairness, report
 from ._util import (GiB, KiB, MiB, LineProcess, PeakSampler, child_env, describe_machine,
                     fmt_bytes, log, python, rss_bytes, tree_rss)
 from ._child import RESULT
@@ -116,6 +116,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", metavar="SYSTEM", choices=ORDER,
                         help=f"measure only these systems ({', '.join(ORDER)})")
     parser.add_argument("--no-memory", action="store_true", help="skip workload (e)")
+    parser.add_argument("--no-fairness", action="store_true", help="skip workload (f)")
+    parser.add_argument("--fair-seconds", type=float,
+                        help="(f): seconds of victim round trips per situation "
+                             "(default 3 with --quick, else 10)")
+    parser.add_argument("--fair-copy", type=int, metavar="BYTES",
+                        help="(f): the copy hog's size (default 64 MiB with --quick, "
+                             "else 256 MiB)")
+    parser.add_argument("--fair-mm-n", type=int, metavar="N",
+                        help="(f): the compute hog's first matrix size (grown until one "
+                             "product takes 50 ms)")
     parser.add_argument("--no-kernels", action="store_true",
                         help="skip the kernel emulator's figures")
     parser.add_argument("--max-copy", type=int, help="largest copy in bytes")
@@ -167,6 +177,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.quick and res["memory"].get("available"):
             res["notes"].append(f"--quick measures (e) with a {fmt_bytes(cfg['memory_size'])} "
                                 "copy; the target scales with the size (1.25 x the copy)")
+
+    if args.no_fairness or (args.only and "gpushare" not in args.only):
+        res["fairness"] = {"available": False, "reason": "not asked for"}
+    else:
+        fcfg = fairness.config(args.quick, args.backend, args.fair_seconds, args.fair_copy,
+                               args.fair_mm_n)
+        log(f"[fairness] one server; a victim's round trips alone, beside a compute hog, "
+            f"beside a {fmt_bytes(fcfg['copy_size'])} copy hog ({fcfg['seconds']:g} s each)")
+        res["fairness"] = fairness.measure(fcfg)
 
     if not args.only or "gpushare" in args.only:
         log("[breakdown] gpushare (a) and (b): client CPU, server executor, the rest")

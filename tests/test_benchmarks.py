@@ -1,6 +1,7 @@
 """Smoke test of the benchmark harness (``python -m benchmarks``) at tiny sizes.
 
-Runs gpushare and the raw ZeroMQ floor only (no peers), a few calls each, and checks
+Runs gpushare and the raw ZeroMQ floor only (no peers), a few calls each, plus the
+fair-concurrency workload (f) for half a second per situation, and checks
 that the JSON carries every figure the report needs, with positive numbers, and that
 the Markdown table names the targets.
 """
@@ -26,6 +27,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
         [sys.executable, "-m", "benchmarks", "--quick", "--only", "gpushare", "zmq",
          "--small-n", "300", "--rt-n", "30", "--max-copy", str(256 << 10),
          "--mm-n", "64", "--mm-iters", "3", "--memory-size", str(4 << 20),
+         "--fair-seconds", "0.5", "--fair-copy", str(4 << 20), "--fair-mm-n", "256",
          "--out", str(out)],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=140)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -74,12 +76,32 @@ def test_memory_breakdown_and_machine(results: tuple[dict, str]) -> None:
         assert machine[key]
 
 
+def test_fairness(results: tuple[dict, str]) -> None:
+    res, _ = results
+    fair = res["fairness"]
+    assert fair["available"], fair.get("reason")
+    for situation in ("alone", "compute", "copy"):
+        r = fair["victim"][situation]
+        assert r["n"] > 0 and 0 < r["median_us"] <= r["p99_us"] <= r["max_us"]
+    for hog in ("compute", "copy"):
+        h = fair["hog"][hog]
+        assert h["ops"] >= 1 and h["op_median_s"] > 0 and h["what"]
+    # the compute hog's product was grown until one takes at least 50 ms
+    compute, cfg = fair["hog"]["compute"], fair["config"]
+    assert compute["first_op_s"] >= cfg["min_op_s"] or compute["mm_n"] >= cfg["mm_max_n"]
+    rows = {r["key"]: r for r in res["ratios"]}
+    for hog in ("compute", "copy"):
+        assert rows[f"f_{hog}_hol"]["value"] > 0 and rows[f"f_{hog}_hol"]["pass"] in (True, False)
+        assert rows[f"f_{hog}_slowdown"]["value"] > 0 and rows[f"f_{hog}_slowdown"]["pass"] is None
+
+
 def test_markdown_and_plot(results: tuple[dict, str]) -> None:
     res, out = results
     with open(os.path.join(out, "results.md")) as f:
         text = f.read()
     assert "gpushare round trip / raw ZeroMQ round trip" in text
     assert "| 256 KiB |" in text
+    assert "## Fair concurrency (f)" in text and "victim p99 round trip / hog op" in text
     try:
         import matplotlib  # noqa: F401
     except ImportError:

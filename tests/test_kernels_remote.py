@@ -363,7 +363,8 @@ def test_raw_kernel_attributes_and_dynamic_shared_memory(cp) -> None:
     assert a.get().tolist() == list(range(255, -1, -1))
 
 
-def test_cupyx_jit_reports_clearly(cp) -> None:
+def test_cupyx_jit_kernel_runs_remotely(cp) -> None:
+    """CuPy's documented JIT example, unchanged (more in tests/test_jit.py)."""
     from gpushare.cupyx import jit
 
     @jit.rawkernel()
@@ -372,8 +373,9 @@ def test_cupyx_jit_reports_clearly(cp) -> None:
         if tid < size:
             y[tid] = x[tid]
     x = cp.arange(4, dtype=cp.float32)
-    with pytest.raises(NotImplementedError, match="cupyx.jit"):
-        elementwise_copy((1,), (4,), (x, cp.empty_like(x), numpy.int32(4)))
+    y = cp.empty_like(x)
+    elementwise_copy((1,), (4,), (x, y, numpy.int32(4)))
+    assert y.get().tolist() == [0.0, 1.0, 2.0, 3.0]
 
 
 # --- a crashing kernel costs only its own session ----------------------------------------

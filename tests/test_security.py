@@ -227,6 +227,73 @@ def test_max_sessions_and_per_key_limit(keys, monkeypatch, tmp_path):
         assert public.decode() not in log and secret.decode() not in log
 
 
+def test_per_key_limits_file(keys, monkeypatch, tmp_path):
+    """--key-limits: alice gets more memory and fewer sessions than the server-wide
+    limits; bob, not listed, gets those; a changed file applies to new sessions."""
+    from gpushare import errors
+    authorized = tmp_path / "authorized"
+    authorized.mkdir()
+    for name in ("alice", "bob"):
+        shutil.copy(keys / f"{name}.key", authorized / f"{name}.key")
+    limits = tmp_path / "limits.toml"
+    limits.write_text('[keys.alice]\nmemory = "4MiB"\nsessions = 1\n')
+    srv = ServerProcess("--server-key", str(keys / "server.key_secret"),
+                        "--authorized-keys", str(authorized), "--key-limits", str(limits),
+                        "--memory-limit", "1MiB", "--max-sessions-per-key", "3")
+    sessions = []
+    try:
+        use_keys(monkeypatch, keys, "alice")
+        alice = open_session(srv.address)
+        sessions.append(alice)
+        assert alice.info["memory_limit"] == 4 << 20
+        held = alice.call("call", "cupy.ones", (300_000,))             # 2.4 MB: alice may
+        with pytest.raises(errors.OutOfMemoryError, match="limit set to: 4,194,304"):
+            alice.call("call", "cupy.ones", (300_000,))                 # 4.8 MB: not
+        with pytest.raises(ConnectionError, match="already has 1 sessions"):
+            open_session(srv.address)                                  # alice: one session
+        use_keys(monkeypatch, keys, "bob")
+        bob = open_session(srv.address)
+        sessions.append(bob)
+        with pytest.raises(errors.OutOfMemoryError, match="limit set to: 1,048,576"):
+            bob.call("call", "cupy.ones", (300_000,))                   # the server-wide 1 MiB
+        sessions.append(open_session(srv.address))                     # bob may have 3
+        assert alice.call("method", "sum", (held,)).get() == 300_000.0  # alice goes on
+        # the file is re-read on change: bob's new sessions get 8 MiB
+        limits.write_text('[keys.bob]\nmemory = "8MiB"\n')
+
+        def bob_has_more():
+            s = open_session(srv.address)
+            if s.info["memory_limit"] == 8 << 20:
+                sessions.append(s)
+                return s
+            s.close()  # opened before the server saw the new file
+            return None
+        bob2 = wait_for(bob_has_more, timeout=15, interval=0.3)
+        assert bob2.call("call", "cupy.ones", (800_000,)).shape == (800_000,)  # 6.4 MB
+        import json
+        out = subprocess.run([sys.executable, "-m", "gpushare", "status", "--server",
+                              srv.address, "--json"], capture_output=True, text=True,
+                             timeout=30, env={**os.environ})
+        assert out.returncode == 0, out.stderr
+        by_key = {(s["key"], s["memory_limit"]) for s in json.loads(out.stdout)["sessions"]}
+        assert ("alice", 4 << 20) in by_key and ("bob", 1 << 20) in by_key
+    finally:
+        for s in sessions:
+            s.close()
+        srv.stop()
+
+
+def test_bad_key_limits_file_stops_the_server_with_the_reason(tmp_path, keys):
+    limits = tmp_path / "limits.toml"
+    limits.write_text('[keys.alice]\nmemory = "lots"\n')
+    out = subprocess.run([sys.executable, "-m", "gpushare", "serve", "--bind",
+                          f"tcp://127.0.0.1:{free_port()}", "--backend", "cpu",
+                          "--key-limits", str(limits)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert "key-limits" in out.stderr and "not a size" in out.stderr
+
+
 def _try_open(address: str):
     from gpushare.security import AuthenticationError
     try:

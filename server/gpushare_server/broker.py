@@ -43,6 +43,7 @@ import zmq
 
 from gpushare import __version__
 from gpushare.protocol import PROTOCOL_VERSION, Encoder
+from gpushare.reliable import split_envelope
 
 from .worker import send_frames
 
@@ -93,6 +94,7 @@ class Session:
     reported_out: int = 0
     probe_at: float | None = None  # expiry check: when the worker was asked for its "idle"
     probe_answered: bool = False
+    memory_limit: int = 0  # bytes this session may hold (0: no limit)
 
 
 @dataclass
@@ -118,6 +120,7 @@ class BrokerOptions:
     metrics_port: int | None = None
     metrics_addr: str = "127.0.0.1"
     direct: bool = True  # clients talk to their worker directly (see worker.py)
+    key_limits: str | None = None  # a TOML file of per-key limits (limits.py)
 
 
 UNKNOWN_SESSION = ("gpushare: this session is unknown to the server (the server restarted, "
@@ -169,6 +172,9 @@ class Broker:
             print("!" * 78 + "\n" + banner + "\n" + "!" * 78, file=sys.stderr, flush=True)
             log.warning(banner)
         server_key = load_server_key(opts.server_key) if opts.server_key else None
+        from .limits import KeyLimits
+        # a bad file stops the server here, with the reason
+        self.key_limits = KeyLimits(opts.key_limits) if opts.key_limits else None
         self.metrics: Any = NoMetrics()
         if opts.metrics_port is not None:
             self.metrics = Metrics()
@@ -181,6 +187,10 @@ class Broker:
                 apply_server_key(self.frontend, *server_key)
             self.frontend.setsockopt(zmq.LINGER, 0)
             self.frontend.setsockopt(zmq.ROUTER_MANDATORY, 0)
+            # a client reconnecting after a dropped connection keeps its session (its
+            # routing id is random and its own); no queue limit drops a streamed copy
+            self.frontend.setsockopt(zmq.ROUTER_HANDOVER, 1)
+            self.frontend.setsockopt(zmq.SNDHWM, 0)
             max_msg = opts.max_message_size
             if max_msg is None:
                 max_msg = DEFAULT_MAX_MESSAGE
@@ -200,6 +210,7 @@ class Broker:
         self._tmpdir = tempfile.mkdtemp(prefix="gpushare-")
         self.backend_sock = self.ctx.socket(zmq.ROUTER)
         self.backend_sock.setsockopt(zmq.LINGER, 0)
+        self.backend_sock.setsockopt(zmq.SNDHWM, 0)
         self.worker_endpoint = f"ipc://{self._tmpdir}/workers"
         try:
             self.backend_sock.bind(self.worker_endpoint)
@@ -213,6 +224,9 @@ class Broker:
         self.status_queries: list[StatusQuery] = []
         self.device_info: dict = {}
         self.started = time.monotonic()
+        # names this server's lifetime: what a client learnt of it (which kernel sources
+        # it holds) is void after a restart
+        self.server_id = uuid.uuid4().hex
         self._signals = 0
         self._draining = False
         self._drain_deadline = 0.0
@@ -229,16 +243,17 @@ class Broker:
         cmd = [sys.executable, "-m", "gpushare_server.worker", "--broker", self.worker_endpoint,
                "--identity", identity.decode(), "--backend", self.backend,
                "--parent", str(os.getpid())]
-        if self.options.memory_limit:
-            cmd += ["--memory-limit", str(int(self.options.memory_limit))]
         token = secrets.token_hex(16)
         direct_bind = self._direct_bind(identity) if self.options.direct else None
         if direct_bind:
-            cmd += ["--direct-bind", direct_bind]
+            cmd += ["--direct-bind", direct_bind,
+                    "--max-message-size", str(max(0, self.max_message_size))]
             if self.options.server_key:
                 cmd += ["--server-key", str(self.options.server_key),
                         "--authorized-keys", str(self.options.authorized_keys)]
-        env = {**os.environ, "GPUSHARE_WORKER_TOKEN": token}  # not on the command line
+        env = {**os.environ, "GPUSHARE_WORKER_TOKEN": token,  # not on the command line
+               # kernel sources shared by this server's workers (kernels/remote.py)
+               "GPUSHARE_KERNEL_DIR": os.path.join(self._tmpdir, "kernels")}
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, env=env)
         worker = Worker(identity, proc, token=token)
         self.workers[identity] = worker
@@ -272,8 +287,9 @@ class Broker:
         if not msg:
             return
         self.metrics.bytes_in.inc(_nbytes(msg))
+        numbered = split_envelope(msg)[1]  # calls carry sequence numbers (reliable.py)
         try:
-            header = msgpack.unpackb(msg[0].bytes, raw=False, strict_map_key=False,
+            header = msgpack.unpackb(numbered[0].bytes, raw=False, strict_map_key=False,
                                      ext_hook=lambda code, data: None)
             kind = header.get("t") if isinstance(header, dict) else None
         except Exception:  # noqa: BLE001 - a malformed message gets an error reply
@@ -304,6 +320,9 @@ class Broker:
             else:
                 session.batches += 1
                 session.inflight += 1
+                send_frames(self.backend_sock, [session.worker.identity, b"msg", *msg])
+        elif kind == "sync":  # a reconnected client asks its worker where it is
+            if session is not None and session.lost is None and session.worker.ready:
                 send_frames(self.backend_sock, [session.worker.identity, b"msg", *msg])
         elif kind == "hello":
             self._hello(client, header, msg[0])
@@ -363,16 +382,21 @@ class Broker:
                          f"gpushare: the server is full: it serves at most {opts.max_sessions} "
                          "sessions at once (--max-sessions); try again when one ends")
             return
-        if opts.max_sessions_per_key and key is not None and sum(
-                1 for s in live if s.key == key) >= opts.max_sessions_per_key:
+        limit = self.key_limits.get(key) if self.key_limits is not None else None
+        per_key = (limit.sessions if limit and limit.sessions else opts.max_sessions_per_key)
+        if per_key and key is not None and sum(1 for s in live if s.key == key) >= per_key:
             self._refuse(client, key, "max_sessions_per_key",
-                         f"gpushare: key {key!r} already has {opts.max_sessions_per_key} "
-                         "sessions open, the most this server allows one key "
-                         "(--max-sessions-per-key); close one first")
+                         f"gpushare: key {key!r} already has {per_key} sessions open, the "
+                         "most this server allows it (--max-sessions-per-key, "
+                         "--key-limits); close one first")
             return
         worker = self._take_worker()
-        session = Session(uuid.uuid4().hex[:12], client, worker, key=key)
+        session = Session(uuid.uuid4().hex[:12], client, worker, key=key,
+                          memory_limit=(limit.memory if limit and limit.memory
+                                        else opts.memory_limit))
         worker.session = session
+        if worker.ready:
+            self._assign(session)  # before the client can know where the worker is
         self.sessions[client] = session
         self.metrics.sessions_opened.inc()
         info = header.get("client")
@@ -382,14 +406,20 @@ class Broker:
         session.welcome = {
             "t": "welcome", "v": PROTOCOL_VERSION, "session": session.id,
             "backend": self.backend, "server_version": __version__,
+            "server_id": self.server_id,
             "heartbeat": max(0.1, min(15.0, opts.session_timeout / 4)),
             "session_timeout": opts.session_timeout,
-            "memory_limit": opts.memory_limit or None,
+            "memory_limit": session.memory_limit or None,
             "max_message_size": self.max_message_size if self.max_message_size > 0 else None,
             "key": key}
         if worker.ready or not self.options.direct:
             self._welcome(session)
         # else: welcomed once the worker is ready, with its direct address
+
+    def _assign(self, session: Session) -> None:
+        """Tell the session's worker its limits; it serves no call before this."""
+        send_frames(self.backend_sock, [session.worker.identity, b"assign", msgpack.packb(
+            {"memory_limit": int(session.memory_limit or 0)})])
 
     def _welcome(self, session: Session) -> None:
         welcome, session.welcome = session.welcome, None
@@ -532,6 +562,7 @@ class Broker:
                 "calls": int(stats.get("calls") or 0),
                 "errors": int(stats.get("errors") or 0),
                 "batches": s.batches, "in_flight": s.inflight,
+                "memory_limit": s.memory_limit or None,
                 "age_s": round(now - s.created, 3), "idle_s": round(now - s.last_seen, 3),
                 "worker_pid": s.worker.proc.pid,
                 "stale": s.worker.stats_pending or not stats})
@@ -619,6 +650,7 @@ class Broker:
                 worker.endpoint = frames[2].bytes.decode(errors="replace")
             session = worker.session
             if session is not None:
+                self._assign(session)
                 self._welcome(session)
                 for msg in session.backlog:
                     send_frames(self.backend_sock, [identity, b"msg", *msg])
@@ -629,6 +661,8 @@ class Broker:
             self._send_client(session.client, frames[2:])
         elif kind == b"data" and worker.session is not None:  # a streamed download's chunks
             self._send_client(worker.session.client, frames[2:])
+        elif kind == b"skip" and worker.session is not None:  # a duplicate batch: no reply
+            worker.session.inflight = max(0, worker.session.inflight - 1)
         elif kind == b"stats" and len(frames) > 2:
             self._on_stats(worker, frames[2].bytes)
 
@@ -707,12 +741,15 @@ class Broker:
                     if self.parent_pid and not _alive(self.parent_pid):
                         log.info("parent process %d is gone; stopping", self.parent_pid)
                         break
-                if self.authorized is not None and now - self._last_keys > KEYS_INTERVAL:
+                if now - self._last_keys > KEYS_INTERVAL:
                     self._last_keys = now
                     try:
-                        self.authorized.refresh()
+                        if self.authorized is not None:
+                            self.authorized.refresh()
+                        if self.key_limits is not None:
+                            self.key_limits.refresh()
                     except Exception:  # noqa: BLE001 - keep the keys we have
-                        log.exception("cannot re-read the authorized keys")
+                        log.exception("cannot re-read the authorized keys or key limits")
                 if self.metrics_port is not None and now - self._last_stats > STATS_INTERVAL:
                     self._last_stats = now
                     self._refresh_metrics()

@@ -8,6 +8,13 @@ Broker <-> worker frames (over the broker's internal ROUTER socket):
 ``[b"ready"]`` worker -> broker once the backend is loaded;
 ``[b"msg", *client_frames]`` broker -> worker, ``[b"msg", *reply_frames]`` back;
 ``[b"stop"]`` broker -> worker;
+``[b"assign", msgpack({"memory_limit": bytes})]`` broker -> worker when a session takes
+this worker: its limits. The worker serves its direct socket only after this, so no
+call can run before the session's limits are in force;
+``[b"data", *frames]`` worker -> broker: a message for the client that answers no
+batch (streamed-download chunks, ``state``, resent replies); ``[b"skip"]``: a batch
+that was a duplicate or came after a gap (see ``gpushare/reliable.py``), so it gets no
+reply;
 ``[b"ready", endpoint]``: with ``--direct-bind`` the worker also binds a ROUTER of its own;
 the session's client connects there (its routing id is the worker's secret token) and
 batches then skip the broker hop;
@@ -25,8 +32,11 @@ import logging
 import os
 import sys
 import time
+from typing import Any
 
 import zmq
+
+from gpushare.reliable import GAP, NEW, Receiver, Sender, split_envelope
 
 from .backends import load_backend
 from .session import SessionExecutor
@@ -119,12 +129,39 @@ def _handle_safely(executor: SessionExecutor, frames: list) -> list:
                                  "error": f"malformed message ({type(exc).__name__})"})
 
 
+def _control(frames: list) -> dict | None:
+    """An unnumbered one-frame control message (``sync``), decoded; None otherwise."""
+    if len(frames) != 1 or len(frames[0]) > 256:
+        return None
+    import msgpack
+    try:
+        value = msgpack.unpackb(frames[0].bytes, raw=False, ext_hook=lambda c, d: None)
+    except Exception:  # noqa: BLE001 - not a control message: the executor answers it
+        return None
+    return value if isinstance(value, dict) and value.get("t") == "sync" else None
+
+
+def _is_chunk(frames: list) -> bool:
+    """Whether ``frames`` is a streamed-upload chunk (which gets no reply)."""
+    import msgpack
+    try:
+        header = msgpack.unpackb(frames[0].bytes, raw=False, ext_hook=lambda c, d: None)
+    except Exception:  # noqa: BLE001
+        return False
+    return isinstance(header, dict) and "chunk" in header
+
+
 def _direct_socket(ctx: zmq.Context, bind: str, server_key: str | None,
-                   authorized_keys: str | None) -> tuple:
+                   authorized_keys: str | None, max_message_size: int = 0) -> tuple:
     """The worker's own socket, which its session's client talks to directly (no hop
     through the broker). CurveZMQ-protected with the server's keys when it has them."""
     sock = ctx.socket(zmq.ROUTER)
     sock.setsockopt(zmq.LINGER, 1000)
+    # the client reconnecting after a dropped connection takes its routing id over
+    sock.setsockopt(zmq.ROUTER_HANDOVER, 1)
+    sock.setsockopt(zmq.SNDHWM, 0)  # a ROUTER drops what exceeds it: a streamed download
+    if max_message_size > 0:  # the broker's limit holds here too
+        sock.setsockopt(zmq.MAXMSGSIZE, max_message_size)
     authorized = None
     if server_key:
         from .auth import AuthorizedKeys, apply_server_key, load_server_key
@@ -136,18 +173,22 @@ def _direct_socket(ctx: zmq.Context, bind: str, server_key: str | None,
 
 def run(broker: str, identity: bytes, backend_name: str, parent: int,
         memory_limit: int = 0, direct_bind: str | None = None, server_key: str | None = None,
-        authorized_keys: str | None = None) -> int:
+        authorized_keys: str | None = None, max_message_size: int = 0) -> int:
     backend = load_backend(backend_name)
     capture = OutputCapture()
     executor = SessionExecutor(backend, output=capture.take)
-    if memory_limit:
-        from .quota import MemoryQuota
-        MemoryQuota(backend, memory_limit).install(executor)
+
+    def limit_memory(limit: int) -> None:
+        if limit:
+            from .quota import MemoryQuota
+            MemoryQuota(backend, limit).install(executor)
+    limit_memory(memory_limit)
     errors_seen = 0
     ctx = zmq.Context()
     sock = ctx.socket(zmq.DEALER)
     sock.setsockopt(zmq.IDENTITY, identity)
     sock.setsockopt(zmq.LINGER, 1000)
+    sock.setsockopt(zmq.SNDHWM, 0)
     sock.connect(broker)
     direct = authorized = None
     # only the session's client knows this token: it is the client's routing id
@@ -156,32 +197,62 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
     if direct_bind and token:
         try:
             direct, endpoint, authorized = _direct_socket(ctx, direct_bind, server_key,
-                                                          authorized_keys)
+                                                          authorized_keys, max_message_size)
             ready.append(endpoint.encode())
         except (zmq.ZMQError, ValueError, OSError) as exc:  # the broker path still works
             log.warning("no direct data path (%s); traffic goes through the broker", exc)
             direct = None
     sock.send_multipart(ready)
     poller = zmq.Poller()
-    poller.register(sock, zmq.POLLIN)
-    if direct is not None:
-        poller.register(direct, zmq.POLLIN)
+    poller.register(sock, zmq.POLLIN)  # the direct socket too, once assigned a session
+
+    link_in, link_out = Receiver(), Sender()  # numbered messages (gpushare/reliable.py)
+
+    def deliver(out: zmq.Socket, prefix: list, kind: bytes, frames: list) -> None:
+        if out is not sock:  # the broker counts what passes through it; this did not
+            moved[1] += sum(f.nbytes if isinstance(f, memoryview) else len(f) for f in frames)
+        send_frames(out, [*prefix, kind, *frames] if out is sock else [*prefix, *frames])
+
+    def resync(out: zmq.Socket, prefix: list, have: Any) -> None:
+        """Answer a ``sync``: where we are, then the replies the client lacks."""
+        import msgpack
+        if type(have) is not int:
+            return
+        deliver(out, prefix, b"data", [msgpack.packb({"t": "state", "have": link_in.last})])
+        for frames in link_out.resend(have, link_in.last):
+            deliver(out, prefix, b"data", frames)
 
     def serve_message(frames: list, out: zmq.Socket, prefix: list) -> None:
         nonlocal errors_seen
+        envelope, frames = split_envelope(frames)
+        if envelope is None:
+            control = _control(frames)
+            if control is not None:
+                if control.get("t") == "sync":
+                    resync(out, prefix, control.get("have"))
+                return
+        else:
+            n, ack = envelope
+            link_out.acked(ack)
+            verdict = link_in.check(n)
+            if verdict != NEW:  # applied already, or a message before it was lost
+                if verdict == GAP and link_in.should_ask():
+                    import msgpack
+                    deliver(out, prefix, b"data",
+                            [msgpack.packb({"t": "state", "have": link_in.last})])
+                if out is sock and not _is_chunk(frames):
+                    send_frames(out, [b"skip"])  # the broker counts batches in flight
+                return
         failed_before = executor.failed_seq
         reply = _handle_safely(executor, frames)
         if executor.failed_seq is not None and executor.failed_seq != failed_before:
             errors_seen += 1
-        if out is not sock:  # the broker counts what passes through it; this did not
-            moved[1] += sum(f.nbytes if isinstance(f, memoryview) else len(f) for f in reply)
-            moved[1] += sum(f.nbytes if isinstance(f, memoryview) else len(f)
-                            for extra in executor.outbox for f in extra)
+        stamp = (lambda f: link_out.stamp(f, link_in.last)) if envelope else (lambda f: f)
         if reply:  # streamed-upload chunks get none
-            send_frames(out, [*prefix, b"msg", *reply] if out is sock else [*prefix, *reply])
+            deliver(out, prefix, b"msg", stamp(reply))
         for extra in executor.take_outbox():  # streamed-download chunks: no reply of
             # their own, so the broker sees "data", not "msg"
-            send_frames(out, [*prefix, b"data", *extra] if out is sock else [*prefix, *extra])
+            deliver(out, prefix, b"data", stamp(extra))
 
     def serve_direct(block: bool) -> bool:
         try:
@@ -217,6 +288,17 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
                 while direct is not None and serve_direct(False):
                     pass
                 return 0
+            if kind == b"assign":
+                import msgpack
+                try:
+                    terms = msgpack.unpackb(frames[1].bytes) if len(frames) > 1 else {}
+                    limit_memory(int(terms.get("memory_limit") or 0))
+                except Exception:  # noqa: BLE001 - the broker's own message: never bad
+                    log.exception("bad assign message from the broker")
+                    return 1
+                if direct is not None:
+                    poller.register(direct, zmq.POLLIN)
+                continue
             if kind == b"stats":
                 with_info = len(frames) > 1 and frames[1].bytes == b"1"
                 sock.send_multipart([b"stats", _stats(
@@ -245,13 +327,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory-limit", type=int, default=0,
                         help="bytes of arrays this session may hold (0: no limit)")
     parser.add_argument("--direct-bind", help="address for the client's direct data path")
+    parser.add_argument("--max-message-size", type=int, default=0,
+                        help="largest message the direct socket accepts (0: no limit)")
     parser.add_argument("--server-key")
     parser.add_argument("--authorized-keys")
     args = parser.parse_args(argv)
     logging.basicConfig(level=os.environ.get("GPUSHARE_LOG_LEVEL", "WARNING"))
     return run(args.broker, args.identity.encode(), args.backend, args.parent,
                memory_limit=args.memory_limit, direct_bind=args.direct_bind,
-               server_key=args.server_key, authorized_keys=args.authorized_keys)
+               server_key=args.server_key, authorized_keys=args.authorized_keys,
+               max_message_size=args.max_message_size)
 
 
 if __name__ == "__main__":

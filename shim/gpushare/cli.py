@@ -35,7 +35,7 @@ def _serve(args: argparse.Namespace) -> int:
             max_message_size=(parse_size(args.max_message_size)
                               if args.max_message_size else None),
             metrics_port=args.metrics_port, metrics_addr=args.metrics_addr,
-            direct=not args.no_direct)
+            direct=not args.no_direct, key_limits=args.key_limits)
         serve(args.bind, args.backend, spare_workers=args.spare_workers,
               parent_pid=args.exit_with_parent, options=options)
     except ValueError as exc:
@@ -260,6 +260,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="sessions served at once (default: no limit)")
     g.add_argument("--max-sessions-per-key", type=int, default=0, metavar="N",
                    help="sessions one client key may hold at once (default: no limit)")
+    g.add_argument("--key-limits", metavar="FILE.toml",
+                   help="per-key memory and session limits ([keys.NAME] memory = \"8GiB\", "
+                        "sessions = 2); re-read when it changes")
     g.add_argument("--session-timeout", type=float, default=60.0, metavar="SECONDS",
                    help="free a session whose client is silent this long (default 60)")
     g.add_argument("--drain-timeout", type=float, default=30.0, metavar="SECONDS",

@@ -41,6 +41,11 @@ class RemoteProtocolError(GpushareError, RuntimeError):
     """The peer sent a message that is not gpushare's protocol."""
 
 
+class KernelUnknownError(GpushareError, LookupError):
+    """The server does not hold the kernel source the client named by its hash (the
+    client sends the source again; users never see this)."""
+
+
 # Classes defined on the client for CuPy-specific errors; the proxy modules
 # (gpushare.cupy.cuda.*) re-export them under CuPy's names.
 class OutOfMemoryError(MemoryError):
@@ -106,6 +111,7 @@ def _table() -> dict[str, type[BaseException]]:
     table["cupy.cuda.runtime.CUDARuntimeError"] = CUDARuntimeError
     table["cupy.cuda.driver.CUDADriverError"] = CUDADriverError
     table["cupy.cuda.compiler.CompileException"] = CompileException
+    table["gpushare.KernelUnknown"] = KernelUnknownError
     return table
 
 

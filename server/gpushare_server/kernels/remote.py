@@ -1,11 +1,26 @@
 """User kernels as a gpushare server hands them to clients (both backends).
 
-A client names a kernel by a content hash of its constructor arguments. The first
-time a session constructs a given kernel it sends the arguments with the hash;
-later constructions send the hash alone and the worker rebuilds the kernel object
-from its table (:func:`make_kernel`). Compiled code is cached by content
-separately (the CPU emulator's module cache and on-disk ``.so`` cache, CuPy's
-kernel cache on a GPU), so a kernel compiles once per server.
+A client names a kernel by a content hash of its constructor arguments (the SHA-256
+of ``Encoder().pack([kind, [args, kwargs]])``). Kernel source travels once per
+*server*, not once per session:
+
+* The first time a client constructs a kernel on a server it sends the arguments
+  with the hash. The worker keeps them in its table (per process, so per session)
+  and also stores them in the server's kernel directory (``GPUSHARE_KERNEL_DIR``,
+  set by the broker for every worker it spawns, under its private temp dir): one
+  file per kernel, named by the hash, holding exactly the bytes that hash to it,
+  written to a temporary name and moved into place with ``os.replace``.
+* Later constructions, in this session or in any later session of the same server,
+  send the hash alone. The worker rebuilds the kernel from its table or, failing
+  that, from the directory; a file is trusted only when its content hashes to its
+  name (and a spec is stored only when it hashes to the key the client gave).
+* When neither has the hash (the directory was cleaned, or was full) the worker
+  raises :class:`gpushare.errors.KernelUnknownError`; the client then sends the
+  source once more and retries, so the user never sees it.
+
+Compiled code is cached by content separately (the CPU emulator's module cache and
+on-disk ``.so`` cache, CuPy's kernel cache on a GPU), so a kernel compiles once per
+server.
 
 On the ``cupy`` backend the real CuPy kernel objects are wrapped (:class:`_Wrapped`
 subclasses named like CuPy's classes, so the backend's allow-list by type name
@@ -14,10 +29,15 @@ values the client sent (structs by value as size-1 structured arrays).
 """
 from __future__ import annotations
 
+import hashlib
+import os
+import re
+import tempfile
 import threading
 from typing import Any, Callable
 
-from gpushare.protocol import HostArray
+from gpushare.errors import KernelUnknownError
+from gpushare.protocol import Decoder, Encoder, HostArray
 
 #: the kernel constructors a client may name
 KINDS = ("ElementwiseKernel", "ReductionKernel", "RawKernel", "RawModule")
@@ -26,6 +46,98 @@ KINDS = ("ElementwiseKernel", "ReductionKernel", "RawKernel", "RawModule")
 _SPECS: dict[str, tuple[str, tuple, dict]] = {}
 _LOCK = threading.Lock()
 _MAX_SPECS = 4096
+
+#: the server's kernel directory is not allowed to grow past this many entries (a
+#: kernel not stored there is sent again by the next session that needs it)
+_MAX_FILES = 16384
+#: nor to hold a spec larger than this
+_MAX_FILE_BYTES = 64 << 20
+_KEY_RE = re.compile(r"[0-9a-f]{64}")
+
+
+def _kernel_dir() -> str | None:
+    """The server's kernel directory (shared by its workers); None when unset."""
+    return os.environ.get("GPUSHARE_KERNEL_DIR") or None
+
+
+def spec_bytes(kind: str, args: Any, kwargs: Any) -> bytes | None:
+    """What the client hashed to name this kernel (see ``gpushare.cupy._kernels``);
+    None when the spec does not fit in one self-contained message."""
+    encoder = Encoder()
+    try:
+        data = encoder.pack([kind, [list(args), dict(kwargs)]])
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return None if encoder.frames else data
+
+
+def _store(key: str, kind: str, args: tuple, kwargs: dict) -> None:
+    """Store a spec in the server's kernel directory (best effort: a kernel that is
+    not stored is only sent again)."""
+    directory = _kernel_dir()
+    if directory is None or not _KEY_RE.fullmatch(key):
+        return
+    data = spec_bytes(kind, args, kwargs)
+    if data is None or len(data) > _MAX_FILE_BYTES or \
+            hashlib.sha256(data).hexdigest() != key:
+        return  # only content that names itself is shared with other sessions
+    path = os.path.join(directory, key)
+    try:
+        if _read_valid(path, key) is not None:
+            return  # another session stored it (a damaged file is replaced)
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        with os.scandir(directory) as entries:
+            if sum(1 for _ in entries) >= _MAX_FILES:
+                return
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    except OSError:
+        return
+
+
+def _read_valid(path: str, key: str) -> bytes | None:
+    """The content of ``path`` if it hashes to ``key`` (else it is damaged, or not
+    ours, and ignored: the client resends the source)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(_MAX_FILE_BYTES + 1)
+    except OSError:
+        return None
+    return data if hashlib.sha256(data).hexdigest() == key else None
+
+
+def _load(key: str, kind: str) -> tuple[tuple, dict] | None:
+    """A spec from the server's kernel directory, if it is there and its content
+    hashes to ``key``."""
+    directory = _kernel_dir()
+    if directory is None or not _KEY_RE.fullmatch(key):
+        return None
+    data = _read_valid(os.path.join(directory, key), key)
+    if data is None:
+        return None
+    try:
+        stored_kind, (args, kwargs) = Decoder([b""], host_array=HostArray).unpack(data)
+    except Exception:  # noqa: BLE001 - a file we cannot read is a file we do not have
+        return None
+    if stored_kind != kind or not isinstance(args, list) or not isinstance(kwargs, dict):
+        return None
+    return tuple(args), kwargs
+
+
+def _remember(key: str, kind: str, args: tuple, kwargs: dict) -> None:
+    with _LOCK:
+        if key not in _SPECS and len(_SPECS) >= _MAX_SPECS:
+            _SPECS.pop(next(iter(_SPECS)))
+        _SPECS[key] = (kind, args, dict(kwargs))
 
 
 def unwrap(value: Any) -> Any:
@@ -43,7 +155,8 @@ def unwrap(value: Any) -> Any:
 def make_kernel(factories: dict[str, Callable[..., Any]], kind: str, key: str,
                 spec: Any = None) -> Any:
     """Construct kernel ``kind`` from ``spec`` (``[args, kwargs]``) or, when ``spec``
-    is None, from the spec this session sent earlier under ``key``.
+    is None, from the spec stored under ``key`` by this session or by any session of
+    this server (:class:`~gpushare.errors.KernelUnknownError` when there is none).
 
     See Also
     --------
@@ -56,10 +169,16 @@ def make_kernel(factories: dict[str, Callable[..., Any]], kind: str, key: str,
     if spec is None:
         with _LOCK:
             stored = _SPECS.get(key)
-        if stored is None or stored[0] != kind:
-            raise LookupError(f"gpushare: kernel {key[:12]} is unknown to this session; "
-                              "construct it again with its source")
-        _, args, kwargs = stored
+        if stored is not None and stored[0] == kind:
+            _, args, kwargs = stored
+        else:
+            loaded = _load(key, kind)
+            if loaded is None:
+                raise KernelUnknownError(
+                    f"gpushare: kernel {key} is unknown to this server; construct it "
+                    "again with its source")
+            args, kwargs = loaded
+            _remember(key, kind, args, kwargs)
     else:
         try:
             args, kwargs = spec
@@ -70,10 +189,8 @@ def make_kernel(factories: dict[str, Callable[..., Any]], kind: str, key: str,
         args = tuple(args)
     obj = factories[kind](*args, **kwargs)
     if spec is not None:  # only a spec that constructs is remembered
-        with _LOCK:
-            if len(_SPECS) >= _MAX_SPECS:
-                _SPECS.pop(next(iter(_SPECS)))
-            _SPECS[key] = (kind, args, dict(kwargs))
+        _remember(key, kind, args, kwargs)
+        _store(key, kind, args, kwargs)
     return obj
 
 

@@ -3,10 +3,17 @@
 The kernel object lives on the server, which compiles it (NVRTC on a GPU, the C
 kernel emulator on the CPU backend). Three things keep the round trips down:
 
-* **Source once per session.** A kernel is named by a content hash of its
-  constructor arguments. The first construction sends the source and waits (so
-  errors in the parameter lists are raised where CuPy raises them); later
-  constructions of the same kernel send the hash alone and do not wait.
+* **Source once per server.** A kernel is named by a content hash of its
+  constructor arguments. The first construction on a server sends the source and
+  waits (so errors in the parameter lists are raised where CuPy raises them); the
+  server keeps it, for all its sessions (``gpushare_server/kernels/remote.py``).
+  Later constructions of the same kernel send the hash alone: in the same session
+  they do not wait (its worker holds the kernel); in a later session of the same
+  server (named by the ``server_id`` of the broker's welcome; without one, what a
+  session learnt dies with it) the first one waits, and should the server not hold
+  the source after all (its directory cleaned or full) it answers
+  :class:`~gpushare.errors.KernelUnknownError` and the source is sent once more,
+  which the user never sees.
 * **First call waits, repeats are pipelined.** A call whose *signature* (argument
   kinds, dtypes, shapes, strides, keyword arguments) this kernel object has not
   run yet waits for the server: compile errors and argument errors are raised at
@@ -26,12 +33,15 @@ from typing import Any
 import numpy
 
 from .. import client as _client
+from .. import errors
 from ..protocol import Encoder
 from . import _objects
 from ._objects import RemoteObjectProxy
 
-#: session -> kernel keys its worker knows (source already sent)
+#: session -> kernel keys its worker holds (constructions need not wait)
 _KNOWN: "weakref.WeakKeyDictionary[Any, set]" = weakref.WeakKeyDictionary()
+#: server_id -> kernel keys that server holds for all its sessions (so far as we know)
+_SERVER_KNOWN: dict[str, set] = {}
 
 _SCALAR_KINDS = (bool, int, float, complex)
 
@@ -43,9 +53,29 @@ def _known(s: Any) -> set:
     return known
 
 
+def _server_known(s: Any) -> set | None:
+    """The keys ``s``'s server holds, by its ``server_id``; None when it names none."""
+    info = getattr(s, "info", None)
+    server_id = info.get("server_id") if isinstance(info, dict) else None
+    if not isinstance(server_id, str) or not server_id:
+        return None
+    return _SERVER_KNOWN.setdefault(server_id, set())
+
+
 def _kernel_key(kind: str, spec: list) -> str:
     """Content hash of a kernel's constructor arguments."""
     return hashlib.sha256(Encoder().pack([kind, spec])).hexdigest()
+
+
+def _bind(cls: type, s: Any, hid: int, kind: str, remote: Any) -> Any:
+    """The proxy of type ``cls`` for the kernel the server returned as ``remote``."""
+    if type(remote) is cls:
+        return remote
+    proxy = object.__new__(cls)  # a subclass of the registered class
+    _objects.bind(proxy, s, hid, kind)
+    if remote is not None:
+        remote._gs_id = 0  # ownership moves to the new proxy
+    return proxy
 
 
 def _construct(cls: type, kind: str, args: tuple, kwargs: dict) -> Any:
@@ -54,21 +84,33 @@ def _construct(cls: type, kind: str, args: tuple, kwargs: dict) -> Any:
     spec = [list(args), dict(kwargs)]
     key = _kernel_key(kind, spec)
     known = _known(s)
-    hid = s.new_id()
-    if key in known:  # the server has the source: no source, no wait
+    server_known = _server_known(s)
+    if key in known:  # this session's worker has the kernel: no source, no wait
+        hid = s.new_id()
         s.submit("call", "gpushare.kernel", (kind, key), {}, out_id=hid,
                  description=f"cupy.{kind}")
         proxy = object.__new__(cls)
         _objects.bind(proxy, s, hid, kind)
         return proxy
+    if server_known is not None and key in server_known:
+        # the server has the source: the hash alone, waiting, as it may be gone
+        hid = s.new_id()
+        try:
+            remote = s.call("call", "gpushare.kernel", (kind, key), {}, out_id=hid)
+        except errors.KernelUnknownError as exc:
+            if key not in str(exc):
+                raise
+            server_known.discard(key)
+            s.release(hid)  # never made; forgets the failure recorded for it
+        else:
+            known.add(key)
+            return _bind(cls, s, hid, kind, remote)
+    hid = s.new_id()
     remote = s.call("call", "gpushare.kernel", (kind, key, spec), {}, out_id=hid)
     known.add(key)
-    if type(remote) is cls:
-        return remote
-    proxy = object.__new__(cls)  # a subclass of the registered class
-    _objects.bind(proxy, s, hid, kind)
-    remote._gs_id = 0  # ownership moves to the new proxy
-    return proxy
+    if server_known is not None:
+        server_known.add(key)
+    return _bind(cls, s, hid, kind, remote)
 
 
 def _prepare_arg(a: Any) -> Any:

@@ -1,11 +1,25 @@
-"""``cupyx.jit``: not available through gpushare.
+"""``cupyx.jit``: CuPy's Python-to-CUDA kernels, transpiled on the client.
 
-CuPy's JIT turns a Python function into CUDA C++ with its transpiler, which needs
-the Python function object itself (its source, globals and closure). gpushare
-never ships Python code to the server (only data and CUDA C++ source), so JIT
-kernels cannot run remotely. Decorating works, so modules that define JIT kernels
-still import; calling one raises :class:`NotImplementedError` naming the
-alternative (``cupy.RawKernel`` / ``cupy.ElementwiseKernel`` with CUDA C++ source).
+CuPy's JIT turns a Python function into CUDA C++. gpushare never ships Python code
+to the server, so the translation happens here: at a kernel's first call with a
+given argument signature, ``_jit_compile`` reads the function's source (``inspect``
++ ``ast``; the function is never executed) and emits CUDA C++, which is launched as
+an ordinary ``cupy.RawKernel`` (NVRTC on a GPU server, the C++ kernel emulator on
+the CPU backend). Generated code is cached per signature (``cached_codes``), and
+the RawKernel proxy per session, so repeated launches are pipelined like any other
+RawKernel launch.
+
+Array arguments are passed as their data pointer followed by their shape (and, for
+arrays that are not C-contiguous, their strides in bytes) as ``long long`` scalars;
+Python scalars are converted as CuPy does (``mode='cuda'``: ``int`` -> ``int32`` when
+it fits, else ``int64``; ``float`` -> ``float32``; ``mode='numpy'``: ``int64`` /
+``float64``).
+
+The names used inside kernels (``threadIdx``, ``syncthreads``, ``atomic_add``...)
+exist here as markers; outside a kernel they raise :class:`NotImplementedError`.
+What the transpiler supports is listed in ``_jit_compile``'s docstring; anything
+else raises ``NotImplementedError`` / ``TypeError`` at the first call, naming the
+construct and its line.
 
 See Also
 --------
@@ -14,37 +28,164 @@ cupyx.jit.rawkernel
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import Any
 
-_MESSAGE = ("gpushare: cupyx.jit kernels cannot run through gpushare (the server runs "
-            "CUDA C++ source, never Python functions); write {name!r} as a "
-            "cupy.RawKernel or cupy.ElementwiseKernel with CUDA C++ source instead")
+import numpy
+
+from . import _jit_compile
+from ._jit_compile import ArrayArg, Dim3, Intrinsic, KernelBase
 
 
-class _JitKernel:
-    """What ``cupyx.jit.rawkernel()`` returns here: a kernel that refuses to run."""
+class _JitKernel(KernelBase):
+    """What ``cupyx.jit.rawkernel()`` returns: a kernel specialised and transpiled at
+    its first call per argument signature.
+
+    See Also
+    --------
+    cupyx.jit._interface._JitRawKernel
+    """
 
     def __init__(self, func: Any, mode: str = "cuda", device: bool = False) -> None:
+        if mode not in ("cuda", "numpy"):
+            raise ValueError(f"mode must be 'cuda' or 'numpy', not {mode!r}")
         self._func = func
         self._mode = mode
         self._device = device
+        self._cached_codes: dict = {}  # signature -> (code, kernel name)
+        self._kernels: dict = {}       # signature -> (session, RawKernel proxy)
         functools.update_wrapper(self, func)
 
-    def __call__(self, grid: Any = None, block: Any = None, args: Any = (), **kwargs: Any) -> Any:
-        raise NotImplementedError(_MESSAGE.format(name=getattr(self._func, "__name__", "?")))
+    # --- types and arguments
+    def _signature(self, args: tuple) -> tuple:
+        from ..cupy._ndarray import ndarray
+        key = []
+        for a in args:
+            if isinstance(a, ndarray):
+                key.append(ArrayArg(_jit_compile._norm(a.dtype), a.ndim, _c_contiguous(a)))
+            elif isinstance(a, numpy.ndarray):
+                raise TypeError(f"{type(a)} is not supported for RawKernel (host arrays "
+                                "must be copied to the device with cupy.asarray first)")
+            elif numpy.isscalar(a) and not isinstance(a, (str, bytes)):
+                t = _jit_compile.scalar_type(a, self._mode)
+                if t.char == "e":
+                    raise NotImplementedError("gpushare: float16 scalar arguments of jit "
+                                              "kernels are not supported; pass float32")
+                key.append(t)
+            else:
+                raise TypeError(f"{type(a)} is not supported for RawKernel")
+        return tuple(key)
 
-    def __getitem__(self, key: Any) -> "_JitKernel":  # kernel[grid, block](...)
-        return self
+    @staticmethod
+    def _launch_args(args: tuple, key: tuple) -> list:
+        out: list = []
+        for a, t in zip(args, key):
+            if isinstance(t, ArrayArg):
+                out.append(a)
+                out += [numpy.int64(n) for n in a.shape]
+                if not t.c_contiguous:
+                    out += [numpy.int64(s) for s in a.strides]
+            else:
+                out.append(t.type(a))
+        return out
+
+    def _code(self, key: tuple) -> tuple:
+        result = self._cached_codes.get(key)
+        if result is None:
+            result = _jit_compile.transpile(self._func, self._mode, key)
+            self._cached_codes[key] = result
+        return result
+
+    def _kernel(self, key: tuple) -> Any:
+        from .. import client
+        from ..cupy import RawKernel
+        session = client.get_session()
+        held = self._kernels.get(key)
+        if held is not None and held[0] is session:
+            return held[1]
+        code, name = self._code(key)
+        kern = RawKernel(code, name)
+        self._kernels[key] = (session, kern)
+        return kern
+
+    # --- launching
+    def __call__(self, grid: Any, block: Any, args: Any, shared_mem: Any = 0,
+                 stream: Any = None) -> None:
+        """Launch the kernel: ``kernel(grid, block, args, shared_mem=0, stream=None)``.
+
+        See Also
+        --------
+        cupyx.jit._interface._JitRawKernel.__call__
+        """
+        if self._device:
+            raise TypeError(f"{self._func.__name__!r} is a device function "
+                            "(rawkernel(device=True)); call it from a jit kernel")
+        if not isinstance(args, (tuple, list)):
+            raise TypeError("args must be a tuple")
+        args = tuple(args)
+        key = self._signature(args)
+        kern = self._kernel(key)
+        kern(grid, block, tuple(self._launch_args(args, key)), shared_mem=shared_mem,
+             stream=stream)
+
+    def __getitem__(self, grid_and_block: Any) -> Any:
+        """Numba-style launch: ``kernel[grid, block](*args, shared_mem=0)`` (gpushare
+        also takes ``kernel[grid, block, shared_mem]``)."""
+        if not isinstance(grid_and_block, tuple) or len(grid_and_block) not in (2, 3):
+            raise ValueError("kernel[grid, block] takes a grid and a block")
+        grid, block = grid_and_block[:2]
+        if not isinstance(grid, tuple):
+            grid = (grid, 1, 1)
+        if not isinstance(block, tuple):
+            block = (block, 1, 1)
+        if len(grid_and_block) == 3:
+            smem = grid_and_block[2]
+            return lambda *args, **kwargs: self(grid, block, args,
+                                                **{"shared_mem": smem, **kwargs})
+        return lambda *args, **kwargs: self(grid, block, args, **kwargs)
+
+    # --- inspection
+    @property
+    def cached_codes(self) -> dict:
+        """The generated CUDA C++ per argument signature (for debugging).
+
+        See Also
+        --------
+        cupyx.jit._interface._JitRawKernel.cached_codes
+        """
+        if not self._cached_codes:
+            warnings.warn("No codes are cached because compilation is deferred until "
+                          "the first function call.")
+        return {k: v[0] for k, v in self._cached_codes.items()}
 
     @property
     def cached_code(self) -> str:
-        raise NotImplementedError(_MESSAGE.format(name=getattr(self._func, "__name__", "?")))
+        """The one generated code (``cached_codes``' first value).
 
-    cached_codes = cached_code
+        See Also
+        --------
+        cupyx.jit._interface._JitRawKernel.cached_code
+        """
+        codes = self.cached_codes
+        if len(codes) > 1:
+            warnings.warn("The input types of the kernel could not be inferred. Please use "
+                          "`.cached_codes` instead.")
+        return next(iter(codes.values()))
+
+
+def _c_contiguous(a: Any) -> bool:
+    """Whether ``a``'s layout is C-contiguous, from its shape and strides."""
+    expect = a.dtype.itemsize
+    for n, s in zip(reversed(a.shape), reversed(a.strides)):
+        if n != 1 and s != expect:
+            return False
+        expect *= n
+    return True
 
 
 def rawkernel(*, mode: str = "cuda", device: bool = False) -> Any:
-    """Decorator for JIT kernels (see module docstring: calls raise NotImplementedError).
+    """Decorator compiling a Python function into a CUDA kernel (transpiled on the
+    client, see the module docstring).
 
     See Also
     --------
@@ -55,15 +196,8 @@ def rawkernel(*, mode: str = "cuda", device: bool = False) -> Any:
     return deco
 
 
-class _Dim3:
+class _Dim3(Dim3):
     """``threadIdx``, ``blockIdx``...: names JIT kernel bodies refer to."""
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __getattr__(self, attr: str) -> Any:
-        raise NotImplementedError(f"gpushare: cupyx.jit.{self._name} exists only inside "
-                                  "JIT kernels, which gpushare cannot run")
 
 
 threadIdx = _Dim3("threadIdx")
@@ -72,19 +206,10 @@ blockDim = _Dim3("blockDim")
 gridDim = _Dim3("gridDim")
 warpsize = 32
 
-
-def _device_only(name: str) -> Any:
-    def fn(*args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError(f"gpushare: cupyx.jit.{name} exists only inside JIT "
-                                  "kernels, which gpushare cannot run")
-    fn.__name__ = name
-    return fn
-
-
 for _name in ("syncthreads", "syncwarp", "shared_memory", "atomic_add", "atomic_sub",
               "atomic_exch", "atomic_min", "atomic_max", "atomic_inc", "atomic_dec",
               "atomic_cas", "atomic_and", "atomic_or", "atomic_xor", "grid", "gridsize",
               "laneid", "range", "shfl_sync", "shfl_up_sync", "shfl_down_sync",
               "shfl_xor_sync", "local_memory"):
-    globals()[_name] = _device_only(_name)
+    globals()[_name] = Intrinsic(_name)
 del _name

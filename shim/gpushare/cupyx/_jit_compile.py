@@ -1,0 +1,1485 @@
+"""The ``cupyx.jit`` transpiler: a Python function -> CUDA C++ source, on the client.
+
+gpushare never ships Python code to the server, so a JIT kernel is translated here
+and launched as an ordinary ``cupy.RawKernel`` (which both server backends run: NVRTC
+on a GPU, the C++ kernel emulator on the CPU backend). This module is sans-IO: it
+reads the function's source (``inspect.getsource`` + ``ast``, the function is never
+called) and the types of the launch arguments, and returns source text.
+
+Model (after CuPy's ``cupyx/jit/_compile.py``; the semantics are CuPy's, the code is
+not):
+
+* An expression evaluates to a compile-time :class:`Const` (Python literals, the
+  function's globals/closure values, folded arithmetic on them), a run-time
+  :class:`Data` (C++ code + NumPy dtype), an :class:`Arr` (an array view: pointer,
+  shape and strides as code), a :class:`Tup` (``jit.grid(2)``, ``x.shape``, tuples) or
+  a :class:`Rng` (``range``, only as a ``for`` iterator).
+* Types follow CuPy's rules for ``mode='cuda'``: Python ``int`` constants and
+  arguments are ``int32`` when they fit (else ``int64``), ``float`` ones ``float32``,
+  ``bool`` is ``bool``; an operator picks the first of its ufunc's loops (CuPy's type
+  lists) every operand can be cast to in the order ``?bBhHiIlLefd`` (``mode='numpy'``:
+  ``int64``/``float64`` and NumPy's safe casting). ``jit.threadIdx.x`` and
+  ``jit.grid(1)`` are ``uint32``; ``range`` loops take the type of ``stop``.
+* A local variable's type is that of its first assignment; later assignments are
+  cast with the ``same_kind`` rule. Variables first assigned inside a block are
+  declared at the top of the function (Python's function scope).
+* Array arguments travel as a pointer plus their shape (``long long`` scalars) and,
+  when not C-contiguous, their strides in bytes; the specialisation key records
+  dtype, ndim and contiguity. Negative indices are not wrapped (as in CuPy).
+
+Supported: assignments (also augmented and tuple unpacking), arithmetic, comparison
+(also chained), boolean and bitwise operators with Python's ``//``/``%`` semantics,
+``a if c else b``, ``if``/``while``/``for ... in range(...)`` (``jit.range(...,
+unroll=)``), ``break``/``continue``/``return``/``assert``/``pass``; ``x[i]``,
+``x[i, j]``, ``x[i]`` of an n-d array (a sub-array), ``x.shape``, ``x.size``,
+``x.ndim``, ``len(x)``; ``jit.threadIdx/blockIdx/blockDim/gridDim``, ``jit.warpsize``,
+``jit.laneid()``, ``jit.grid(n)``, ``jit.gridsize(n)``, ``jit.syncthreads()``,
+``jit.syncwarp()``, ``jit.shared_memory(dtype, size or None)``,
+``jit.local_memory(dtype, size)``, the ``jit.atomic_*`` and ``jit.shfl_*_sync``
+families (CuPy's dtype lists); ``min``/``max``/``abs``/``print`` (``printf``),
+``int()``/``float()``/``bool()``/NumPy scalar type casts, math ufuncs of ``cupy`` /
+``numpy`` and the ``math`` module (``math.*`` on integers computes in double, as
+Python does), calls of ``rawkernel(device=True)`` functions; constant folding of
+globals and closure values.
+
+Anything outside the subset raises ``NotImplementedError`` (or ``TypeError`` /
+``NameError`` for errors in the kernel itself) naming the construct and the line.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import math
+import re
+import textwrap
+import types
+from dataclasses import dataclass
+from typing import Any
+
+import numpy
+
+_PREFIX = "gpushare cupyx.jit: "
+
+# --- types ------------------------------------------------------------------------------
+#: CuPy's order of scalar types for its "cuda" casting rule (int64 is 'l' after _norm)
+_ORDER = "?bBhHiIlLefd"
+_CTYPE = {"?": "bool", "b": "signed char", "B": "unsigned char", "h": "short",
+          "H": "unsigned short", "i": "int", "I": "unsigned int", "l": "long long",
+          "L": "unsigned long long", "e": "__half", "f": "float", "d": "double"}
+#: result types C++ would widen (integer promotion, half as float): cast back
+_NARROW = set("?bBhHe")
+_INT = set("bBhHiIlL")
+_FLOAT = set("efd")
+
+
+def _norm(dt: Any) -> numpy.dtype:
+    """A NumPy dtype with one char per type (int64 -> 'l', never 'q'); only the
+    scalar types the transpiler knows."""
+    try:
+        d = numpy.dtype(dt)
+    except TypeError:
+        raise TypeError(f"{_PREFIX}{dt!r} is not a dtype") from None
+    d = numpy.dtype(d.name) if d.kind in "biuf" else d
+    if d.char not in _CTYPE:
+        if d.kind == "c":
+            raise NotImplementedError(f"{_PREFIX}complex values ({d}) are not supported "
+                                      "by gpushare's cupyx.jit")
+        raise TypeError(f"{_PREFIX}dtype {d} is not supported in jit kernels")
+    return d
+
+
+_BOOL = numpy.dtype("bool")
+_I32 = numpy.dtype("int32")
+_U32 = numpy.dtype("uint32")
+_I64 = numpy.dtype("int64")
+_F32 = numpy.dtype("float32")
+_F64 = numpy.dtype("float64")
+
+
+def ctype(dt: numpy.dtype) -> str:
+    return _CTYPE[dt.char]
+
+
+@dataclass(frozen=True)
+class ArrayArg:
+    """The specialisation key of an array argument."""
+    dtype: numpy.dtype
+    ndim: int
+    c_contiguous: bool
+    has_shape: bool = True
+
+    def __repr__(self) -> str:
+        layout = "c_contiguous" if self.c_contiguous else "strided"
+        return f"CArray<{self.dtype}, {self.ndim}, {layout}>"
+
+
+def scalar_type(x: Any, mode: str) -> numpy.dtype:
+    """The type of a Python/NumPy scalar (CuPy's ``get_ctype_from_scalar``)."""
+    if isinstance(x, numpy.generic):
+        return _norm(x.dtype)
+    if isinstance(x, (bool, numpy.bool_)):
+        return _BOOL
+    if isinstance(x, int):
+        if mode == "cuda" and -(1 << 31) <= x < (1 << 31):
+            return _I32
+        return _I64
+    if isinstance(x, float):
+        return _F32 if mode == "cuda" else _F64
+    if isinstance(x, complex):
+        raise NotImplementedError(f"{_PREFIX}complex values are not supported by "
+                                  "gpushare's cupyx.jit")
+    raise TypeError(f"{_PREFIX}{type(x).__name__} {x!r} is not a scalar")
+
+
+def _can_cast(a: numpy.dtype, b: numpy.dtype, mode: str) -> bool:
+    if mode == "cuda":
+        return _ORDER.index(a.char) <= _ORDER.index(b.char)
+    return bool(numpy.can_cast(a, b))
+
+
+def _resolve(loops: list, ins: list, mode: str, what: str) -> tuple:
+    """The first loop ``(in_chars, out_char)`` all of ``ins`` can be cast to."""
+    for loop in loops:
+        if all(_can_cast(t, numpy.dtype(c), mode) for t, c in zip(ins, loop[0])):
+            return loop
+    raise TypeError(f"{_PREFIX}{what} does not support the input types "
+                    f"{', '.join(str(t) for t in ins)}")
+
+
+def _loops(chars: str, nin: int, out: str | None = None) -> list:
+    """Homogeneous loops (``'ii->i'``), or all with output ``out``."""
+    return [(c * nin, out or c) for c in chars]
+
+
+_HELPER_RE = re.compile(r"\bgs_jit_\w+(?=[<(])")
+_DIV_LOOPS = _loops("bBhHiIlL", 2, "d") + _loops("efd", 2)
+_CMP_LOOPS = _loops("?bBhHiIlLefd", 2, "?")
+
+
+# --- values ------------------------------------------------------------------------------
+class Value:
+    pass
+
+
+@dataclass
+class Const(Value):
+    obj: Any
+
+
+@dataclass
+class Data(Value):
+    code: str
+    dtype: Any  # numpy.dtype, or None for void
+
+
+@dataclass
+class Arr(Value):
+    """An array view: ``strides`` are element strides (C-contiguous views) or byte
+    strides (``byte_strides``), all as code; ``shape`` is None when unknown (extern
+    shared memory)."""
+    dtype: numpy.dtype
+    ndim: int
+    ptr: str
+    shape: list | None
+    strides: list
+    byte_strides: bool
+
+    def key(self) -> ArrayArg:
+        return ArrayArg(self.dtype, self.ndim, not self.byte_strides, self.shape is not None)
+
+
+@dataclass
+class Tup(Value):
+    items: list
+
+
+@dataclass
+class Rng(Value):
+    start: Data
+    stop: Data
+    step: Data
+    dtype: numpy.dtype
+    positive: bool | None
+    unroll: Any = None
+
+
+class Intrinsic:
+    """Base of the objects ``cupyx.jit`` exposes for use inside kernels
+    (``jit.syncthreads``, ``jit.atomic_add``...): recognised here by ``jit_name``."""
+
+    def __init__(self, jit_name: str) -> None:
+        self.jit_name = jit_name
+        self.__name__ = jit_name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"gpushare: cupyx.jit.{self.jit_name} can be used only "
+                                  "inside cupyx.jit.rawkernel functions")
+
+    def __repr__(self) -> str:
+        return f"<cupyx.jit.{self.jit_name}>"
+
+
+class Dim3(Intrinsic):
+    """``threadIdx``/``blockIdx``/``blockDim``/``gridDim``."""
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        raise NotImplementedError(f"gpushare: cupyx.jit.{self.jit_name}.{attr} can be used "
+                                  "only inside cupyx.jit.rawkernel functions")
+
+
+class KernelBase:
+    """Base of ``cupyx.jit.rawkernel`` objects: ``_func``, ``_mode``, ``_device``."""
+    _func: Any
+    _mode: str
+    _device: bool
+
+
+class _Located(Exception):
+    """Marks an error that already names its line."""
+
+
+def _fail(exc: type, msg: str) -> Exception:
+    return exc(_PREFIX + msg)
+
+
+# --- code helpers ------------------------------------------------------------------------
+def _lit(v: Any, dt: numpy.dtype) -> str:
+    """A C++ literal of type ``dt`` for the Python/NumPy value ``v``."""
+    c = dt.char
+    if c == "?":
+        return "true" if bool(v) else "false"
+    if c in _INT:
+        iv = int(v)
+        if c == "i":
+            return str(iv) if iv != -(1 << 31) else "(-2147483647 - 1)"
+        if c == "l":
+            return f"{iv}LL" if iv != -(1 << 63) else "(-9223372036854775807LL - 1)"
+        if c == "I":
+            return f"{iv}u"
+        if c == "L":
+            return f"{iv}ull"
+        return f"(({_CTYPE[c]}){iv})"
+    fv = float(v)
+    if math.isnan(fv):
+        body = "__longlong_as_double(0x7ff8000000000000LL)"
+    elif math.isinf(fv):
+        body = ("" if fv > 0 else "-") + "__longlong_as_double(0x7ff0000000000000LL)"
+    else:
+        body = repr(fv)
+        if "e" not in body and "." not in body:
+            body += ".0"
+        if c != "d":
+            body += "f"
+    if c == "d":
+        return body if not body.startswith("-") else f"({body})"
+    if c == "f":
+        return f"((float)({body}))" if "__" in body else (body if not body.startswith("-")
+                                                          else f"({body})")
+    return f"((__half)((float)({body})))"
+
+
+def _cast_code(code: str, src: numpy.dtype, dst: numpy.dtype) -> str:
+    if src == dst:
+        return code
+    if dst.char == "?":
+        return f"({code} != 0)" if src.char != "e" else f"((float)({code}) != 0.0f)"
+    if src.char == "e" and dst.char != "f":
+        code = f"((float)({code}))"
+    if dst.char == "e" and src.char != "f":
+        code = f"((float)({code}))"
+    return f"(({ctype(dst)})({code}))"
+
+
+#: C++ words a Python name may not be emitted as (renamed ``name_``)
+_RESERVED = set("""auto break case char const continue default do double else enum extern
+float for goto if inline int long register restrict return short signed sizeof static
+struct switch typedef union unsigned void volatile while bool catch class delete explicit
+export false friend mutable namespace new operator private protected public template this
+throw true try typeid typename using virtual asm alignas alignof char16_t char32_t
+constexpr decltype noexcept nullptr static_assert thread_local threadIdx blockIdx blockDim
+gridDim warpSize printf min max abs assert""".split())
+
+
+def _cname(name: str) -> str:
+    return name + "_" if name in _RESERVED or name.startswith("gs_") else name
+
+
+_HELPERS = {
+    "gs_jit_ifloordiv": """template <typename T>
+__device__ inline T gs_jit_ifloordiv(T a, T b) {
+  if (b == 0) return 0;
+  T q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
+  return q;
+}""",
+    "gs_jit_imod": """template <typename T> __device__ inline T gs_jit_imod(T a, T b) {
+  if (b == 0) return 0;
+  T r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}""",
+    "gs_jit_ffloordiv": """template <typename T>
+__device__ inline T gs_jit_ffloordiv(T a, T b) {
+  if (b == 0) return a / b;
+  T mod = fmod(a, b);
+  T div = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
+  if (div == 0) return copysign((T)0, a / b);
+  T fl = floor(div);
+  if (div - fl > (T)0.5) fl += 1;
+  return fl;
+}""",
+    "gs_jit_fmod": """template <typename T> __device__ inline T gs_jit_fmod(T a, T b) {
+  if (b == 0) return fmod(a, b);
+  T mod = fmod(a, b);
+  if (mod != 0) { if ((b < 0) != (mod < 0)) mod += b; }
+  else mod = copysign((T)0, b);
+  return mod;
+}""",
+    "gs_jit_ipow": """template <typename T> __device__ inline T gs_jit_ipow(T a, T b) {
+  if (b < 0) return a == 1 ? (T)1 : (a == (T)-1 ? ((b & 1) ? (T)-1 : (T)1) : (T)0);
+  T r = 1;
+  while (b) { if (b & 1) r *= a; a *= a; b >>= 1; }
+  return r;
+}""",
+    "gs_jit_min": """template <typename T> __device__ inline T gs_jit_min(T a, T b) {
+  return (a != a) ? a : ((b != b) ? b : (b < a ? b : a));
+}""",
+    "gs_jit_max": """template <typename T> __device__ inline T gs_jit_max(T a, T b) {
+  return (a != a) ? a : ((b != b) ? b : (b > a ? b : a));
+}""",
+}
+
+
+# --- operators ---------------------------------------------------------------------------
+def _binop_spec(op: ast.AST) -> tuple:
+    """(loops, formatter(out_dtype, a, b) -> code, name) for a binary operator."""
+    t = type(op)
+    arith = "?bBhHiIlLefd"
+    if t is ast.Add:
+        return _loops(arith, 2), lambda o, a, b: f"({a} + {b})", "add"
+    if t is ast.Sub:
+        return _loops(arith[1:], 2), lambda o, a, b: f"({a} - {b})", "subtract"
+    if t is ast.Mult:
+        return _loops(arith, 2), lambda o, a, b: f"({a} * {b})", "multiply"
+    if t is ast.Div:
+        return _DIV_LOOPS, lambda o, a, b: f"({a} / {b})", "true_divide"
+    if t in (ast.FloorDiv, ast.Mod):
+        kind = "floordiv" if t is ast.FloorDiv else "mod"
+
+        def fmt(o: numpy.dtype, a: str, b: str) -> str:
+            if o.char in _INT:
+                return f"gs_jit_i{kind}<{ctype(o)}>({a}, {b})"
+            if o.char == "e":
+                return f"((__half)gs_jit_f{kind}<float>((float)({a}), (float)({b})))"
+            return f"gs_jit_f{kind}<{ctype(o)}>({a}, {b})"
+        return _loops(arith[1:], 2), fmt, "floor_divide" if kind == "floordiv" else "remainder"
+    if t is ast.Pow:
+        def pw(o: numpy.dtype, a: str, b: str) -> str:
+            if o.char in _INT:
+                return f"gs_jit_ipow<{ctype(o)}>({a}, {b})"
+            if o.char == "d":
+                return f"pow({a}, {b})"
+            return f"powf((float)({a}), (float)({b}))"
+        return _loops(arith[1:], 2), pw, "power"
+    bits = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
+    if t in bits:
+        sym = bits[t]
+        return _loops("?bBhHiIlL", 2), lambda o, a, b: f"({a} {sym} {b})", "bitwise op"
+    shifts = {ast.LShift: "<<", ast.RShift: ">>"}
+    if t in shifts:
+        sym = shifts[t]
+        return _loops("bBhHiIlL", 2), lambda o, a, b: f"({a} {sym} {b})", "shift"
+    cmps = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
+            ast.GtE: ">="}
+    if t in cmps:
+        sym = cmps[t]
+        return _CMP_LOOPS, lambda o, a, b: f"({a} {sym} {b})", "comparison"
+    if t is ast.MatMult:
+        raise _fail(NotImplementedError, "the @ operator is not supported")
+    raise _fail(NotImplementedError, f"operator {t.__name__} is not supported")
+
+
+_PY_BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+              ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b,
+              ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
+              ast.Pow: lambda a, b: a ** b, ast.BitAnd: lambda a, b: a & b,
+              ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b,
+              ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b,
+              ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
+              ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
+              ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b}
+
+#: ufunc names that are operators
+_UFUNC_OPS = {"add": ast.Add, "subtract": ast.Sub, "multiply": ast.Mult,
+              "true_divide": ast.Div, "divide": ast.Div, "floor_divide": ast.FloorDiv,
+              "remainder": ast.Mod, "mod": ast.Mod, "power": ast.Pow,
+              "bitwise_and": ast.BitAnd, "bitwise_or": ast.BitOr, "bitwise_xor": ast.BitXor,
+              "left_shift": ast.LShift, "right_shift": ast.RShift, "equal": ast.Eq,
+              "not_equal": ast.NotEq, "less": ast.Lt, "less_equal": ast.LtE,
+              "greater": ast.Gt, "greater_equal": ast.GtE}
+_UFUNC_UNARY_OPS = {"negative": ast.USub, "positive": ast.UAdd, "invert": ast.Invert,
+                    "bitwise_not": ast.Invert, "logical_not": ast.Not}
+
+#: float math functions by ufunc / ``math`` name -> C (double) name; float32 appends 'f'
+_MATH1 = {n: n for n in ("sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10",
+                         "log1p", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin",
+                         "acos", "atan", "asinh", "acosh", "atanh", "floor", "ceil",
+                         "trunc", "rint", "fabs", "erf", "erfc", "lgamma")}
+_MATH1.update({"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": "asinh",
+               "arccosh": "acosh", "arctanh": "atanh", "gamma": "tgamma"})
+_MATH2 = {"arctan2": "atan2", "atan2": "atan2", "hypot": "hypot", "fmod": "fmod",
+          "copysign": "copysign", "fmin": "fmin", "fmax": "fmax", "pow": "pow"}
+_PREDICATES = {"isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite"}
+
+_ATOMIC_TYPES = {
+    "add": ("int32", "uint32", "uint64", "float32", "float64"),
+    "sub": ("int32", "uint32"), "exch": ("int32", "uint32", "uint64", "float32"),
+    "min": ("int32", "uint32", "uint64"), "max": ("int32", "uint32", "uint64"),
+    "inc": ("uint32",), "dec": ("uint32",), "cas": ("int32", "uint32", "uint64", "uint16"),
+    "and": ("int32", "uint32", "uint64"), "or": ("int32", "uint32", "uint64"),
+    "xor": ("int32", "uint32", "uint64")}
+_SHFL_TYPES = ("int32", "uint32", "int64", "uint64", "float32", "float64")
+
+
+# --- the transpiler ----------------------------------------------------------------------
+class Generated:
+    """What one kernel's translation collects: helper code and device functions."""
+
+    def __init__(self) -> None:
+        self.helpers: list = []
+        self.functions: list = []
+        self.device: dict = {}  # (func, key) -> (name, return dtype) or None while open
+
+    def helper(self, name: str) -> None:
+        if name not in self.helpers:
+            self.helpers.append(name)
+
+    def code(self) -> str:
+        parts = ["#include <cuda_fp16.h>"] if any("__half" in f for f in self.functions) \
+            else []
+        parts += [_HELPERS[h] for h in self.helpers]
+        parts += self.functions
+        return "\n\n".join(parts) + "\n"
+
+
+def _parse(func: Any) -> tuple:
+    """(FunctionDef, source lines, file name) of ``func``, line numbers as in its file."""
+    try:
+        lines, first = inspect.getsourcelines(func)
+    except (OSError, TypeError) as e:
+        raise _fail(NotImplementedError,
+                    f"the source of {getattr(func, '__name__', func)!r} is not available "
+                    f"({e}); jit kernels must be defined in a file") from None
+    tree = ast.parse(textwrap.dedent("".join(lines)))
+    ast.increment_lineno(tree, first - 1)
+    fdef = tree.body[0] if tree.body else None
+    if not isinstance(fdef, ast.FunctionDef):
+        raise _fail(NotImplementedError, f"{func!r} is not a plain function (def)")
+    try:
+        filename = inspect.getsourcefile(func) or "?"
+    except TypeError:
+        filename = "?"
+    return fdef, lines, first, filename
+
+
+class _Function:
+    """Translation of one function (a kernel or a device function) for given types."""
+
+    def __init__(self, func: Any, mode: str, key: tuple, gen: Generated, name: str,
+                 kernel: bool) -> None:
+        self.func = func
+        self.mode = mode
+        self.gen = gen
+        self.name = name
+        self.kernel = kernel
+        self.key = key
+        cv = inspect.getclosurevars(func)
+        self.consts = {**cv.builtins, **cv.globals, **cv.nonlocals}
+        self.params: dict = {}
+        self.locals: dict = {}
+        self.decls: list = []
+        self.count = 0
+        self.ret: Any = None if not kernel else "void"
+
+    # -- names and variables
+    def fresh(self, prefix: str) -> str:
+        self.count += 1
+        return f"{prefix}{self.count}"
+
+    def lookup(self, name: str) -> Value:
+        if name in self.locals:
+            return self.locals[name]
+        if name in self.params:
+            return self.params[name]
+        if name in self.consts:
+            return Const(self.consts[name])
+        raise _fail(NameError, f"name {name!r} is not defined (or is used before its "
+                               "first assignment)")
+
+    # -- translation entry
+    def translate(self) -> tuple:
+        fdef, lines, first, filename = _parse(self.func)
+        self.src_lines, self.first, self.filename = lines, first, filename
+        a = fdef.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or a.posonlyargs:
+            raise self.located(_fail(NotImplementedError, "*args, **kwargs, keyword-only "
+                                     "arguments and default values are not supported"),
+                               fdef)
+        names = [x.arg for x in a.args]
+        if len(names) != len(self.key):
+            raise _fail(TypeError, f"{fdef.name}() takes {len(names)} positional arguments "
+                                   f"but {len(self.key)} were given")
+        params = []
+        for pname, t in zip(names, self.key):
+            cn = _cname(pname)
+            if isinstance(t, ArrayArg):
+                shape = [f"{cn}__s{k}" for k in range(t.ndim)] if t.has_shape else None
+                params.append(f"{ctype(t.dtype)}* {cn}")
+                params += [f"long long {s}" for s in shape or ()]
+                if t.c_contiguous:
+                    strides = ["1"] * t.ndim
+                    for k in range(t.ndim - 2, -1, -1):
+                        assert shape is not None
+                        strides[k] = shape[k + 1] if strides[k + 1] == "1" else \
+                            f"{strides[k + 1]} * {shape[k + 1]}"
+                else:
+                    strides = [f"{cn}__t{k}" for k in range(t.ndim)]
+                    params += [f"long long {s}" for s in strides]
+                self.params[pname] = Arr(t.dtype, t.ndim, cn, shape, strides,
+                                         not t.c_contiguous)
+            else:
+                params.append(f"{ctype(t)} {cn}")
+                self.params[pname] = Data(cn, t)
+        body = self.stmts(fdef.body, True)
+        if self.ret is None:
+            self.ret = "void"
+        ret = self.ret if isinstance(self.ret, str) else ctype(self.ret)
+        head = ('extern "C" __global__ ' if self.kernel else "__device__ ") + \
+            f"{ret} {self.name}({', '.join(params)})"
+        out = [head + " {"] + ["  " + d for d in self.decls] + ["  " + ln for ln in body]
+        out.append("}")
+        return "\n".join(out), self.ret
+
+    def located(self, e: Exception, node: ast.AST) -> Exception:
+        """``e`` with the kernel name, file and line added (once)."""
+        if getattr(e, "_gs_located", False) or not hasattr(node, "lineno"):
+            return e
+        ln = node.lineno
+        text = self.src_lines[ln - self.first].strip() if \
+            0 <= ln - self.first < len(self.src_lines) else ""
+        msg = str(e.args[0]) if e.args else type(e).__name__
+        if not msg.startswith(_PREFIX):
+            msg = _PREFIX + msg
+        try:
+            new = type(e)(f"{msg}\n  in jit kernel {self.func.__name__!r}, "
+                          f"{self.filename}, line {ln}: {text}")
+        except Exception:
+            return e
+        new._gs_located = True  # type: ignore[attr-defined]
+        return new
+
+    # -- statements
+    def stmts(self, body: list, top: bool) -> list:
+        out: list = []
+        for s in body:
+            try:
+                out += self.stmt(s, top)
+            except (NotImplementedError, TypeError, NameError, ValueError, IndexError,
+                    AttributeError, OverflowError, ZeroDivisionError) as e:
+                raise self.located(e, s) from None
+        return out
+
+    def block(self, head: str, body: list) -> list:
+        return [head + " {"] + ["  " + ln for ln in body] + ["}"]
+
+    def stmt(self, s: ast.stmt, top: bool) -> list:
+        if isinstance(s, ast.Expr):
+            v = self.expr(s.value)
+            if isinstance(v, Data):
+                return [v.code + ";"]
+            return []  # docstrings, constant expressions
+        if isinstance(s, ast.Pass):
+            return []
+        if isinstance(s, ast.Assign):
+            if len(s.targets) != 1:
+                raise _fail(NotImplementedError, "chained assignment (a = b = c) is not "
+                                                 "supported")
+            return self.assign(s.targets[0], self.expr(s.value), top)
+        if isinstance(s, ast.AugAssign):
+            return self.augassign(s)
+        if isinstance(s, ast.If):
+            cond = self.expr(s.test)
+            if isinstance(cond, Const):  # resolved at compile time, as in CuPy
+                return self.stmts(s.body if cond.obj else s.orelse, top)
+            out = self.block(f"if ({self.truth(cond)})", self.stmts(s.body, False))
+            if s.orelse:
+                out[-1] = "} else {"
+                out += ["  " + ln for ln in self.stmts(s.orelse, False)] + ["}"]
+            return out
+        if isinstance(s, ast.While):
+            if s.orelse:
+                raise _fail(NotImplementedError, "while ... else is not supported")
+            cond = self.truth(self.expr(s.test))
+            return self.block(f"while ({cond})", self.stmts(s.body, False))
+        if isinstance(s, ast.For):
+            return self.for_(s)
+        if isinstance(s, ast.Break):
+            return ["break;"]
+        if isinstance(s, ast.Continue):
+            return ["continue;"]
+        if isinstance(s, ast.Return):
+            return self.return_(s)
+        if isinstance(s, ast.Assert):
+            v = self.expr(s.test)
+            if isinstance(v, Const):
+                if not v.obj:
+                    raise _fail(ValueError, "assertion on a constant fails")
+                return []
+            return [f"assert({self.truth(v)});"]
+        names = {ast.FunctionDef: "nested functions", ast.ClassDef: "classes",
+                 ast.Delete: "del", ast.With: "with statements", ast.Raise: "raise",
+                 ast.Try: "try statements", ast.Import: "import", ast.ImportFrom: "import",
+                 ast.Global: "global", ast.Nonlocal: "nonlocal",
+                 ast.AnnAssign: "annotated assignments", ast.AsyncFor: "async for",
+                 ast.AsyncWith: "async with", ast.AsyncFunctionDef: "async functions"}
+        what = names.get(type(s), f"the statement {type(s).__name__}")
+        raise _fail(NotImplementedError, f"{what} are not supported in jit kernels"
+                    if what.endswith("s") else f"{what} is not supported in jit kernels")
+
+    def return_(self, s: ast.Return) -> list:
+        if s.value is None or (isinstance(s.value, ast.Constant) and s.value.value is None):
+            if self.ret not in (None, "void"):
+                raise _fail(TypeError, "a function returning a value also returns None")
+            self.ret = "void"
+            return ["return;"]
+        if self.kernel:
+            raise _fail(TypeError, "a kernel (__global__ function) cannot return a value")
+        v = self.value(self.expr(s.value))
+        if self.ret is None:
+            self.ret = v.dtype
+        elif self.ret == "void" or self.ret != v.dtype:
+            raise _fail(TypeError, f"inconsistent return types: {self.ret} and {v.dtype}")
+        return [f"return {v.code};"]
+
+    def for_(self, s: ast.For) -> list:
+        if s.orelse:
+            raise _fail(NotImplementedError, "for ... else is not supported")
+        if not isinstance(s.target, ast.Name):
+            raise _fail(NotImplementedError, "for loops need a single name as target")
+        it = self.expr(s.iter)
+        if not isinstance(it, Rng):
+            raise _fail(NotImplementedError, "for loops are supported over range(...) / "
+                                             "jit.range(...) only")
+        name = s.target.id
+        var = self.locals.get(name)
+        if var is None:
+            if name in self.params:
+                var = self.params[name]
+            else:
+                var = self.locals[name] = Data(_cname(name), it.dtype)
+                self.decls.append(f"{ctype(it.dtype)} {var.code};")
+        if not isinstance(var, Data) or var.dtype != it.dtype:
+            raise _fail(TypeError, f"loop variable {name!r} has type "
+                        f"{getattr(var, 'dtype', var)}, the range {it.dtype}")
+        n = self.count = self.count + 1
+        i, stop, step = f"gs_it{n}", f"gs_stop{n}", f"gs_step{n}"
+        t = ctype(it.dtype)
+        init = (f"{t} {i} = {_cast_code(it.start.code, it.start.dtype, it.dtype)}, "
+                f"{stop} = {_cast_code(it.stop.code, it.stop.dtype, it.dtype)}, "
+                f"{step} = {_cast_code(it.step.code, it.step.dtype, it.dtype)}")
+        cond = {True: f"{i} < {stop}", False: f"{i} > {stop}"}.get(
+            it.positive, f"{step} >= 0 ? {i} < {stop} : {i} > {stop}")  # type: ignore
+        body = [f"{var.code} = {i};"] + self.stmts(s.body, False)
+        out = self.block(f"for ({init}; {cond}; {i} += {step})", body)
+        if it.unroll is True:
+            out.insert(0, "#pragma unroll")
+        elif it.unroll is not None:
+            out.insert(0, f"#pragma unroll({int(it.unroll)})")
+        return out
+
+    def assign(self, target: ast.expr, value: Value, top: bool) -> list:
+        if isinstance(target, ast.Name):
+            return self.assign_name(target.id, value, top)
+        if isinstance(target, ast.Subscript):
+            lv = self.expr(target)
+            if not isinstance(lv, Data):
+                raise _fail(TypeError, "only array elements can be assigned to")
+            v = self.cast(value, lv.dtype, "same_kind", "assignment")
+            return [f"{lv.code} = {v.code};"]
+        if isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(value, Const) and isinstance(value.obj, tuple):
+                value = Tup([Const(x) for x in value.obj])
+            if not isinstance(value, Tup):
+                raise _fail(TypeError, "cannot unpack a non-tuple value")
+            if len(value.items) != len(target.elts):
+                raise _fail(ValueError, f"cannot unpack {len(value.items)} values into "
+                                        f"{len(target.elts)} targets")
+            out, temps = [], []
+            for item in value.items:  # evaluate all first: a, b = b, a
+                if isinstance(item, Data):
+                    tmp = self.fresh("gs_t")
+                    out.append(f"{ctype(item.dtype)} {tmp} = {item.code};")
+                    item = Data(tmp, item.dtype)
+                temps.append(item)
+            for tgt, item in zip(target.elts, temps):
+                out += self.assign(tgt, item, False)
+            return out
+        raise _fail(NotImplementedError, f"assignment to {type(target).__name__} is not "
+                                         "supported")
+
+    def assign_name(self, name: str, value: Value, top: bool) -> list:
+        var = self.locals.get(name, self.params.get(name))
+        if isinstance(value, Arr):
+            t = f"{ctype(value.dtype)}*"
+            if var is None:
+                cn = _cname(name)
+                self.locals[name] = Arr(value.dtype, value.ndim, cn, value.shape,
+                                        value.strides, value.byte_strides)
+                if top:
+                    return [f"{t} {cn} = {value.ptr};"]
+                self.decls.append(f"{t} {cn};")
+                return [f"{cn} = {value.ptr};"]
+            if not isinstance(var, Arr) or (var.dtype, var.ndim, var.shape, var.strides,
+                                            var.byte_strides) != \
+                    (value.dtype, value.ndim, value.shape, value.strides, value.byte_strides):
+                raise _fail(TypeError, f"{name!r} cannot be rebound to an array of another "
+                                       "type or shape")
+            return [f"{var.ptr} = {value.ptr};"]
+        if isinstance(value, (Tup, Rng)) or (isinstance(value, Const) and
+                                             not _is_scalar(value.obj)):
+            if var is not None:
+                raise _fail(TypeError, f"{name!r} cannot be rebound to a non-scalar value")
+            if not top:
+                raise _fail(NotImplementedError, f"non-scalar value assigned to {name!r} "
+                                                 "inside a block")
+            if isinstance(value, Rng):
+                raise _fail(NotImplementedError, "range objects can be used only directly "
+                                                 "in for loops")
+            if isinstance(value, Const):
+                self.consts[name] = value.obj
+                return []
+            out, items = [], []
+            for item in value.items:  # a tuple keeps the values of now
+                if isinstance(item, Data):
+                    tmp = self.fresh("gs_t")
+                    out.append(f"{ctype(item.dtype)} {tmp} = {item.code};")
+                    item = Data(tmp, item.dtype)
+                items.append(item)
+            self.locals[name] = Tup(items)
+            return out
+        v = self.value(value)
+        if v.dtype is None:
+            raise _fail(TypeError, f"{name!r} cannot be assigned a value of type void")
+        if var is None:
+            cn = _cname(name)
+            self.locals[name] = Data(cn, v.dtype)
+            if top:
+                return [f"{ctype(v.dtype)} {cn} = {v.code};"]
+            self.decls.append(f"{ctype(v.dtype)} {cn};")
+            return [f"{cn} = {v.code};"]
+        if not isinstance(var, Data):
+            raise _fail(TypeError, f"{name!r} cannot be rebound to a scalar")
+        v = self.cast(v, var.dtype, "same_kind", f"assignment to {name!r}")
+        return [f"{var.code} = {v.code};"]
+
+    def augassign(self, s: ast.AugAssign) -> list:
+        if isinstance(s.target, ast.Name):
+            var = self.lookup(s.target.id)
+            if not isinstance(var, Data):
+                raise _fail(TypeError, f"cannot use {s.target.id!r} in an augmented "
+                                       "assignment")
+            res = self.binop(s.op, var, self.expr(s.value))
+            res = self.cast(res, var.dtype, "same_kind", f"assignment to {s.target.id!r}")
+            return [f"{var.code} = {res.code};"]
+        if isinstance(s.target, ast.Subscript):
+            lv = self.expr(s.target)
+            if not isinstance(lv, Data):
+                raise _fail(TypeError, "only array elements can be assigned to")
+            value = self.expr(s.value)
+            ref = self.fresh("gs_ref")
+            res = self.binop(s.op, Data(ref, lv.dtype), value)
+            res = self.cast(res, lv.dtype, "same_kind", "augmented assignment")
+            return [f"{{ {ctype(lv.dtype)}& {ref} = {lv.code}; {ref} = {res.code}; }}"]
+        raise _fail(NotImplementedError, "augmented assignment to "
+                                         f"{type(s.target).__name__} is not supported")
+
+    # -- expressions
+    def expr(self, e: ast.expr) -> Value:
+        try:
+            return self._expr(e)
+        except (NotImplementedError, TypeError, NameError, ValueError, IndexError,
+                AttributeError, OverflowError, ZeroDivisionError) as exc:
+            raise self.located(exc, e) from None
+
+    def _expr(self, e: ast.expr) -> Value:
+        if isinstance(e, ast.Constant):
+            return Const(e.value)
+        if isinstance(e, ast.Name):
+            return self.lookup(e.id)
+        if isinstance(e, ast.BinOp):
+            return self.binop(e.op, self.expr(e.left), self.expr(e.right))
+        if isinstance(e, ast.UnaryOp):
+            return self.unop(e.op, self.expr(e.operand))
+        if isinstance(e, ast.BoolOp):
+            vals = [self.expr(x) for x in e.values]
+            if all(isinstance(v, Const) for v in vals):
+                r = vals[0].obj  # type: ignore[attr-defined]
+                for v in vals[1:]:
+                    o = v.obj  # type: ignore[attr-defined]
+                    r = (r and o) if isinstance(e.op, ast.And) else (r or o)
+                return Const(r)
+            sym = " && " if isinstance(e.op, ast.And) else " || "
+            return Data("(" + sym.join(self.truth(v) for v in vals) + ")", _BOOL)
+        if isinstance(e, ast.Compare):
+            return self.compare(e)
+        if isinstance(e, ast.IfExp):
+            cond = self.expr(e.test)
+            if isinstance(cond, Const):
+                return self.expr(e.body if cond.obj else e.orelse)
+            x, y = self.expr(e.body), self.expr(e.orelse)
+            if isinstance(x, Const) and _is_scalar(x.obj) and isinstance(y, Data):
+                x = self.cast(x, y.dtype, "same_kind", "conditional expression")
+            if isinstance(y, Const) and _is_scalar(y.obj) and isinstance(x, Data):
+                y = self.cast(y, x.dtype, "same_kind", "conditional expression")
+            x, y = self.value(x), self.value(y)
+            if x.dtype != y.dtype:
+                raise _fail(TypeError, f"type mismatch in conditional expression: "
+                                       f"{x.dtype} != {y.dtype}")
+            return Data(f"({self.truth(cond)} ? {x.code} : {y.code})", x.dtype)
+        if isinstance(e, ast.Attribute):
+            return self.attribute(self.expr(e.value), e.attr)
+        if isinstance(e, ast.Subscript):
+            return self.subscript(self.expr(e.value), e.slice)
+        if isinstance(e, (ast.Tuple, ast.List)) and isinstance(e.ctx, ast.Load):
+            items = [self.expr(x) for x in e.elts]
+            if all(isinstance(x, Const) for x in items):
+                return Const(tuple(x.obj for x in items))  # type: ignore[attr-defined]
+            return Tup(items)
+        if isinstance(e, ast.Call):
+            return self.call(e)
+        names = {ast.Lambda: "lambda", ast.ListComp: "list comprehensions",
+                 ast.GeneratorExp: "generator expressions", ast.DictComp: "comprehensions",
+                 ast.SetComp: "comprehensions", ast.Dict: "dicts", ast.Set: "sets",
+                 ast.JoinedStr: "f-strings", ast.Starred: "starred expressions",
+                 ast.NamedExpr: "the walrus operator", ast.Slice: "slices",
+                 ast.Await: "await", ast.Yield: "yield", ast.YieldFrom: "yield"}
+        what = names.get(type(e), type(e).__name__)
+        raise _fail(NotImplementedError, f"{what} (not supported in jit kernels)")
+
+    def value(self, v: Value) -> Data:
+        """``v`` as run-time scalar data (constants become typed literals)."""
+        if isinstance(v, Data):
+            return v
+        if isinstance(v, Const) and _is_scalar(v.obj):
+            t = scalar_type(v.obj, self.mode)
+            return Data(_lit(v.obj, t), t)
+        if isinstance(v, Arr):
+            raise _fail(TypeError, "an array is used where a scalar is needed")
+        if isinstance(v, Const):
+            raise _fail(TypeError, f"{v.obj!r} cannot be used as a value in a jit kernel")
+        raise _fail(TypeError, f"a {type(v).__name__.lower()} is used where a scalar is "
+                               "needed")
+
+    def stype(self, v: Value) -> numpy.dtype:
+        if isinstance(v, Const) and _is_scalar(v.obj):
+            return scalar_type(v.obj, self.mode)
+        d = self.value(v)
+        if d.dtype is None:
+            raise _fail(TypeError, "a void value is used")
+        return d.dtype
+
+    def cast(self, v: Value, dt: numpy.dtype, casting: str, what: str) -> Data:
+        if isinstance(v, Const) and _is_scalar(v.obj):
+            # constants are converted as CuPy does (dt.type(value))
+            obj = v.obj
+            if dt.char in _INT and isinstance(obj, (float, numpy.floating)) and \
+                    not math.isfinite(obj):
+                raise _fail(ValueError, f"cannot convert {obj} to {dt}")
+            return Data(_lit(dt.type(obj), dt), dt)
+        d = self.value(v)
+        if d.dtype == dt:
+            return d
+        if casting != "unsafe" and not numpy.can_cast(d.dtype, dt, casting):
+            raise _fail(TypeError, f"cannot cast {d.dtype} to {dt} with casting rule "
+                                   f"{casting!r} ({what})")
+        return Data(_cast_code(d.code, d.dtype, dt), dt)
+
+    def truth(self, v: Value) -> str:
+        if isinstance(v, Const):
+            return "true" if v.obj else "false"
+        return self.cast(v, _BOOL, "unsafe", "condition").code
+
+    def binop(self, op: ast.AST, a: Value, b: Value) -> Value:
+        if isinstance(a, Const) and isinstance(b, Const):
+            f = _PY_BINOPS.get(type(op))
+            if f is None:
+                raise _fail(NotImplementedError, f"operator {type(op).__name__}")
+            return Const(f(a.obj, b.obj))
+        loops, fmt, what = _binop_spec(op)
+        loop = _resolve(loops, [self.stype(a), self.stype(b)], self.mode, what)
+        lt, out = numpy.dtype(loop[0][0]), numpy.dtype(loop[1])
+        # true division computes in its output type ('ii->d'); the rest in the loop's
+        to = out if isinstance(op, ast.Div) else lt
+        ca, cb = (self.cast(x, to, "unsafe", what).code for x in (a, b))
+        code = fmt(out, ca, cb)
+        for helper in _HELPER_RE.findall(code):
+            self.gen.helper(helper)
+        if out.char in _NARROW and loops is not _CMP_LOOPS:
+            code = f"(({ctype(out)})({code}))"  # undo C's integer promotion
+        return Data(code, out)
+
+    def unop(self, op: ast.AST, a: Value) -> Value:
+        if isinstance(a, Const):
+            f = {ast.USub: lambda x: -x, ast.UAdd: lambda x: +x, ast.Not: lambda x: not x,
+                 ast.Invert: lambda x: ~x}[type(op)]
+            return Const(f(a.obj))
+        t = self.stype(a)
+        d = self.value(a)
+        if isinstance(op, ast.Not):
+            return Data(f"(!{self.truth(d)})", _BOOL)
+        if isinstance(op, ast.UAdd):
+            return d
+        if isinstance(op, ast.Invert):
+            if t.char == "?":
+                return Data(f"(!{d.code})", _BOOL)
+            if t.char not in _INT:
+                raise _fail(TypeError, f"~ does not support {t}")
+            return Data(f"(({ctype(t)})(~ {d.code}))", t)
+        # negation
+        if t.char == "?":
+            t = numpy.dtype("b")
+            d = Data(_cast_code(d.code, _BOOL, t), t)
+        code = f"(- {d.code})"
+        if t.char in _NARROW:
+            code = f"(({ctype(t)})({code}))"
+        return Data(code, t)
+
+    def compare(self, e: ast.Compare) -> Value:
+        operands = [e.left] + list(e.comparators)
+        if len(e.ops) > 1:
+            for mid in operands[1:-1]:
+                if not isinstance(mid, (ast.Name, ast.Constant, ast.Attribute)):
+                    raise _fail(NotImplementedError, "chained comparisons need plain names "
+                                                     "or constants in the middle")
+        vals = [self.expr(x) for x in operands]
+        parts = []
+        for op, a, b in zip(e.ops, vals, vals[1:]):
+            if isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
+                if isinstance(a, Const) and isinstance(b, Const):
+                    r = {ast.Is: lambda: a.obj is b.obj, ast.IsNot: lambda: a.obj is not b.obj,
+                         ast.In: lambda: a.obj in b.obj,
+                         ast.NotIn: lambda: a.obj not in b.obj}[type(op)]()
+                    parts.append(Const(r))
+                    continue
+                raise _fail(NotImplementedError, f"{type(op).__name__.lower()} comparisons "
+                                                 "of run-time values are not supported")
+            parts.append(self.binop(op, a, b))
+        if all(isinstance(p, Const) for p in parts):
+            return Const(all(p.obj for p in parts))  # type: ignore[attr-defined]
+        if len(parts) == 1:
+            return parts[0]
+        return Data("(" + " && ".join(self.truth(p) for p in parts) + ")", _BOOL)
+
+    def attribute(self, v: Value, attr: str) -> Value:
+        if isinstance(v, Const):
+            obj = v.obj
+            if isinstance(obj, Dim3):
+                if attr not in ("x", "y", "z"):
+                    raise _fail(AttributeError, f"{obj.jit_name} has no attribute {attr!r}")
+                return Data(f"{obj.jit_name}.{attr}", _U32)
+            if _is_proxy(obj):
+                raise _fail(TypeError, f"{type(obj).__name__} objects from the enclosing "
+                                       "scope cannot be used inside jit kernels; pass "
+                                       "arrays as kernel arguments")
+            try:
+                return Const(getattr(obj, attr))
+            except AttributeError:
+                raise _fail(AttributeError, f"{obj!r} has no attribute {attr!r}") from None
+        if isinstance(v, Arr):
+            if attr == "shape":
+                return Tup([Data(s, _I64) for s in self._shape(v)])
+            if attr == "size":
+                sh = self._shape(v)
+                return Data("(" + " * ".join(sh) + ")" if sh else "1LL", _I64)
+            if attr == "ndim":
+                return Const(v.ndim)
+            if attr == "dtype":
+                return Const(v.dtype)
+            if attr == "itemsize":
+                return Const(v.dtype.itemsize)
+            raise _fail(NotImplementedError, f"array attribute {attr!r} is not supported "
+                                             "in jit kernels")
+        if isinstance(v, Tup):
+            raise _fail(AttributeError, f"tuple has no attribute {attr!r}")
+        raise _fail(NotImplementedError, f"attribute {attr!r} of a scalar is not supported")
+
+    def _shape(self, v: Arr) -> list:
+        if v.shape is None:
+            raise _fail(TypeError, "the shape of extern (dynamic) shared memory is unknown")
+        return list(v.shape)
+
+    def subscript(self, v: Value, sl: ast.expr) -> Value:
+        if isinstance(sl, ast.Slice) or (isinstance(sl, ast.Tuple) and
+                                         any(isinstance(x, ast.Slice) for x in sl.elts)):
+            raise _fail(NotImplementedError, "slices are not supported in jit kernels")
+        return self.index(v, self.expr(sl))
+
+    def index(self, v: Value, idx: Value) -> Value:
+        """``v[idx]`` for an evaluated index."""
+        if isinstance(v, Const):
+            if isinstance(idx, Const):
+                return Const(v.obj[idx.obj])
+            raise _fail(TypeError, f"{type(v.obj).__name__} values from the enclosing "
+                                   "scope can be indexed by constants only")
+        if isinstance(v, Tup):
+            if not isinstance(idx, Const) or not isinstance(idx.obj, int):
+                raise _fail(TypeError, "tuples can be indexed by integer constants only")
+            return v.items[idx.obj]
+        if not isinstance(v, Arr):
+            raise _fail(TypeError, "only arrays and tuples can be indexed")
+        if isinstance(idx, Tup):
+            items = idx.items
+        elif isinstance(idx, Const) and isinstance(idx.obj, tuple):
+            items = [Const(x) for x in idx.obj]
+        else:
+            items = [idx]
+        if len(items) > v.ndim:
+            raise _fail(IndexError, f"too many indices ({len(items)}) for a "
+                                    f"{v.ndim}-dimensional array")
+        terms = []
+        for k, it in enumerate(items):
+            if isinstance(it, Const):
+                if not isinstance(it.obj, (int, numpy.integer)) or isinstance(it.obj, bool):
+                    raise _fail(TypeError, "array indices must be integers")
+                if it.obj < 0:
+                    raise _fail(IndexError, "negative indices are not wrapped in jit kernels "
+                                            f"(index {it.obj})")
+                code = str(int(it.obj))
+            else:
+                d = self.value(it)
+                if d.dtype.char not in _INT:
+                    raise _fail(TypeError, f"array indices must be integers, not {d.dtype}")
+                code = d.code
+            st = v.strides[k]
+            terms.append(f"({code})" if st == "1" else f"({code}) * ({st})")
+        off = " + ".join(terms) if terms else "0"
+        t = ctype(v.dtype)
+        if len(items) == v.ndim:
+            if v.byte_strides:
+                return Data(f"(*reinterpret_cast<{t}*>(reinterpret_cast<char*>({v.ptr}) + "
+                            f"{off}))", v.dtype)
+            return Data(f"{v.ptr}[{off}]", v.dtype)
+        k = len(items)
+        ptr = (f"reinterpret_cast<{t}*>(reinterpret_cast<char*>({v.ptr}) + {off})"
+               if v.byte_strides else f"({v.ptr} + {off})")
+        return Arr(v.dtype, v.ndim - k, ptr, None if v.shape is None else v.shape[k:],
+                   v.strides[k:], v.byte_strides)
+
+    # -- calls
+    def call(self, e: ast.Call) -> Value:
+        fv = self.expr(e.func)
+        args = [self.expr(a) for a in e.args]
+        if any(isinstance(a, ast.Starred) for a in e.args):
+            raise _fail(NotImplementedError, "*args in calls are not supported")
+        kwargs = {}
+        for kw in e.keywords:
+            if kw.arg is None:
+                raise _fail(NotImplementedError, "**kwargs in calls are not supported")
+            kwargs[kw.arg] = self.expr(kw.value)
+        if not isinstance(fv, Const):
+            raise _fail(TypeError, "this value is not callable")
+        f = fv.obj
+        fname = getattr(f, "__name__", repr(f))
+        if isinstance(f, Intrinsic):
+            return self.intrinsic(f.jit_name, args, kwargs)
+        if isinstance(f, KernelBase):
+            return self.device_call(f, args, kwargs)
+        if f is range:
+            return self.intrinsic("range", args, kwargs)
+        builtin = {len: "len", min: "min", max: "max", abs: "abs", print: "print"}
+        try:
+            bname = builtin.get(f)
+        except TypeError:  # unhashable
+            bname = None
+        if bname is not None:
+            return getattr(self, "b_" + bname)(args, kwargs)
+        all_const = all(isinstance(a, Const) for a in [*args, *kwargs.values()])
+        # dtype casts: numpy.float32(x), cupy.int64(x), int(x), float(x), bool(x)
+        if isinstance(f, type) and (issubclass(f, numpy.generic) or f in (int, float, bool)):
+            if all_const:
+                return Const(f(*[a.obj for a in args]))  # type: ignore[attr-defined]
+            if len(args) != 1 or kwargs:
+                raise _fail(TypeError, f"{fname}() takes one argument in jit kernels")
+            return self.cast(args[0], _norm(f), "unsafe", f"{fname}()")
+        ufunc = _ufunc_name(f)
+        if ufunc is not None:
+            return self.math(ufunc, f, args, kwargs, all_const, is_math=_is_math(f))
+        if all_const and callable(f) and not _is_proxy(f):
+            # compile-time call on constants, as in CuPy
+            return Const(f(*[a.obj for a in args],  # type: ignore[attr-defined]
+                           **{k: v.obj for k, v in kwargs.items()}))  # type: ignore
+        raise _fail(NotImplementedError, f"calling {fname!r} is not supported in jit kernels")
+
+    def math(self, name: str, f: Any, args: list, kwargs: dict, all_const: bool,
+             is_math: bool) -> Value:
+        if kwargs:
+            raise _fail(NotImplementedError, f"keyword arguments to {name}() are not "
+                                             "supported in jit kernels")
+        if all_const:  # fold with NumPy's / math's own function
+            ref = f if is_math else getattr(numpy, name, None)
+            if ref is not None:
+                return Const(ref(*[a.obj for a in args]))
+        if name in _UFUNC_OPS and len(args) == 2:
+            return self.binop(_UFUNC_OPS[name](), *args)
+        if name in _UFUNC_UNARY_OPS and len(args) == 1:
+            return self.unop(_UFUNC_UNARY_OPS[name](), args[0])
+        if name in ("logical_and", "logical_or", "logical_xor") and len(args) == 2:
+            a, b = self.truth(args[0]), self.truth(args[1])
+            sym = {"logical_and": "&&", "logical_or": "||", "logical_xor": "!="}[name]
+            return Data(f"({a} {sym} {b})", _BOOL)
+        if name in ("minimum", "maximum") and len(args) == 2:
+            return self.minmax("gs_jit_min" if name == "minimum" else "gs_jit_max", args)
+        if name in ("absolute", "abs") and len(args) == 1:
+            return self.b_abs(args, {})
+        if name == "square" and len(args) == 1:
+            return self.binop(ast.Mult(), args[0], args[0])
+        ins = [self.stype(a) for a in args]
+        if is_math and all(t.char in _INT or t.char == "?" for t in ins):
+            ins = [_F64] * len(ins)  # math.* works in double precision on ints
+        if name in _PREDICATES and len(args) == 1:
+            loop = _resolve(_loops("efd", 1, "?"), ins, self.mode, name)
+            t = numpy.dtype(loop[0][0])
+            a = self.cast(args[0], t, "unsafe", name)
+            code = a.code if t.char != "e" else f"((float)({a.code}))"
+            return Data(f"({_PREDICATES[name]}({code}) != 0)", _BOOL)
+        table = _MATH1 if len(args) == 1 else _MATH2 if len(args) == 2 else {}
+        cname = table.get(name)
+        if cname is None or (name == "pow" and not is_math):
+            raise _fail(NotImplementedError, f"{name}() with {len(args)} argument(s) is not "
+                                             "supported in jit kernels")
+        loop = _resolve(_loops("efd", len(args)), ins, self.mode, name)
+        t = numpy.dtype(loop[1])
+        cargs = [self.cast(a, t, "unsafe", name).code for a in args]
+        if t.char == "d":
+            code = f"{cname}({', '.join(cargs)})"
+        else:
+            code = f"{cname}f({', '.join(f'(float)({c})' for c in cargs)})"
+            if t.char == "e":
+                code = f"((__half)({code}))"
+        if is_math and name in ("floor", "ceil", "trunc"):
+            return Data(f"((long long)({code}))", _I64)  # Python's math.floor gives ints
+        return Data(code, t)
+
+    def minmax(self, helper: str, args: list) -> Value:
+        if len(args) < 2:
+            raise _fail(TypeError, f"{'min' if 'min' in helper else 'max'}() expects at "
+                                   "least 2 arguments in jit kernels")
+        acc = args[0]
+        for b in args[1:]:
+            if isinstance(acc, Const) and isinstance(b, Const):
+                acc = Const(min(acc.obj, b.obj) if "min" in helper else max(acc.obj, b.obj))
+                continue
+            ins = [self.stype(acc), self.stype(b)]
+            loop = _resolve(_loops("?bBhHiIlLefd", 2), ins, self.mode, helper[7:] + "imum")
+            t = numpy.dtype(loop[1])
+            x, y = (self.cast(v, t, "unsafe", "min/max").code for v in (acc, b))
+            self.gen.helper(helper)
+            acc = Data(f"{helper}<{ctype(t)}>({x}, {y})", t)
+        return acc
+
+    # builtins
+    def b_len(self, args: list, kwargs: dict) -> Value:
+        if len(args) != 1 or kwargs:
+            raise _fail(TypeError, "len() takes exactly one argument")
+        a = args[0]
+        if isinstance(a, Const):
+            return Const(len(a.obj))
+        if isinstance(a, Tup):
+            return Const(len(a.items))
+        if not isinstance(a, Arr) or a.ndim == 0:
+            raise _fail(TypeError, "len() supports arrays only")
+        return Data(self._shape(a)[0], _I64)
+
+    def b_min(self, args: list, kwargs: dict) -> Value:
+        return self.minmax("gs_jit_min", args)
+
+    def b_max(self, args: list, kwargs: dict) -> Value:
+        return self.minmax("gs_jit_max", args)
+
+    def b_abs(self, args: list, kwargs: dict) -> Value:
+        if len(args) != 1 or kwargs:
+            raise _fail(TypeError, "abs() takes exactly one argument")
+        a = args[0]
+        if isinstance(a, Const):
+            return Const(abs(a.obj))
+        d = self.value(a)
+        c = d.dtype.char
+        if c == "?" or c in "BHIL":
+            return d
+        if c in _INT:
+            code = f"({d.code} < 0 ? -{d.code} : {d.code})"
+            return Data(f"(({ctype(d.dtype)})({code}))" if c in _NARROW else code, d.dtype)
+        if c == "d":
+            return Data(f"fabs({d.code})", d.dtype)
+        if c == "f":
+            return Data(f"fabsf({d.code})", d.dtype)
+        return Data(f"((__half)(fabsf((float)({d.code}))))", d.dtype)
+
+    def b_print(self, args: list, kwargs: dict) -> Value:
+        sep, end = " ", "\n"
+        for k, v in kwargs.items():
+            if k not in ("sep", "end") or not isinstance(v, Const) or not isinstance(v.obj,
+                                                                                     str):
+                raise _fail(NotImplementedError, f"print({k}=...) is not supported in jit "
+                                                 "kernels")
+            sep, end = (v.obj, end) if k == "sep" else (sep, v.obj)
+        fmt, cargs = [], []
+        for a in args:
+            if isinstance(a, Const) and isinstance(a.obj, str):
+                fmt.append(a.obj.replace("%", "%%"))
+                continue
+            d = self.value(a)
+            c = d.dtype.char
+            if c == "?":
+                fmt.append("%s")
+                cargs.append(f'({d.code} ? "True" : "False")')
+            elif c in "bhil":
+                fmt.append("%lld")
+                cargs.append(f"(long long)({d.code})")
+            elif c in "BHIL":
+                fmt.append("%llu")
+                cargs.append(f"(unsigned long long)({d.code})")
+            else:
+                fmt.append("%g")
+                cargs.append(f"(double)({_cast_code(d.code, d.dtype, _F32)})"
+                             if c == "e" else f"(double)({d.code})")
+        text = sep.join(fmt) + end
+        lit = text.encode("unicode_escape").decode("ascii").replace('"', '\\"')
+        return Data(f'printf("{lit}"{"".join(", " + c for c in cargs)})', None)
+
+    def intrinsic(self, name: str, args: list, kwargs: dict) -> Value:
+        if name == "range":
+            return self.range_(args, kwargs)
+        if name in ("syncthreads",):
+            self._noargs(name, args, kwargs)
+            return Data("__syncthreads()", None)
+        if name == "syncwarp":
+            mask = kwargs.pop("mask", args[0] if args else None)
+            if kwargs or len(args) > 1:
+                raise _fail(TypeError, "syncwarp() takes only mask=")
+            if mask is None:
+                return Data("__syncwarp()", None)
+            return Data(f"__syncwarp({self.cast(mask, _U32, 'unsafe', 'mask').code})", None)
+        if name == "laneid":
+            self._noargs(name, args, kwargs)
+            return Data("(((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + "
+                        "threadIdx.x) & 31u)", _U32)
+        if name in ("grid", "gridsize"):
+            ndim = (args + [kwargs.get("ndim")])[0]
+            if not isinstance(ndim, Const) or ndim.obj not in (1, 2, 3) or len(args) > 1:
+                raise _fail(ValueError, f"{name}(ndim) needs a constant ndim of 1, 2 or 3")
+            fmt = ("(blockIdx.{0} * blockDim.{0} + threadIdx.{0})" if name == "grid"
+                   else "(blockDim.{0} * gridDim.{0})")
+            items = [Data(fmt.format(d), _U32) for d in "xyz"[:ndim.obj]]
+            return items[0] if ndim.obj == 1 else Tup(items)  # type: ignore[return-value]
+        if name in ("shared_memory", "local_memory"):
+            return self.memory(name, args, kwargs)
+        if name.startswith("atomic_"):
+            return self.atomic(name[7:], args, kwargs)
+        if name.startswith("shfl_"):
+            return self.shfl(name, args, kwargs)
+        raise _fail(NotImplementedError, f"jit.{name} is not supported by gpushare")
+
+    def _noargs(self, name: str, args: list, kwargs: dict) -> None:
+        if args or kwargs:
+            raise _fail(TypeError, f"{name}() takes no arguments")
+
+    def range_(self, args: list, kwargs: dict) -> Value:
+        unroll = kwargs.pop("unroll", Const(None))
+        if kwargs:
+            raise _fail(TypeError, f"range() got an unexpected keyword {next(iter(kwargs))!r}")
+        if not 1 <= len(args) <= 3:
+            raise _fail(TypeError, f"range expected 1 to 3 arguments, got {len(args)}")
+        if len(args) == 1:
+            start, stop, step = Const(0), args[0], Const(1)
+        elif len(args) == 2:
+            start, stop, step = args[0], args[1], Const(1)
+        else:
+            start, stop, step = args
+        if not isinstance(unroll, Const):
+            raise _fail(TypeError, "unroll must be a constant")
+        u = unroll.obj
+        if u is not None:
+            if not all(isinstance(x, Const) for x in (start, stop, step)):
+                raise _fail(TypeError, "loop unrolling requires constant start, stop, step")
+            u = 1 if u is False else u
+        if isinstance(step, Const):
+            if step.obj == 0:
+                raise _fail(ValueError, "range() arg 3 must not be zero")
+            positive: bool | None = step.obj > 0
+        else:
+            positive = True if self.stype(step).char in "BHIL" else None
+        ds = [self.value(x) for x in (start, stop, step)]
+        for d in ds:
+            if d.dtype.char not in _INT:
+                raise _fail(TypeError, f"range supports integers only, not {d.dtype}")
+        dt = _I64 if self.mode == "numpy" else ds[1].dtype
+        return Rng(ds[0], ds[1], ds[2], dt, positive, u)
+
+    def memory(self, name: str, args: list, kwargs: dict) -> Value:
+        params = dict(zip(("dtype", "size", "alignment"), args))
+        params.update(kwargs)
+        if set(params) - {"dtype", "size", "alignment"} or "dtype" not in params or \
+                "size" not in params:
+            raise _fail(TypeError, f"{name}(dtype, size, alignment=None)")
+        for k, v in params.items():
+            if not isinstance(v, Const):
+                raise _fail(TypeError, f"{name}(): {k} must be a constant")
+        dt = _norm(params["dtype"].obj)
+        size = params["size"].obj
+        align = params.get("alignment", Const(None)).obj
+        t = ctype(dt)
+        al = f"__align__({int(align)}) " if align else ""
+        if size is None:
+            if name == "local_memory":
+                raise _fail(TypeError, "local_memory needs a size")
+            var = self.fresh("gs_dsmem")
+            self.decls.append(f"extern __shared__ {al}{t} {var}[];")
+            return Arr(dt, 1, var, None, ["1"], False)
+        if not isinstance(size, (int, numpy.integer)) or size <= 0:
+            raise _fail(ValueError, f"{name}(): size must be a positive integer or None")
+        var = self.fresh("gs_smem" if name == "shared_memory" else "gs_lmem")
+        qual = "__shared__ " if name == "shared_memory" else ""
+        self.decls.append(f"{qual}{al}{t} {var}[{int(size)}];")
+        return Arr(dt, 1, var, [f"{int(size)}LL"], ["1"], False)
+
+    def atomic(self, op: str, args: list, kwargs: dict) -> Value:
+        need = 4 if op == "cas" else 3
+        names = ["array", "index", "value", "alt_value"][:need]
+        params = dict(zip(names, args))
+        params.update(kwargs)
+        if set(params) != set(names):
+            raise _fail(TypeError, f"atomic_{op}({', '.join(names)})")
+        arr = params["array"]
+        if not isinstance(arr, Arr):
+            raise _fail(TypeError, f"atomic_{op}: the first argument must be an array")
+        idx = params["index"]
+        target = self.index(arr, idx)
+        if not isinstance(target, Data):
+            raise _fail(TypeError, f"atomic_{op}: the index must select one element")
+        dt = target.dtype
+        if dt.name not in _ATOMIC_TYPES[op]:
+            raise _fail(TypeError, f"atomic_{op} does not support {dt} "
+                                   f"(supported: {', '.join(_ATOMIC_TYPES[op])})")
+        v = self.cast(params["value"], dt, "same_kind", f"atomic_{op} value")
+        cname = {"cas": "CAS", "exch": "Exch"}.get(op, op.capitalize())
+        if op == "cas":
+            v2 = self.cast(params["alt_value"], dt, "same_kind", "atomic_cas value")
+            return Data(f"atomicCAS(&{target.code}, {v.code}, {v2.code})", dt)
+        return Data(f"atomic{cname}(&{target.code}, {v.code})", dt)
+
+    def shfl(self, name: str, args: list, kwargs: dict) -> Value:
+        width = kwargs.pop("width", None)
+        if kwargs or len(args) != 3:
+            raise _fail(TypeError, f"{name}(mask, var, val_id, *, width=32)")
+        mask, var, val = args
+        if not isinstance(mask, Const) or not isinstance(mask.obj, (int, numpy.integer)) or \
+                not 0 <= mask.obj <= 0xFFFFFFFF:
+            raise _fail(TypeError, f"{name}: mask must be a constant 32-bit integer")
+        d = self.value(var)
+        if d.dtype.name not in _SHFL_TYPES:
+            raise _fail(TypeError, f"{name} does not support {d.dtype}")
+        op = name[5:-5]  # "", "up", "down", "xor"
+        vt = _U32 if op in ("up", "down") else _I32
+        v = self.cast(val, vt, "same_kind", name)
+        if width is None:
+            w = "32"
+        else:
+            if isinstance(width, Const) and width.obj not in (2, 4, 8, 16, 32):
+                raise _fail(ValueError, "width needs to be a power of 2 up to 32")
+            w = self.cast(width, _I32, "same_kind", "width").code
+        cname = "__shfl_" + (op + "_" if op else "") + "sync"
+        return Data(f"{cname}({hex(int(mask.obj))}u, {d.code}, {v.code}, {w})", d.dtype)
+
+    def device_call(self, f: KernelBase, args: list, kwargs: dict) -> Value:
+        if not f._device:
+            raise _fail(TypeError, f"calling the kernel {f._func.__name__!r} from a kernel is "
+                                   "not allowed (decorate it with rawkernel(device=True))")
+        if kwargs:
+            raise _fail(NotImplementedError, "keyword arguments to device functions")
+        key, cargs = [], []
+        for a in args:
+            if isinstance(a, Arr):
+                key.append(a.key())
+                cargs.append(a.ptr)
+                cargs += list(a.shape or ())
+                if a.byte_strides:
+                    cargs += list(a.strides)
+            else:
+                d = self.value(a)
+                key.append(d.dtype)
+                cargs.append(d.code)
+        name, ret = compile_device(f, tuple(key), self.gen, self.mode)
+        return Data(f"{name}({', '.join(cargs)})", None if ret == "void" else ret)
+
+
+def _is_scalar(obj: Any) -> bool:
+    return isinstance(obj, (bool, int, float, numpy.bool_, numpy.number)) and \
+        not isinstance(obj, (complex, numpy.complexfloating))
+
+
+def _is_proxy(obj: Any) -> bool:
+    mod = getattr(type(obj), "__module__", "") or ""
+    return mod.startswith("gpushare.") and not isinstance(obj, types.ModuleType)
+
+
+def _is_math(f: Any) -> bool:
+    return getattr(f, "__module__", None) == "math" or (
+        callable(f) and getattr(math, getattr(f, "__name__", ""), None) is f)
+
+
+def _ufunc_name(f: Any) -> str | None:
+    """The name of ``f`` when it is a ufunc (gpushare's or NumPy's) or a ``math``
+    function the transpiler knows."""
+    if isinstance(f, numpy.ufunc):
+        return f.__name__
+    if type(f).__name__ == "ufunc" and (type(f).__module__ or "").startswith("gpushare."):
+        return getattr(f, "name", None)
+    if _is_math(f):
+        name = f.__name__
+        if name in _MATH1 or name in _MATH2 or name in _PREDICATES:
+            return name
+    return None
+
+
+def compile_device(f: KernelBase, key: tuple, gen: Generated, mode: str) -> tuple:
+    """Translate the device function ``f`` for argument types ``key`` into ``gen``."""
+    k = (f._func, key)
+    if k in gen.device:
+        done = gen.device[k]
+        if done is None:
+            raise _fail(NotImplementedError, "recursive device functions are not supported")
+        return done
+    name = f"{f._func.__name__}_{len(gen.device) + 1}"
+    gen.device[k] = None
+    fn = _Function(f._func, mode, key, gen, name, kernel=False)
+    code, ret = fn.translate()
+    gen.functions.append(code)
+    gen.device[k] = (name, ret)
+    return name, ret
+
+
+def transpile(func: Any, mode: str, key: tuple) -> tuple:
+    """CUDA C++ source of the kernel ``func`` for argument types ``key``: returns
+    ``(code, kernel_name)``."""
+    if mode not in ("cuda", "numpy"):
+        raise ValueError(f"{_PREFIX}mode must be 'cuda' or 'numpy', not {mode!r}")
+    gen = Generated()
+    name = _cname(func.__name__)
+    fn = _Function(func, mode, key, gen, name, kernel=True)
+    code, _ = fn.translate()
+    gen.functions.append(code)
+    return gen.code(), name
