@@ -115,8 +115,8 @@ def ratios(res: dict) -> list[dict]:
                 detail = (f"{fmt_bytes(worst)}: {i_bw[worst] / MiB:.0f} vs memcpy "
                           f"{m_bw[worst] / MiB:.0f} MiB/s")
             _ratio_row(rows, f"shm_{direction}_vs_memcpy",
-                       f"same host {arrow}: gpushare ipc:// / local memcpy", value, ">=", 0.5,
-                       detail)
+                       f"same host {arrow}: gpushare ipc:// (shm ring) / local memcpy", value,
+                       ">=", 0.5, detail)
 
     # (d) compute-bound program
     if _ok(gs) and "matmul" in gs and _ok(local) and "matmul" in local:  # type: ignore[operator]

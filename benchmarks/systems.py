@@ -340,10 +340,25 @@ class Gpushare(System):
 
 
 class GpushareIpc(Gpushare):
-    """gpushare bound to ``ipc://`` (same host): the copies only, against ``memcpy``."""
+    """gpushare bound to ``ipc://`` (same host): the copies only, against ``memcpy``.
+    Copies of 1 MiB and more take the shared-memory ring (``gpushare/shm.py``), on by
+    default over ``ipc://``; ``GPUSHARE_SHM=0`` in the harness's environment measures
+    the streamed path instead."""
 
-    name, label = "gpushare_ipc", "gpushare (ipc://)"
+    name, label = "gpushare_ipc", "gpushare (ipc://, shm)"
     transport = "ipc"
+
+    def stop(self) -> None:
+        moved = getattr(self.session, "shm_bytes", None) if getattr(self, "session", None) \
+            else None
+        if moved and (moved[0] or moved[1]):
+            self.notes.append(f"gpushare (ipc://): copies of 1 MiB and more went through the "
+                              f"shared-memory ring ({moved[0] / 2**20:.0f} MiB up, "
+                              f"{moved[1] / 2**20:.0f} MiB down)")
+        else:
+            self.notes.append("gpushare (ipc://): no copy took the shared-memory ring "
+                              "(GPUSHARE_SHM=0, or the server refused): streamed path")
+        super().stop()
 
     def small_ops(self, n: int, size: int) -> float:
         raise NotImplementedError

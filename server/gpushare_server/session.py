@@ -59,6 +59,11 @@ class SessionExecutor:
         # called as after_call(out_id, result) once a call's result is stored; it may
         # raise to fail the call (the memory quota, see quota.py)
         self.after_call: Any = None
+        # the shared-memory ring (same-host clients, opt-in; see shm.py)
+        self._shm: Any = None          # confirmed segment
+        self._shm_pending: Any = None  # created, waiting for the client's nonce
+        self._down: Any = None         # the download being written into the ring
+        self.shm_bytes = [0, 0]        # bytes copied through the ring: in, out
 
     # --- messages ---------------------------------------------------------------
     def handle(self, frames: list) -> list:
@@ -71,6 +76,8 @@ class SessionExecutor:
             kind = header.get("t")
             if kind != "batch":
                 raise ProtocolError(f"unexpected message kind {kind!r}")
+            if "shm" in header:
+                return self._shm_message(header.get("shm"))
             if "chunk" in header:
                 return self._chunk(header, frames)
             return self._batch(header, decoder)
@@ -89,10 +96,127 @@ class SessionExecutor:
             log.debug("dropped an upload chunk: %s", exc)
         return []
 
-    def take_outbox(self) -> list:
-        """Messages to send after the reply (the chunks of streamed downloads)."""
+    def take_outbox(self) -> Any:
+        """Messages to send after the reply (the chunks of streamed downloads). While a
+        shared-memory download has free slots, an iterable that fills each slot only
+        as the previous message is being sent, so the client's copy out of slot k
+        overlaps ours into slot k+1."""
         out, self.outbox = self.outbox, []
-        return out
+        down = self._down
+        if down is None or not down["free"] or down["next"] >= down["total"]:
+            return out
+        return self._fill_ring(out)
+
+    # --- shared memory (same host, opt-in; the segment is ours, see shm.py) -------
+    @staticmethod
+    def _shm_reply(value: list) -> list:
+        # "done"-shaped, so that a stray one is harmless to the client's reply handler
+        return [msgpack.packb({"t": "done", "shm": value})]
+
+    def _shm_open(self, args: Any, kwargs: Any) -> Any:
+        from . import shm
+        if args or set(kwargs) - {"slots", "slot_bytes"}:
+            raise TypeError("shm_open takes only slots= and slot_bytes=")
+        slots, slot_bytes = kwargs.get("slots", 4), kwargs.get("slot_bytes", 4 << 20)
+        shm.check_ring(slots, slot_bytes)  # a refused request leaves the ring as it is
+        self._shm_drop()
+        if not shm.allowed():
+            return None
+        try:
+            seg = shm.open_segment(slots, slot_bytes)
+        except Exception as exc:  # noqa: BLE001 - no /dev/shm, no space: stream instead
+            log.debug("no shared-memory ring: %s", exc)
+            return None
+        self._shm_pending = seg
+        return {"name": seg.name, "size": seg.size, "slots": seg.slots,
+                "slot_bytes": seg.slot_bytes, "header": shm.HEADER}
+
+    def _shm_confirm(self, args: Any) -> bool:
+        import hmac
+        seg = self._shm_pending
+        self._shm_pending = None
+        if seg is None:
+            return False
+        nonce = args[0] if len(args) == 1 else None
+        if not isinstance(nonce, str) or not hmac.compare_digest(nonce, seg.nonce.hex()):
+            seg.close()
+            return False
+        seg.unlink()  # both sides have it mapped: nothing to leak from here on
+        seg.confirmed = True
+        self._shm = seg
+        return True
+
+    def _shm_drop(self) -> None:
+        for seg in (self._shm, self._shm_pending):
+            if seg is not None:
+                seg.close()
+        self._shm = self._shm_pending = self._down = None
+
+    def _shm_message(self, value: Any) -> list:
+        """A client's ring message (numbered like a chunk; never answered with a reply of
+        its own): ``["put", hid, offset, slot, nbytes]`` (an upload's slot is full: copy
+        it into the array, then say the slot is free) or ``["free", stream, slot]`` (a
+        download's slot was read: refill it)."""
+        seg = self._shm
+        if not isinstance(value, list) or not value:
+            return []
+        if seg is None:  # the client thinks it has a ring: say it has not (never hang it)
+            if value[0] == "put":
+                self.outbox.append(self._shm_reply(["none"]))
+            return []
+        if value[0] == "put" and len(value) == 5 and all(type(v) is int for v in value[1:]):
+            hid, offset, slot, size = value[1:]
+            if not 0 <= slot < seg.slots:
+                return []
+            try:
+                arr = self.handles.get(hid)
+                if size < 0 or size > seg.slot_bytes or offset < 0 or \
+                        offset + size > arr.nbytes:
+                    raise ValueError("slot outside the array")
+                self.backend.write_bytes(arr, offset, seg.slot(slot)[:size])
+                self.shm_bytes[0] += size
+            except Exception as exc:  # noqa: BLE001 - the upload's array stays as it is
+                log.debug("dropped an upload slot: %s", exc)
+            self.outbox.append(self._shm_reply(["free", slot]))
+        elif value[0] == "free" and len(value) == 3 and all(type(v) is int for v in value[1:]):
+            down = self._down
+            if down is not None and value[1] == down["stream"] and 0 <= value[2] < seg.slots \
+                    and value[2] not in down["free"]:
+                down["free"].append(value[2])
+        return []
+
+    def _shm_download(self, arr: Any) -> dict:
+        """Start writing ``arr`` through the ring; the reply carries this descriptor and
+        the ``ready`` messages follow it (``take_outbox``)."""
+        from collections import deque
+        if not (arr.flags.c_contiguous or arr.flags.f_contiguous):
+            arr = self.backend.function("cupy.ascontiguousarray")(arr)
+        f = arr.flags.f_contiguous and not arr.flags.c_contiguous
+        self._streams += 1
+        sid = self._streams
+        self._down = {"stream": sid, "array": arr, "next": 0, "total": int(arr.nbytes),
+                      "free": deque(range(self._shm.slots))}
+        return {"stream": sid, "shm": True, "descr": dtype_to_wire(arr.dtype),
+                "shape": list(arr.shape), "order": "F" if f else "C", "nbytes": int(arr.nbytes)}
+
+    def _fill_ring(self, first: list) -> Any:
+        yield from first
+        while True:
+            down, seg = self._down, self._shm
+            if down is None or seg is None or not down["free"] or down["next"] >= down["total"]:
+                return
+            slot = down["free"].popleft()
+            offset = down["next"]
+            size = min(seg.slot_bytes, down["total"] - offset)
+            down["next"] = offset + size
+            try:
+                self.backend.read_bytes(down["array"], offset, seg.slot(slot)[:size])
+                self.shm_bytes[1] += size
+            except Exception as exc:  # noqa: BLE001 - never raise into the worker's loop
+                log.warning("shared-memory download failed: %s", exc)
+            if down["next"] >= down["total"]:
+                self._down = None  # the client frees nothing more: the ring is idle
+            yield self._shm_reply(["ready", down["stream"], slot, offset, size])
 
     def _stream(self, host: Any) -> dict:
         """Queue ``host`` as chunk messages; return the descriptor the reply carries."""
@@ -225,6 +349,9 @@ class SessionExecutor:
         if op == "upload":
             return backend.upload(args[0], **kwargs)
         if op == "download":
+            if self._shm is not None and backend.is_array(args[0]) and \
+                    args[0].nbytes >= STREAM_MIN:
+                return self._shm_download(args[0])
             host = backend.download(args[0])
             if host.nbytes >= STREAM_MIN:
                 return self._stream(host)
@@ -232,6 +359,13 @@ class SessionExecutor:
         if op == "upload_begin":
             shape, dtype = args
             return backend.empty(tuple(shape), dtype, kwargs.get("order", "C"))
+        if op == "shm_open":
+            return self._shm_open(args, kwargs)
+        if op == "shm_confirm":
+            return self._shm_confirm(args)
+        if op == "shm_close":
+            self._shm_drop()
+            return None
         if op == "memory":
             return backend.memory(str(target), self.handles.values())
         if op == "info":
@@ -239,6 +373,8 @@ class SessionExecutor:
             info["handles"] = len(self.handles)
             info["pid"] = os.getpid()
             info["calls"] = self.calls
+            info["shm"] = {"active": self._shm is not None, "bytes_in": self.shm_bytes[0],
+                           "bytes_out": self.shm_bytes[1]}
             return info
         if op == "synchronize":
             backend.synchronize()

@@ -22,6 +22,7 @@ import msgpack
 import zmq
 
 from . import errors
+from .reliable import NEW, GAP, Receiver, Sender, split_envelope
 from .protocol import (CHUNK_BYTES, PROTOCOL_VERSION, STREAM_MIN, ArrayMeta, Decoder,
                        Encoder, HandleRef, RemoteObject)
 
@@ -29,6 +30,9 @@ from .protocol import (CHUNK_BYTES, PROTOCOL_VERSION, STREAM_MIN, ArrayMeta, Dec
 BATCH_CALLS = 512
 #: frames at least this large are sent without copying
 ZERO_COPY_MIN = 1 << 16
+#: seconds of silence from the worker, while waiting, before asking it where it is
+#: (a reply or a call lost with a dropped connection is then sent again; see reliable.py)
+RESYNC_AFTER = 2.0
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -77,6 +81,9 @@ class Session:
         self._ctx = zmq.Context()
         self._sock = self._ctx.socket(zmq.DEALER)
         self._sock.setsockopt(zmq.LINGER, 0)
+        # a routing id of our own (random, never shown to anyone) keeps this session
+        # recognisable to the broker when ZeroMQ reconnects a dropped connection
+        self._sock.setsockopt(zmq.ROUTING_ID, os.urandom(16))
         from .security import configure_client_socket
         configure_client_socket(self._sock, address)
         self._sock.connect(address)
@@ -97,6 +104,12 @@ class Session:
         self._lost: BaseException | None = None
         self._closed = False
         self._data: Any = None  # the direct socket to the session's worker, if any
+        self._monitor: Any = None  # its connection events (a reconnection resyncs)
+        self._connections = 0
+        self._out = Sender()    # numbered messages to the worker, kept until acknowledged
+        self._in = Receiver()   # numbered replies from the worker, taken in order
+        self._last_sync = 0.0
+        self.resyncs = 0  # how many times this session asked its worker to resync
         self._streamed_after = -1  # the last call before the latest streamed upload
         self._on_close = on_close
         self.proxies: "weakref.WeakValueDictionary[int, Any]" = weakref.WeakValueDictionary()
@@ -106,10 +119,16 @@ class Session:
         self.session_id = self.info["session"]
         self.backend = self.info["backend"]
         self._data = self._connect_direct(self.info.get("direct"))
+        data_sock = self._data if self._data is not None else self._sock
+        if self._monitor is None:  # calls go through the broker: watch that connection
+            self._monitor = self._watch_connection(data_sock)
+            self._connections = 1  # its handshake is done already
+        self._poller = zmq.Poller()
+        self._poller.register(self._sock, zmq.POLLIN)
         if self._data is not None:
-            self._poller = zmq.Poller()
-            self._poller.register(self._sock, zmq.POLLIN)
             self._poller.register(self._data, zmq.POLLIN)
+        if self._monitor is not None:
+            self._poller.register(self._monitor, zmq.POLLIN)
         atexit.register(self.close)
         from .heartbeat import start_heartbeat  # keeps an idle session alive on the server
         start_heartbeat(self)
@@ -149,31 +168,59 @@ class Session:
         sock = self._ctx.socket(zmq.DEALER)
         sock.setsockopt(zmq.LINGER, 0)
         sock.setsockopt(zmq.ROUTING_ID, bytes.fromhex(token))
-        from .security import configure_client_socket
+        from .security import configure_client_socket, release
         configure_client_socket(sock, endpoint)
+        release(sock)  # its handshake is not waited for; watch reconnections instead
+        self._monitor = self._watch_connection(sock)
         sock.connect(endpoint)
         return sock
 
+    def _watch_connection(self, sock: Any) -> Any:
+        """A monitor of ``sock``'s handshakes: each one after the first is a
+        reconnection (``_on_connection_events``). None when monitors are unavailable;
+        then a silence while waiting resyncs."""
+        try:
+            return sock.get_monitor_socket(zmq.EVENT_HANDSHAKE_SUCCEEDED,
+                                           addr=f"inproc://gpushare-data-{id(self)}")
+        except (zmq.ZMQError, AttributeError):  # pragma: no cover - monitors are optional
+            return None
+
     def _send_data(self, frames: list) -> None:
-        """Send calls and bulk data: to the worker directly, or through the broker."""
-        sock = self._data if self._data is not None else self._sock
-        last = len(frames) - 1
-        for i, frame in enumerate(frames):
-            size = frame.nbytes if isinstance(frame, memoryview) else len(frame)
-            sock.send(frame, zmq.SNDMORE if i < last else 0, copy=size < ZERO_COPY_MIN)
+        """Send calls and bulk data (numbered, see ``reliable.py``): to the worker
+        directly, or through the broker."""
+        _send_frames(self._data if self._data is not None else self._sock,
+                     self._out.stamp(frames, self._in.last))
+
+    def _send_sync(self) -> None:
+        """Ask the worker where it is: it answers ``state`` and resends the replies
+        after ours, and we resend the calls after its (see ``reliable.py``)."""
+        self._last_sync = time.monotonic()
+        self.resyncs += 1
+        _send_frames(self._data if self._data is not None else self._sock,
+                     [msgpack.packb({"t": "sync", "have": self._in.last})])
 
     def _poll(self, timeout_ms: int) -> list:
         """The sockets with something to read, waiting at most ``timeout_ms``."""
-        if self._data is None:
-            return [self._sock] if self._sock.poll(timeout_ms) else []
-        poller = self._poller
-        return [sock for sock, _ in poller.poll(timeout_ms)]
+        ready = [sock for sock, _ in self._poller.poll(timeout_ms)]
+        if self._monitor is not None and self._monitor in ready:
+            ready.remove(self._monitor)
+            self._on_connection_events()
+        return ready
+
+    def _on_connection_events(self) -> None:
+        """A new handshake with the worker after the first one is a reconnection:
+        whatever was in flight on the old connection may be lost, so resync."""
+        from zmq.utils.monitor import recv_monitor_message
+        reconnected = False
+        while self._monitor.poll(0):
+            if recv_monitor_message(self._monitor)["event"] == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+                self._connections += 1
+                reconnected = reconnected or self._connections > 1
+        if reconnected and not self._closed and self._lost is None:
+            self._send_sync()
 
     def _send(self, frames: list) -> None:
-        last = len(frames) - 1
-        for i, frame in enumerate(frames):
-            size = frame.nbytes if isinstance(frame, memoryview) else len(frame)
-            self._sock.send(frame, zmq.SNDMORE if i < last else 0, copy=size < ZERO_COPY_MIN)
+        _send_frames(self._sock, frames)
 
     def close(self) -> None:
         """End the session: the server frees every array of it."""
@@ -186,9 +233,13 @@ class Session:
                     self._send(Encoder().encode({"t": "bye"}))
             except zmq.ZMQError:
                 pass
+            if self._monitor is not None:
+                try:
+                    (self._data if self._data is not None else self._sock).disable_monitor()
+                except zmq.ZMQError:
+                    pass
+                self._monitor.close(linger=0)
             if self._data is not None:
-                from .security import release
-                release(self._data)  # its handshake monitor, or the context never ends
                 self._data.close(linger=500)
             self._sock.close(linger=500)
             self._ctx.term()
@@ -274,10 +325,18 @@ class Session:
         streamed in chunks of its memory order (``order``: ``"C"`` or ``"F"``)."""
         import numpy
         with self._lock:
+            # same host: through the shared-memory ring (opened when nothing else is in
+            # flight, so that opening it cannot surface another call's error here)
+            ring = self._shm_ring(open_now=not self._queue and self._error is None and
+                                  self._done_seq >= self._seq)
             self.submit("upload_begin", None, (tuple(host.shape), host.dtype), {"order": order},
                         out_id=hid, description=description)
             self._flush_locked()
             flat = memoryview(host.reshape(-1, order="A").view(numpy.uint8))
+            if ring is not None:
+                self._shm_upload(ring, flat, hid)
+                self._streamed_after = self._seq
+                return
             for offset in range(0, flat.nbytes, CHUNK_BYTES):
                 head = msgpack.packb({"t": "batch", "n": 0, "chunk": [hid, offset]})
                 self._send_data([head, b"", flat[offset:offset + CHUNK_BYTES]])
@@ -300,13 +359,14 @@ class Session:
             else:
                 self._wait_locked(self._seq)
 
-    def _flush_locked(self) -> None:
+    def _flush_locked(self, drain: bool = True) -> None:
         if self._queue or self._release or self._ack is not None:
             queue, info = self._queue, self._queue_info
             self._queue, self._queue_info = [], []
-            self._send_batch(queue, info, [])
+            self._send_batch(queue, info, [], drain)
 
-    def _send_batch(self, calls: list[bytes], info: list[PendingCall], frames: list) -> None:
+    def _send_batch(self, calls: list[bytes], info: list[PendingCall], frames: list,
+                    drain: bool = True) -> None:
         release, self._release = self._release, []
         header: dict = {"t": "batch", "n": len(calls)}
         if release:
@@ -319,7 +379,8 @@ class Session:
         if info:
             self._sent_seq = info[-1].seq
         self._send_data([msgpack.packb(header), b"".join(calls), *frames])
-        self._drain()
+        if drain:  # (a caller about to wait reads the replies anyway)
+            self._drain()
 
     def _drain(self) -> None:
         """Handle replies that already arrived, without waiting."""
@@ -331,7 +392,7 @@ class Session:
                 self._on_reply(sock.recv_multipart(copy=False))
 
     def _wait_locked(self, seq: int, own_call: int | None = None) -> None:
-        self._flush_locked()
+        self._flush_locked(drain=False)
         last_heard = time.monotonic()
         pinged = False
         while self._done_seq < seq and self._error is None and self._lost is None:
@@ -342,7 +403,10 @@ class Session:
                 last_heard = time.monotonic()
                 pinged = False
                 continue
-            silent = time.monotonic() - last_heard
+            now = time.monotonic()
+            silent = now - last_heard
+            if silent >= RESYNC_AFTER and now - self._last_sync >= RESYNC_AFTER:
+                self._send_sync()  # a reply lost with a dropped connection comes again
             if silent > self.timeout:
                 self._lost = errors.ServerUnavailableError(
                     f"gpushare: the server at {self.address} stopped answering "
@@ -375,7 +439,39 @@ class Session:
             raise self._lost
 
     # --- replies ----------------------------------------------------------------
+    def _take(self, frames: list) -> list | None:
+        """``frames`` without their envelope if they are to be handled now; None for a
+        duplicate, a message after a gap (a resend is asked for), or a ``state``."""
+        envelope, frames = split_envelope(frames)
+        if envelope is None:
+            if len(frames) == 1:
+                head = _small_map(frames[0])
+                if head is not None and head.get("t") == "state":
+                    self._on_state(head)
+                    return None
+            return frames
+        n, ack = envelope
+        self._out.acked(ack)
+        verdict = self._in.check(n)
+        if verdict == NEW:
+            return frames
+        if verdict == GAP and self._in.should_ask():
+            self._send_sync()
+        return None
+
+    def _on_state(self, head: dict) -> None:
+        """The worker's ``state``: resend the messages it does not have."""
+        have = head.get("have")
+        if type(have) is not int or self._closed or self._lost is not None:
+            return
+        sock = self._data if self._data is not None else self._sock
+        for frames in self._out.resend(have, self._in.last):
+            _send_frames(sock, frames)
+
     def _on_reply(self, frames: list) -> None:
+        frames = self._take(frames)
+        if frames is None:
+            return
         decoder = Decoder(frames, remote_array=self._remote_array,
                           remote_object=self._remote_object)
         reply = decoder.decode()
@@ -435,15 +531,25 @@ class Session:
                           order=desc.get("order", "C"))
         flat = out.reshape(-1, order="A").view(numpy.uint8)
         received, total = 0, int(desc["nbytes"])
+        if desc.get("shm"):  # through the shared-memory ring
+            return self._shm_download(desc, out, flat)
         data_sock = self._data if self._data is not None else self._sock
+        last_heard = time.monotonic()
         while received < total:
-            ready = self._poll(int(self.timeout * 1000))
+            ready = self._poll(int(RESYNC_AFTER * 1000))
             if not ready:
-                self._lost = errors.ServerUnavailableError(
-                    f"gpushare: the server at {self.address} stopped in the middle of a copy")
-                raise self._lost
+                if time.monotonic() - last_heard > self.timeout:
+                    self._lost = errors.ServerUnavailableError(
+                        f"gpushare: the server at {self.address} stopped in the middle of "
+                        "a copy")
+                    raise self._lost
+                self._send_sync()  # the rest of the copy may have been lost: ask again
+                continue
+            last_heard = time.monotonic()
             sock = data_sock if data_sock in ready else ready[0]
-            frames = sock.recv_multipart(copy=False)
+            frames = self._take(sock.recv_multipart(copy=False))
+            if frames is None:
+                continue
             head = msgpack.unpackb(frames[0].bytes)
             if not isinstance(head, dict) or head.get("t") != "chunk" or \
                     head.get("stream") != desc["stream"] or len(frames) != 2:
@@ -455,6 +561,9 @@ class Session:
             data = frames[1].buffer
             flat[offset:offset + len(data)] = numpy.frombuffer(data, numpy.uint8)
             received += len(data)
+        # inside the download's reply, nothing else in flight: the ring may open now
+        self._shm_ring(open_now=not self._queue and self._error is None and
+                       self._sent_seq == self._seq)
         return out
 
     def _remote_array(self, meta: ArrayMeta) -> Any:
@@ -473,13 +582,155 @@ class Session:
         self.proxies[obj.id] = proxy
         return proxy
 
+    # --- shared memory (same host, opt-in; see shm.py) ----------------------------
+    def _shm_ring(self, open_now: bool) -> Any:
+        """The worker's shared-memory ring, mapped here; None: copies stream instead.
+        Opened (two round trips) on the first large copy when ``open_now``; decided
+        once per session. ``GPUSHARE_SHM=0`` never asks."""
+        ring = self.__dict__.get("_gs_shm", False)
+        if ring is not False or not open_now or self._closed or self._lost is not None:
+            return ring or None
+        from . import shm
+        self._gs_shm = None
+        self.shm_bytes = [0, 0]  # bytes copied through the ring: up, down
+        if not shm.wanted(self.address):
+            return None
+        try:
+            info = self.call("shm_open", None, (),
+                             {"slots": shm.SLOTS, "slot_bytes": shm.SLOT_BYTES})
+            ring = shm.attach(info) if info else None
+            if ring is None:
+                if info:  # another host, or something odd: the worker drops it
+                    self.submit("shm_close", None)
+                return None
+            if self.call("shm_confirm", None, (ring.nonce.hex(),)) is True:
+                self._gs_shm = ring
+        except Exception:  # noqa: BLE001 - e.g. refused: stream instead
+            if self._lost is not None:
+                raise
+        return self._gs_shm
+
+    def _shm_upload(self, ring: Any, flat: memoryview, hid: int) -> None:
+        """Copy ``flat`` into array ``hid`` (just created) slot by slot: we fill slot k+1
+        while the worker empties slot k; each ``put`` is answered by a ``free``."""
+        import numpy
+        src = numpy.frombuffer(flat, numpy.uint8)
+        busy = [False] * ring.slots
+        size_max, total = ring.slot_bytes, src.size
+
+        def on(value: list) -> None:
+            if len(value) == 2 and value[0] == "free" and type(value[1]) is int and \
+                    0 <= value[1] < len(busy):
+                busy[value[1]] = False
+            elif value[0] == "none":  # the worker has no ring (it should not happen)
+                self._gs_shm = None
+                self._lost = errors.RemoteProtocolError(
+                    "gpushare: the server lost its shared-memory ring during a copy")
+                raise self._lost
+
+        for index, offset in enumerate(range(0, total, size_max)):
+            slot = index % ring.slots
+            while busy[slot]:
+                self._shm_wait(on)
+            size = min(size_max, total - offset)
+            numpy.copyto(ring.slot[slot][:size], src[offset:offset + size])
+            busy[slot] = True
+            self._send_data([msgpack.packb({"t": "batch", "n": 0, "chunk": None,
+                                            "shm": ["put", hid, offset, slot, size]})])
+        while any(busy):  # the ring is ours again once every slot is emptied
+            self._shm_wait(on)
+        self.shm_bytes[0] += total
+
+    def _shm_download(self, desc: dict, out: Any, flat: Any) -> Any:
+        """Receive a download through the ring: each ``ready`` slot is copied out, then
+        given back (``free``) when the worker still has data for it."""
+        import numpy
+        ring = self.__dict__.get("_gs_shm")
+        if not ring:
+            self._lost = errors.RemoteProtocolError(
+                "gpushare: the server sent shared memory this client does not have")
+            raise self._lost
+        sid, total, size_max = desc["stream"], int(desc["nbytes"]), ring.slot_bytes
+        received = 0
+
+        def on(value: list) -> None:
+            nonlocal received
+            if len(value) != 5 or value[0] != "ready" or value[1] != sid:
+                return
+            _, _, slot, offset, size = value
+            numpy.copyto(flat[offset:offset + size], ring.slot[slot][:size])
+            received += size
+            if (offset // size_max + ring.slots) * size_max < total:
+                self._send_data([msgpack.packb({"t": "batch", "n": 0, "chunk": None,
+                                                "shm": ["free", sid, slot]})])
+
+        while received < total:
+            self._shm_wait(on)
+        self.shm_bytes[1] += total
+        return out
+
+    def _shm_wait(self, on: Callable[[list], None]) -> None:
+        """Handle the next messages: ring messages go to ``on``, the rest to the usual
+        reply handling. Resyncs after a silence, like a streamed copy."""
+        started = time.monotonic()
+        while True:
+            ready = self._poll(int(RESYNC_AFTER * 1000))
+            if ready:
+                break
+            if time.monotonic() - started > self.timeout:
+                self._lost = errors.ServerUnavailableError(
+                    f"gpushare: the server at {self.address} stopped in the middle of a copy")
+                raise self._lost
+            self._send_sync()  # a message of the copy may have been lost: ask again
+        for sock in ready:
+            frames = self._take(sock.recv_multipart(copy=False))
+            if frames is None:
+                continue
+            value = None
+            if len(frames) == 1 and len(frames[0]) <= 128:
+                try:
+                    head = msgpack.unpackb(frames[0].bytes)
+                except Exception:  # noqa: BLE001 - not ours
+                    head = None
+                if isinstance(head, dict) and head.get("t") == "done":
+                    value = head.get("shm")
+            if isinstance(value, list) and value:
+                on(value)
+            else:
+                self._on_reply(frames)
+                if self._lost is not None:
+                    raise self._lost
+
+
+def _send_frames(sock: Any, frames: list) -> None:
+    last = len(frames) - 1
+    for i, frame in enumerate(frames):
+        size = frame.nbytes if isinstance(frame, memoryview) else len(frame)
+        sock.send(frame, zmq.SNDMORE if i < last else 0, copy=size < ZERO_COPY_MIN)
+
+
+def _small_map(frame: Any) -> dict | None:
+    """A small one-frame control message (``state``), decoded; None otherwise."""
+    if len(frame) > 256:
+        return None
+    try:
+        value = msgpack.unpackb(frame.bytes, raw=False, ext_hook=lambda code, data: None)
+    except Exception:  # noqa: BLE001 - not a control message
+        return None
+    return value if isinstance(value, dict) else None
+
 
 def _handle_of(obj: Any) -> int | None:
     if isinstance(obj, RemoteHandle):
-        poisoned = obj._gs_session._poisoned
+        session = obj._gs_session
+        poisoned = session._poisoned
         if poisoned:  # an operand whose making call failed: raise that failure again
             err = poisoned.get(obj._gs_id)
             if err is not None:
+                pending = session._error
+                if pending is not None and pending[1] is err:
+                    session._raise_pending()  # raised here (with where the call was
+                    # made), and not once more at the next wait
                 raise err
         return obj._gs_id
     cupy_get = getattr(type(obj), "__cupy_get_ndarray__", None)

@@ -40,6 +40,17 @@ class Backend(Protocol):
     def download(self, arr: Any) -> Any:
         """The numpy array holding ``arr``'s data."""
 
+    def empty(self, shape: tuple, dtype: Any, order: str = "C") -> Any:
+        """A new uninitialised device array (streamed uploads write into it)."""
+
+    def write_bytes(self, arr: Any, offset: int, data: Any) -> None:
+        """Copy the host buffer ``data`` into the contiguous ``arr``'s memory (in its own
+        order) at byte ``offset``."""
+
+    def read_bytes(self, arr: Any, offset: int, out: Any) -> None:
+        """Copy ``len(out)`` bytes of the contiguous ``arr``'s memory (in its own order)
+        from byte ``offset`` into the writable host buffer ``out``."""
+
     def is_array(self, obj: Any) -> bool: ...
 
     def normalize(self, result: Any) -> Any:

@@ -436,6 +436,16 @@ class CpuBackend:
         src = numpy.frombuffer(data, numpy.uint8)
         flat[offset:offset + src.size] = src
 
+    def read_bytes(self, arr: numpy.ndarray, offset: int, out: Any) -> None:
+        """Copy ``len(out)`` raw bytes of the contiguous ``arr``'s memory (in its own
+        order), from ``offset``, into the writable host buffer ``out`` (shared-memory
+        downloads)."""
+        flat = arr.reshape(-1, order="A").view(numpy.uint8)
+        dst = numpy.frombuffer(out, numpy.uint8)
+        if offset < 0 or offset + dst.size > flat.size:
+            raise ValueError("read outside the array")
+        numpy.copyto(dst, flat[offset:offset + dst.size])
+
     def is_array(self, obj: Any) -> bool:
         return isinstance(obj, numpy.ndarray)
 

@@ -151,6 +151,15 @@ class CupyBackend:
             raise ValueError("chunk outside the array")
         (arr.data + offset).copy_from_host(src.ctypes.data, src.size)
 
+    def read_bytes(self, arr: Any, offset: int, out: Any) -> None:
+        """Copy ``len(out)`` raw bytes of the contiguous ``arr``'s device memory, from
+        ``offset``, into the writable host buffer ``out`` (shared-memory downloads)."""
+        dst = numpy.frombuffer(out, numpy.uint8)
+        if offset < 0 or offset + dst.size > arr.nbytes:
+            raise ValueError("read outside the array")
+        if dst.size:
+            (arr.data + offset).copy_to_host(dst.ctypes.data, dst.size)
+
     def is_array(self, obj: Any) -> bool:
         return isinstance(obj, self.cupy.ndarray)
 

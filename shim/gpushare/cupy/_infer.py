@@ -88,7 +88,10 @@ def ufunc_result(uf: numpy.ufunc, args: tuple, dtype: Any, is_proxy: Any) -> tup
     elif len(shapes) == 1 or all(sh == shapes[0] for sh in shapes):
         shape = shapes[0]
     else:
-        shape = numpy.broadcast_shapes(*shapes)
+        try:
+            shape = numpy.broadcast_shapes(*shapes)
+        except ValueError:  # the server raises it, worded as the ufunc words it
+            raise CannotInfer from None
     key = (uf, in_key, dtype)
     try:
         resolved = _RESOLVED.get(key, _MISSING)

@@ -492,6 +492,10 @@ class RawModule(_Kernel):
 
 
 # --- cupy.fuse -----------------------------------------------------------------------
+#: how deep this thread is in fused functions called with device arrays
+from ._ndarray import _FUSING as FUSING  # noqa: E402 - shared with ndarray's conversions
+
+
 class Fusion:
     """What ``cupy.fuse`` returns. gpushare runs the Python function with its arrays
     (every operation on the server, pipelined), which gives the fused kernel's
@@ -515,8 +519,16 @@ class Fusion:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         from ._ndarray import ndarray
-        result = self.func(*args, **kwargs)
-        if any(isinstance(a, ndarray) for a in args) and isinstance(result, numpy.generic):
+        on_device = any(isinstance(a, ndarray) for a in args)
+        if not on_device:
+            return self.func(*args, **kwargs)
+        depth = getattr(FUSING, "depth", 0)
+        FUSING.depth = depth + 1  # arrays refuse Python-scalar conversion meanwhile
+        try:
+            result = self.func(*args, **kwargs)
+        finally:
+            FUSING.depth = depth
+        if isinstance(result, numpy.generic):
             from . import asarray
             return asarray(result)  # CuPy's fused kernels return 0-d device arrays
         return result

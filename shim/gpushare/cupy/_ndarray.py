@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import operator
 import sys
+import threading
 import types
 from typing import Any
 
@@ -169,6 +170,17 @@ def _contiguity(shape: tuple, strides: tuple, itemsize: int) -> tuple[bool, bool
             f = False
         step *= n
     return c, f
+
+
+_FUSING = threading.local()  # _kernels.FUSING: how deep this thread is in cupy.fuse
+
+
+def _no_scalar_in_fuse() -> None:
+    """Inside a ``cupy.fuse`` function arrays are symbolic for CuPy: converting one to
+    a Python scalar (an ``if`` on it) raises, and so it does here, although gpushare
+    runs fused functions eagerly (``_kernels.Fusion``)."""
+    if getattr(_FUSING, "depth", 0):
+        raise TypeError("Cannot convert to Python scalar in cupy.fuse")
 
 
 class ndarray(_client.RemoteHandle):
@@ -408,16 +420,22 @@ class ndarray(_client.RemoteHandle):
         return format(self.get(), spec)
 
     def __bool__(self) -> bool:
+        _no_scalar_in_fuse()
         return bool(self._gs_session.call("method", "__bool__", (self,)))
 
+    # CuPy converts through ``self.get()``; the server's array does the same in one
+    # step, and a Python scalar is all that comes back (warnings travel too)
     def __int__(self) -> int:
-        return int(self.get())
+        _no_scalar_in_fuse()
+        return int(self._gs_session.call("method", "__int__", (self,)))
 
     def __float__(self) -> float:
-        return float(self.get())
+        _no_scalar_in_fuse()
+        return float(self._gs_session.call("method", "__float__", (self,)))
 
     def __complex__(self) -> complex:
-        return complex(self.get())
+        _no_scalar_in_fuse()
+        return complex(self._gs_session.call("method", "__complex__", (self,)))
 
     def __index__(self) -> int:
         if self.ndim != 0 or self._dtype.kind not in "iub":
