@@ -254,6 +254,17 @@ def test_get_array_module_and_asnumpy(cp):
     assert b.tolist() == [4, 5, 6]
 
 
+def test_big_set_is_streamed_into_any_layout(cp):
+    """set() of MiBs travels like cupy.asarray (chunked), into C, F and strided arrays."""
+    host = numpy.random.default_rng(1).random((1024, 300))               # 2.4 MB
+    for target in (cp.zeros((1024, 300)), cp.zeros((1024, 300), order="F"),
+                   cp.zeros((2048, 300))[::2]):
+        target.set(host)
+        numpy.testing.assert_array_equal(target.get(), host)
+    with pytest.raises(ValueError, match="Shape mismatch"):
+        cp.zeros((1024, 301)).set(host)
+
+
 def test_files_are_the_clients(cp, tmp_path):
     a = cp.arange(6.0).reshape(2, 3)
     cp.save(tmp_path / "a.npy", a)

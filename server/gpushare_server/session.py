@@ -59,7 +59,9 @@ class SessionExecutor:
         # called as after_call(out_id, result) once a call's result is stored; it may
         # raise to fail the call (the memory quota, see quota.py)
         self.after_call: Any = None
-        # the shared-memory ring (same-host clients, opt-in; see shm.py)
+        # the shared-memory ring (same-host clients, opt-in; see shm.py); the worker
+        # says whether this server offers it (shm.allowed)
+        self.shm_allowed = False
         self._shm: Any = None          # confirmed segment
         self._shm_pending: Any = None  # created, waiting for the client's nonce
         self._down: Any = None         # the download being written into the ring
@@ -120,7 +122,7 @@ class SessionExecutor:
         slots, slot_bytes = kwargs.get("slots", 4), kwargs.get("slot_bytes", 4 << 20)
         shm.check_ring(slots, slot_bytes)  # a refused request leaves the ring as it is
         self._shm_drop()
-        if not shm.allowed():
+        if not self.shm_allowed:
             return None
         try:
             seg = shm.open_segment(slots, slot_bytes)

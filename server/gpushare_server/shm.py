@@ -34,15 +34,21 @@ MIN_SLOT_BYTES, MAX_SLOT_BYTES = 1 << 20, 64 << 20
 _NAME = re.compile(r"gpushare-(\d+)-[0-9a-f]{32}\Z")
 
 
-def allowed() -> bool:
+def allowed(direct_bind: str | None) -> bool:
     """Whether this server offers shared memory to its clients.
 
     ``GPUSHARE_SHM=0`` on the server: never; ``GPUSHARE_SHM=1``: whenever a client asks
     (it must still prove it is on this host); unset: only when the client reaches this
-    worker over ``ipc://`` (its direct path is an ipc socket: the client is local)."""
+    worker over ``ipc://`` (``direct_bind``, the worker's direct path, is an ipc socket:
+    the client is local)."""
     value = os.environ.get("GPUSHARE_SHM", "").strip()
     if value == "0":
         return False
+    if value == "1":
+        return True
+    if not os.path.isdir(SHM_DIR):
+        return False
+    return bool(direct_bind) and str(direct_bind).startswith("ipc://")
     if value == "1":
         return True
     if not os.path.isdir(SHM_DIR):

@@ -177,6 +177,8 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
     backend = load_backend(backend_name)
     capture = OutputCapture()
     executor = SessionExecutor(backend, output=capture.take)
+    from . import shm
+    executor.shm_allowed = shm.allowed(direct_bind)
 
     def limit_memory(limit: int) -> None:
         if limit:

@@ -111,6 +111,8 @@ class Session:
         self._last_sync = 0.0
         self.resyncs = 0  # how many times this session asked its worker to resync
         self._streamed_after = -1  # the last call before the latest streamed upload
+        #: a host array the next streamed download may be written into (``get(out=)``)
+        self.download_into: Any = None
         self._on_close = on_close
         self.proxies: "weakref.WeakValueDictionary[int, Any]" = weakref.WeakValueDictionary()
         self.make_array: Callable[[ArrayMeta], Any] = lambda meta: meta
@@ -320,17 +322,21 @@ class Session:
             self._wait_locked(seq, own_call=seq)
             return self._results.pop(seq, None)
 
-    def upload_stream(self, host: Any, order: str, hid: int, description: str) -> None:
+    def upload_stream(self, host: Any, order: str, hid: int, description: str,
+                      existing: bool = False) -> None:
         """Create array ``hid`` on the server from the contiguous host array ``host``,
-        streamed in chunks of its memory order (``order``: ``"C"`` or ``"F"``)."""
+        streamed in chunks of its memory order (``order``: ``"C"`` or ``"F"``).
+        ``existing``: ``hid`` is an array already, contiguous in ``order``, of ``host``'s
+        size (``ndarray.set``): the chunks are written into it."""
         import numpy
         with self._lock:
             # same host: through the shared-memory ring (opened when nothing else is in
             # flight, so that opening it cannot surface another call's error here)
             ring = self._shm_ring(open_now=not self._queue and self._error is None and
                                   self._done_seq >= self._seq)
-            self.submit("upload_begin", None, (tuple(host.shape), host.dtype), {"order": order},
-                        out_id=hid, description=description)
+            if not existing:
+                self.submit("upload_begin", None, (tuple(host.shape), host.dtype),
+                            {"order": order}, out_id=hid, description=description)
             self._flush_locked()
             flat = memoryview(host.reshape(-1, order="A").view(numpy.uint8))
             if ring is not None:
@@ -527,8 +533,15 @@ class Session:
         import numpy
 
         from .protocol import dtype_from_wire
-        out = numpy.empty(tuple(desc["shape"]), dtype=dtype_from_wire(desc["descr"]),
-                          order=desc.get("order", "C"))
+        shape, dtype = tuple(desc["shape"]), dtype_from_wire(desc["descr"])
+        order = desc.get("order", "C")
+        into, self.download_into = self.download_into, None
+        if into is not None and into.shape == shape and into.dtype == dtype and \
+                into.flags.writeable and (into.flags.f_contiguous if order == "F"
+                                          else into.flags.c_contiguous):
+            out = into  # get(out=...): straight into the caller's array, no second copy
+        else:
+            out = numpy.empty(shape, dtype=dtype, order=order)
         flat = out.reshape(-1, order="A").view(numpy.uint8)
         received, total = 0, int(desc["nbytes"])
         if desc.get("shm"):  # through the shared-memory ring

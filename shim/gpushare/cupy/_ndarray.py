@@ -351,17 +351,24 @@ class ndarray(_client.RemoteHandle):
         --------
         cupy.ndarray.get
         """
-        host = self._gs_session.call("download", None, (self,))
-        if order == "F" or (order == "A" and self.flags.f_contiguous and not
-                            self.flags.c_contiguous):
-            host = numpy.asfortranarray(host)
         if out is not None:
             if not isinstance(out, numpy.ndarray):
                 raise TypeError("Only numpy.ndarray can be obtained from cupy.ndarray")
             if out.shape != self.shape or out.dtype != self.dtype:
                 raise ValueError("Shape mismatch or dtype mismatch")
-            numpy.copyto(out, host)
+            session = self._gs_session
+            session.download_into = out  # a streamed copy lands in it directly
+            try:
+                host = session.call("download", None, (self,))
+            finally:
+                session.download_into = None
+            if host is not out:
+                numpy.copyto(out, host)
             return out
+        host = self._gs_session.call("download", None, (self,))
+        if order == "F" or (order == "A" and self.flags.f_contiguous and not
+                            self.flags.c_contiguous):
+            host = numpy.asfortranarray(host)
         if not host.flags.writeable:
             host = host.copy()
         return host
@@ -379,6 +386,21 @@ class ndarray(_client.RemoteHandle):
             raise ValueError(f"Shape mismatch. Old shape: {self.shape}, new shape: {arr.shape}")
         if arr.dtype != self.dtype:
             raise TypeError(f"{arr.dtype} array cannot be set to {self.dtype} array")
+        from ..protocol import STREAM_MIN
+        if arr.nbytes >= STREAM_MIN:  # big: streamed (or through shared memory)
+            _client._handle_of(self)  # raises the failure of the call that made self
+            flags = self.flags
+            for order, contiguous in (("C", flags.c_contiguous), ("F", flags.f_contiguous)):
+                if contiguous:  # straight into this array's memory, in its order
+                    host = arr if (arr.flags.f_contiguous if order == "F"
+                                   else arr.flags.c_contiguous) else arr.copy(order=order)
+                    self._gs_session.upload_stream(host, order, self._gs_id, "ndarray.set",
+                                                   existing=True)
+                    return
+            from . import _upload  # a strided view: upload, then copy into place
+            self._gs_session.submit("call", "cupy.copyto", (self, _upload(arr)),
+                                    description="ndarray.set")
+            return
         self._gs_session.submit("method", "set", (self, arr if arr.flags.c_contiguous
                                                   else arr.copy(order="C")),
                                 description="ndarray.set")
