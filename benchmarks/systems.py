@@ -312,7 +312,30 @@ class Gpushare(System):
             float(x.sum())
         return time.perf_counter() - t
 
+    # Like the raw TCP floor (which receives into buffers that exist already), the
+    # copies go into arrays that exist: ``set(host)`` into a device array,
+    # ``get(out=host)`` into a host array. ``upload_new``/``download_new`` make new
+    # arrays (``cupy.asarray``, ``get()``), which also pays the kernel's page faults
+    # for the fresh memory: reported beside, for information.
     def upload(self, host: numpy.ndarray) -> float:
+        d = self.cp.ones(host.shape, dtype=host.dtype)  # written: its memory is touched
+        self.session.synchronize()
+        t = time.perf_counter()
+        d.set(host)
+        self.session.synchronize()
+        elapsed = time.perf_counter() - t
+        del d
+        return elapsed
+
+    def download(self, nbytes: int) -> float:
+        d = self.cp.ones(nbytes, dtype=self.cp.uint8)
+        out = numpy.ones(nbytes, dtype=numpy.uint8)  # touched, like the floor's buffer
+        self.session.synchronize()
+        t = time.perf_counter()
+        d.get(out=out)
+        return time.perf_counter() - t
+
+    def upload_new(self, host: numpy.ndarray) -> float:
         t = time.perf_counter()
         d = self.cp.asarray(host)
         self.session.synchronize()
@@ -320,7 +343,7 @@ class Gpushare(System):
         del d
         return elapsed
 
-    def download(self, nbytes: int) -> float:
+    def download_new(self, nbytes: int) -> float:
         d = self.cp.ones(nbytes, dtype=self.cp.uint8)
         self.session.synchronize()
         t = time.perf_counter()
@@ -343,7 +366,10 @@ class GpushareIpc(Gpushare):
     """gpushare bound to ``ipc://`` (same host): the copies only, against ``memcpy``.
     Copies of 1 MiB and more take the shared-memory ring (``gpushare/shm.py``), on by
     default over ``ipc://``; ``GPUSHARE_SHM=0`` in the harness's environment measures
-    the streamed path instead."""
+    the streamed path instead.
+
+    Like the ``memcpy`` floor (``numpy.copyto`` into a buffer that exists already), the
+    copies go into arrays that exist already (see ``Gpushare.upload``)."""
 
     name, label = "gpushare_ipc", "gpushare (ipc://, shm)"
     transport = "ipc"

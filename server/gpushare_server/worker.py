@@ -45,6 +45,8 @@ log = logging.getLogger("gpushare.worker")
 
 #: frames at least this large are sent without copying
 ZERO_COPY_MIN = 1 << 16
+#: messages queued on the direct socket before ZeroMQ stops reading the connection
+RECV_QUEUE = 16
 
 
 def send_frames(sock: zmq.Socket, frames: list) -> None:
@@ -160,6 +162,9 @@ def _direct_socket(ctx: zmq.Context, bind: str, server_key: str | None,
     # the client reconnecting after a dropped connection takes its routing id over
     sock.setsockopt(zmq.ROUTER_HANDOVER, 1)
     sock.setsockopt(zmq.SNDHWM, 0)  # a ROUTER drops what exceeds it: a streamed download
+    # a streamed upload waits in the client (TCP backpressure) rather than piling up
+    # here: at most this many 1 MiB chunks are queued beside the array being written
+    sock.setsockopt(zmq.RCVHWM, RECV_QUEUE)
     if max_message_size > 0:  # the broker's limit holds here too
         sock.setsockopt(zmq.MAXMSGSIZE, max_message_size)
     authorized = None

@@ -170,6 +170,9 @@ class Session:
         sock = self._ctx.socket(zmq.DEALER)
         sock.setsockopt(zmq.LINGER, 0)
         sock.setsockopt(zmq.ROUTING_ID, bytes.fromhex(token))
+        # a streamed download waits in the worker (which holds the data anyway) rather
+        # than piling up here beside the array being filled
+        sock.setsockopt(zmq.RCVHWM, 16)
         from .security import configure_client_socket, release
         configure_client_socket(sock, endpoint)
         release(sock)  # its handshake is not waited for; watch reconnections instead
