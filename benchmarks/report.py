@@ -128,6 +128,16 @@ def ratios(res: dict) -> list[dict]:
                        f"same host {arrow}: gpushare ipc:// (shm ring, into existing arrays) / local memcpy", value,
                        ">=", 0.5, detail)
 
+    # the CPU kernel emulator: ElementwiseKernel against NumPy, same expression
+    k = res.get("kernels") or {}
+    if k.get("available") and backend == "cpu":
+        n = (k.get("params") or {}).get("n", 10 ** 7)
+        _ratio_row(rows, "kernel_vs_numpy",
+                   f"ElementwiseKernel x*y+1 over {n:,} float32: NumPy time / kernel time",
+                   k["elementwise_speedup_vs_numpy"], ">=", 1.0,
+                   f"{k['elementwise_s'] * 1e3:.1f} ms vs NumPy {k['numpy_s'] * 1e3:.1f} ms; "
+                   f"__syncthreads {k['barrier_ns_per_thread']:.1f} ns per thread")
+
     # (d) compute-bound program
     if _ok(gs) and "matmul" in gs and _ok(local) and "matmul" in local:  # type: ignore[operator]
         g_mm, l_mm = gs["matmul"], local["matmul"]  # type: ignore[index]

@@ -201,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         res["kernels"] = {"available": False, "reason": "not asked for"}
     else:
         log("[kernels] CPU kernel emulator")
-        params = {"n": 10 ** 6} if args.quick else {}
+        params: dict = {}  # 10^7 elements, as the issue asks, in --quick too
         res["kernels"] = run_child({"mode": "kernels", "params": params}, 120) or {
             "available": False, "reason": "the child process gave no result"}
 

@@ -247,26 +247,26 @@ class SessionExecutor:
         error: list | None = None
         skipped: list = []
         upto = header.get("upto")
-        batch_warnings: list = []
         encoder = Encoder(remote_of=self._remote_of, first_frame=1)
         calls = decoder.iter_stream(1) if int(header.get("n", 0)) else ()
-        for index, call in enumerate(calls):
-            while next_release < len(releases) and releases[next_release][0] <= index:
-                self.handles.release(releases[next_release][1])
-                next_release += 1
-            try:
-                seq, op, target, args, kwargs, out_id, want = call
-            except (TypeError, ValueError):
-                raise ProtocolError(f"malformed call {call!r}") from None
-            upto = seq
-            if self.failed_seq is not None:
-                skipped.append([seq, out_id])
-                continue
-            self.calls += 1
-            caught: list = []
-            try:
-                with warnings.catch_warnings(record=True) as caught:
-                    warnings.simplefilter("always")
+        # warnings of the whole batch travel with its reply (even those of a call that
+        # then failed); one recorder per batch, not per call
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for index, call in enumerate(calls):
+                while next_release < len(releases) and releases[next_release][0] <= index:
+                    self.handles.release(releases[next_release][1])
+                    next_release += 1
+                try:
+                    seq, op, target, args, kwargs, out_id, want = call
+                except (TypeError, ValueError):
+                    raise ProtocolError(f"malformed call {call!r}") from None
+                upto = seq
+                if self.failed_seq is not None:
+                    skipped.append([seq, out_id])
+                    continue
+                self.calls += 1
+                try:
                     result = self._run(op, target, self._resolve(args), self._resolve(kwargs))
                     if out_id is not None:
                         self._store(out_id, result)
@@ -274,16 +274,15 @@ class SessionExecutor:
                         self.after_call(out_id, result)
                     if want:
                         results.append([seq, encoder.pack(result)])
-            except ProtocolError:
-                raise
-            except BaseException as exc:  # noqa: BLE001 - every user error goes back
-                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                except ProtocolError:
                     raise
-                self.failed_seq = seq
-                error = [seq, errors.error_info(exc, self.backend.error_keys)]
-            finally:  # warnings travel even when the call then failed
-                batch_warnings.extend(
-                    [errors.warning_key(w.category, None), str(w.message)] for w in caught)
+                except BaseException as exc:  # noqa: BLE001 - every user error goes back
+                    if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                        raise
+                    self.failed_seq = seq
+                    error = [seq, errors.error_info(exc, self.backend.error_keys)]
+        batch_warnings = [[errors.warning_key(w.category, None), str(w.message)]
+                          for w in caught]
         for _, hid in releases[next_release:]:
             self.handles.release(hid)
         reply = {"t": "done", "upto": upto, "results": results, "error": error,
