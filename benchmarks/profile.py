@@ -59,7 +59,7 @@ def breakdown(backend: str = "cpu", n: int = 10_000) -> dict:
     try:
         cp, s = g.cp, g.session
         recorded: list[list[bytes]] = []
-        send = s._send
+        send = s._send_data  # calls and data (before their sequence-number envelope)
 
         def recording_send(frames: list) -> None:
             recorded.append([bytes(f) for f in frames])
@@ -69,7 +69,7 @@ def breakdown(backend: str = "cpu", n: int = 10_000) -> dict:
             count = n if name == "a" else n // 10
             s.synchronize()
             recorded.clear()
-            s._send = recording_send  # type: ignore[method-assign]
+            s._send_data = recording_send  # type: ignore[method-assign]
             t0 = time.perf_counter()
             x = cp.arange(1000, dtype=cp.float32)
             float(x[0])
@@ -86,7 +86,7 @@ def breakdown(backend: str = "cpu", n: int = 10_000) -> dict:
                 t2 = time.perf_counter()
             t3 = time.perf_counter()
             c3 = time.thread_time()
-            s._send = send  # type: ignore[method-assign]
+            s._send_data = send  # type: ignore[method-assign]
             del x
             executor = SessionExecutor(load_backend(backend))
             batches = [m for m in recorded if m and b"batch" in m[0][:16]]

@@ -226,7 +226,7 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
         if type(have) is not int:
             return
         deliver(out, prefix, b"data", [msgpack.packb({"t": "state", "have": link_in.last})])
-        for frames in link_out.resend(have, link_in.last):
+        for frames in link_out.resend(have):
             deliver(out, prefix, b"data", frames)
 
     def serve_message(frames: list, out: zmq.Socket, prefix: list) -> None:

@@ -474,7 +474,7 @@ class Session:
         if type(have) is not int or self._closed or self._lost is not None:
             return
         sock = self._data if self._data is not None else self._sock
-        for frames in self._out.resend(have, self._in.last):
+        for frames in self._out.resend(have):
             _send_frames(sock, frames)
 
     def _on_reply(self, frames: list) -> None:
