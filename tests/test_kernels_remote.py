@@ -416,3 +416,27 @@ def test_crashing_kernel_costs_only_its_session(fresh_server, monkeypatch) -> No
         assert healthy.sum().get() == 45
     finally:
         client.reset_session()
+
+
+def test_kernels_and_globals_may_have_any_name(cp) -> None:
+    """Kernel and global names that are also names in the emulator's own entry code
+    (``k``, ``n``, ``size``, ``name``...) compile and run like any other."""
+    src = r'''extern "C" __global__ void NAME(float* a) { a[threadIdx.x] += 1; }'''
+    for name in ("k", "n", "p", "s", "L", "cap", "size", "name"):
+        kern = cp.RawKernel(src.replace("NAME", name), name)
+        a = cp.zeros(4, dtype=cp.float32)
+        kern((1,), (4,), (a,))
+        assert a.get().tolist() == [1.0] * 4, name
+    mod = cp.RawModule(code=r'''
+        __device__ float name[4];
+        __device__ int size;
+        extern "C" __global__ void k(float* a) { a[threadIdx.x] = name[threadIdx.x] + size; }''')
+    g = mod.get_global("name")
+    cp.ndarray((4,), cp.float32, g)[...] = cp.arange(4, dtype=cp.float32)
+    cp.ndarray((1,), cp.int32, mod.get_global("size"))[...] = 10
+    out = cp.zeros(4, dtype=cp.float32)
+    mod.get_function("k")((1,), (4,), (out,))
+    assert out.get().tolist() == [10.0, 11.0, 12.0, 13.0]
+    for name in ("k", "n", "i", "x"):
+        assert cp.ElementwiseKernel("T x", "T y", "y = x * 2", name)(
+            cp.arange(3.0)).get().tolist() == [0.0, 2.0, 4.0]

@@ -21,23 +21,24 @@ def _entry_code(code, entries, globals_, fibers, cupy_headers=False):
              else '#include "gpushare_cuda.h"\n')
     body = _source.rewrite(code)
     lines = [head, '#line 1 "kernel.cu"\n', body, '\n#line 1 "gs_entries"\n']
-    lines.append('GS_EXPORT int gs_module_launch(int k, const gs_launch_t* L,'
-                 ' void** p, int n) {\n  switch (k) {\n')
+    # the parameters' names must not hide a kernel's (a kernel may well be called `k`)
+    lines.append('GS_EXPORT int gs_module_launch(int gs_which_, const gs_launch_t* gs_l_,'
+                 ' void** gs_p_, int gs_n_) {\n  switch (gs_which_) {\n')
     for i, e in enumerate(entries):
-        lines.append('    case %d: return gs_launch(L, p, n, &%s);\n' % (i, e))
+        lines.append('    case %d: return gs_launch(gs_l_, gs_p_, gs_n_, &%s);\n' % (i, e))
     lines.append('  }\n  return -2;\n}\n')
-    lines.append('GS_EXPORT int gs_module_signature(int k, long long* s, '
-                 'int cap) {\n  switch (k) {\n')
+    lines.append('GS_EXPORT int gs_module_signature(int gs_which_, long long* gs_s_, '
+                 'int gs_cap_) {\n  switch (gs_which_) {\n')
     for i, e in enumerate(entries):
-        lines.append('    case %d: return gs_signature(s, cap, &%s);\n'
+        lines.append('    case %d: return gs_signature(gs_s_, gs_cap_, &%s);\n'
                      % (i, e))
     lines.append('  }\n  return -2;\n}\n')
-    lines.append('GS_EXPORT void* gs_module_global(const char* name, '
-                 'size_t* size) {\n')
+    lines.append('GS_EXPORT void* gs_module_global(const char* gs_name_, '
+                 'size_t* gs_size_) {\n')
     for g in globals_:
-        lines.append('  if (strcmp(name, "%s") == 0) { *size = sizeof(%s); '
+        lines.append('  if (strcmp(gs_name_, "%s") == 0) { *gs_size_ = sizeof(%s); '
                      'return (void*)&%s; }\n' % (g, g, g))
-    lines.append('  *size = 0;\n  return 0;\n}\n')
+    lines.append('  *gs_size_ = 0;\n  return 0;\n}\n')
     return ''.join(lines)
 
 
