@@ -440,3 +440,48 @@ def test_kernels_and_globals_may_have_any_name(cp) -> None:
     for name in ("k", "n", "i", "x"):
         assert cp.ElementwiseKernel("T x", "T y", "y = x * 2", name)(
             cp.arange(3.0)).get().tolist() == [0.0, 2.0, 4.0]
+
+
+COOPERATIVE = r'''
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void blocksum(const float* x, float* out, int n) {
+  cg::thread_block block = cg::this_thread_block();
+  __shared__ float warp_sums[32];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float v = i < n ? x[i] : 0.0f;
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
+  float s = cg::reduce(tile, v, cg::plus<float>());
+  if (tile.thread_rank() == 0) warp_sums[tile.meta_group_rank()] = s;
+  block.sync();
+  if (block.thread_rank() == 0) {
+    float t = 0;
+    for (unsigned w = 0; w < tile.meta_group_size(); ++w) t += warp_sums[w];
+    atomicAdd(out, t);
+  }
+  cg::thread_block_tile<4> t4 = cg::tiled_partition<4>(block);
+  unsigned votes = t4.ballot(t4.thread_rank() % 2 == 0);  // every lane of the tile votes
+  if (i == 0) out[1] = (float)votes;                      // lanes 0 and 2: 0b101
+}
+'''
+
+
+def test_cooperative_groups_blocks_and_tiles(cp) -> None:
+    """cooperative_groups thread blocks, warp tiles, reduce and ballot run on the CPU
+    emulator; a grid-wide sync is a clear compile error there."""
+    kern = cp.RawKernel(COOPERATIVE, "blocksum", enable_cooperative_groups=True)
+    x = cp.arange(1000, dtype=cp.float32)
+    out = cp.zeros(2, dtype=cp.float32)
+    kern((4,), (256,), (x, out, numpy.int32(1000)))
+    assert out.get().tolist() == [499500.0, 5.0]
+    if _backend(cp) != "cpu":  # a GPU does grid syncs (with a cooperative launch)
+        return
+    bad = COOPERATIVE.replace("block.sync();", "cg::this_grid().sync();")
+    with pytest.raises(cp.cuda.compiler.CompileException, match="synchronize a whole grid"):
+        cp.RawKernel(bad, "blocksum")((4,), (256,), (x, out, numpy.int32(1000)))
+
+
+def _backend(cp) -> str:
+    from gpushare.client import get_session
+    return get_session().backend
