@@ -321,7 +321,7 @@ class Broker:
                 session.batches += 1
                 session.inflight += 1
                 send_frames(self.backend_sock, [session.worker.identity, b"msg", *msg])
-        elif kind == "sync":  # a reconnected client asks its worker where it is
+        elif kind in ("sync", "ack"):  # the client tells its worker what it has (reliable.py)
             if session is not None and session.lost is None and session.worker.ready:
                 send_frames(self.backend_sock, [session.worker.identity, b"msg", *msg])
         elif kind == "hello":

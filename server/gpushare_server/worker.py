@@ -32,8 +32,8 @@ import logging
 import os
 import sys
 import time
-from typing import Any
 
+import msgpack
 import zmq
 
 from gpushare.reliable import GAP, NEW, Receiver, Sender, split_envelope
@@ -99,7 +99,6 @@ class OutputCapture:
 
 def _stats(executor: SessionExecutor, errors_seen: int, with_info: bool,
            moved: list | None = None, idle: float | None = None) -> bytes:
-    import msgpack
     backend = executor.backend
     stats: dict = {"handles": len(executor.handles), "calls": executor.calls,
                    "errors": errors_seen, "pid": os.getpid()}
@@ -132,20 +131,22 @@ def _handle_safely(executor: SessionExecutor, frames: list) -> list:
 
 
 def _control(frames: list) -> dict | None:
-    """An unnumbered one-frame control message (``sync``), decoded; None otherwise."""
+    """An unnumbered one-frame control message from the client (``sync``: where are
+    we; ``ack``: which replies it has), decoded; None for anything else."""
     if len(frames) != 1 or len(frames[0]) > 256:
         return None
-    import msgpack
     try:
         value = msgpack.unpackb(frames[0].bytes, raw=False, ext_hook=lambda c, d: None)
     except Exception:  # noqa: BLE001 - not a control message: the executor answers it
         return None
-    return value if isinstance(value, dict) and value.get("t") == "sync" else None
+    if isinstance(value, dict) and value.get("t") in ("sync", "ack") and \
+            type(value.get("have")) is int:
+        return value
+    return None
 
 
 def _is_chunk(frames: list) -> bool:
     """Whether ``frames`` is a streamed-upload chunk (which gets no reply)."""
-    import msgpack
     try:
         header = msgpack.unpackb(frames[0].bytes, raw=False, ext_hook=lambda c, d: None)
     except Exception:  # noqa: BLE001
@@ -220,14 +221,12 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
             moved[1] += sum(f.nbytes if isinstance(f, memoryview) else len(f) for f in frames)
         send_frames(out, [*prefix, kind, *frames] if out is sock else [*prefix, *frames])
 
-    def resync(out: zmq.Socket, prefix: list, have: Any) -> None:
-        """Answer a ``sync``: where we are, then the replies the client lacks."""
-        import msgpack
-        if type(have) is not int:
-            return
-        deliver(out, prefix, b"data", [msgpack.packb({"t": "state", "have": link_in.last})])
-        for frames in link_out.resend(have):
-            deliver(out, prefix, b"data", frames)
+    told = [0]  # the last of the client's messages we told it we have
+
+    def tell(out: zmq.Socket, prefix: list, kind: str) -> None:
+        """Send ``state`` (where we are, before resending) or ``ack`` (just that)."""
+        told[0] = link_in.last
+        deliver(out, prefix, b"data", [msgpack.packb({"t": kind, "have": link_in.last})])
 
     def serve_message(frames: list, out: zmq.Socket, prefix: list) -> None:
         nonlocal errors_seen
@@ -235,8 +234,11 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
         if envelope is None:
             control = _control(frames)
             if control is not None:
-                if control.get("t") == "sync":
-                    resync(out, prefix, control.get("have"))
+                link_out.acked(control["have"])
+                if control["t"] == "sync":  # the client lost something: resend after
+                    tell(out, prefix, "state")
+                    for resent in link_out.resend(control["have"]):
+                        deliver(out, prefix, b"data", resent)
                 return
         else:
             n, ack = envelope
@@ -244,9 +246,7 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
             verdict = link_in.check(n)
             if verdict != NEW:  # applied already, or a message before it was lost
                 if verdict == GAP and link_in.should_ask():
-                    import msgpack
-                    deliver(out, prefix, b"data",
-                            [msgpack.packb({"t": "state", "have": link_in.last})])
+                    tell(out, prefix, "state")
                 if out is sock and not _is_chunk(frames):
                     send_frames(out, [b"skip"])  # the broker counts batches in flight
                 return
@@ -254,7 +254,12 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
         reply = _handle_safely(executor, frames)
         if executor.failed_seq is not None and executor.failed_seq != failed_before:
             errors_seen += 1
-        stamp = (lambda f: link_out.stamp(f, link_in.last)) if envelope else (lambda f: f)
+
+        def stamp(f: list) -> list:
+            if envelope is None:
+                return f
+            told[0] = link_in.last
+            return link_out.stamp(f, link_in.last)
         if reply:  # streamed-upload chunks get none
             deliver(out, prefix, b"msg", stamp(reply))
         for extra in executor.take_outbox():  # streamed-download chunks: no reply of
@@ -267,12 +272,14 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
         except zmq.Again:
             return False
         if frames[0].bytes == token and len(frames) > 1:
+            direct_peer[0] = frames[0]
             moved[0] += sum(len(f) for f in frames[1:])
             heard[0] = time.monotonic()
             serve_message(frames[1:], direct, [frames[0]])
         return True  # anyone else is ignored: it cannot name this session
 
     last_keys = time.monotonic()
+    direct_peer: list = [b""]  # the client's routing id on the direct socket
     moved = [0, 0]  # bytes in and out on the direct path (reported in stats)
     heard = [time.monotonic()]  # when the client last spoke on the direct path
     try:
@@ -286,6 +293,10 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
                 authorized.refresh()
             if direct is not None and direct in events:
                 serve_direct(True)
+                if told[0] < link_in.last and not direct.poll(0):
+                    # idle after messages that got no reply (upload chunks): say we have
+                    # them, so the client can let go of their buffers
+                    tell(direct, [direct_peer[0]], "ack")
             if sock not in events:
                 continue
             frames = sock.recv_multipart(copy=False)
@@ -296,7 +307,6 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
                     pass
                 return 0
             if kind == b"assign":
-                import msgpack
                 try:
                     terms = msgpack.unpackb(frames[1].bytes) if len(frames) > 1 else {}
                     limit_memory(int(terms.get("memory_limit") or 0))

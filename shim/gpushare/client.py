@@ -23,8 +23,8 @@ import zmq
 
 from . import errors
 from .reliable import NEW, GAP, Receiver, Sender, split_envelope
-from .protocol import (CHUNK_BYTES, PROTOCOL_VERSION, STREAM_MIN, ArrayMeta, Decoder,
-                       Encoder, HandleRef, RemoteObject)
+from .protocol import (CHUNK_BYTES, PROTOCOL_VERSION, ArrayMeta, Decoder, Encoder,
+                       RemoteObject)
 
 #: the queue is sent when it holds this many calls
 BATCH_CALLS = 512
@@ -450,13 +450,19 @@ class Session:
     # --- replies ----------------------------------------------------------------
     def _take(self, frames: list) -> list | None:
         """``frames`` without their envelope if they are to be handled now; None for a
-        duplicate, a message after a gap (a resend is asked for), or a ``state``."""
+        duplicate, a message after a gap (a resend is asked for), a ``state`` or an
+        ``ack``."""
         envelope, frames = split_envelope(frames)
         if envelope is None:
             if len(frames) == 1:
                 head = _small_map(frames[0])
-                if head is not None and head.get("t") == "state":
+                kind = head.get("t") if head is not None else None
+                if kind == "state":
                     self._on_state(head)
+                    return None
+                if kind == "ack":  # the worker took our messages up to "have"
+                    if type(head.get("have")) is int:
+                        self._out.acked(head["have"])
                     return None
             return frames
         n, ack = envelope
@@ -467,6 +473,12 @@ class Session:
         if verdict == GAP and self._in.should_ask():
             self._send_sync()
         return None
+
+    def _send_ack(self) -> None:
+        """Tell the worker which of its messages we have (it keeps them until then);
+        other messages carry this in their envelope."""
+        _send_frames(self._data if self._data is not None else self._sock,
+                     [msgpack.packb({"t": "ack", "have": self._in.last})])
 
     def _on_state(self, head: dict) -> None:
         """The worker's ``state``: resend the messages it does not have."""
@@ -490,6 +502,7 @@ class Session:
                 value = decoder.unpack(packed)
                 if isinstance(value, dict) and "stream" in value:
                     value = self._receive_stream(value)
+                    self._send_ack()  # the worker may let go of the copy's chunks now
                 self._results[seq] = value
             error = reply.get("error")
             if error is not None:

@@ -26,6 +26,9 @@ acknowledges it:
 
 Unacknowledged messages are kept by reference (zero-copy frames stay views of the
 data they were sent from); each message that arrives acknowledges the other side's.
+When one side has nothing to send back (upload chunks get no reply; a finished
+download needs none) it sends an unnumbered ``{"t": "ack", "have": n}``, so that big
+buffers are not held until the next call.
 """
 from __future__ import annotations
 
@@ -160,7 +163,3 @@ class Receiver:
             return False
         self._asked_at = self.last
         return True
-
-    def forget_ask(self) -> None:
-        """Allow asking again (a timeout passed without the resend arriving)."""
-        self._asked_at = -1
