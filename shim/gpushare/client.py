@@ -30,9 +30,6 @@ from .protocol import (CHUNK_BYTES, PROTOCOL_VERSION, ArrayMeta, Decoder, Encode
 BATCH_CALLS = 512
 #: frames at least this large are sent without copying
 ZERO_COPY_MIN = 1 << 16
-#: seconds of silence from the worker, while waiting, before asking it where it is
-#: (a reply or a call lost with a dropped connection is then sent again; see reliable.py)
-RESYNC_AFTER = 2.0
 
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
@@ -108,7 +105,6 @@ class Session:
         self._connections = 0
         self._out = Sender()    # numbered messages to the worker, kept until acknowledged
         self._in = Receiver()   # numbered replies from the worker, taken in order
-        self._last_sync = 0.0
         self.resyncs = 0  # how many times this session asked its worker to resync
         self._streamed_after = -1  # the last call before the latest streamed upload
         #: a host array the next streamed download may be written into (``get(out=)``)
@@ -199,7 +195,6 @@ class Session:
     def _send_sync(self) -> None:
         """Ask the worker where it is: it answers ``state`` and resends the replies
         after ours, and we resend the calls after its (see ``reliable.py``)."""
-        self._last_sync = time.monotonic()
         self.resyncs += 1
         _send_frames(self._data if self._data is not None else self._sock,
                      [msgpack.packb({"t": "sync", "have": self._in.last})])
@@ -402,7 +397,7 @@ class Session:
 
     def _wait_locked(self, seq: int, own_call: int | None = None) -> None:
         self._flush_locked(drain=False)
-        last_heard = time.monotonic()
+        last_heard = last_sync = time.monotonic()
         pinged = False
         while self._done_seq < seq and self._error is None and self._lost is None:
             ready = self._poll(1000)
@@ -414,8 +409,9 @@ class Session:
                 continue
             now = time.monotonic()
             silent = now - last_heard
-            if silent >= RESYNC_AFTER and now - self._last_sync >= RESYNC_AFTER:
-                self._send_sync()  # a reply lost with a dropped connection comes again
+            if self._monitor is None and silent >= 2.0 and now - last_sync >= 3.0:
+                last_sync = now  # no connection events to go by: ask now and then
+                self._send_sync()
             if silent > self.timeout:
                 self._lost = errors.ServerUnavailableError(
                     f"gpushare: the server at {self.address} stopped answering "
@@ -565,14 +561,13 @@ class Session:
         data_sock = self._data if self._data is not None else self._sock
         last_heard = time.monotonic()
         while received < total:
-            ready = self._poll(int(RESYNC_AFTER * 1000))
+            ready = self._poll(1000)
             if not ready:
                 if time.monotonic() - last_heard > self.timeout:
                     self._lost = errors.ServerUnavailableError(
                         f"gpushare: the server at {self.address} stopped in the middle of "
                         "a copy")
                     raise self._lost
-                self._send_sync()  # the rest of the copy may have been lost: ask again
                 continue
             last_heard = time.monotonic()
             sock = data_sock if data_sock in ready else ready[0]
@@ -700,17 +695,17 @@ class Session:
 
     def _shm_wait(self, on: Callable[[list], None]) -> None:
         """Handle the next messages: ring messages go to ``on``, the rest to the usual
-        reply handling. Resyncs after a silence, like a streamed copy."""
+        reply handling. (A message lost with a dropped connection comes again: the
+        reconnection resyncs, see ``_on_connection_events``.)"""
         started = time.monotonic()
         while True:
-            ready = self._poll(int(RESYNC_AFTER * 1000))
+            ready = self._poll(1000)
             if ready:
                 break
             if time.monotonic() - started > self.timeout:
                 self._lost = errors.ServerUnavailableError(
                     f"gpushare: the server at {self.address} stopped in the middle of a copy")
                 raise self._lost
-            self._send_sync()  # a message of the copy may have been lost: ask again
         for sock in ready:
             frames = self._take(sock.recv_multipart(copy=False))
             if frames is None:

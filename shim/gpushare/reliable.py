@@ -19,7 +19,9 @@ acknowledges it:
   is dropped too and the receiver asks for a resend (go-back-N): calls run in order,
   and exactly once.
 * Recovery: the client sends ``{"t": "sync", "have": last_reply}`` when its connection
-  to the worker comes back, when replies show a gap, or after a silence; the worker
+  to the worker comes back (a new handshake on its socket: ZeroMQ reconnected), or when
+  replies show a gap (a silence is no sign of loss: TCP loses nothing on a connection
+  that stays up, and the worker may be computing); the worker
   answers ``{"t": "state", "have": last_message}`` and resends its unacknowledged
   replies after ``have``; the client resends its unacknowledged messages after the
   worker's ``have``. The worker also sends a ``state`` by itself when it sees a gap.
