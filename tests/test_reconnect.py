@@ -112,3 +112,62 @@ def test_interruptions_lose_and_repeat_nothing(direct: bool) -> None:
     resyncs, resent = map(int, ok[0].split()[1:3])
     # the cuts came mid-traffic: messages were lost and sent again (exactly once)
     assert resyncs >= 1 and resent >= 1, out
+
+
+PARTITIONED = r"""
+import sys, time
+import gpushare.cupy as cp
+from gpushare.client import get_session
+from gpushare.errors import ServerUnavailableError, SessionLostError
+session = get_session()
+direct = session.info.get("direct")
+print("DIRECT", direct["endpoint"] if direct else "-", flush=True)
+sys.stdin.readline()
+x = cp.arange(10.0)
+assert float(x.sum()) == 45.0
+print("READY", flush=True)
+sys.stdin.readline()            # the network is down now, for longer than the timeout
+t = time.monotonic()
+try:
+    float((x * 2).sum())
+except (ServerUnavailableError, SessionLostError) as exc:
+    assert isinstance(exc, ConnectionError)
+    print("RAISED", round(time.monotonic() - t, 1), type(exc).__name__, str(exc)[:200],
+          flush=True)
+"""
+
+
+def test_a_partition_longer_than_the_timeout_is_a_connection_error_not_a_hang() -> None:
+    server = ServerProcess(bind=f"tcp://127.0.0.1:{free_port()}")
+    port = int(server.address.rsplit(":", 1)[1])
+    proxies = [CuttableProxy((PROXY_HOST, port), ("127.0.0.1", port))]
+    env = {"GPUSHARE_SERVER": f"tcp://{PROXY_HOST}:{port}", "GPUSHARE_TIMEOUT": "3"}
+    proc = subprocess.Popen([sys.executable, "-c", PARTITIONED], text=True,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env={**os.environ, **env})
+    try:
+        endpoint = proc.stdout.readline().split()[1]
+        if endpoint != "-":
+            wport = int(endpoint.rsplit(":", 1)[1])
+            proxies.append(CuttableProxy((PROXY_HOST, wport), ("127.0.0.1", wport)))
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        assert proc.stdout.readline().startswith("READY")
+        for proxy in proxies:
+            proxy.cut(60)  # down for a minute: far longer than the client's 3 s
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for proxy in proxies:
+            proxy.close()
+        server.stop()
+    assert proc.returncode == 0, err
+    raised = [line for line in out.splitlines() if line.startswith("RAISED")]
+    assert raised, out + err
+    seconds = float(raised[0].split()[1])
+    assert seconds < 15, raised[0]                 # bounded: the timeout, not forever
+    assert PROXY_HOST in raised[0]                 # it names the server
