@@ -106,6 +106,7 @@ class Session:
         self._out = Sender()    # numbered messages to the worker, kept until acknowledged
         self._in = Receiver()   # numbered replies from the worker, taken in order
         self.resyncs = 0  # how many times this session asked its worker to resync
+        self.gaps = 0     # replies that came after a lost one (and were asked again)
         self._streamed_after = -1  # the last call before the latest streamed upload
         #: a host array the next streamed download may be written into (``get(out=)``)
         self.download_into: Any = None
@@ -466,8 +467,10 @@ class Session:
         verdict = self._in.check(n)
         if verdict == NEW:
             return frames
-        if verdict == GAP and self._in.should_ask():
-            self._send_sync()
+        if verdict == GAP:
+            self.gaps += 1
+            if self._in.should_ask():
+                self._send_sync()
         return None
 
     def _send_ack(self) -> None:
