@@ -362,3 +362,48 @@ def test_message_size_limit(monkeypatch):
 def _protocol_version() -> int:
     from gpushare.protocol import PROTOCOL_VERSION
     return PROTOCOL_VERSION
+
+
+def test_another_key_cannot_take_over_a_session_by_its_routing_id(keys, monkeypatch,
+                                                                   tmp_path):
+    """Reconnecting clients keep their routing id (ROUTER_HANDOVER); a client with another
+    key that learnt it (it is random and never shown) can neither use, replace nor close
+    the session. (It does cut the owner's connection off: see docs/operations.md.)"""
+    authorized = tmp_path / "authorized"
+    authorized.mkdir()
+    for name in ("alice", "bob"):
+        shutil.copy(keys / f"{name}.key", authorized / f"{name}.key")
+    srv = ServerProcess("--server-key", str(keys / "server.key_secret"),
+                        "--authorized-keys", str(authorized), "--no-direct")
+    use_keys(monkeypatch, keys, "alice")
+    alice = open_session(srv.address)
+    ctx = zmq.Context()
+    try:
+        a = alice.call("call", "cupy.arange", (6,))
+        rid = alice._sock.getsockopt(zmq.ROUTING_ID)
+        thief = ctx.socket(zmq.DEALER)
+        thief.setsockopt(zmq.LINGER, 0)
+        thief.setsockopt(zmq.ROUTING_ID, rid)
+        bob_public, bob_secret = zmq.auth.load_certificate(str(keys / "bob.key_secret"))
+        server_public, _ = zmq.auth.load_certificate(str(keys / "server.key"))
+        thief.curve_publickey, thief.curve_secretkey = bob_public, bob_secret
+        thief.curve_serverkey = server_public
+        thief.connect(srv.address)
+        from gpushare.protocol import PROTOCOL_VERSION, Decoder, Encoder
+        for message in ({"t": "hello", "v": PROTOCOL_VERSION, "client": {}},
+                        {"t": "batch", "n": 0}, {"t": "bye"}):
+            thief.send_multipart(Encoder().encode(message))
+            assert thief.poll(10_000), "no answer to the thief"
+            reply = Decoder(thief.recv_multipart()).decode()
+            assert reply["t"] == "protocol_error" and "does not own" in reply["error"]
+        thief.close(0)
+        # the thief's hello and bye neither replaced nor closed alice's session
+        from gpushare.cli import query_status
+        mine = [x for x in query_status(srv.address)["sessions"]
+                if x["id"] == alice.session_id]
+        assert mine and mine[0]["key"] == "alice" and mine[0]["state"] == "ready"
+        assert mine[0]["handles"] >= 1                          # `a` is still there
+    finally:
+        alice.close()
+        ctx.term()
+        srv.stop()

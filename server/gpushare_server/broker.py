@@ -295,6 +295,14 @@ class Broker:
         except Exception:  # noqa: BLE001 - a malformed message gets an error reply
             header, kind = None, None
         session = self.sessions.get(client)
+        if session is not None and self.curve and self._key_name(msg[0]) != session.key:
+            # a reconnecting client takes its routing id over (ROUTER_HANDOVER); one with
+            # another key must not: neither use nor replace this session
+            self.metrics.protocol_errors.inc()
+            self._send_client(client, Encoder().encode(
+                {"t": "protocol_error", "error": "this connection's key does not own the "
+                                                 "session it names"}))
+            return
         if session is not None:
             session.last_seen = time.monotonic()
         if kind == "batch":
