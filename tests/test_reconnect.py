@@ -7,11 +7,13 @@ at once, mid-traffic, while the client pipelines calls and streams copies.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 
 import pytest
 
@@ -65,40 +67,48 @@ def _cut_repeatedly(proxies: list, stop: threading.Event) -> None:
             proxy.cut(0.02)
 
 
-def _run_client(server: ServerProcess, direct: bool, rounds: int) -> tuple[list, int]:
+@contextlib.contextmanager
+def _relayed_client(server: ServerProcess, script: str, env: dict,
+                    args: tuple = ()) -> Iterator[tuple]:
+    """Run ``script`` as a client reaching ``server`` only through cuttable relays (the
+    broker's port, and its session worker's once the script prints ``DIRECT endpoint``
+    and reads a line); yield ``(process, relays, first line)``, clean both up after."""
     port = int(server.address.rsplit(":", 1)[1])
     proxies = [CuttableProxy((PROXY_HOST, port), ("127.0.0.1", port))]
-    env = {"GPUSHARE_SERVER": f"tcp://{PROXY_HOST}:{port}", "GPUSHARE_TIMEOUT": "20",
-           "GPUSHARE_DIRECT": "1" if direct else "0"}
-    proc = subprocess.Popen([sys.executable, "-c", CLIENT, str(rounds)], text=True,
+    env = {"GPUSHARE_SERVER": f"tcp://{PROXY_HOST}:{port}", **env}
+    proc = subprocess.Popen([sys.executable, "-c", script, *args], text=True,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env={**os.environ, **env})
-    lines: list[str] = []
     try:
         first = proc.stdout.readline()
-        lines.append(first)
         endpoint = first.split()[1] if first.startswith("DIRECT") else "-"
         if endpoint != "-":
             wport = int(endpoint.rsplit(":", 1)[1])
             proxies.append(CuttableProxy((PROXY_HOST, wport), ("127.0.0.1", wport)))
         proc.stdin.write("go\n")
         proc.stdin.flush()
-        stop = threading.Event()
-        cutter = threading.Thread(target=_cut_repeatedly, args=(proxies, stop), daemon=True)
-        cutter.start()
-        try:
-            lines += proc.stdout.readlines()
-            proc.wait(120)
-        finally:
-            stop.set()
-            cutter.join(10)
-        return lines + [proc.stderr.read()], proc.returncode
+        yield proc, proxies, first
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
         for proxy in proxies:
             proxy.close()
+
+
+def _run_client(server: ServerProcess, direct: bool, rounds: int) -> tuple[list, int]:
+    env = {"GPUSHARE_TIMEOUT": "20", "GPUSHARE_DIRECT": "1" if direct else "0"}
+    with _relayed_client(server, CLIENT, env, (str(rounds),)) as (proc, proxies, first):
+        stop = threading.Event()
+        cutter = threading.Thread(target=_cut_repeatedly, args=(proxies, stop), daemon=True)
+        cutter.start()
+        try:
+            lines = [first, *proc.stdout.readlines()]
+            proc.wait(120)
+        finally:
+            stop.set()
+            cutter.join(10)
+        return lines + [proc.stderr.read()], proc.returncode
 
 
 @pytest.mark.parametrize("direct", [True, False], ids=["direct", "through-broker"])
@@ -143,31 +153,16 @@ except (ServerUnavailableError, SessionLostError) as exc:
 
 def test_a_partition_longer_than_the_timeout_is_a_connection_error_not_a_hang() -> None:
     server = ServerProcess(bind=f"tcp://127.0.0.1:{free_port()}")
-    port = int(server.address.rsplit(":", 1)[1])
-    proxies = [CuttableProxy((PROXY_HOST, port), ("127.0.0.1", port))]
-    env = {"GPUSHARE_SERVER": f"tcp://{PROXY_HOST}:{port}", "GPUSHARE_TIMEOUT": "3"}
-    proc = subprocess.Popen([sys.executable, "-c", PARTITIONED], text=True,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env={**os.environ, **env})
     try:
-        endpoint = proc.stdout.readline().split()[1]
-        if endpoint != "-":
-            wport = int(endpoint.rsplit(":", 1)[1])
-            proxies.append(CuttableProxy((PROXY_HOST, wport), ("127.0.0.1", wport)))
-        proc.stdin.write("go\n")
-        proc.stdin.flush()
-        assert proc.stdout.readline().startswith("READY")
-        for proxy in proxies:
-            proxy.cut(60)  # down for a minute: far longer than the client's 3 s
-        proc.stdin.write("go\n")
-        proc.stdin.flush()
-        out, err = proc.communicate(timeout=60)
+        with _relayed_client(server, PARTITIONED, {"GPUSHARE_TIMEOUT": "3"}) as (
+                proc, proxies, _):
+            assert proc.stdout.readline().startswith("READY")
+            for proxy in proxies:
+                proxy.cut(60)  # down for a minute: far longer than the client's 3 s
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+            out, err = proc.communicate(timeout=60)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for proxy in proxies:
-            proxy.close()
         server.stop()
     assert proc.returncode == 0, err
     raised = [line for line in out.splitlines() if line.startswith("RAISED")]

@@ -61,3 +61,13 @@ def test_go_back_n_delivers_everything_exactly_once(lost: set) -> None:
         if r.check(n) == NEW:
             applied.append(msgpack.unpackb(body[0]))
     assert applied == [1, 2, 3, 4, 5, 6]
+
+
+def test_control_messages() -> None:
+    from gpushare.reliable import control, parse_control
+    for kind in ("sync", "state", "ack"):
+        assert parse_control([control(kind, 41)]) == (kind, 41)
+    header = msgpack.packb({"t": "batch", "n": 0})
+    for other in ([header], [control("ack", 1), b""], [msgpack.packb({"t": "ack"})],
+                  [msgpack.packb({"t": "ack", "have": "1"})], [b"\xc1"], [b"x" * 100]):
+        assert parse_control(other) is None

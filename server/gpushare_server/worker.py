@@ -36,7 +36,8 @@ import time
 import msgpack
 import zmq
 
-from gpushare.reliable import GAP, NEW, Receiver, Sender, split_envelope
+from gpushare.reliable import (GAP, NEW, Receiver, Sender, control, parse_control,
+                               split_envelope)
 
 from .backends import load_backend
 from .session import SessionExecutor
@@ -130,21 +131,6 @@ def _handle_safely(executor: SessionExecutor, frames: list) -> list:
                                  "error": f"malformed message ({type(exc).__name__})"})
 
 
-def _control(frames: list) -> dict | None:
-    """An unnumbered one-frame control message from the client (``sync``: where are
-    we; ``ack``: which replies it has), decoded; None for anything else."""
-    if len(frames) != 1 or len(frames[0]) > 256:
-        return None
-    try:
-        value = msgpack.unpackb(frames[0].bytes, raw=False, ext_hook=lambda c, d: None)
-    except Exception:  # noqa: BLE001 - not a control message: the executor answers it
-        return None
-    if isinstance(value, dict) and value.get("t") in ("sync", "ack") and \
-            type(value.get("have")) is int:
-        return value
-    return None
-
-
 def _is_chunk(frames: list) -> bool:
     """Whether ``frames`` is a streamed-upload chunk (which gets no reply)."""
     try:
@@ -226,18 +212,19 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
     def tell(out: zmq.Socket, prefix: list, kind: str) -> None:
         """Send ``state`` (where we are, before resending) or ``ack`` (just that)."""
         told[0] = link_in.last
-        deliver(out, prefix, b"data", [msgpack.packb({"t": kind, "have": link_in.last})])
+        deliver(out, prefix, b"data", [control(kind, link_in.last)])
 
     def serve_message(frames: list, out: zmq.Socket, prefix: list) -> None:
         nonlocal errors_seen
         envelope, frames = split_envelope(frames)
         if envelope is None:
-            control = _control(frames)
-            if control is not None:
-                link_out.acked(control["have"])
-                if control["t"] == "sync":  # the client lost something: resend after
+            message = parse_control(frames)
+            if message is not None and message[0] != "state":  # the client's sync or ack
+                kind, have = message
+                link_out.acked(have)
+                if kind == "sync":  # the client lost something: resend after
                     tell(out, prefix, "state")
-                    for resent in link_out.resend(control["have"]):
+                    for resent in link_out.resend(have):
                         deliver(out, prefix, b"data", resent)
                 return
         else:

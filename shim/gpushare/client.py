@@ -22,7 +22,8 @@ import msgpack
 import zmq
 
 from . import errors
-from .reliable import NEW, GAP, Receiver, Sender, split_envelope
+from .reliable import (GAP, NEW, Receiver, Sender, control, parse_control,
+                       split_envelope)
 from .protocol import (CHUNK_BYTES, PROTOCOL_VERSION, ArrayMeta, Decoder, Encoder,
                        RemoteObject)
 
@@ -198,7 +199,7 @@ class Session:
         after ours, and we resend the calls after its (see ``reliable.py``)."""
         self.resyncs += 1
         _send_frames(self._data if self._data is not None else self._sock,
-                     [msgpack.packb({"t": "sync", "have": self._in.last})])
+                     [control("sync", self._in.last)])
 
     def _poll(self, timeout_ms: int) -> list:
         """The sockets with something to read, waiting at most ``timeout_ms``."""
@@ -451,17 +452,15 @@ class Session:
         ``ack``."""
         envelope, frames = split_envelope(frames)
         if envelope is None:
-            if len(frames) == 1:
-                head = _small_map(frames[0])
-                kind = head.get("t") if head is not None else None
-                if kind == "state":
-                    self._on_state(head)
-                    return None
-                if kind == "ack":  # the worker took our messages up to "have"
-                    if type(head.get("have")) is int:
-                        self._out.acked(head["have"])
-                    return None
-            return frames
+            message = parse_control(frames)
+            if message is None or message[0] == "sync":
+                return frames  # the broker's (pong, fatal...), or not for a client
+            kind, have = message
+            if kind == "state":
+                self._on_state(have)
+            else:  # "ack": the worker took our messages up to "have"
+                self._out.acked(have)
+            return None
         n, ack = envelope
         self._out.acked(ack)
         verdict = self._in.check(n)
@@ -477,12 +476,11 @@ class Session:
         """Tell the worker which of its messages we have (it keeps them until then);
         other messages carry this in their envelope."""
         _send_frames(self._data if self._data is not None else self._sock,
-                     [msgpack.packb({"t": "ack", "have": self._in.last})])
+                     [control("ack", self._in.last)])
 
-    def _on_state(self, head: dict) -> None:
+    def _on_state(self, have: int) -> None:
         """The worker's ``state``: resend the messages it does not have."""
-        have = head.get("have")
-        if type(have) is not int or self._closed or self._lost is not None:
+        if self._closed or self._lost is not None:
             return
         sock = self._data if self._data is not None else self._sock
         for frames in self._out.resend(have):
@@ -734,17 +732,6 @@ def _send_frames(sock: Any, frames: list) -> None:
     for i, frame in enumerate(frames):
         size = frame.nbytes if isinstance(frame, memoryview) else len(frame)
         sock.send(frame, zmq.SNDMORE if i < last else 0, copy=size < ZERO_COPY_MIN)
-
-
-def _small_map(frame: Any) -> dict | None:
-    """A small one-frame control message (``state``), decoded; None otherwise."""
-    if len(frame) > 256:
-        return None
-    try:
-        value = msgpack.unpackb(frame.bytes, raw=False, ext_hook=lambda code, data: None)
-    except Exception:  # noqa: BLE001 - not a control message
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _handle_of(obj: Any) -> int | None:

@@ -40,7 +40,7 @@ from typing import Any
 import msgpack
 
 __all__ = ["NEW", "DUPLICATE", "GAP", "Sender", "Receiver", "HeadFrame", "split_envelope",
-           "stamp_frames"]
+           "stamp_frames", "control", "parse_control"]
 
 NEW, DUPLICATE, GAP = "new", "duplicate", "gap"
 
@@ -109,6 +109,30 @@ def stamp_frames(frames: list, n: int, ack: int) -> list:
     first = frames[0]
     return [msgpack.packb([n, ack]) + (first if isinstance(first, bytes) else bytes(first)),
             *frames[1:]]
+
+
+#: the unnumbered control messages: client -> worker ``sync`` and ``ack``, worker ->
+#: client ``state`` and ``ack``; each says the last message its sender has
+CONTROL_KINDS = ("sync", "state", "ack")
+
+
+def control(kind: str, have: int) -> bytes:
+    """The one frame of a control message."""
+    return msgpack.packb({"t": kind, "have": have})
+
+
+def parse_control(frames: list) -> tuple[str, int] | None:
+    """``(kind, have)`` when ``frames`` is an unnumbered control message; None else."""
+    if len(frames) != 1 or len(frames[0]) > 64:
+        return None
+    try:
+        value = msgpack.unpackb(_raw(frames[0]), raw=False, ext_hook=lambda c, d: None)
+    except Exception:  # noqa: BLE001 - not a control message
+        return None
+    if isinstance(value, dict) and value.get("t") in CONTROL_KINDS and \
+            type(value.get("have")) is int:
+        return value["t"], value["have"]
+    return None
 
 
 class Sender:
