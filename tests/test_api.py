@@ -341,3 +341,25 @@ def test_cupyx_scatter_and_scipy(cp):
     cupyx.scatter_max(a, cp.asarray([4, 0]), cp.asarray([7.0, -1.0]))
     assert a.tolist() == [1, 2, 0, 1, 7]
     numpy.testing.assert_allclose(special.erf(cp.asarray([0.5])).get(), [0.5204998778])
+
+
+def test_pipelined_operators_keep_identity_errors_and_bounded_bookkeeping(cp):
+    """The operator fast path (proxies and Python scalars) gives what the general
+    path gives; dead proxies leave no entries behind; a result returned as an array
+    the client already holds is that very proxy."""
+    from gpushare import client
+    x = cp.arange(1000, dtype=cp.float32)
+    for _ in range(5000):
+        x = x + 1.0
+    assert float(x[0]) == 5000.0 and x.dtype == numpy.float32
+    y = 2 * x - True            # reflected operator, a bool scalar
+    assert y.dtype == numpy.float32 and float(y[1]) == 2.0 * 5001 - 1
+    big = cp.arange(3, dtype=cp.int64) + (1 << 62)  # still a plain int64 on the wire
+    assert big.tolist() == [(1 << 62) + k for k in range(3)]
+    with pytest.raises(OverflowError):
+        cp.arange(3, dtype=cp.uint8) + 300  # NEP 50: CuPy's (and NumPy's) error
+    with pytest.raises(TypeError):
+        cp.arange(3) + object()
+    table = client.get_session().proxies
+    assert len(table._refs) < 4 * 1024  # 5000 dead proxies were swept
+    assert x.astype(numpy.float32, copy=False) is x

@@ -1,11 +1,13 @@
 """The direct data path: a session's calls go straight to its worker's socket."""
 from __future__ import annotations
 
+import threading
+
 import numpy
 import pytest
 import zmq
 
-from _servers import ServerProcess
+from _servers import ServerProcess, wait_for
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -28,6 +30,44 @@ def test_calls_and_copies_take_the_direct_path(server):
         assert float(s.call("method", "sum", (a,)).get()) == pytest.approx(host.sum())
     finally:
         s.close()
+
+
+def test_a_busy_polling_worker_still_answers_its_broker(monkeypatch):
+    """Round trips back to back, the worker (``--spin-us``) and the client
+    (``GPUSHARE_SPIN_US``) both polling before they sleep: every answer is exact, and
+    meanwhile the worker still gives the broker fresh figures for ``gpushare status``
+    and stops when the server stops."""
+    from gpushare import client
+    from gpushare.cli import query_status
+    monkeypatch.setattr(client, "SPIN_S", 300e-6)
+    srv = ServerProcess("--spin-us", "300")
+    try:
+        s = _session(srv.address)
+        x = s.call("call", "cupy.arange", (1000,))
+        stop, done, failures = threading.Event(), [0], []
+
+        def round_trips() -> None:
+            try:
+                while not stop.is_set():
+                    total = s.call("method", "__float__", (s.call("method", "sum", (x,)),))
+                    assert total == 499500.0
+                    done[0] += 1
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                failures.append(exc)
+        loop = threading.Thread(target=round_trips)
+        loop.start()
+        try:
+            wait_for(lambda: done[0] >= 300 or failures, timeout=30)
+            for _ in range(3):  # each answered while the loop keeps the worker busy
+                (mine,) = query_status(srv.address, timeout=10, wait=5)["sessions"]
+                assert not mine["stale"] and mine["calls"] >= 300, mine
+        finally:
+            stop.set()
+            loop.join(30)
+        assert not failures and done[0] >= 300
+        s.close()
+    finally:
+        assert srv.stop() == 0
 
 
 def test_without_direct_everything_goes_through_the_broker(monkeypatch):

@@ -225,7 +225,8 @@ def test_the_server_never_opens_a_path_the_client_names(cp):
     d = cp.zeros(100)
     for value in (["put", d._gs_id, 0, 99, 10], ["put", d._gs_id, -8, 0, 16],
                   ["put", d._gs_id, 0, 0, 1 << 30], ["open", "/etc/passwd"], "/etc/passwd",
-                  ["free", 1, 99]):
+                  ["free", 1, 99], ["up", 1, d._gs_id, 0, 16], ["up", 1, "/etc/passwd", 0, 16, 0],
+                  ["up", 1, d._gs_id, 0, 16, 0.5], ["up", 1, d._gs_id, 0, 16, 0, 0], ["up"]):
         s._send_data([msgpack.packb({"t": "batch", "n": 0, "chunk": None, "shm": value,
                                      "path": "/etc/passwd"})])
     assert float(d.sum()) == 0.0                                    # the session goes on
@@ -291,3 +292,279 @@ def test_through_the_broker_without_the_direct_path(monkeypatch):
     finally:
         client.reset_session()
         srv.stop()
+
+
+# --- the counter hand-off (slots change hands through the header's counts) -------------
+
+def _ring():
+    ring = _session().__dict__.get("_gs_shm")
+    assert ring, "the shared-memory ring is not open"
+    return ring
+
+
+def _counts(ring):
+    from gpushare import shm
+    return {name: int(ring.words[getattr(shm, name)]) for name in (
+        "UP_PRODUCED", "UP_CONSUMED", "DOWN_PRODUCED", "DOWN_CONSUMED", "ABORT")}
+
+
+def test_sizes_around_slot_boundaries_both_ways(cp):
+    from gpushare.protocol import STREAM_MIN
+    numpy.testing.assert_array_equal(cp.asarray(numpy.ones(MiB)).get(), numpy.ones(MiB))
+    ring = _ring()
+    s_, n = ring.slot_bytes, ring.slots
+    sizes = sorted({k * s_ + d for k in (1, 2, n - 1, n, n + 1, 2 * n, 3 * n + 1)
+                    for d in (-1, 0, 1)} | {STREAM_MIN - 1, STREAM_MIN})
+    rng = numpy.random.default_rng(7)
+    for size in sizes:
+        host = rng.integers(0, 256, size, dtype=numpy.uint8)
+        before = list(_session().shm_bytes)
+        d = cp.asarray(host)                                        # upload, new array
+        back = d.get()                                              # download, new array
+        numpy.testing.assert_array_equal(back, host)
+        host2 = host[::-1].copy()
+        d.set(host2)                                                # into an existing one
+        out = numpy.zeros(size, numpy.uint8)
+        assert d.get(out=out) is out                                # straight into ours
+        numpy.testing.assert_array_equal(out, host2)
+        moved = [a - b for a, b in zip(_session().shm_bytes, before)]
+        assert moved == ([2 * size, 2 * size] if size >= STREAM_MIN else [0, 0]), size
+    counts = _counts(ring)                                          # every slot handed back
+    assert counts["UP_PRODUCED"] == counts["UP_CONSUMED"] > 0
+    assert counts["DOWN_PRODUCED"] == counts["DOWN_CONSUMED"] > 0
+    assert counts["ABORT"] == 0
+    up, down, worker = _moved()
+    assert worker["bytes_in"] == up and worker["bytes_out"] == down
+
+
+def test_many_transfers_back_to_back_both_ways(cp):
+    rng = numpy.random.default_rng(8)
+    numpy.testing.assert_array_equal(cp.asarray(numpy.ones(MiB)).get(), numpy.ones(MiB))
+    ring = _ring()
+    before = _counts(ring)
+    d = cp.zeros((1200, 1000), dtype=numpy.float32, order="F")
+    total_up = total_down = 0
+    for i in range(60):
+        rows = 300 + 37 * i
+        host = rng.standard_normal((rows, 1000)).astype(numpy.float32)
+        if i % 3 == 0:
+            host = numpy.asfortranarray(host)
+        a = cp.asarray(host)
+        b = a * 2                                                   # a call between copies
+        numpy.testing.assert_array_equal(b.get(), host * 2)
+        numpy.testing.assert_array_equal(cp.asnumpy(a), host)
+        total_up += host.nbytes
+        total_down += 2 * host.nbytes
+        if i % 10 == 0:
+            f = numpy.asfortranarray(rng.random((1200, 1000), dtype=numpy.float32))
+            d.set(f)
+            out = numpy.empty((1200, 1000), numpy.float32, order="F")
+            d.get(out=out)
+            numpy.testing.assert_array_equal(out, f)
+    after = _counts(ring)
+    assert after["UP_PRODUCED"] == after["UP_CONSUMED"] > before["UP_PRODUCED"]
+    assert after["DOWN_PRODUCED"] == after["DOWN_CONSUMED"]
+    assert after["DOWN_CONSUMED"] - before["DOWN_CONSUMED"] >= total_down // ring.slot_bytes
+    assert after["ABORT"] == 0
+
+
+class _StopAt:
+    """Runs ``action`` once, just before the client's ``nth`` copy into or out of the
+    ring (``numpy.copyto`` on a slot), then lets the copy go on."""
+
+    def __init__(self, monkeypatch, ring, nth, action):
+        self.whole = numpy.frombuffer(ring.mm, numpy.uint8)
+        self.seen, self.nth, self.action = 0, nth, action
+        self.copyto = numpy.copyto
+        monkeypatch.setattr(numpy, "copyto", self)
+
+    def __call__(self, dst, src, *args, **kwargs):
+        if numpy.may_share_memory(dst, self.whole) or numpy.may_share_memory(src, self.whole):
+            self.seen += 1
+            if self.seen == self.nth:
+                self.action()
+        return self.copyto(dst, src, *args, **kwargs)
+
+
+@pytest.fixture
+def own_server(monkeypatch):
+    """An ipc server of our own (its worker gets killed) and a session on it whose
+    timeout is short."""
+    tmp = tempfile.mkdtemp(prefix="gpushare-shm-test-")
+    srv = ServerProcess(bind=f"ipc://{tmp}/server", env={"GPUSHARE_TIMEOUT": "3"})
+    monkeypatch.delenv("GPUSHARE_SHM", raising=False)
+    monkeypatch.setenv("GPUSHARE_TIMEOUT", "5")
+    try:
+        yield srv
+    finally:
+        from gpushare import client
+        client.reset_session()
+        srv.stop()
+        os.rmdir(tmp) if os.path.isdir(tmp) and not os.listdir(tmp) else None
+
+
+def _signal_when(ring, word, count, pid, signum):
+    """An action: wait (bounded) until the worker's ``word`` count reaches ``count``, so
+    it is in the middle of the copy, then send it ``signum``."""
+    import time
+
+    def action():
+        deadline = time.monotonic() + 30
+        while ring.words[word] < count:
+            assert time.monotonic() < deadline, "the worker never got to the copy"
+        os.kill(pid, signum)
+    return action
+
+
+@pytest.mark.parametrize("direction", ["upload", "download"])
+@pytest.mark.parametrize("how", ["killed", "stopped"])
+def test_a_worker_gone_mid_copy_is_a_clear_error_not_a_hang(own_server, monkeypatch,
+                                                            direction, how):
+    """Killed: the broker says the session is lost. Stopped (SIGSTOP: the broker still
+    says it is alive): the client gives up after its timeout without progress."""
+    import signal
+    import time
+
+    from gpushare import errors, shm
+    cupy, s = _connect(monkeypatch, own_server.address)
+    assert s.timeout == 5
+    if how == "stopped":
+        s.timeout = 2
+    signum = signal.SIGKILL if how == "killed" else signal.SIGSTOP
+    numpy.testing.assert_array_equal(cupy.asarray(numpy.ones(MiB)).get(), numpy.ones(MiB))
+    ring = _ring()
+    pid = s.call("info", None)["pid"]
+    host = numpy.random.default_rng(9).random(ring.slots * ring.slot_bytes)  # 8 rings
+    if direction == "upload":
+        base = int(ring.words[shm.UP_CONSUMED])
+        # before our (slots + 2)th slot the worker has emptied two, and waits for more
+        _StopAt(monkeypatch, ring, ring.slots + 2,
+                _signal_when(ring, shm.UP_CONSUMED, base + 2, pid, signum))
+        copy = lambda: cupy.asarray(host)                          # noqa: E731
+    else:
+        d = cupy.asarray(host)
+        s.synchronize()
+        base = int(ring.words[shm.DOWN_PRODUCED])
+        # before our third slot the worker has filled more than the ring, and waits
+        _StopAt(monkeypatch, ring, 3, _signal_when(ring, shm.DOWN_PRODUCED,
+                                                   base + ring.slots, pid, signum))
+        copy = d.get
+    expected = errors.SessionLostError if how == "killed" else errors.ServerUnavailableError
+    started = time.monotonic()
+    try:
+        with pytest.raises(expected) as info:
+            copy()
+        took = time.monotonic() - started
+        assert took < s.timeout + 10
+        if how == "stopped":
+            assert took >= s.timeout and "in the middle of a copy" in str(info.value)
+            assert int(ring.words[shm.ABORT]) == 1                 # the worker is told
+        with pytest.raises(errors.GpushareError):                  # it stays lost, at once
+            s.call("info", None)
+    finally:
+        if how == "stopped":
+            os.kill(pid, signal.SIGCONT)
+    from gpushare import client                                    # the server goes on
+    client.reset_session()
+    cupy, s = _connect(monkeypatch, own_server.address)
+    numpy.testing.assert_array_equal(cupy.asarray(host[:MiB]).get(), host[:MiB])
+
+
+def test_a_client_that_stalls_mid_copy_is_dropped_by_the_worker(own_server, monkeypatch):
+    """The worker gives up on a client that makes no progress (the server's
+    GPUSHARE_TIMEOUT, 3 s here) and sets the abort word; the client, when it goes on,
+    gets a clear error instead of waiting for its own timeout."""
+    import time
+
+    from gpushare import errors, shm
+    cupy, s = _connect(monkeypatch, own_server.address)
+    s.timeout = 60                                                 # not what ends it
+    numpy.testing.assert_array_equal(cupy.asarray(numpy.ones(MiB)).get(), numpy.ones(MiB))
+    ring = _ring()
+
+    def stall():                                                   # until the worker quits
+        deadline = time.monotonic() + 30
+        while not ring.words[shm.ABORT]:
+            assert time.monotonic() < deadline, "the worker never gave up"
+            time.sleep(0.01)
+    _StopAt(monkeypatch, ring, 2, stall)
+    host = numpy.random.default_rng(10).random(3 * ring.slots * ring.slot_bytes // 8)
+    started = time.monotonic()
+    with pytest.raises(errors.RemoteProtocolError, match="abandoned"):
+        cupy.asarray(host)
+    assert time.monotonic() - started < 30
+    assert int(ring.words[shm.ABORT]) == 2
+
+
+def test_only_where_stores_keep_their_order(monkeypatch):
+    """The counters rely on x86-64's store order: elsewhere neither side offers the ring
+    (copies stream as messages)."""
+    from gpushare import shm
+    from gpushare_server import shm as server_shm
+    monkeypatch.delenv("GPUSHARE_SHM", raising=False)
+    assert shm.wanted("ipc:///tmp/x") == shm.TSO
+    monkeypatch.setattr(shm, "TSO", False)
+    monkeypatch.setattr(server_shm, "TSO", False)
+    monkeypatch.setenv("GPUSHARE_SHM", "1")
+    assert not shm.wanted("ipc:///tmp/x") and not shm.wanted("tcp://127.0.0.1:1")
+    assert not server_shm.allowed("ipc:///tmp/x")
+
+
+@pytest.mark.parametrize("direction", ["upload", "download"])
+def test_an_interrupted_copy_leaves_the_ring_and_the_session_goes_on(own_server,
+                                                                     monkeypatch, direction):
+    """Ctrl-C in the middle of a copy: the client leaves the ring (the abort word tells
+    the worker, which stops waiting at once) and later copies stream as messages."""
+    import time
+
+    from gpushare import shm
+    cupy, s = _connect(monkeypatch, own_server.address)
+    numpy.testing.assert_array_equal(cupy.asarray(numpy.ones(MiB)).get(), numpy.ones(MiB))
+    ring = _ring()
+    host = numpy.random.default_rng(12).random(ring.slots * ring.slot_bytes)  # 8 rings
+    d = cupy.asarray(host)
+    s.synchronize()
+
+    def interrupt():
+        raise KeyboardInterrupt
+    _StopAt(monkeypatch, ring, 3, interrupt)
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        d.set(host * 2) if direction == "upload" else d.get()
+    assert int(ring.words[shm.ABORT]) == 1 and s.__dict__["_gs_shm"] is None
+    moved = list(s.shm_bytes)
+    info = s.call("info", None)                                    # answers at once: the
+    assert time.monotonic() - started < 10                        # worker did not wait
+    assert not info["shm"]["active"]
+    numpy.testing.assert_array_equal(cupy.asarray(host).get(), host)  # streamed now
+    d.set(host * 3)
+    numpy.testing.assert_array_equal(d.get(), host * 3)
+    assert s.shm_bytes == moved
+
+
+def test_a_worker_paused_before_it_begins_an_upload_is_waited_for(own_server, monkeypatch):
+    """Stopped (SIGSTOP) before it takes the announce, for longer than the client's
+    timeout: while the broker says the session is alive the client waits, as any
+    wait does; once the worker goes on, the copy completes (its no-progress clock
+    starts when the worker begins)."""
+    import signal
+    import threading
+    import time
+    cupy, s = _connect(monkeypatch, own_server.address)
+    numpy.testing.assert_array_equal(cupy.asarray(numpy.ones(MiB)).get(), numpy.ones(MiB))
+    ring = _ring()
+    pid = s.call("info", None)["pid"]
+    s.timeout = 1.5
+    host = numpy.random.default_rng(13).random(3 * ring.slots * ring.slot_bytes // 8)
+    os.kill(pid, signal.SIGSTOP)
+    resume = threading.Timer(2 * s.timeout, os.kill, (pid, signal.SIGCONT))
+    resume.start()
+    try:
+        started = time.monotonic()
+        d = cupy.asarray(host)
+        took = time.monotonic() - started
+    finally:
+        resume.join()
+        os.kill(pid, signal.SIGCONT)
+    assert took > s.timeout
+    numpy.testing.assert_array_equal(d.get(), host)

@@ -44,8 +44,8 @@ import zmq
 from gpushare import __version__
 from gpushare.protocol import PROTOCOL_VERSION, Encoder
 from gpushare.reliable import split_envelope
+from gpushare.wire import send_frames
 
-from .worker import send_frames
 
 log = logging.getLogger("gpushare.server")
 
@@ -121,6 +121,7 @@ class BrokerOptions:
     metrics_addr: str = "127.0.0.1"
     direct: bool = True  # clients talk to their worker directly (see worker.py)
     key_limits: str | None = None  # a TOML file of per-key limits (limits.py)
+    spin_us: float = 0.0  # workers poll this long for the client's next message (worker.py)
 
 
 UNKNOWN_SESSION = ("gpushare: this session is unknown to the server (the server restarted, "
@@ -248,6 +249,8 @@ class Broker:
         if direct_bind:
             cmd += ["--direct-bind", direct_bind,
                     "--max-message-size", str(max(0, self.max_message_size))]
+            if self.options.spin_us > 0:
+                cmd += ["--spin-us", str(self.options.spin_us)]
             if self.options.server_key:
                 cmd += ["--server-key", str(self.options.server_key),
                         "--authorized-keys", str(self.options.authorized_keys)]

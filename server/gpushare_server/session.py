@@ -10,6 +10,7 @@ raises the error at its next point that waits.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import warnings
@@ -41,6 +42,22 @@ ARRAY_DUNDERS = frozenset({
 })
 
 
+#: values ``_resolve`` passes through as they are
+_PLAIN = frozenset({int, float, str, bool, bytes, type(None)})
+
+
+#: the first warnings filter while ``record_warnings`` is in force
+_ALWAYS = [("always", None, Warning, None, 0)]
+
+
+class _WarningLog(list):
+    """The warnings of the batch being run (``SessionExecutor.record_warnings``)."""
+
+    def showwarning(self, message: Any, category: type, filename: str, lineno: int,
+                    file: Any = None, line: Any = None) -> None:
+        self.append(warnings.WarningMessage(message, category, filename, lineno, file, line))
+
+
 def _unwrap(value: Any) -> Any:
     return value.array if isinstance(value, HostArray) else value
 
@@ -56,6 +73,7 @@ class SessionExecutor:
         self.handles = HandleTable()
         self.failed_seq: int | None = None  # set while an error is unacknowledged
         self.calls = 0
+        self._recorder: _WarningLog | None = None
         # called as after_call(out_id, result) once a call's result is stored; it may
         # raise to fail the call (the memory quota, see quota.py)
         self.after_call: Any = None
@@ -64,8 +82,16 @@ class SessionExecutor:
         self.shm_allowed = False
         self._shm: Any = None          # confirmed segment
         self._shm_pending: Any = None  # created, waiting for the client's nonce
-        self._down: Any = None         # the download being written into the ring
+        self._downs: list = []         # downloads to write into the ring after the reply
         self.shm_bytes = [0, 0]        # bytes copied through the ring: in, out
+
+    def record_warnings(self) -> None:
+        """Record every warning of this process for the batch being run, once and for
+        all (cheaper than a recorder per batch). For a process that runs nothing but
+        this session (the worker): it changes ``warnings``' global state."""
+        self._recorder = _WarningLog()
+        warnings.simplefilter("always")
+        warnings.showwarning = self._recorder.showwarning
 
     # --- messages ---------------------------------------------------------------
     def handle(self, frames: list) -> list:
@@ -99,27 +125,20 @@ class SessionExecutor:
         return []
 
     def take_outbox(self) -> Any:
-        """Messages to send after the reply (the chunks of streamed downloads). While a
-        shared-memory download has free slots, an iterable that fills each slot only
-        as the previous message is being sent, so the client's copy out of slot k
-        overlaps ours into slot k+1."""
+        """Messages to send after the reply (the chunks of streamed downloads). After a
+        shared-memory download's reply, an iterable that, once those are sent, writes
+        the download into the ring (``_fill_ring``) and yields nothing more."""
         out, self.outbox = self.outbox, []
-        down = self._down
-        if down is None or not down["free"] or down["next"] >= down["total"]:
+        if not self._downs:
             return out
         return self._fill_ring(out)
 
     # --- shared memory (same host, opt-in; the segment is ours, see shm.py) -------
-    @staticmethod
-    def _shm_reply(value: list) -> list:
-        # "done"-shaped, so that a stray one is harmless to the client's reply handler
-        return [msgpack.packb({"t": "done", "shm": value})]
-
     def _shm_open(self, args: Any, kwargs: Any) -> Any:
         from . import shm
         if args or set(kwargs) - {"slots", "slot_bytes"}:
             raise TypeError("shm_open takes only slots= and slot_bytes=")
-        slots, slot_bytes = kwargs.get("slots", 4), kwargs.get("slot_bytes", 4 << 20)
+        slots, slot_bytes = kwargs.get("slots", 4), kwargs.get("slot_bytes", 1 << 20)
         shm.check_ring(slots, slot_bytes)  # a refused request leaves the ring as it is
         self._shm_drop()
         if not self.shm_allowed:
@@ -151,74 +170,124 @@ class SessionExecutor:
     def _shm_drop(self) -> None:
         for seg in (self._shm, self._shm_pending):
             if seg is not None:
-                seg.close()
-        self._shm = self._shm_pending = self._down = None
+                seg.close()  # (sets the abort word: a client waiting on it stops)
+        self._shm = self._shm_pending = None
+        self._downs = []
+
+    def _shm_wait(self, index: int, target: int) -> None:
+        """Wait until the client's counter ``index`` reaches ``target``; ``shm.Aborted``
+        when the client gave up, or after ``shm.TIMEOUT`` seconds without it."""
+        from gpushare.shm import Aborted, wait
+
+        from .shm import TIMEOUT
+
+        def idle(waited: float) -> None:
+            if waited > TIMEOUT:
+                raise Aborted(f"the client made no progress for {TIMEOUT:.0f} s")
+        wait(self._shm.words, index, target, idle)
+
+    def _shm_abort(self, exc: Exception) -> None:
+        """Give up on the ring (the client learns it from the abort word); later copies
+        stream as messages."""
+        log.warning("shared-memory copy abandoned: %s", exc)
+        self._shm_drop()
 
     def _shm_message(self, value: Any) -> list:
-        """A client's ring message (numbered like a chunk; never answered with a reply of
-        its own): ``["put", hid, offset, slot, nbytes]`` (an upload's slot is full: copy
-        it into the array, then say the slot is free) or ``["free", stream, slot]`` (a
-        download's slot was read: refill it)."""
+        """A client's upload through the ring (numbered like a chunk; no reply):
+        ``["up", xfer, hid, offset, nbytes, base]``. Empty each slot into array ``hid``
+        at ``offset`` as the client's count says it is full, and count it emptied; back
+        to the loop once all ``nbytes`` are in (the worker serves nothing meanwhile).
+        Slots of an array that cannot take them (its creation failed: that error
+        surfaces at the client's next wait) are emptied all the same."""
+        from gpushare.shm import ABORT, UP_CONSUMED, UP_PRODUCED, XFER, Aborted
         seg = self._shm
-        if not isinstance(value, list) or not value:
+        if seg is None or not (isinstance(value, list) and len(value) == 6 and
+                               value[0] == "up" and all(type(v) is int for v in value[1:])):
             return []
-        if seg is None:  # the client thinks it has a ring: say it has not (never hang it)
-            if value[0] == "put":
-                self.outbox.append(self._shm_reply(["none"]))
+        if seg.words[ABORT]:  # the client left the ring (it sends no more of these)
+            self._shm_drop()
             return []
-        if value[0] == "put" and len(value) == 5 and all(type(v) is int for v in value[1:]):
-            hid, offset, slot, size = value[1:]
-            if not 0 <= slot < seg.slots:
-                return []
-            try:
-                arr = self.handles.get(hid)
-                if size < 0 or size > seg.slot_bytes or offset < 0 or \
-                        offset + size > arr.nbytes:
-                    raise ValueError("slot outside the array")
-                self.backend.write_bytes(arr, offset, seg.slot(slot)[:size])
-                self.shm_bytes[0] += size
-            except Exception as exc:  # noqa: BLE001 - the upload's array stays as it is
-                log.debug("dropped an upload slot: %s", exc)
-            self.outbox.append(self._shm_reply(["free", slot]))
-        elif value[0] == "free" and len(value) == 3 and all(type(v) is int for v in value[1:]):
-            down = self._down
-            if down is not None and value[1] == down["stream"] and 0 <= value[2] < seg.slots \
-                    and value[2] not in down["free"]:
-                down["free"].append(value[2])
+        xfer, hid, offset, total, base = value[1:]
+        words = seg.words
+        if base != words[UP_CONSUMED] or total < 0:  # not where we are: the ring is lost
+            self._shm_abort(ValueError("an upload out of step with the ring"))
+            return []
+        arr = None
+        try:
+            arr = self.handles.get(hid)
+            if offset < 0 or offset + total > arr.nbytes:
+                raise ValueError("the upload does not fit its array")
+        except Exception as exc:  # noqa: BLE001 - the upload's array stays as it is
+            log.debug("an upload through the ring goes nowhere: %s", exc)
+            arr = None
+        words[XFER] = xfer
+        slots, slot_bytes, done = seg.slots, seg.slot_bytes, base
+        try:
+            for pos in range(0, total, slot_bytes):
+                if words[UP_PRODUCED] <= done:  # not filled yet
+                    self._shm_wait(UP_PRODUCED, done + 1)
+                if arr is not None:
+                    size = min(slot_bytes, total - pos)
+                    try:
+                        self.backend.write_bytes(arr, offset + pos,
+                                                 seg.slot(done % slots)[:size])
+                        self.shm_bytes[0] += size
+                    except Exception as exc:  # noqa: BLE001
+                        log.debug("dropped an upload slot: %s", exc)
+                        arr = None
+                done += 1
+                words[UP_CONSUMED] = done
+        except Aborted as exc:
+            self._shm_abort(exc)
         return []
 
     def _shm_download(self, arr: Any) -> dict:
-        """Start writing ``arr`` through the ring; the reply carries this descriptor and
-        the ``ready`` messages follow it (``take_outbox``)."""
-        from collections import deque
+        """Queue ``arr`` to be written through the ring once the reply carrying this
+        descriptor is sent (``take_outbox``); ``base``: the count of download slots
+        before its first. Streamed as messages instead once the client left the ring."""
+        from gpushare.shm import ABORT, DOWN_PRODUCED
+        if self._shm.words[ABORT]:
+            self._shm_drop()
+            return self._stream(self.backend.download(arr))
         if not (arr.flags.c_contiguous or arr.flags.f_contiguous):
             arr = self.backend.function("cupy.ascontiguousarray")(arr)
         f = arr.flags.f_contiguous and not arr.flags.c_contiguous
         self._streams += 1
-        sid = self._streams
-        self._down = {"stream": sid, "array": arr, "next": 0, "total": int(arr.nbytes),
-                      "free": deque(range(self._shm.slots))}
-        return {"stream": sid, "shm": True, "descr": dtype_to_wire(arr.dtype),
-                "shape": list(arr.shape), "order": "F" if f else "C", "nbytes": int(arr.nbytes)}
+        slot_bytes = self._shm.slot_bytes
+        if self._downs:
+            before, size, _ = self._downs[-1]
+            base = before + -(-size // slot_bytes)
+        else:
+            base = int(self._shm.words[DOWN_PRODUCED])
+        self._downs.append((base, int(arr.nbytes), arr))
+        return {"stream": self._streams, "shm": True, "base": base,
+                "descr": dtype_to_wire(arr.dtype), "shape": list(arr.shape),
+                "order": "F" if f else "C", "nbytes": int(arr.nbytes)}
 
     def _fill_ring(self, first: list) -> Any:
+        """Yield ``first``, then write the queued downloads into the ring: fill each
+        slot as the client's count says it is free, and count it filled."""
+        from gpushare.shm import DOWN_CONSUMED, DOWN_PRODUCED
         yield from first
-        while True:
-            down, seg = self._down, self._shm
-            if down is None or seg is None or not down["free"] or down["next"] >= down["total"]:
+        downs, self._downs = self._downs, []
+        seg = self._shm
+        for base, total, arr in downs:
+            if seg is None or self._shm is not seg:
                 return
-            slot = down["free"].popleft()
-            offset = down["next"]
-            size = min(seg.slot_bytes, down["total"] - offset)
-            down["next"] = offset + size
+            slots, slot_bytes, words = seg.slots, seg.slot_bytes, seg.words
+            done = base
             try:
-                self.backend.read_bytes(down["array"], offset, seg.slot(slot)[:size])
-                self.shm_bytes[1] += size
-            except Exception as exc:  # noqa: BLE001 - never raise into the worker's loop
-                log.warning("shared-memory download failed: %s", exc)
-            if down["next"] >= down["total"]:
-                self._down = None  # the client frees nothing more: the ring is idle
-            yield self._shm_reply(["ready", down["stream"], slot, offset, size])
+                for pos in range(0, total, slot_bytes):
+                    if words[DOWN_CONSUMED] <= done - slots:  # every slot is full
+                        self._shm_wait(DOWN_CONSUMED, done + 1 - slots)
+                    size = min(slot_bytes, total - pos)
+                    self.backend.read_bytes(arr, pos, seg.slot(done % slots)[:size])
+                    self.shm_bytes[1] += size
+                    done += 1
+                    words[DOWN_PRODUCED] = done
+            except Exception as exc:  # noqa: BLE001 - never raise into the worker's loop;
+                self._shm_abort(exc)  # the client gets an error, not wrong bytes
+                return
 
     def _stream(self, host: Any) -> dict:
         """Queue ``host`` as chunk messages; return the descriptor the reply carries."""
@@ -250,9 +319,20 @@ class SessionExecutor:
         encoder = Encoder(remote_of=self._remote_of, first_frame=1)
         calls = decoder.iter_stream(1) if int(header.get("n", 0)) else ()
         # warnings of the whole batch travel with its reply (even those of a call that
-        # then failed); one recorder per batch, not per call
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        # then failed): recorded by the process-wide recorder when the worker installed
+        # one (``record_warnings``), else by one recorder per batch
+        recorder = self._recorder
+        if recorder is not None:
+            recorder.clear()
+            if warnings.filters[:1] != _ALWAYS or warnings.showwarning != recorder.showwarning:
+                self.record_warnings()  # something changed the process's warning state
+                recorder = self._recorder
+            recording: Any = contextlib.nullcontext(recorder)
+        else:
+            recording = warnings.catch_warnings(record=True)
+        with recording as caught:
+            if recorder is None:
+                warnings.simplefilter("always")
             for index, call in enumerate(calls):
                 while next_release < len(releases) and releases[next_release][0] <= index:
                     self.handles.release(releases[next_release][1])
@@ -285,8 +365,13 @@ class SessionExecutor:
                           for w in caught]
         for _, hid in releases[next_release:]:
             self.handles.release(hid)
-        reply = {"t": "done", "upto": upto, "results": results, "error": error,
-                 "skipped": skipped, "warnings": batch_warnings}
+        reply: dict = {"t": "done", "upto": upto, "results": results}
+        if error is not None:  # (absent keys are empty: the usual reply stays small)
+            reply["error"] = error
+        if skipped:
+            reply["skipped"] = skipped
+        if batch_warnings:
+            reply["warnings"] = batch_warnings
         if self._output is not None:
             printed = self._output()
             if printed:
@@ -389,6 +474,13 @@ class SessionExecutor:
 
     def _resolve(self, value: Any) -> Any:
         """Replace handle references by the objects they name."""
+        kind = type(value)
+        if kind in _PLAIN:
+            return value
+        if kind is list:
+            return [v if type(v) in _PLAIN else self._resolve(v) for v in value]
+        if kind is dict:
+            return {k: v if type(v) in _PLAIN else self._resolve(v) for k, v in value.items()}
         if isinstance(value, HandleRef):
             return self.handles.get(value.id)
         if isinstance(value, list):

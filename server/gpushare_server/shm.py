@@ -2,8 +2,8 @@
 
 Opt-in and worker-owned: the *worker* creates the segment, a regular file in
 ``/dev/shm`` made with ``O_CREAT | O_EXCL | O_NOFOLLOW``, mode 0600, under a random
-unguessable name; the client only ever names a slot index of that segment (never a
-path), so a client cannot make the server open anything it chooses.
+unguessable name; the client never names a path (only counts of slots, which the
+worker bounds), so a client cannot make the server open anything it chooses.
 
 The client proves it shares the host by attaching the segment by name and echoing
 the random nonce the worker wrote at its start (``shm_confirm``); the worker then
@@ -13,9 +13,14 @@ confirmation never comes is unlinked at the next ``shm_open``, at ``shm_close``,
 the worker exits (atexit), or, after a crash in that short window, by the next worker
 of the same user that opens a segment (names carry the creating pid; ``sweep``).
 
-Layout: a 4 KiB header (the 16-byte nonce first), then ``slots`` slots of
-``slot_bytes`` each. See ``session.py`` (``shm_*`` operations, ``_shm_message``) for
-the protocol and ``gpushare/shm.py`` for the client side.
+Layout: a 4 KiB header (the 16-byte nonce first, then the hand-off counters and the
+abort word described in ``gpushare/shm.py``), then ``slots`` slots of ``slot_bytes``
+each. Slots change hands through those counters, not messages: the worker empties an
+upload's slots as the client's count says they are full and fills a download's as
+the client's count says they are free (``session.py``: ``_shm_message``,
+``_fill_ring``), giving up after ``TIMEOUT`` seconds without progress (the abort
+word tells the client). Offered only on x86-64, whose store order the counters rely
+on (``gpushare.shm.TSO``).
 """
 from __future__ import annotations
 
@@ -26,6 +31,8 @@ import re
 import secrets
 from typing import Any
 
+from gpushare.shm import ABORT, LAYOUT_BYTES, TSO
+
 SHM_DIR = "/dev/shm"
 HEADER = 4096
 NONCE_BYTES = 16
@@ -34,33 +41,33 @@ MIN_SLOT_BYTES, MAX_SLOT_BYTES = 1 << 20, 64 << 20
 _NAME = re.compile(r"gpushare-(\d+)-[0-9a-f]{32}\Z")
 
 
+def _timeout() -> float:
+    try:
+        return float(os.environ.get("GPUSHARE_TIMEOUT", "") or 30.0)
+    except ValueError:
+        return 30.0
+
+
+#: seconds a ring copy waits for a client that makes no progress before it gives up
+#: (the server's ``GPUSHARE_TIMEOUT``, default 30)
+TIMEOUT = _timeout()
+
+
 def allowed(direct_bind: str | None) -> bool:
     """Whether this server offers shared memory to its clients.
 
     ``GPUSHARE_SHM=0`` on the server: never; ``GPUSHARE_SHM=1``: whenever a client asks
     (it must still prove it is on this host); unset: only when the client reaches this
     worker over ``ipc://`` (``direct_bind``, the worker's direct path, is an ipc socket:
-    the client is local)."""
+    the client is local). Never on a machine other than x86-64 (``TSO``)."""
     value = os.environ.get("GPUSHARE_SHM", "").strip()
-    if value == "0":
+    if value == "0" or not TSO:
         return False
     if value == "1":
         return True
     if not os.path.isdir(SHM_DIR):
         return False
     return bool(direct_bind) and str(direct_bind).startswith("ipc://")
-    if value == "1":
-        return True
-    if not os.path.isdir(SHM_DIR):
-        return False
-    import sys
-    argv = sys.argv
-    for i, arg in enumerate(argv):  # the broker starts workers with --direct-bind ADDR
-        if arg == "--direct-bind" and i + 1 < len(argv):
-            return argv[i + 1].startswith("ipc://")
-        if arg.startswith("--direct-bind="):
-            return arg.partition("=")[2].startswith("ipc://")
-    return False
 
 
 def sweep() -> None:
@@ -116,6 +123,8 @@ class Segment:
         self.nonce = secrets.token_bytes(NONCE_BYTES)
         self.mm[:NONCE_BYTES] = self.nonce
         self.confirmed = False
+        import numpy
+        self.words = numpy.frombuffer(self.mm, numpy.int64, count=LAYOUT_BYTES // 8)
         view = memoryview(self.mm)
         self._slots = [view[HEADER + i * slot_bytes:HEADER + (i + 1) * slot_bytes]
                        for i in range(slots)]
@@ -135,7 +144,10 @@ class Segment:
     def close(self) -> None:
         self.unlink()
         atexit.unregister(self.unlink)
+        if self._slots and not self.words[ABORT]:
+            self.words[ABORT] = 2  # a client still mapping it must not wait on it
         self._slots = []
+        self.words = None
         try:
             self.mm.close()
         except (BufferError, ValueError):  # a view is still alive: the GC unmaps it

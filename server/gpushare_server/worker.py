@@ -32,29 +32,25 @@ import logging
 import os
 import sys
 import time
+from typing import Any
 
 import msgpack
 import zmq
 
 from gpushare.reliable import (GAP, NEW, Receiver, Sender, control, parse_control,
                                split_envelope)
+from gpushare.wire import send_frames
+from gpushare.wire import spin as wait_readable
 
 from .backends import load_backend
 from .session import SessionExecutor
 
 log = logging.getLogger("gpushare.worker")
 
-#: frames at least this large are sent without copying
-ZERO_COPY_MIN = 1 << 16
 #: messages queued on the direct socket before ZeroMQ stops reading the connection
 RECV_QUEUE = 16
-
-
-def send_frames(sock: zmq.Socket, frames: list) -> None:
-    last = len(frames) - 1
-    for i, frame in enumerate(frames):
-        size = len(frame) if not isinstance(frame, memoryview) else frame.nbytes
-        sock.send(frame, zmq.SNDMORE if i < last else 0, copy=size < ZERO_COPY_MIN)
+#: while serving a client, how often (s) the broker's socket is looked at at least
+BROKER_LOOK = 0.02
 
 
 class OutputCapture:
@@ -152,6 +148,8 @@ def _direct_socket(ctx: zmq.Context, bind: str, server_key: str | None,
     # a streamed upload waits in the client (TCP backpressure) rather than piling up
     # here: at most this many 1 MiB chunks are queued beside the array being written
     sock.setsockopt(zmq.RCVHWM, RECV_QUEUE)
+    # a wait for the client ends this often, to look at the broker's socket
+    sock.setsockopt(zmq.RCVTIMEO, int(BROKER_LOOK * 1000))
     if max_message_size > 0:  # the broker's limit holds here too
         sock.setsockopt(zmq.MAXMSGSIZE, max_message_size)
     authorized = None
@@ -165,10 +163,12 @@ def _direct_socket(ctx: zmq.Context, bind: str, server_key: str | None,
 
 def run(broker: str, identity: bytes, backend_name: str, parent: int,
         memory_limit: int = 0, direct_bind: str | None = None, server_key: str | None = None,
-        authorized_keys: str | None = None, max_message_size: int = 0) -> int:
+        authorized_keys: str | None = None, max_message_size: int = 0,
+        spin_us: float = 0.0) -> int:
     backend = load_backend(backend_name)
     capture = OutputCapture()
     executor = SessionExecutor(backend, output=capture.take)
+    executor.record_warnings()
     from . import shm
     executor.shm_allowed = shm.allowed(direct_bind)
 
@@ -197,10 +197,9 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
             log.warning("no direct data path (%s); traffic goes through the broker", exc)
             direct = None
     sock.send_multipart(ready)
-    poller = zmq.Poller()
-    poller.register(sock, zmq.POLLIN)  # the direct socket too, once assigned a session
 
     link_in, link_out = Receiver(), Sender()  # numbered messages (gpushare/reliable.py)
+    spin = max(0.0, spin_us) / 1e6
 
     def deliver(out: zmq.Socket, prefix: list, kind: bytes, frames: list) -> None:
         if out is not sock:  # the broker counts what passes through it; this did not
@@ -255,6 +254,11 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
 
     def serve_direct(block: bool) -> bool:
         try:
+            if block and spin > 0:
+                # poll a short while before sleeping: a client in a loop of round trips
+                # sends again within microseconds, and a sleeping thread's wake-up
+                # costs more than that on a busy or virtual machine
+                wait_readable(direct, spin)
             frames = direct.recv_multipart(0 if block else zmq.NOBLOCK, copy=False)
         except zmq.Again:
             return False
@@ -263,28 +267,46 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
             moved[0] += sum(len(f) for f in frames[1:])
             heard[0] = time.monotonic()
             serve_message(frames[1:], direct, [frames[0]])
+            if told[0] < link_in.last and not direct.poll(0):
+                # idle after messages that got no reply (upload chunks): say we have
+                # them, so the client can let go of their buffers
+                tell(direct, [direct_peer[0]], "ack")
         return True  # anyone else is ignored: it cannot name this session
 
     last_keys = time.monotonic()
     direct_peer: list = [b""]  # the client's routing id on the direct socket
     moved = [0, 0]  # bytes in and out on the direct path (reported in stats)
     heard = [time.monotonic()]  # when the client last spoke on the direct path
+    serving = False  # the session is assigned: its client talks on the direct socket
+    looked = 0.0  # when the broker's socket was last looked at while serving
+    both: Any = None  # a poller of the two sockets, once serving
     try:
         while True:
-            events = dict(poller.poll(1000))
-            if not events:
+            now = time.monotonic()
+            if authorized is not None and now - last_keys > 1.0:
+                last_keys = now
+                authorized.refresh()
+            if serving:
+                # while the client talks, wait on the direct socket alone (one wake-up
+                # per message, as in a plain echo loop) and look at the broker's socket
+                # (stop, stats: rare) at least every BROKER_LOOK seconds; once the
+                # client has been quiet that long, wait on both sockets
+                if serve_direct(True):
+                    if now - looked < BROKER_LOOK:
+                        continue
+                    looked = now
+                    if not sock.poll(0):
+                        continue
+                else:
+                    looked = now
+                    ready = dict(both.poll(1000))
+                    if not ready and parent and os.getppid() != parent:
+                        return 0  # the broker is gone
+                    if sock not in ready:
+                        continue
+            elif not sock.poll(1000):
                 if parent and os.getppid() != parent:  # the broker is gone
                     return 0
-            if authorized is not None and time.monotonic() - last_keys > 1.0:
-                last_keys = time.monotonic()
-                authorized.refresh()
-            if direct is not None and direct in events:
-                serve_direct(True)
-                if told[0] < link_in.last and not direct.poll(0):
-                    # idle after messages that got no reply (upload chunks): say we have
-                    # them, so the client can let go of their buffers
-                    tell(direct, [direct_peer[0]], "ack")
-            if sock not in events:
                 continue
             frames = sock.recv_multipart(copy=False)
             kind = frames[0].bytes
@@ -300,8 +322,11 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
                 except Exception:  # noqa: BLE001 - the broker's own message: never bad
                     log.exception("bad assign message from the broker")
                     return 1
-                if direct is not None:
-                    poller.register(direct, zmq.POLLIN)
+                serving = direct is not None
+                if serving:
+                    both = zmq.Poller()
+                    both.register(sock, zmq.POLLIN)
+                    both.register(direct, zmq.POLLIN)
                 continue
             if kind == b"stats":
                 with_info = len(frames) > 1 and frames[1].bytes == b"1"
@@ -333,6 +358,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--direct-bind", help="address for the client's direct data path")
     parser.add_argument("--max-message-size", type=int, default=0,
                         help="largest message the direct socket accepts (0: no limit)")
+    parser.add_argument("--spin-us", type=float, default=0.0,
+                        help="poll this long for the client's next message before sleeping")
     parser.add_argument("--server-key")
     parser.add_argument("--authorized-keys")
     args = parser.parse_args(argv)
@@ -340,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     return run(args.broker, args.identity.encode(), args.backend, args.parent,
                memory_limit=args.memory_limit, direct_bind=args.direct_bind,
                server_key=args.server_key, authorized_keys=args.authorized_keys,
-               max_message_size=args.max_message_size)
+               max_message_size=args.max_message_size, spin_us=args.spin_us)
 
 
 if __name__ == "__main__":

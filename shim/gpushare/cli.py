@@ -35,7 +35,7 @@ def _serve(args: argparse.Namespace) -> int:
             max_message_size=(parse_size(args.max_message_size)
                               if args.max_message_size else None),
             metrics_port=args.metrics_port, metrics_addr=args.metrics_addr,
-            direct=not args.no_direct, key_limits=args.key_limits)
+            direct=not args.no_direct, key_limits=args.key_limits, spin_us=args.spin_us)
         serve(args.bind, args.backend, spare_workers=args.spare_workers,
               parent_pid=args.exit_with_parent, options=options)
     except ValueError as exc:
@@ -237,6 +237,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="session workers kept started ahead of time (default 1)")
     p.add_argument("--exit-with-parent", type=int, default=0, metavar="PID",
                    help=argparse.SUPPRESS)
+    p.add_argument("--spin-us", type=float, default=0.0, metavar="US",
+                   help="each worker polls this many microseconds for its client's next "
+                        "message before sleeping: shorter round trips for clients on other "
+                        "machines, at the cost of CPU time (default 0: never)")
     p.add_argument("--no-direct", action="store_true",
                    help="route every call through the listening port (by default each "
                         "session's client also connects straight to its worker, on a port "

@@ -15,7 +15,6 @@ import sys
 import threading
 import time
 import weakref
-from dataclasses import dataclass
 from typing import Any, Callable
 
 import msgpack
@@ -24,14 +23,14 @@ import zmq
 from . import errors
 from .reliable import (GAP, NEW, Receiver, Sender, control, parse_control,
                        split_envelope)
-from .protocol import (CHUNK_BYTES, PROTOCOL_VERSION, ArrayMeta, Decoder, Encoder,
-                       RemoteObject)
+from .protocol import (CHUNK_BYTES, PROTOCOL_VERSION, ArrayMeta, Decoder, Encoder, Ext,
+                       RemoteObject, _pack_int)
+from .wire import send_frames, spin
 
 #: the queue is sent when it holds this many calls
 BATCH_CALLS = 512
-#: frames at least this large are sent without copying
-ZERO_COPY_MIN = 1 << 16
-
+#: how long (ms) a wait listens to the direct socket alone before it watches the rest
+QUICK_WAIT_MS = 50
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -42,28 +41,86 @@ def _env_float(name: str, default: float) -> float:
         return default
 
 
+#: values a call's arguments carry as they are (``Session._encode_call``)
+_PLAIN_SCALARS = frozenset({int, float, bool, str, type(None)})
+_I64, _U64 = -(1 << 63), 1 << 64
+_CALL_PACKER = msgpack.Packer(strict_types=True, use_bin_type=True)
+_HANDLE = int(Ext.HANDLE)
+_new_tuple = tuple.__new__  # an ExtType without its argument checks (ours are right)
+
+#: how long (s) a wait polls for the reply before it sleeps (``GPUSHARE_SPIN_US``;
+#: 0: never): round trips of a loop of synchronous calls come back within this
+SPIN_S = max(0.0, _env_float("GPUSHARE_SPIN_US", 250.0)) / 1e6
+
+
 class RemoteHandle:
     """Base of every client object standing for a server-side object."""
 
     __slots__ = ("_gs_id", "_gs_session", "__weakref__")
 
 
-@dataclass
+class ProxyTable:
+    """Handle id -> the live proxy standing for it, held weakly. A new entry for every
+    array made, so cheaper than ``WeakValueDictionary`` (a callback per entry): dead
+    entries are swept when the table has doubled since the last sweep."""
+
+    __slots__ = ("_refs", "_sweep_at")
+
+    def __init__(self) -> None:
+        self._refs: dict[int, weakref.ref] = {}
+        self._sweep_at = 1024
+
+    def get(self, hid: int, default: Any = None) -> Any:
+        ref = self._refs.get(hid)
+        obj = ref() if ref is not None else None
+        return default if obj is None else obj
+
+    def __setitem__(self, hid: int, obj: Any) -> None:
+        refs = self._refs
+        refs[hid] = weakref.ref(obj)
+        if len(refs) >= self._sweep_at:
+            for dead in [k for k, ref in refs.items() if ref() is None]:
+                del refs[dead]
+            self._sweep_at = max(1024, 2 * len(refs))
+
+    def __len__(self) -> int:
+        return sum(ref() is not None for ref in self._refs.values())
+
+
 class PendingCall:
-    seq: int
-    description: str
-    where: str
-    out_ids: tuple
+    """A call queued or sent, remembered until its batch is answered (to name it, and
+    where the user made it, if it fails). Built for every call: the text is made only
+    when needed."""
+
+    __slots__ = ("seq", "_what", "_where", "out_ids")
+
+    def __init__(self, seq: int, what: Any, where: Any, out_ids: tuple) -> None:
+        self.seq = seq
+        self._what = what  # a description, or (op, target)
+        self._where = where  # "" (not asked), None (unknown) or (file, line)
+        self.out_ids = out_ids
+
+    @property
+    def description(self) -> str:
+        what = self._what
+        return what if isinstance(what, str) else f"{what[0]} {what[1]}"
+
+    @property
+    def where(self) -> str:
+        where = self._where
+        if where == "":
+            return ""
+        return "<unknown>" if where is None else f"{where[0]}:{where[1]}"
 
 
-def user_location() -> str:
-    """``file:line`` of the innermost frame outside gpushare (the user's call)."""
+def user_location() -> tuple[str, int] | None:
+    """``(file, line)`` of the innermost frame outside gpushare (the user's call)."""
     frame = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename.startswith(_PKG_DIR):
         frame = frame.f_back
     if frame is None:
-        return "<unknown>"
-    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+        return None
+    return frame.f_code.co_filename, frame.f_lineno
 
 
 class Session:
@@ -112,7 +169,7 @@ class Session:
         #: a host array the next streamed download may be written into (``get(out=)``)
         self.download_into: Any = None
         self._on_close = on_close
-        self.proxies: "weakref.WeakValueDictionary[int, Any]" = weakref.WeakValueDictionary()
+        self.proxies = ProxyTable()
         self.make_array: Callable[[ArrayMeta], Any] = lambda meta: meta
         self.make_object: Callable[[RemoteObject], Any] = lambda obj: obj
         self.info = self._handshake()
@@ -171,6 +228,8 @@ class Session:
         # a streamed download waits in the worker (which holds the data anyway) rather
         # than piling up here beside the array being filled
         sock.setsockopt(zmq.RCVHWM, 16)
+        # a blocking receive gives up after this long, to look at the other sockets
+        sock.setsockopt(zmq.RCVTIMEO, QUICK_WAIT_MS)
         from .security import configure_client_socket, release
         configure_client_socket(sock, endpoint)
         release(sock)  # its handshake is not waited for; watch reconnections instead
@@ -191,14 +250,14 @@ class Session:
     def _send_data(self, frames: list) -> None:
         """Send calls and bulk data (numbered, see ``reliable.py``): to the worker
         directly, or through the broker."""
-        _send_frames(self._data if self._data is not None else self._sock,
+        send_frames(self._data if self._data is not None else self._sock,
                      self._out.stamp(frames, self._in.last))
 
     def _send_sync(self) -> None:
         """Ask the worker where it is: it answers ``state`` and resends the replies
         after ours, and we resend the calls after its (see ``reliable.py``)."""
         self.resyncs += 1
-        _send_frames(self._data if self._data is not None else self._sock,
+        send_frames(self._data if self._data is not None else self._sock,
                      [control("sync", self._in.last)])
 
     def _poll(self, timeout_ms: int) -> list:
@@ -222,7 +281,7 @@ class Session:
             self._send_sync()
 
     def _send(self, frames: list) -> None:
-        _send_frames(self._sock, frames)
+        send_frames(self._sock, frames)
 
     def close(self) -> None:
         """End the session: the server frees every array of it."""
@@ -278,6 +337,19 @@ class Session:
     # --- calls ------------------------------------------------------------------
     def _encode_call(self, seq: int, op: str, target: Any, args: Any, kwargs: Any,
                      out_id: Any, want: bool) -> tuple[bytes, list]:
+        if not kwargs and not self._poisoned:
+            # the common call: proxies and plain scalars only (an operator, a method)
+            plain = []
+            for value in args:
+                kind = type(value)
+                if kind in _PLAIN_SCALARS and (kind is not int or _I64 <= value < _U64):
+                    plain.append(value)
+                elif isinstance(value, RemoteHandle) and not value._gs_session._poisoned:
+                    plain.append(_new_tuple(msgpack.ExtType, (_HANDLE, _pack_int(value._gs_id))))
+                else:
+                    break
+            else:
+                return _CALL_PACKER.pack([seq, op, target, plain, {}, out_id, want]), []
         encoder = Encoder(handle_of=_handle_of, first_frame=2)
         packed = encoder.pack([seq, op, target, list(args), kwargs or {}, out_id, want])
         return packed, encoder.frames
@@ -290,7 +362,7 @@ class Session:
             seq = self._seq + 1
             packed, frames = self._encode_call(seq, op, target, args, kwargs, out_id, False)
             self._seq = seq  # only once encoding succeeded: no gaps a wait could hang on
-            info = PendingCall(seq, description or f"{op} {target}", user_location(),
+            info = PendingCall(seq, description or (op, target), user_location(),
                                tuple(out_id) if isinstance(out_id, list) else (out_id,))
             if frames:  # big host data: send it now, alone, without a copy
                 self._flush_locked()
@@ -312,7 +384,7 @@ class Session:
             seq = self._seq + 1
             packed, frames = self._encode_call(seq, op, target, args, kwargs, out_id, True)
             self._seq = seq
-            info = PendingCall(seq, f"{op} {target}", "", ())
+            info = PendingCall(seq, (op, target), "", ())
             if frames:
                 self._flush_locked()
                 self._send_batch([packed], [info], frames)
@@ -340,8 +412,9 @@ class Session:
             self._flush_locked()
             flat = memoryview(host.reshape(-1, order="A").view(numpy.uint8))
             if ring is not None:
+                # we saw the worker empty every slot: the copy has run, so synchronize()
+                # need not ask (unlike chunks, see _streamed_after)
                 self._shm_upload(ring, flat, hid)
-                self._streamed_after = self._seq
                 return
             for offset in range(0, flat.nbytes, CHUNK_BYTES):
                 head = msgpack.packb({"t": "batch", "n": 0, "chunk": [hid, offset]})
@@ -401,7 +474,21 @@ class Session:
         self._flush_locked(drain=False)
         last_heard = last_sync = time.monotonic()
         pinged = False
+        quick = self._data
         while self._done_seq < seq and self._error is None and self._lost is None:
+            if quick is not None:
+                # the common case: the reply comes on the direct socket soon; wait for
+                # it there alone (one ZeroMQ call). The broker's socket and the
+                # connection events matter only once the worker has been silent a while
+                try:
+                    if SPIN_S > 0:
+                        spin(quick, SPIN_S)
+                    self._on_reply(quick.recv_multipart(copy=False))
+                    last_heard = time.monotonic()
+                    pinged = False
+                    continue
+                except zmq.Again:
+                    quick = None  # silent for QUICK_WAIT_MS: watch everything until done
             ready = self._poll(1000)
             if ready:
                 for sock in ready:
@@ -475,7 +562,7 @@ class Session:
     def _send_ack(self) -> None:
         """Tell the worker which of its messages we have (it keeps them until then);
         other messages carry this in their envelope."""
-        _send_frames(self._data if self._data is not None else self._sock,
+        send_frames(self._data if self._data is not None else self._sock,
                      [control("ack", self._in.last)])
 
     def _on_state(self, have: int) -> None:
@@ -484,7 +571,7 @@ class Session:
             return
         sock = self._data if self._data is not None else self._sock
         for frames in self._out.resend(have):
-            _send_frames(sock, frames)
+            send_frames(sock, frames)
 
     def _on_reply(self, frames: list) -> None:
         frames = self._take(frames)
@@ -636,102 +723,122 @@ class Session:
         return self._gs_shm
 
     def _shm_upload(self, ring: Any, flat: memoryview, hid: int) -> None:
-        """Copy ``flat`` into array ``hid`` (just created) slot by slot: we fill slot k+1
-        while the worker empties slot k; each ``put`` is answered by a ``free``."""
+        """Copy ``flat`` into array ``hid`` through the ring: one numbered message
+        announces the copy, then we fill slot after slot, publishing our count
+        (``UP_PRODUCED``) as the worker empties them and publishes its own. We wait only
+        for a free slot, and at the end until the worker has emptied every slot (so a
+        copy it abandoned is an error here, not a half-written array)."""
         import numpy
+
+        from . import shm
         src = numpy.frombuffer(flat, numpy.uint8)
-        busy = [False] * ring.slots
-        size_max, total = ring.slot_bytes, src.size
-
-        def on(value: list) -> None:
-            if len(value) == 2 and value[0] == "free" and type(value[1]) is int and \
-                    0 <= value[1] < len(busy):
-                busy[value[1]] = False
-            elif value[0] == "none":  # the worker has no ring (it should not happen)
-                self._gs_shm = None
-                self._lost = errors.RemoteProtocolError(
-                    "gpushare: the server lost its shared-memory ring during a copy")
-                raise self._lost
-
-        for index, offset in enumerate(range(0, total, size_max)):
-            slot = index % ring.slots
-            while busy[slot]:
-                self._shm_wait(on)
-            size = min(size_max, total - offset)
-            numpy.copyto(ring.slot[slot][:size], src[offset:offset + size])
-            busy[slot] = True
-            self._send_data([msgpack.packb({"t": "batch", "n": 0, "chunk": None,
-                                            "shm": ["put", hid, offset, slot, size]})])
-        while any(busy):  # the ring is ours again once every slot is emptied
-            self._shm_wait(on)
+        words, slots, size_max, total = ring.words, ring.slots, ring.slot_bytes, src.size
+        base = int(words[shm.UP_PRODUCED])
+        ring.uploads += 1
+        xfer = ring.uploads
+        self._send_data([msgpack.packb({"t": "batch", "n": 0, "chunk": None,
+                                        "shm": ["up", xfer, hid, 0, total, base]})])
+        done = base
+        try:
+            for offset in range(0, total, size_max):
+                if words[shm.UP_CONSUMED] <= done - slots:  # every slot is full
+                    self._shm_wait(ring, shm.UP_CONSUMED, done + 1 - slots, xfer)
+                size = min(size_max, total - offset)
+                numpy.copyto(ring.slot[done % slots][:size], src[offset:offset + size])
+                done += 1
+                words[shm.UP_PRODUCED] = done
+            self._shm_wait(ring, shm.UP_CONSUMED, done, xfer)
+        except BaseException:
+            self._shm_give_up(ring)
+            raise
         self.shm_bytes[0] += total
 
     def _shm_download(self, desc: dict, out: Any, flat: Any) -> Any:
-        """Receive a download through the ring: each ``ready`` slot is copied out, then
-        given back (``free``) when the worker still has data for it."""
+        """Receive a download through the ring (the worker fills it once the reply
+        carrying ``desc`` is sent): empty each slot as the worker's count
+        (``DOWN_PRODUCED``) says it is full, and publish our own (``DOWN_CONSUMED``)."""
         import numpy
+
+        from . import shm
         ring = self.__dict__.get("_gs_shm")
-        if not ring:
+        base = desc.get("base")
+        if not ring or type(base) is not int or base != ring.words[shm.DOWN_CONSUMED]:
+            if ring:
+                self._shm_give_up(ring)  # the worker must not wait for us
             self._lost = errors.RemoteProtocolError(
                 "gpushare: the server sent shared memory this client does not have")
             raise self._lost
-        sid, total, size_max = desc["stream"], int(desc["nbytes"]), ring.slot_bytes
-        received = 0
-
-        def on(value: list) -> None:
-            nonlocal received
-            if len(value) != 5 or value[0] != "ready" or value[1] != sid:
-                return
-            _, _, slot, offset, size = value
-            numpy.copyto(flat[offset:offset + size], ring.slot[slot][:size])
-            received += size
-            if (offset // size_max + ring.slots) * size_max < total:
-                self._send_data([msgpack.packb({"t": "batch", "n": 0, "chunk": None,
-                                                "shm": ["free", sid, slot]})])
-
-        while received < total:
-            self._shm_wait(on)
+        words, slots, size_max = ring.words, ring.slots, ring.slot_bytes
+        total, done = int(desc["nbytes"]), base
+        try:
+            for offset in range(0, total, size_max):
+                if words[shm.DOWN_PRODUCED] <= done:  # not filled yet
+                    self._shm_wait(ring, shm.DOWN_PRODUCED, done + 1)
+                size = min(size_max, total - offset)
+                numpy.copyto(flat[offset:offset + size], ring.slot[done % slots][:size])
+                done += 1
+                words[shm.DOWN_CONSUMED] = done
+        except BaseException:
+            self._shm_give_up(ring)
+            raise
         self.shm_bytes[1] += total
         return out
 
-    def _shm_wait(self, on: Callable[[list], None]) -> None:
-        """Handle the next messages: ring messages go to ``on``, the rest to the usual
-        reply handling. (A message lost with a dropped connection comes again: the
-        reconnection resyncs, see ``_on_connection_events``.)"""
-        started = time.monotonic()
-        while True:
-            ready = self._poll(1000)
-            if ready:
-                break
-            if time.monotonic() - started > self.timeout:
-                self._lost = errors.ServerUnavailableError(
-                    f"gpushare: the server at {self.address} stopped in the middle of a copy")
+    def _shm_give_up(self, ring: Any) -> None:
+        """Leave the ring for good, midway through a copy (after an error, or an
+        interrupt: then the session goes on, its copies streamed as messages); the
+        abort word tells the worker, which stops waiting and drops it too."""
+        from . import shm
+        if not ring.words[shm.ABORT]:
+            ring.words[shm.ABORT] = 1
+        self._gs_shm = None
+
+    def _shm_wait(self, ring: Any, index: int, target: int, xfer: int | None = None) -> None:
+        """Wait until the worker's count ``index`` in the ring's header reaches
+        ``target`` (``shm.wait``: a short spin, then yields, then short sleeps between
+        which replies and the broker's messages are handled as usual; a reconnection
+        resyncs, which resends a lost announce). Gives up (the session is lost) after
+        ``timeout`` seconds without progress once the worker is on this copy (upload
+        ``xfer`` begun, or a download); before that only when nothing at all is heard
+        for ``timeout`` seconds, as any wait (the broker answers pings while the worker
+        is still busy with earlier calls)."""
+        from . import shm
+        words = ring.words
+        # when we last heard anything, whether we pinged since, since when the worker is
+        # on this copy (the clock for "no progress")
+        heard = [time.monotonic(), False, time.monotonic()]
+
+        def idle(waited: float) -> None:
+            now = time.monotonic()
+            for sock in self._poll(0):
+                self._on_reply(sock.recv_multipart(copy=False))
+                heard[:2] = [now, False]
+            if self._lost is not None:
                 raise self._lost
-        for sock in ready:
-            frames = self._take(sock.recv_multipart(copy=False))
-            if frames is None:
-                continue
-            value = None
-            if len(frames) == 1 and len(frames[0]) <= 128:
-                try:
-                    head = msgpack.unpackb(frames[0].bytes)
-                except Exception:  # noqa: BLE001 - not ours
-                    head = None
-                if isinstance(head, dict) and head.get("t") == "done":
-                    value = head.get("shm")
-            if isinstance(value, list) and value:
-                on(value)
-            else:
-                self._on_reply(frames)
-                if self._lost is not None:
+            silent = now - heard[0]
+            if xfer is not None and words[shm.XFER] != xfer:  # not begun: any wait
+                heard[2] = now
+                if silent > self.timeout:
+                    self._lost = errors.ServerUnavailableError(
+                        f"gpushare: the server at {self.address} stopped answering "
+                        f"({silent:.0f} s without a reply); the session's arrays may be "
+                        "lost")
                     raise self._lost
-
-
-def _send_frames(sock: Any, frames: list) -> None:
-    last = len(frames) - 1
-    for i, frame in enumerate(frames):
-        size = frame.nbytes if isinstance(frame, memoryview) else len(frame)
-        sock.send(frame, zmq.SNDMORE if i < last else 0, copy=size < ZERO_COPY_MIN)
+                if not heard[1] and silent > min(5.0, self.timeout / 3):
+                    self._send(Encoder().encode({"t": "ping"}))  # the broker answers
+                    heard[1] = True                              # while the worker computes
+            elif now - heard[2] > self.timeout:
+                self._lost = errors.ServerUnavailableError(
+                    f"gpushare: the server at {self.address} stopped in the middle of a "
+                    f"copy ({now - heard[2]:.0f} s without progress)")
+                raise self._lost
+        try:
+            shm.wait(words, index, target, idle)
+        except shm.Aborted:
+            self._lost = errors.RemoteProtocolError(
+                "gpushare: the server abandoned a copy through shared memory (it waited "
+                "too long for this client); the session cannot go on")
+            raise self._lost from None
 
 
 def _handle_of(obj: Any) -> int | None:

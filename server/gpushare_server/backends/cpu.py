@@ -378,7 +378,12 @@ class CpuBackend:
             special = METHODS.get(name)
             if special is not None:
                 return functools.partial(special, obj)
-            return _wrap(getattr(obj, name))
+            bound = getattr(obj, name)
+
+            def call(*args: Any, **kwargs: Any) -> Any:  # _wrap, without its metadata
+                _check_args(args, kwargs)
+                return to_device_result(bound(*args, **kwargs))
+            return call
         check_member(REMOTE_TYPES, obj, name, call=True)
         return getattr(obj, name)
 

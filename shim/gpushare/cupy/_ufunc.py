@@ -15,6 +15,11 @@ from . import _infer
 from ._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _new, _session_of, ndarray, session
 
 _SCALARS = (int, float, complex, bool)
+_EXACT_SCALARS = frozenset(_SCALARS)
+
+
+def _is_proxy(value: Any) -> bool:
+    return isinstance(value, ndarray)
 
 
 def is_operand(value: Any) -> bool:
@@ -55,6 +60,7 @@ class ufunc:
     def __init__(self, name: str, module: str = "cupy", numpy_ufunc: Any = None) -> None:
         self.__name__ = self.name = name
         self._path = f"{module}.{name}"
+        self._description = f"cupy.{name}"
         self._np = numpy_ufunc if numpy_ufunc is not None else getattr(numpy, name, None)
         if not isinstance(self._np, numpy.ufunc):
             self._np = None
@@ -102,6 +108,23 @@ class ufunc:
         return args, kwargs
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs and len(args) == self.nin:
+            # the common call (an operator): proxies and Python scalars, no keywords
+            s = None
+            for a in args:
+                kind = type(a)
+                if kind is ndarray:
+                    s = s or a._gs_session
+                elif kind not in _EXACT_SCALARS:
+                    break
+            else:
+                if s is not None:
+                    try:
+                        shape, dtypes = _infer.ufunc_result(self._np, args, None, _is_proxy)
+                    except _infer.CannotInfer:
+                        pass
+                    else:
+                        return self._pipelined(s, args, kwargs, shape, dtypes)
         if self.nin is not None and (len(args) > self.nin or "out" in kwargs):
             args, kwargs = self._split_outputs(args, kwargs)
         if any(hasattr(a, "__cupy_get_ndarray__") and not isinstance(a, ndarray) for a in args):
@@ -128,7 +151,7 @@ class ufunc:
             if set(kwargs) - {"out", "dtype"}:
                 raise _infer.CannotInfer
             shape, dtypes = _infer.ufunc_result(self._np, args, kwargs.get("dtype"),
-                                                lambda v: isinstance(v, ndarray))
+                                                _is_proxy)
             if out is not None:
                 outs = out if isinstance(out, tuple) else (out,)
                 if len(outs) != self.nout or any(not isinstance(o, ndarray) for o in outs):
@@ -140,9 +163,14 @@ class ufunc:
                 return out
         except _infer.CannotInfer:
             return (s or session()).call("call", self._path, args, kwargs)
+        return self._pipelined(s, args, kwargs, shape, dtypes)
+
+    def _pipelined(self, s: Any, args: tuple, kwargs: dict, shape: tuple,
+                   dtypes: list) -> Any:
+        """Queue the call; its results are new C-contiguous arrays of ``shape``."""
         ids = [s.new_id() for _ in dtypes]
         s.submit("call", self._path, args, kwargs, out_id=ids if len(ids) > 1 else ids[0],
-                 description=f"cupy.{self.name}")
+                 description=self._description)
         results = []
         flags = FLAG_C | FLAG_OWN | (FLAG_F if len(shape) <= 1 or
                                       sum(n > 1 for n in shape) <= 1 else 0)
