@@ -121,7 +121,7 @@ class BrokerOptions:
     metrics_addr: str = "127.0.0.1"
     direct: bool = True  # clients talk to their worker directly (see worker.py)
     key_limits: str | None = None  # a TOML file of per-key limits (limits.py)
-    spin_us: float = 0.0  # workers poll this long for the client's next message (worker.py)
+    spin_us: float = 250.0  # workers poll this long for the client's next message (worker.py)
 
 
 UNKNOWN_SESSION = ("gpushare: this session is unknown to the server (the server restarted, "

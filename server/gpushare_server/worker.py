@@ -200,6 +200,8 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
 
     link_in, link_out = Receiver(), Sender()  # numbered messages (gpushare/reliable.py)
     spin = max(0.0, spin_us) / 1e6
+    hot = [True]  # whether to poll before sleeping (the client sends again quickly)
+    answered = [0.0]  # when the last message was served (perf_counter)
 
     def deliver(out: zmq.Socket, prefix: list, kind: bytes, frames: list) -> None:
         if out is not sock:  # the broker counts what passes through it; this did not
@@ -254,19 +256,24 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
 
     def serve_direct(block: bool) -> bool:
         try:
-            if block and spin > 0:
+            if block and spin > 0 and hot[0]:
                 # poll a short while before sleeping: a client in a loop of round trips
                 # sends again within microseconds, and a sleeping thread's wake-up
-                # costs more than that on a busy or virtual machine
-                wait_readable(direct, spin)
+                # costs more than that on a busy or virtual machine. Only while the
+                # client is in such a loop: a wait that outlasts the poll turns it off
+                # until a message comes that soon after our last one again
+                hot[0] = wait_readable(direct, spin)
             frames = direct.recv_multipart(0 if block else zmq.NOBLOCK, copy=False)
         except zmq.Again:
             return False
+        if spin > 0:
+            hot[0] = hot[0] or time.perf_counter() - answered[0] <= spin
         if frames[0].bytes == token and len(frames) > 1:
             direct_peer[0] = frames[0]
             moved[0] += sum(len(f) for f in frames[1:])
             heard[0] = time.monotonic()
             serve_message(frames[1:], direct, [frames[0]])
+            answered[0] = time.perf_counter()
             if told[0] < link_in.last and not direct.poll(0):
                 # idle after messages that got no reply (upload chunks): say we have
                 # them, so the client can let go of their buffers

@@ -237,10 +237,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="session workers kept started ahead of time (default 1)")
     p.add_argument("--exit-with-parent", type=int, default=0, metavar="PID",
                    help=argparse.SUPPRESS)
-    p.add_argument("--spin-us", type=float, default=0.0, metavar="US",
-                   help="each worker polls this many microseconds for its client's next "
-                        "message before sleeping: shorter round trips for clients on other "
-                        "machines, at the cost of CPU time (default 0: never)")
+    p.add_argument("--spin-us", type=float, default=250.0, metavar="US",
+                   help="while its client sends calls back to back, a worker polls this "
+                        "many microseconds for the next one before sleeping: shorter round "
+                        "trips, at the cost of CPU time (default 250; 0: never)")
     p.add_argument("--no-direct", action="store_true",
                    help="route every call through the listening port (by default each "
                         "session's client also connects straight to its worker, on a port "

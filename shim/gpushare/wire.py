@@ -22,8 +22,9 @@ def send_frames(sock: Any, frames: list) -> None:
         sock.send(frame, zmq.SNDMORE if i < last else 0, copy=size < ZERO_COPY_MIN)
 
 
-def spin(sock: Any, seconds: float) -> None:
-    """Return when ``sock`` has a message, or after ``seconds`` of polling for one.
+def spin(sock: Any, seconds: float) -> bool:
+    """Return True when ``sock`` has a message, False after ``seconds`` of polling for
+    one.
 
     A message that comes within a round trip's time is then taken without the cost of
     the thread's sleep and wake-up (tens of microseconds, more on a virtual machine).
@@ -31,5 +32,8 @@ def spin(sock: Any, seconds: float) -> None:
     as ZeroMQ's I/O thread bringing that very message, runs first."""
     end = time.perf_counter() + seconds
     events, now, give_way = sock.getsockopt, time.perf_counter, _yield
-    while not events(zmq.EVENTS) & zmq.POLLIN and now() < end:
+    while not events(zmq.EVENTS) & zmq.POLLIN:
+        if now() >= end:
+            return False
         give_way()
+    return True
