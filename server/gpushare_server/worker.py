@@ -284,16 +284,17 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
     direct_peer: list = [b""]  # the client's routing id on the direct socket
     moved = [0, 0]  # bytes in and out on the direct path (reported in stats)
     heard = [time.monotonic()]  # when the client last spoke on the direct path
-    serving = False  # the session is assigned: its client talks on the direct socket
     looked = 0.0  # when the broker's socket was last looked at while serving
-    both: Any = None  # a poller of the two sockets, once serving
+    # a poller of the broker's and the direct socket, once the session is assigned
+    # (its client then talks on the direct socket): while serving
+    both: Any = None
     try:
         while True:
             now = time.monotonic()
             if authorized is not None and now - last_keys > 1.0:
                 last_keys = now
                 authorized.refresh()
-            if serving:
+            if both is not None:
                 # while the client talks, wait on the direct socket alone (one wake-up
                 # per message, as in a plain echo loop) and look at the broker's socket
                 # (stop, stats: rare) at least every BROKER_LOOK seconds; once the
@@ -329,8 +330,7 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
                 except Exception:  # noqa: BLE001 - the broker's own message: never bad
                     log.exception("bad assign message from the broker")
                     return 1
-                serving = direct is not None
-                if serving:
+                if direct is not None:
                     both = zmq.Poller()
                     both.register(sock, zmq.POLLIN)
                     both.register(direct, zmq.POLLIN)

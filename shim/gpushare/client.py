@@ -83,9 +83,6 @@ class ProxyTable:
                 del refs[dead]
             self._sweep_at = max(1024, 2 * len(refs))
 
-    def __len__(self) -> int:
-        return sum(ref() is not None for ref in self._refs.values())
-
 
 class PendingCall:
     """A call queued or sent, remembered until its batch is answered (to name it, and
@@ -251,14 +248,14 @@ class Session:
         """Send calls and bulk data (numbered, see ``reliable.py``): to the worker
         directly, or through the broker."""
         send_frames(self._data if self._data is not None else self._sock,
-                     self._out.stamp(frames, self._in.last))
+                    self._out.stamp(frames, self._in.last))
 
     def _send_sync(self) -> None:
         """Ask the worker where it is: it answers ``state`` and resends the replies
         after ours, and we resend the calls after its (see ``reliable.py``)."""
         self.resyncs += 1
         send_frames(self._data if self._data is not None else self._sock,
-                     [control("sync", self._in.last)])
+                    [control("sync", self._in.last)])
 
     def _poll(self, timeout_ms: int) -> list:
         """The sockets with something to read, waiting at most ``timeout_ms``."""
@@ -337,7 +334,7 @@ class Session:
     # --- calls ------------------------------------------------------------------
     def _encode_call(self, seq: int, op: str, target: Any, args: Any, kwargs: Any,
                      out_id: Any, want: bool) -> tuple[bytes, list]:
-        if not kwargs and not self._poisoned:
+        if not kwargs:
             # the common call: proxies and plain scalars only (an operator, a method)
             plain = []
             for value in args:
@@ -563,7 +560,7 @@ class Session:
         """Tell the worker which of its messages we have (it keeps them until then);
         other messages carry this in their envelope."""
         send_frames(self._data if self._data is not None else self._sock,
-                     [control("ack", self._in.last)])
+                    [control("ack", self._in.last)])
 
     def _on_state(self, have: int) -> None:
         """The worker's ``state``: resend the messages it does not have."""

@@ -72,12 +72,17 @@ def to_device_result(value: Any) -> Any:
     return value
 
 
-def _wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(fn)
+def _device_results(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` refusing host arrays and giving CuPy's results (0-d arrays, not scalars)."""
     def call(*args: Any, **kwargs: Any) -> Any:
         _check_args(args, kwargs)
         return to_device_result(fn(*args, **kwargs))
     return call
+
+
+def _wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``_device_results(fn)`` with ``fn``'s name, docs and ``__wrapped__``."""
+    return functools.wraps(fn)(_device_results(fn))
 
 
 # --- cupy.* functions whose CuPy behaviour differs from NumPy's -------------------
@@ -378,12 +383,7 @@ class CpuBackend:
             special = METHODS.get(name)
             if special is not None:
                 return functools.partial(special, obj)
-            bound = getattr(obj, name)
-
-            def call(*args: Any, **kwargs: Any) -> Any:  # _wrap, without its metadata
-                _check_args(args, kwargs)
-                return to_device_result(bound(*args, **kwargs))
-            return call
+            return _device_results(getattr(obj, name))  # once per call: no metadata
         check_member(REMOTE_TYPES, obj, name, call=True)
         return getattr(obj, name)
 
