@@ -363,3 +363,24 @@ def test_pipelined_operators_keep_identity_errors_and_bounded_bookkeeping(cp):
     table = client.get_session().proxies
     assert len(table._refs) < 4 * 1024  # 5000 dead proxies were swept
     assert x.astype(numpy.float32, copy=False) is x
+
+
+def test_queued_calls_go_out_when_the_program_pauses(cp, server, monkeypatch):
+    """Calls queued and not waited for reach the server once the program stops queueing
+    for a moment (the idle flush), so the device works while the host does something
+    else; not only at the program's next wait."""
+    from gpushare import client
+    from gpushare.cli import query_status
+    from _servers import wait_for
+    monkeypatch.setenv("GPUSHARE_IDLE_FLUSH_MS", "100")  # read when the session starts
+    s = client.get_session()
+    x = cp.zeros(4 << 20, dtype=cp.float32)  # 16 MiB on the server, pipelined
+    x += 1
+    assert len(s._queue) >= 2  # queued, nothing waited for them
+
+    def arrived() -> bool:  # asked on a socket of its own: the session stays idle
+        mine = [e for e in query_status(server.address, timeout=10, wait=2)["sessions"]
+                if e["id"] == s.session_id]
+        return bool(mine) and mine[0]["memory_bytes"] >= 16 << 20 and not s._queue
+    wait_for(arrived, timeout=15, interval=0.05)
+    assert float(x[-1]) == 1.0

@@ -142,6 +142,7 @@ class Session:
         self._next_id = 1
         self._seq = 0
         self._queue: list[bytes] = []
+        self._queued = threading.Event()  # a call entered the empty queue (idle flush)
         self._queue_info: list[PendingCall] = []
         self._release: list[list[int]] = []
         self._pending: dict[int, PendingCall] = {}
@@ -184,8 +185,9 @@ class Session:
         if self._monitor is not None:
             self._poller.register(self._monitor, zmq.POLLIN)
         atexit.register(self.close)
-        from .heartbeat import start_heartbeat  # keeps an idle session alive on the server
-        start_heartbeat(self)
+        from .heartbeat import start_heartbeat, start_idle_flush
+        start_heartbeat(self)  # keeps an idle session alive on the server
+        start_idle_flush(self, self._queued)  # sends queued calls when the program pauses
 
     # --- connection -------------------------------------------------------------
     def _handshake(self) -> dict:
@@ -365,6 +367,8 @@ class Session:
                 self._flush_locked()
                 self._send_batch([packed], [info], frames)
             else:
+                if not self._queue:
+                    self._queued.set()
                 self._queue.append(packed)
                 self._queue_info.append(info)
                 if self.sync:

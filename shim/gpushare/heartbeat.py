@@ -10,6 +10,14 @@ session timeout); ``GPUSHARE_HEARTBEAT`` overrides it (``0`` turns heartbeats of
 The pinger is a daemon thread holding only a weak reference to the session. It never
 waits for the session's lock: while a call is in progress the session is anything but
 idle, and its own wait loop pings a silent server.
+
+The idle flush (``start_idle_flush``) is the same kind of thread for queued calls: a
+program that queues calls and then computes on the host for a while (or sleeps) would
+otherwise leave them in the client's queue until its next wait, and the device idle
+meanwhile. Once the program has queued nothing new for ``GPUSHARE_IDLE_FLUSH_MS``
+milliseconds (default 5), the queue is sent. While the program queues calls, the thread
+wakes once per interval (no more: waits and round trips do not wake it); while nothing
+is queued, it sleeps.
 """
 from __future__ import annotations
 
@@ -75,3 +83,61 @@ def _beat(ref: "weakref.ref[Any]", interval: float, stop: threading.Event) -> No
         finally:
             lock.release()
             del session
+
+
+def idle_flush_interval() -> float:
+    """Seconds without a new call after which queued calls are sent (0: never)."""
+    try:
+        return max(0.0, float(os.environ.get("GPUSHARE_IDLE_FLUSH_MS", "") or 5.0)) / 1e3
+    except ValueError:
+        return 5e-3
+
+
+def start_idle_flush(session: Any, queued: threading.Event) -> threading.Thread | None:
+    """Send ``session``'s queued calls once the program stops queueing for a moment.
+    ``queued`` is set by the session when a call enters its empty queue (under its
+    lock), and cleared here (under the lock) once the queue has gone."""
+    interval = idle_flush_interval()
+    if interval <= 0:
+        return None
+    thread = threading.Thread(target=_flush_when_idle,
+                              args=(weakref.ref(session), queued, interval),
+                              name="gpushare-idle-flush", daemon=True)
+    thread.start()
+    return thread
+
+
+def _flush_when_idle(ref: "weakref.ref[Any]", queued: threading.Event,
+                     interval: float) -> None:
+    import time
+    while True:
+        if not queued.wait(1.0):  # nothing queued: is the session still there?
+            session = ref()
+            if session is None or session._closed:
+                return
+            del session
+            continue
+        session = ref()
+        seen = session._seq if session is not None else None
+        del session
+        while True:  # one wake-up per interval while the program is busy, none when idle
+            time.sleep(interval)
+            session = ref()
+            if session is None or session._closed or session._lost is not None:
+                return
+            if session._queue and session._seq != seen:  # still queueing: let it go on
+                seen = session._seq
+                del session
+                continue
+            lock = session._lock
+            if lock.acquire(blocking=False):  # (else a call is in progress: it sends)
+                try:
+                    queued.clear()
+                    if session._queue:
+                        session._flush_locked()
+                except Exception:  # noqa: BLE001 - the next call reports the session's state
+                    return
+                finally:
+                    lock.release()
+            del session
+            break
