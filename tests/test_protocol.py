@@ -71,6 +71,17 @@ def test_handles_and_metadata():
     assert decode(encode(meta)) == meta
 
 
+@given(st.integers(-2**63, 2**64 - 1) | st.binary(max_size=10))
+def test_handle_ids_of_every_width_decode_as_packed(value):
+    # a handle's id is read without msgpack when it is a plain int; anything else
+    # (other widths, other types) takes the general path, and so do its errors
+    import msgpack
+    data = msgpack.packb(value)
+    assert decode([msgpack.packb(msgpack.ExtType(1, data))]) == HandleRef(value)
+    with pytest.raises(ProtocolError):  # one byte short
+        decode([msgpack.packb(msgpack.ExtType(1, data[:-1]))])
+
+
 def test_unknown_objects_are_refused_not_pickled():
     class Thing:
         pass

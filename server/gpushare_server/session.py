@@ -46,6 +46,10 @@ ARRAY_DUNDERS = frozenset({
 _PLAIN = frozenset({int, float, str, bool, bytes, type(None)})
 
 
+def _first(item: tuple) -> Any:
+    return item[0]
+
+
 #: the first warnings filter while ``record_warnings`` is in force
 _ALWAYS = [("always", None, Warning, None, 0)]
 
@@ -310,7 +314,8 @@ class SessionExecutor:
             self.failed_seq = None
         # each release says how many of this batch's calls were queued before it: a call
         # queued before its operand's proxy died still sees the operand
-        releases = sorted(self._releases(header.get("release")), key=lambda r: r[0])
+        releases = header.get("release")
+        releases = sorted(self._releases(releases), key=_first) if releases else ()
         next_release = 0
         results: list = []
         error: list | None = None
@@ -330,6 +335,9 @@ class SessionExecutor:
             recording: Any = contextlib.nullcontext(recorder)
         else:
             recording = warnings.catch_warnings(record=True)
+        # (the names the loop uses, looked up once: a batch is often one or two calls)
+        run, resolve, plain, pack = self._run, self._resolve, _PLAIN, encoder.pack
+        store, after_call = self._store, self.after_call
         with recording as caught:
             if recorder is None:
                 warnings.simplefilter("always")
@@ -347,13 +355,16 @@ class SessionExecutor:
                     continue
                 self.calls += 1
                 try:
-                    result = self._run(op, target, self._resolve(args), self._resolve(kwargs))
+                    # (``_resolve``, with its most common case, a list, taken here)
+                    args = [v if type(v) in plain else resolve(v) for v in args] \
+                        if type(args) is list else resolve(args)
+                    result = run(op, target, args, resolve(kwargs) if kwargs else kwargs)
                     if out_id is not None:
-                        self._store(out_id, result)
-                    if self.after_call is not None:
-                        self.after_call(out_id, result)
+                        store(out_id, result)
+                    if after_call is not None:
+                        after_call(out_id, result)
                     if want:
-                        results.append([seq, encoder.pack(result)])
+                        results.append([seq, pack(result)])
                 except ProtocolError:
                     raise
                 except BaseException as exc:  # noqa: BLE001 - every user error goes back
@@ -376,7 +387,9 @@ class SessionExecutor:
             printed = self._output()
             if printed:
                 reply["output"] = printed
-        return encoder.encode(reply)
+        # plain values only (results are packed already, their buffers in the encoder's
+        # frames), so no encoder is needed for the reply itself
+        return [msgpack.packb(reply), *encoder.frames]
 
     @staticmethod
     def _releases(items: Any) -> list:
@@ -477,6 +490,8 @@ class SessionExecutor:
         kind = type(value)
         if kind in _PLAIN:
             return value
+        if kind is HandleRef:
+            return self.handles.get(value.id)
         if kind is list:
             return [v if type(v) in _PLAIN else self._resolve(v) for v in value]
         if kind is dict:

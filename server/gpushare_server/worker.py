@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import select
 import sys
 import time
 from typing import Any
@@ -64,6 +65,8 @@ class OutputCapture:
         os.dup2(write_fd, 1)
         os.close(write_fd)
         self._fd = read_fd
+        self._pending = select.poll()  # whether the pipe holds output not read yet
+        self._pending.register(read_fd, select.POLLIN)
         self._chunks: list[bytes] = []
         self._lock = threading.Lock()
         threading.Thread(target=self._drain, daemon=True).start()
@@ -80,14 +83,13 @@ class OutputCapture:
                 self._chunks.append(data)
 
     def take(self) -> str:
-        import select
         try:
             sys.stdout.flush()
         except (OSError, ValueError):
             pass
         deadline = 50  # ms: let the reader thread catch up with what is already written
-        while deadline > 0 and select.select([self._fd], [], [], 0)[0]:
-            select.select([], [], [], 0.001)
+        while deadline > 0 and self._pending.poll(0):
+            time.sleep(0.001)
             deadline -= 1
         with self._lock:
             chunks, self._chunks = self._chunks, []

@@ -367,7 +367,7 @@ class Session:
                 self._flush_locked()
                 self._send_batch([packed], [info], frames)
             else:
-                if not self._queue:
+                if not self._queue and not self._queued.is_set():  # (is_set: no lock)
                     self._queued.set()
                 self._queue.append(packed)
                 self._queue_info.append(info)

@@ -271,6 +271,22 @@ def encode(header: Any, handle_of: Callable[[Any], int | None] | None = None) ->
     return Encoder(handle_of).encode(header)
 
 
+_UINT_WIDTHS = {0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8}
+
+
+def _handle_id(data: bytes) -> int | None:
+    """The msgpack integer ``data`` when it is a fixint or an unsigned int (what
+    handle ids are packed as); None for anything else (decoded the general way)."""
+    first = data[0] if data else -1
+    if len(data) == 1:
+        if first < 0x80:
+            return first
+        return first - 0x100 if first >= 0xe0 else None
+    if len(data) == 1 + _UINT_WIDTHS.get(first, -2):
+        return int.from_bytes(data[1:], "big")
+    return None
+
+
 class Decoder:
     """Decodes one message's frames back into values.
 
@@ -300,8 +316,10 @@ class Decoder:
                                use_list=True)
 
     def _ext(self, code: int, data: bytes) -> Any:
-        if code == Ext.HANDLE:
-            hid = self._unpack(data)
+        if code == 1:  # Ext.HANDLE: by far the most common, so its int is read here
+            hid = _handle_id(data)
+            if hid is None:
+                hid = self._unpack(data)
             return self.resolve_handle(hid) if self.resolve_handle else HandleRef(hid)
         if code == Ext.TUPLE:
             return tuple(self._unpack(data))

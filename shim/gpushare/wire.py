@@ -9,6 +9,9 @@ from typing import Any
 import zmq
 
 _yield = getattr(os, "sched_yield", lambda: None)  # (not on every platform)
+# plain ints: pyzmq's option and flag constants are enums, and ``int & Flag`` builds
+# enum members on every turn of a polling loop (half of that loop's cost)
+_EVENTS, _POLLIN = int(zmq.EVENTS), int(zmq.POLLIN)
 
 #: frames at least this large are sent without copying
 ZERO_COPY_MIN = 1 << 16
@@ -32,7 +35,7 @@ def spin(sock: Any, seconds: float) -> bool:
     as ZeroMQ's I/O thread bringing that very message, runs first."""
     end = time.perf_counter() + seconds
     events, now, give_way = sock.getsockopt, time.perf_counter, _yield
-    while not events(zmq.EVENTS) & zmq.POLLIN:
+    while not events(_EVENTS) & _POLLIN:
         if now() >= end:
             return False
         give_way()
