@@ -207,7 +207,8 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
 
     def deliver(out: zmq.Socket, prefix: list, kind: bytes, frames: list) -> None:
         if out is not sock:  # the broker counts what passes through it; this did not
-            moved[1] += sum(f.nbytes if isinstance(f, memoryview) else len(f) for f in frames)
+            for f in frames:
+                moved[1] += f.nbytes if isinstance(f, memoryview) else len(f)
         send_frames(out, [*prefix, kind, *frames] if out is sock else [*prefix, *frames])
 
     told = [0]  # the last of the client's messages we told it we have
@@ -272,7 +273,8 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
             hot[0] = hot[0] or time.perf_counter() - answered[0] <= spin
         if frames[0].bytes == token and len(frames) > 1:
             direct_peer[0] = frames[0]
-            moved[0] += sum(len(f) for f in frames[1:])
+            for f in frames[1:]:
+                moved[0] += len(f)
             heard[0] = time.monotonic()
             serve_message(frames[1:], direct, [frames[0]])
             answered[0] = time.perf_counter()
