@@ -384,3 +384,26 @@ def test_queued_calls_go_out_when_the_program_pauses(cp, server, monkeypatch):
         return bool(mine) and mine[0]["memory_bytes"] >= 16 << 20 and not s._queue
     wait_for(arrived, timeout=15, interval=0.05)
     assert float(x[-1]) == 1.0
+
+
+def test_dropped_arrays_are_freed_while_the_program_is_idle(cp, server):
+    """An array the program drops is released on the server even when no other call
+    follows (releases come from finalizers and travel with the next batch; with nothing
+    queued they go alone after a second)."""
+    from gpushare import client
+    from gpushare.cli import query_status
+    from _servers import wait_for
+    s = client.get_session()
+
+    def memory() -> int:  # asked on a socket of its own: the session stays idle
+        mine = [e for e in query_status(server.address, timeout=10, wait=2)["sessions"]
+                if e["id"] == s.session_id]
+        return mine[0]["memory_bytes"] if mine else -1
+    x = cp.ones(4 << 20, dtype=cp.float32)  # 16 MiB
+    assert float(x[0]) == 1.0  # (a wait: nothing is queued now)
+    held = memory()
+    assert held >= 16 << 20
+    del x
+    assert s._release and not s._queue  # the release waits in the client
+    wait_for(lambda: memory() <= held - (16 << 20), timeout=15, interval=0.1)
+    assert not s._release

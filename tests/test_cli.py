@@ -136,3 +136,23 @@ def test_unmodified_program_gives_the_same_answer_as_numpy(server, tmp_path):
     """)
     out = run_python(code, env={"GPUSHARE_SERVER": server.address})
     assert out.stdout.strip() == "True", out.stderr
+
+
+@pytest.mark.parametrize("value, expected, warns", [
+    ("", 7.0, False), ("  ", 7.0, False), ("2.5", 2.5, False), (" 0 ", 0.0, False),
+    ("ten", 7.0, True), ("5s", 7.0, True),
+])
+def test_numbers_from_the_environment(monkeypatch, value, expected, warns):
+    """GPUSHARE_TIMEOUT and its kind: unset or empty means the default; a value that
+    is no number says so and uses the default (it never ends the program)."""
+    import warnings
+    from gpushare.settings import env_float
+    monkeypatch.setenv("GPUSHARE_TEST_NUMBER", value)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert env_float("GPUSHARE_TEST_NUMBER", 7.0) == expected
+    assert [str(w.message) for w in caught] == (
+        [f"gpushare: GPUSHARE_TEST_NUMBER={value.strip()!r} is not a number; using 7"]
+        if warns else [])
+    monkeypatch.delenv("GPUSHARE_TEST_NUMBER")
+    assert env_float("GPUSHARE_TEST_NUMBER", 7.0) == 7.0

@@ -31,6 +31,7 @@ import re
 import secrets
 from typing import Any
 
+from gpushare.settings import env_float
 from gpushare.shm import ABORT, LAYOUT_BYTES, TSO
 
 SHM_DIR = "/dev/shm"
@@ -42,10 +43,7 @@ _NAME = re.compile(r"gpushare-(\d+)-[0-9a-f]{32}\Z")
 
 
 def _timeout() -> float:
-    try:
-        return float(os.environ.get("GPUSHARE_TIMEOUT", "") or 30.0)
-    except ValueError:
-        return 30.0
+    return env_float("GPUSHARE_TIMEOUT", 30.0)
 
 
 #: seconds a ring copy waits for a client that makes no progress before it gives up

@@ -130,11 +130,9 @@ def query_status(address: str, timeout: float | None = None,
     import zmq
     from . import errors, security
     from .protocol import Decoder, Encoder
+    from .settings import env_float
     if timeout is None:
-        try:
-            timeout = float(os.environ.get("GPUSHARE_TIMEOUT", "") or 10)
-        except ValueError:
-            timeout = 10.0
+        timeout = env_float("GPUSHARE_TIMEOUT", 10.0)
     ctx = zmq.Context()
     sock = ctx.socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 0)

@@ -25,6 +25,7 @@ from .reliable import (GAP, NEW, Receiver, Sender, control, parse_control,
                        split_envelope)
 from .protocol import (CHUNK_BYTES, PROTOCOL_VERSION, ArrayMeta, Decoder, Encoder, Ext,
                        RemoteObject, _pack_int)
+from .settings import env_float
 from .wire import send_frames, spin
 
 #: the queue is sent when it holds this many calls
@@ -32,13 +33,6 @@ BATCH_CALLS = 512
 #: how long (ms) a wait listens to the direct socket alone before it watches the rest
 QUICK_WAIT_MS = 50
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
-
-
-def _env_float(name: str, default: float) -> float:
-    try:
-        return float(os.environ.get(name, default))
-    except ValueError:
-        return default
 
 
 #: values a call's arguments carry as they are (``Session._encode_call``)
@@ -50,7 +44,7 @@ _new_tuple = tuple.__new__  # an ExtType without its argument checks (ours are r
 
 #: how long (s) a wait polls for the reply before it sleeps (``GPUSHARE_SPIN_US``;
 #: 0: never): round trips of a loop of synchronous calls come back within this
-SPIN_S = max(0.0, _env_float("GPUSHARE_SPIN_US", 250.0)) / 1e6
+SPIN_S = max(0.0, env_float("GPUSHARE_SPIN_US", 250.0)) / 1e6
 
 
 class RemoteHandle:
@@ -126,7 +120,7 @@ class Session:
     def __init__(self, address: str, *, timeout: float | None = None,
                  sync: bool | None = None, on_close: Callable[[], None] | None = None) -> None:
         self.address = address
-        self.timeout = timeout if timeout is not None else _env_float("GPUSHARE_TIMEOUT", 30.0)
+        self.timeout = timeout if timeout is not None else env_float("GPUSHARE_TIMEOUT", 30.0)
         self.sync = sync if sync is not None else os.environ.get("GPUSHARE_SYNC", "") not in (
             "", "0")
         self._lock = threading.RLock()

@@ -14,6 +14,7 @@ import threading
 from dataclasses import dataclass
 
 from . import errors
+from .settings import env_float
 
 
 @dataclass
@@ -46,7 +47,7 @@ def _drain(proc: subprocess.Popen) -> None:
 def start_embedded_server(timeout: float | None = None) -> EmbeddedServer:
     """Start a local server and return once it listens."""
     if timeout is None:
-        timeout = float(os.environ.get("GPUSHARE_TIMEOUT", "30") or 30) + 60
+        timeout = env_float("GPUSHARE_TIMEOUT", 30.0) + 60
     tmpdir = tempfile.mkdtemp(prefix="gpushare-embedded-")
     address = f"ipc://{tmpdir}/server"
     backend = os.environ.get("GPUSHARE_BACKEND", "auto") or "auto"

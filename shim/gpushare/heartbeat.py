@@ -17,7 +17,10 @@ otherwise leave them in the client's queue until its next wait, and the device i
 meanwhile. Once the program has queued nothing new for ``GPUSHARE_IDLE_FLUSH_MS``
 milliseconds (default 5), the queue is sent. While the program queues calls, the thread
 wakes once per interval (no more: waits and round trips do not wake it); while nothing
-is queued, it sleeps.
+is queued, it sleeps. Releases (arrays the program dropped) cannot wake it: they come
+from finalizers, which must not take the event's lock. They go out with the next batch,
+or after ``RELEASE_IDLE_S`` seconds of a queue with nothing else in it, so an idle
+program's dropped arrays do not hold device memory for long.
 """
 from __future__ import annotations
 
@@ -26,18 +29,19 @@ import threading
 import weakref
 from typing import Any
 
+from .settings import env_float
+
+#: seconds after which releases alone are sent, when no call is queued
+RELEASE_IDLE_S = 1.0
+
 #: seconds between pings when the server does not say
 DEFAULT_INTERVAL = 10.0
 
 
 def heartbeat_interval(welcome: dict) -> float:
     """Seconds between pings for a session whose handshake reply was ``welcome``."""
-    env = os.environ.get("GPUSHARE_HEARTBEAT", "").strip()
-    if env:
-        try:
-            return max(0.0, float(env))
-        except ValueError:
-            pass
+    if os.environ.get("GPUSHARE_HEARTBEAT", "").strip():
+        return max(0.0, env_float("GPUSHARE_HEARTBEAT", DEFAULT_INTERVAL))
     try:
         value = float(welcome.get("heartbeat", DEFAULT_INTERVAL))
     except (TypeError, ValueError):
@@ -87,10 +91,7 @@ def _beat(ref: "weakref.ref[Any]", interval: float, stop: threading.Event) -> No
 
 def idle_flush_interval() -> float:
     """Seconds without a new call after which queued calls are sent (0: never)."""
-    try:
-        return max(0.0, float(os.environ.get("GPUSHARE_IDLE_FLUSH_MS", "") or 5.0)) / 1e3
-    except ValueError:
-        return 5e-3
+    return max(0.0, env_float("GPUSHARE_IDLE_FLUSH_MS", 5.0)) / 1e3
 
 
 def start_idle_flush(session: Any, queued: threading.Event) -> threading.Thread | None:
@@ -111,9 +112,12 @@ def _flush_when_idle(ref: "weakref.ref[Any]", queued: threading.Event,
                      interval: float) -> None:
     import time
     while True:
-        if not queued.wait(1.0):  # nothing queued: is the session still there?
+        if not queued.wait(RELEASE_IDLE_S):  # nothing queued: is the session still there?
             session = ref()
             if session is None or session._closed:
+                return
+            if session._release and session._lost is None and \
+                    not _flush_if_free(session):  # dropped arrays: free them
                 return
             del session
             continue
@@ -129,15 +133,24 @@ def _flush_when_idle(ref: "weakref.ref[Any]", queued: threading.Event,
                 seen = session._seq
                 del session
                 continue
-            lock = session._lock
-            if lock.acquire(blocking=False):  # (else a call is in progress: it sends)
-                try:
-                    queued.clear()
-                    if session._queue:
-                        session._flush_locked()
-                except Exception:  # noqa: BLE001 - the next call reports the session's state
-                    return
-                finally:
-                    lock.release()
+            if not _flush_if_free(session, queued):
+                return
             del session
             break
+
+
+def _flush_if_free(session: Any, queued: threading.Event | None = None) -> bool:
+    """Send ``session``'s queue (and releases) unless a call is in progress (it sends
+    them itself); clear ``queued`` as the queue goes. False: the session is unusable."""
+    lock = session._lock
+    if lock.acquire(blocking=False):
+        try:
+            if queued is not None:
+                queued.clear()
+            if session._queue or session._release:
+                session._flush_locked()
+        except Exception:  # noqa: BLE001 - the next call reports the session's state
+            return False
+        finally:
+            lock.release()
+    return True
