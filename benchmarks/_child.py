@@ -166,7 +166,7 @@ class Runner:
             gc.collect()
             up[str(size)], down[str(size)] = t_up, t_down
             last = t_up + t_down
-            if hasattr(self.system, "upload_new") and size >= 64 * MiB:
+            if getattr(self.system, "new_arrays", False) and size >= 64 * MiB:
                 # into new arrays (page faults included): reported beside, as information
                 host = numpy.ones(size, dtype=numpy.uint8)
                 self.out.setdefault("upload_new", {})[str(size)] = min(

@@ -112,6 +112,28 @@ def ratios(res: dict) -> list[dict]:
                        f"(c) {arrow} gpushare / best peer, >= 64 MiB (worst size)", None,
                        ">=", 3.0, "no peer copies measured")
 
+    # what encryption costs: the same workloads against a server with keys (CurveZMQ),
+    # as any server beyond loopback runs; information, against the same floors
+    curve = S.get("gpushare_curve")
+    if _ok(curve):
+        c_rt = _per_call(curve, "round_trip")
+        _ratio_row(rows, "b_curve_vs_zmq",
+                   "(b) gpushare with CurveZMQ round trip / raw ZeroMQ round trip",
+                   c_rt / z_rt if c_rt and z_rt else None, "<=", None,
+                   f"{c_rt:.0f} us vs {z_rt:.0f} us" if c_rt and z_rt else "")
+        for direction, arrow in (("upload", "host->device"), ("download", "device->host")):
+            c_bw, t_bw = _bandwidth(curve, direction), _bandwidth(tcp, direction)
+            big = sorted(s for s in c_bw if s >= BIG and s in t_bw)
+            value, detail = None, "no copy of 64 MiB or more measured on both"
+            if big:
+                worst = min(big, key=lambda s: c_bw[s] / t_bw[s])
+                value = c_bw[worst] / t_bw[worst]
+                detail = (f"{fmt_bytes(worst)}: {c_bw[worst] / MiB:.0f} vs "
+                          f"{t_bw[worst] / MiB:.0f} MiB/s (encrypted vs plaintext)")
+            _ratio_row(rows, f"c_{direction}_curve_vs_tcp",
+                       f"(c) {arrow} gpushare with CurveZMQ / raw TCP, >= 64 MiB (worst size)",
+                       value, ">=", None, detail)
+
     # same host: ipc:// against local memcpy
     ipc = S.get("gpushare_ipc")
     if _ok(ipc) and backend == "cpu":
@@ -387,8 +409,9 @@ def plot(res: dict, path: str) -> str | None:
     except ImportError as exc:
         return f"matplotlib is not installed ({exc})"
     fig, axes = plt.subplots(1, 3, figsize=(17, 5.2))
-    styles = {"gpushare": dict(lw=2.5, color="C3"), "gpushare_ipc": dict(lw=2, color="C1",
-                                                                         ls="--"),
+    styles = {"gpushare": dict(lw=2.5, color="C3"),
+              "gpushare_curve": dict(lw=2, color="C3", ls=":"),
+              "gpushare_ipc": dict(lw=2, color="C1", ls="--"),
               "tcp": dict(color="k", ls=":"), "zmq": dict(color="0.5", ls=":"),
               "local": dict(color="C2", ls="-."), "ray": dict(color="C0"),
               "torch_rpc": dict(color="C4"), "rpyc": dict(color="C5")}

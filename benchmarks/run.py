@@ -18,10 +18,11 @@ from ._util import (GiB, KiB, MiB, LineProcess, PeakSampler, child_env, describe
 from ._child import RESULT
 
 #: systems in the order they run; floors first, so peers' daemons never weigh on them
-ORDER = ["local", "zmq", "tcp", "gpushare", "gpushare_ipc", "rpyc", "torch_rpc", "ray"]
+ORDER = ["local", "zmq", "tcp", "gpushare", "gpushare_curve", "gpushare_ipc", "rpyc",
+         "torch_rpc", "ray"]
 
 #: seconds each system may take (``--quick``, full); its copies stop at what fits
-BUDGET = {"local": (8, 60), "zmq": (8, 60), "tcp": (8, 60), "gpushare": (30, 300),
+BUDGET = {"local": (8, 60), "zmq": (8, 60), "tcp": (8, 60), "gpushare": (30, 300), "gpushare_curve": (20, 120),
           "gpushare_ipc": (10, 120), "rpyc": (12, 240), "torch_rpc": (22, 240),
           "ray": (25, 240)}
 

@@ -263,16 +263,22 @@ class Gpushare(System):
 
     name, kind, label = "gpushare", "gpushare", "gpushare"
     transport = "tcp"
+    #: whether copies into new arrays are measured too (``upload_new``/``download_new``)
+    new_arrays = True
+
+    def server_args(self) -> list:
+        """More arguments for ``gpushare serve``."""
+        return []
 
     def start(self) -> None:
+        self.tmpdir = tempfile.mkdtemp(prefix="gpushare-bench-")
         if self.transport == "ipc":
-            self.tmpdir = tempfile.mkdtemp(prefix="gpushare-bench-")
             address = f"ipc://{self.tmpdir}/server"
         else:
             address = f"tcp://127.0.0.1:{free_port()}"
         env = child_env({"GPUSHARE_LOG_LEVEL": "WARNING"})
         self.server = LineProcess([python(), "-m", "gpushare", "serve", "--bind", address,
-                                   "--backend", self.backend], env=env)
+                                   "--backend", self.backend, *self.server_args()], env=env)
         self.server.wait_for("listening", 90)
         os.environ["GPUSHARE_SERVER"] = address
         from gpushare import client
@@ -288,11 +294,8 @@ class Gpushare(System):
             client.reset_session()
         finally:
             self.server.stop()
-            if self.transport == "ipc":
-                try:
-                    os.rmdir(self.tmpdir)
-                except OSError:
-                    pass
+            import shutil
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
 
     def small_ops(self, n: int, size: int) -> float:
         cp = self.cp
@@ -360,6 +363,35 @@ class Gpushare(System):
             b = a @ b
         float(b[0, 0])
         return time.perf_counter() - t
+
+
+class GpushareCurve(Gpushare):
+    """gpushare as a server on a network runs it: with keys, so every message is
+    encrypted and authenticated (CurveZMQ). Round trips and copies, for information:
+    what the default for a server beyond loopback costs against the plaintext path."""
+
+    name, label = "gpushare_curve", "gpushare (tcp, CurveZMQ)"
+    new_arrays = False
+
+    def server_args(self) -> list:
+        import subprocess
+        keys = os.path.join(self.tmpdir, "keys")
+        authorized = os.path.join(keys, "authorized")
+        for who in ("server", "client"):
+            subprocess.run([python(), "-m", "gpushare", "keygen", "--out", keys, who],
+                           env=child_env(), check=True, capture_output=True, timeout=60)
+        os.makedirs(authorized)
+        os.replace(os.path.join(keys, "client.key"), os.path.join(authorized, "client.key"))
+        os.environ["GPUSHARE_SERVER_KEY"] = os.path.join(keys, "server.key")
+        os.environ["GPUSHARE_CLIENT_KEY"] = os.path.join(keys, "client.key_secret")
+        return ["--server-key", os.path.join(keys, "server.key_secret"),
+                "--authorized-keys", authorized]
+
+    def small_ops(self, n: int, size: int) -> float:
+        raise NotImplementedError
+
+    def matmul(self, n: int, iters: int) -> float:
+        raise NotImplementedError
 
 
 class GpushareIpc(Gpushare):
@@ -612,7 +644,7 @@ class Rpyc(System):
 
 
 SYSTEMS: dict[str, type[System]] = {cls.name: cls for cls in (
-    Local, RawZmq, RawTcp, Gpushare, GpushareIpc, RayActor, TorchRpc, Rpyc)}
+    Local, RawZmq, RawTcp, Gpushare, GpushareCurve, GpushareIpc, RayActor, TorchRpc, Rpyc)}
 
 
 def get(name: str) -> type[System]:

@@ -1,9 +1,9 @@
 """Smoke test of the benchmark harness (``python -m benchmarks``) at tiny sizes.
 
-Runs gpushare and the raw ZeroMQ floor only (no peers), a few calls each, plus the
-fair-concurrency workload (f) for half a second per situation, and checks
-that the JSON carries every figure the report needs, with positive numbers, and that
-the Markdown table names the targets.
+Runs gpushare (plaintext and with keys) and the raw ZeroMQ floor only (no peers), a
+few calls each, plus the fair-concurrency workload (f) for half a second per situation,
+and checks that the JSON carries every figure the report needs, with positive numbers,
+and that the Markdown table names the targets.
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
     env = {k: v for k, v in os.environ.items() if k != "GPUSHARE_SERVER"}
     proc = subprocess.run(
         [sys.executable, "-m", "benchmarks", "--quick", "--only", "gpushare", "zmq",
+         "gpushare_curve",
          "--small-n", "300", "--rt-n", "30", "--max-copy", str(256 << 10),
          "--mm-n", "64", "--mm-iters", "3", "--memory-size", str(4 << 20),
          "--fair-seconds", "0.5", "--fair-copy", str(4 << 20), "--fair-mm-n", "256",
@@ -58,6 +59,18 @@ def test_floor_and_ratios(results: tuple[dict, str]) -> None:
         assert rows[key]["value"] > 0 and rows[key]["pass"] in (True, False)
     # nothing measured for the peers: the ratio says so instead of passing
     assert rows["a_vs_peer"]["value"] is None and rows["a_vs_peer"]["pass"] is None
+
+
+def test_encrypted_server_is_measured(results: tuple[dict, str]) -> None:
+    """The same round trips and copies against a server with keys (CurveZMQ)."""
+    res, _ = results
+    curve = res["systems"]["gpushare_curve"]
+    assert curve["available"], curve.get("reason")
+    assert curve["round_trip"]["n"] == 30 and curve["round_trip"]["per_call_us"] > 0
+    assert "small_ops" not in curve and "upload_new" not in curve
+    assert all(t > 0 for t in curve["upload"].values()) and curve["download"]
+    rows = {r["key"]: r for r in res["ratios"]}
+    assert rows["b_curve_vs_zmq"]["value"] > 0 and rows["b_curve_vs_zmq"]["pass"] is None
 
 
 def test_memory_breakdown_and_machine(results: tuple[dict, str]) -> None:
