@@ -186,3 +186,47 @@ def test_a_busy_direct_client_is_not_expired(monkeypatch):
     finally:
         s.close()
         srv.stop()
+
+
+MALLOC_PROBE = """
+import ctypes
+from gpushare.wire import keep_receive_buffers
+libc = ctypes.CDLL(None)
+libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+libc.free.argtypes = [ctypes.c_void_p]
+
+class Info(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+        "fordblks", "keepcost")]
+libc.mallinfo2.restype = Info
+
+def kept_after_chunks():  # 16 chunks as a copy has in flight, all freed: what stays
+    blocks = [libc.malloc(1 << 20) for _ in range(16)]
+    for p in blocks:
+        libc.free(p)
+    return libc.mallinfo2().arena >> 20
+
+def mapped(size):  # glibc: bit 2 of a chunk's size word says it has a mapping of its own
+    p = libc.malloc(size)
+    bit = ctypes.c_size_t.from_address(p - ctypes.sizeof(ctypes.c_size_t)).value & 2
+    libc.free(p)
+    return bool(bit)
+tuned = keep_receive_buffers()
+kept_after_chunks()
+print(tuned, kept_after_chunks() >= 16, mapped(64 << 20))
+"""
+
+
+@pytest.mark.skipif(__import__("platform").libc_ver()[0] != "glibc", reason="glibc malloc")
+@pytest.mark.parametrize("setting", [None, "0"])
+def test_received_chunks_reuse_heap_memory(setting):
+    """ZeroMQ mallocs every 1 MiB chunk it receives. Once client and worker tune
+    malloc, the memory of freed chunks stays in the heap for the next ones (untuned,
+    glibc gives it back to the kernel, and each chunk faults it in again); huge arrays
+    keep mappings of their own. GPUSHARE_MALLOC_TUNING=0 leaves malloc alone."""
+    from _servers import run_python
+    out = run_python(MALLOC_PROBE, env={"GPUSHARE_MALLOC_TUNING": setting}, timeout=60)
+    assert out.returncode == 0, out.stderr
+    tuned = setting != "0"
+    assert out.stdout.split() == [str(tuned), str(tuned), "True"]

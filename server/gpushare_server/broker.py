@@ -44,7 +44,7 @@ import zmq
 from gpushare import __version__
 from gpushare.protocol import PROTOCOL_VERSION, Encoder
 from gpushare.reliable import split_envelope
-from gpushare.wire import send_frames
+from gpushare.wire import keep_receive_buffers, send_frames
 
 
 log = logging.getLogger("gpushare.server")
@@ -718,6 +718,7 @@ class Broker:
         return all(s.inflight == 0 or s.lost for s in self.sessions.values())
 
     def serve(self, ready_line: bool = True) -> None:
+        keep_receive_buffers()  # chunks relayed for clients without a direct path
         self._top_up_spares()
         if ready_line:
             extra = f", metrics on port {self.metrics_port}" if self.metrics_port else ""

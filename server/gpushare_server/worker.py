@@ -40,7 +40,7 @@ import zmq
 
 from gpushare.reliable import (GAP, NEW, Receiver, Sender, control, parse_control,
                                split_envelope)
-from gpushare.wire import send_frames
+from gpushare.wire import keep_receive_buffers, send_frames
 from gpushare.wire import spin as wait_readable
 
 from .backends import load_backend
@@ -167,6 +167,7 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
         memory_limit: int = 0, direct_bind: str | None = None, server_key: str | None = None,
         authorized_keys: str | None = None, max_message_size: int = 0,
         spin_us: float = 0.0) -> int:
+    keep_receive_buffers()  # a streamed upload's chunks reuse the same memory
     backend = load_backend(backend_name)
     capture = OutputCapture()
     executor = SessionExecutor(backend, output=capture.take)

@@ -26,7 +26,7 @@ from .reliable import (GAP, NEW, Receiver, Sender, control, parse_control,
 from .protocol import (CHUNK_BYTES, PROTOCOL_VERSION, ArrayMeta, Decoder, Encoder, Ext,
                        RemoteObject, _pack_int)
 from .settings import env_float
-from .wire import send_frames, spin
+from .wire import keep_receive_buffers, send_frames, spin
 
 #: the queue is sent when it holds this many calls
 BATCH_CALLS = 512
@@ -168,6 +168,7 @@ class Session:
         self.session_id = self.info["session"]
         self.backend = self.info["backend"]
         self._data = self._connect_direct(self.info.get("direct"))
+        keep_receive_buffers()  # a streamed download's chunks reuse the same memory
         data_sock = self._data if self._data is not None else self._sock
         if self._monitor is None:  # calls go through the broker: watch that connection
             self._monitor = self._watch_connection(data_sock)

@@ -16,6 +16,15 @@ _EVENTS, _POLLIN = int(zmq.EVENTS), int(zmq.POLLIN)
 #: frames at least this large are sent without copying
 ZERO_COPY_MIN = 1 << 16
 
+#: ZeroMQ mallocs each message it receives; glibc serves blocks this large and more
+#: with mmap, and gives the heap's free top back to the kernel beyond the trim
+#: threshold, so each 1 MiB chunk of a copy faulted its pages in afresh (a fifth to a
+#: third of a copy's time on loopback). Blocks under MMAP_THRESHOLD come from the heap,
+#: and up to TRIM_THRESHOLD of freed heap stays for the next chunks
+#: (``keep_receive_buffers``; ``GPUSHARE_MALLOC_TUNING=0`` leaves malloc alone).
+MMAP_THRESHOLD, TRIM_THRESHOLD = 4 << 20, 64 << 20
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt's parameters (malloc.h)
+
 
 def send_frames(sock: Any, frames: list) -> None:
     """Send ``frames`` as one message; big frames go without a copy."""
@@ -23,6 +32,22 @@ def send_frames(sock: Any, frames: list) -> None:
     for i, frame in enumerate(frames):
         size = frame.nbytes if isinstance(frame, memoryview) else len(frame)
         sock.send(frame, zmq.SNDMORE if i < last else 0, copy=size < ZERO_COPY_MIN)
+
+
+def keep_receive_buffers() -> bool:
+    """Let freed receive buffers be reused rather than unmapped and faulted in again
+    (glibc; nothing elsewhere). True when malloc took the settings."""
+    if os.environ.get("GPUSHARE_MALLOC_TUNING", "").strip() == "0":
+        return False
+    try:
+        import ctypes
+        mallopt = ctypes.CDLL(None).mallopt  # the process's C library
+    except (OSError, AttributeError):  # no glibc-style malloc here
+        return False
+    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    # (each returns 1 on success; musl's is a stub that returns 0)
+    return mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1 and \
+        mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD) == 1
 
 
 def spin(sock: Any, seconds: float) -> bool:
