@@ -676,7 +676,9 @@ LOCAL["ndarray"] = ndarray
 for _name in _REDUCTION_PARAMS:
     LOCAL[_name] = _reduction(_name)
 LOCAL["ufunc"] = ufunc
-from . import _callables, _index_tricks  # noqa: E402
+from . import _callables, _index_tricks, _routines  # noqa: E402
+
+LOCAL.update(_routines.build(_remote))  # matmul, dot, where, concatenate...: pipelined
 
 for _name in _callables.LOCAL_NAMES:
     LOCAL[_name] = getattr(_callables, _name)

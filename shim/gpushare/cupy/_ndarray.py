@@ -628,6 +628,43 @@ class ndarray(_client.RemoteHandle):
         return _pipelined_method(self, "transpose", perm, {}, shape, self._dtype, strides,
                                  view=True)
 
+    def flatten(self, order: str = "C") -> "ndarray":
+        if order != "C":
+            return _method_sync(self, "flatten", (), {"order": order})
+        shape = (self.size,)
+        return _pipelined_method(self, "flatten", (), {}, shape, self._dtype,
+                                 _infer.c_strides(shape, self._dtype.itemsize))
+
+    def squeeze(self, axis: Any = None) -> "ndarray":
+        try:
+            axes = tuple(i for i, n in enumerate(self._shape) if n == 1) if axis is None \
+                else _infer.normalize_axes(axis, self.ndim)
+        except (_infer.CannotInfer, TypeError, ValueError):  # (AxisError: CuPy's, there)
+            return _method_sync(self, "squeeze", (), {"axis": axis})
+        if self._strides is None or not self._shape or any(self._shape[i] != 1 for i in axes):
+            return _method_sync(self, "squeeze", (), {"axis": axis})  # CuPy's error
+        keep = [i for i in range(self.ndim) if i not in axes]
+        return _pipelined_method(self, "squeeze", (), {"axis": axes},
+                                 tuple(self._shape[i] for i in keep), self._dtype,
+                                 tuple(self._strides[i] for i in keep), view=True)
+
+    def swapaxes(self, axis1: Any, axis2: Any) -> "ndarray":
+        try:
+            a1, a2 = (_infer.normalize_axes(a, self.ndim)[0] for a in (axis1, axis2))
+        except (_infer.CannotInfer, TypeError, ValueError):
+            return _method_sync(self, "swapaxes", (axis1, axis2), {})
+        if self._strides is None:
+            return _method_sync(self, "swapaxes", (axis1, axis2), {})
+        perm = list(range(self.ndim))
+        perm[a1], perm[a2] = perm[a2], perm[a1]
+        return _pipelined_method(self, "swapaxes", (a1, a2), {},
+                                 tuple(self._shape[i] for i in perm), self._dtype,
+                                 tuple(self._strides[i] for i in perm), view=True)
+
+    def dot(self, b: Any, out: Any = None) -> Any:
+        from . import dot
+        return dot(self, b, out=out)
+
     def fill(self, value: Any) -> None:
         if (type(value) in (int, float, complex, bool) or isinstance(value, numpy.generic)) \
                 and _infer.int_fits(value, self._dtype):

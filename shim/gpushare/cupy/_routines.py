@@ -1,0 +1,279 @@
+"""Common routines that pipeline: the result's shape, dtype and layout are inferred
+here, so ``c = a @ b`` returns at once, like an operator, instead of waiting for the
+server (a round trip each: on a network, the cost of a loop's every step).
+
+Each routine pipelines only when the inference is certain to match CuPy: array
+arguments that are proxies of one session, numeric dtypes, and shapes that fit. Anything
+else (Python lists, mismatched shapes, keyword arguments this file does not handle)
+goes to the server as before and waits, so CuPy's own error is raised at the call. The
+results are new C-contiguous arrays on both backends (routines whose layout would follow
+their inputs' pipeline only for C-contiguous inputs).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy
+
+from . import _infer
+from ._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _contiguity, _new, ndarray
+
+#: dtype kinds whose results these routines infer (not strings, objects, datetimes)
+_NUMERIC = frozenset("biufc")
+
+
+def _arrays(values: Any, c_contiguous: bool = False) -> Any:
+    """The session all of ``values`` (proxies) share, or None when any is not a usable
+    proxy of it (then the call goes to the server and waits)."""
+    s = None
+    for v in values:
+        if type(v) is not ndarray or v._dtype.kind not in _NUMERIC:
+            return None
+        if s is None:
+            s = v._gs_session
+        elif v._gs_session is not s:
+            return None
+        if c_contiguous and (v._flags is None or not v._flags & FLAG_C):
+            return None
+    return s
+
+
+def _submit(s: Any, path: str, args: tuple, kwargs: dict, shape: tuple,
+            dtype: numpy.dtype) -> ndarray:
+    """Queue ``path(*args, **kwargs)``; its result is a new C-contiguous array."""
+    hid = s.new_id()
+    s.submit("call", path, args, kwargs, out_id=hid, description=path)
+    strides = _infer.c_strides(shape, dtype.itemsize)
+    c, f = _contiguity(shape, strides, dtype.itemsize)
+    return _new(s, hid, shape, dtype, strides,
+                (FLAG_C if c else 0) | (FLAG_F if f else 0) | FLAG_OWN, None)
+
+
+def _pipelines(remote: Callable[..., Any]) -> Callable[[Callable[..., Any]], Any]:
+    """``fn`` returns a proxy, or None to have ``remote`` run the call (and wait)."""
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                out = fn(*args, **kwargs)
+            except (_infer.CannotInfer, TypeError, ValueError):  # (AxisError too): the
+                out = None                                      # server raises CuPy's
+            return remote(*args, **kwargs) if out is None else out
+        call.__name__ = call.__qualname__ = fn.__name__
+        call.__doc__ = fn.__doc__
+        return call
+    return wrap
+
+
+def _matmul_shape(a: tuple, b: tuple) -> tuple:
+    if not a or not b:
+        raise _infer.CannotInfer  # 0-d: CuPy raises
+    a2 = (1,) + a if len(a) == 1 else a
+    b2 = b + (1,) if len(b) == 1 else b
+    if a2[-1] != b2[-2]:
+        raise _infer.CannotInfer  # CuPy raises its own message
+    try:
+        batch = numpy.broadcast_shapes(a2[:-2], b2[:-2])
+    except ValueError:
+        raise _infer.CannotInfer from None
+    return batch + a[-2:-1] + b[-1:] if len(b) > 1 else batch + a[-2:-1]
+
+
+def _promoted(a: ndarray, b: ndarray) -> numpy.dtype:
+    return numpy.promote_types(a._dtype, b._dtype)
+
+
+def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
+    """The pipelined routines, by CuPy name; ``remote(path)`` is the waiting call."""
+
+    @_pipelines(remote("cupy.matmul"))
+    def matmul(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
+        """See Also: cupy.matmul"""
+        s = _arrays((x1, x2))
+        if s is None or out is not None or kwargs:
+            return None
+        shape = _matmul_shape(x1._shape, x2._shape)
+        dtype = numpy.matmul.resolve_dtypes((x1._dtype, x2._dtype, None))[2]
+        return _submit(s, "cupy.matmul", (x1, x2), {}, shape, dtype)
+
+    @_pipelines(remote("cupy.dot"))
+    def dot(a: Any, b: Any, out: Any = None) -> Any:
+        """See Also: cupy.dot"""
+        s = _arrays((a, b))
+        if s is None or out is not None or not a._shape or not b._shape:
+            return None
+        if len(b._shape) == 1:
+            if a._shape[-1] != b._shape[0]:
+                return None
+            shape = a._shape[:-1]
+        else:
+            if a._shape[-1] != b._shape[-2]:
+                return None
+            shape = a._shape[:-1] + b._shape[:-2] + b._shape[-1:]
+        return _submit(s, "cupy.dot", (a, b), {}, shape, _promoted(a, b))
+
+    @_pipelines(remote("cupy.outer"))
+    def outer(a: Any, b: Any, out: Any = None) -> Any:
+        """See Also: cupy.outer"""
+        s = _arrays((a, b))
+        if s is None or out is not None:
+            return None
+        return _submit(s, "cupy.outer", (a, b), {}, (a.size, b.size), _promoted(a, b))
+
+    @_pipelines(remote("cupy.where"))
+    def where(condition: Any, x: Any = None, y: Any = None) -> Any:
+        """See Also: cupy.where"""
+        if x is None or y is None:
+            return None  # the indices of nonzero elements: their count is the server's
+        s = _arrays((condition, x, y), c_contiguous=True)
+        if s is None:
+            return None
+        try:
+            shape = numpy.broadcast_shapes(condition._shape, x._shape, y._shape)
+        except ValueError:
+            return None
+        return _submit(s, "cupy.where", (condition, x, y), {}, shape, _promoted(x, y))
+
+    def _joined(arrays: Any, axis: Any, new_axis: bool) -> tuple | None:
+        """(session, shape, dtype) of concatenating (or stacking) ``arrays``."""
+        if not isinstance(arrays, (list, tuple)) or not arrays:
+            return None
+        s = _arrays(arrays, c_contiguous=True)
+        if s is None or len({a._dtype for a in arrays}) != 1:
+            return None
+        first = arrays[0]._shape
+        if axis is None and not new_axis:  # flattened, whatever the shapes
+            return s, (sum(a.size for a in arrays),), arrays[0]._dtype
+        if len({a._shape for a in arrays} if new_axis else
+               {len(a._shape) for a in arrays}) != 1:
+            return None
+        if new_axis:
+            (ax,) = _infer.normalize_axes(axis, len(first) + 1)
+            return s, first[:ax] + (len(arrays),) + first[ax:], arrays[0]._dtype
+        if not first:
+            return None  # 0-d arrays cannot be concatenated: CuPy raises
+        (ax,) = _infer.normalize_axes(axis, len(first))
+        rest = {a._shape[:ax] + a._shape[ax + 1:] for a in arrays}
+        if len(rest) != 1:
+            return None
+        return s, first[:ax] + (sum(a._shape[ax] for a in arrays),) + first[ax + 1:], \
+            arrays[0]._dtype
+
+    @_pipelines(remote("cupy.concatenate"))
+    def concatenate(tup: Any, axis: Any = 0, out: Any = None, *, dtype: Any = None,
+                    casting: str = "same_kind") -> Any:
+        """See Also: cupy.concatenate"""
+        if out is not None or dtype is not None or casting != "same_kind":
+            return None
+        found = _joined(tup, axis, new_axis=False)
+        if found is None:
+            return None
+        s, shape, dt = found
+        return _submit(s, "cupy.concatenate", (list(tup),), {"axis": axis}, shape, dt)
+
+    @_pipelines(remote("cupy.stack"))
+    def stack(tup: Any, axis: int = 0, out: Any = None, *, dtype: Any = None,
+              casting: str = "same_kind") -> Any:
+        """See Also: cupy.stack"""
+        if out is not None or dtype is not None or casting != "same_kind":
+            return None
+        found = _joined(tup, axis, new_axis=True)
+        if found is None:
+            return None
+        s, shape, dt = found
+        return _submit(s, "cupy.stack", (list(tup),), {"axis": axis}, shape, dt)
+
+    @_pipelines(remote("cupy.vstack"))
+    def vstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Any:
+        """See Also: cupy.vstack"""
+        if dtype is not None or casting != "same_kind" or not isinstance(tup, (list, tuple)):
+            return None
+        if any(type(a) is not ndarray or len(a._shape) > 2 for a in tup):
+            return None
+        rows = [a._shape if len(a._shape) == 2 else (1, a.size) for a in tup]
+        found = _joined(tup, None, new_axis=False)
+        if found is None or len({r[1] for r in rows}) != 1:
+            return None  # (CuPy's error for mismatched rows comes from the server)
+        s, _, dt = found
+        shape = (sum(r[0] for r in rows), rows[0][1])
+        return _submit(s, "cupy.vstack", (list(tup),), {}, shape, dt)
+
+    @_pipelines(remote("cupy.eye"))
+    def eye(N: Any, M: Any = None, k: Any = 0, dtype: Any = float, order: str = "C") -> Any:
+        """See Also: cupy.eye"""
+        from . import _device_dtype, _shape_tuple, session
+        if order != "C" or type(k) is not int:
+            return None
+        shape = _shape_tuple((N, N if M is None else M))
+        dt = _device_dtype(dtype)
+        return _submit(session(), "cupy.eye", shape, {"k": k, "dtype": dt}, shape, dt)
+
+    @_pipelines(remote("cupy.sort"))
+    def sort(a: Any, axis: Any = -1, kind: Any = None) -> Any:
+        """See Also: cupy.sort"""
+        s = _arrays((a,))
+        if s is None or kind is not None or a._dtype.kind not in "iuf" or not a._shape:
+            return None
+        if axis is None:
+            return _submit(s, "cupy.sort", (a,), {"axis": None}, (a.size,), a._dtype)
+        _infer.normalize_axes(axis, len(a._shape))  # AxisError as CuPy's
+        return _submit(s, "cupy.sort", (a,), {"axis": axis}, a._shape, a._dtype)
+
+    @_pipelines(remote("cupy.argsort"))
+    def argsort(a: Any, axis: Any = -1, kind: Any = None) -> Any:
+        """See Also: cupy.argsort"""
+        s = _arrays((a,))
+        if s is None or kind is not None or a._dtype.kind not in "iuf" or not a._shape:
+            return None
+        shape = (a.size,) if axis is None else a._shape
+        if axis is not None:
+            _infer.normalize_axes(axis, len(a._shape))
+        return _submit(s, "cupy.argsort", (a,), {"axis": axis}, shape, numpy.dtype(numpy.intp))
+
+    @_pipelines(remote("cupy.cumsum"))
+    def cumsum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
+        """See Also: cupy.cumsum"""
+        s = _arrays((a,))
+        if s is None or dtype is not None or out is not None:
+            return None
+        if axis is None:
+            shape = (a.size,)
+        else:
+            _infer.normalize_axes(axis, len(a._shape))
+            shape = a._shape
+        # NumPy's rule, which CuPy follows: small integers and bools accumulate in the
+        # platform's long; floats and complex as they are
+        dt = numpy.cumsum(numpy.zeros(1, a._dtype)).dtype
+        return _submit(s, "cupy.cumsum", (a,), {"axis": axis}, shape, dt)
+
+    @_pipelines(remote("cupy.take"))
+    def take(a: Any, indices: Any, axis: Any = None, out: Any = None) -> Any:
+        """See Also: cupy.take"""
+        s = _arrays((a, indices))
+        if s is None or out is not None or indices._dtype.kind not in "iu" or not a._shape:
+            return None
+        if axis is None:
+            shape, n = indices._shape, a.size
+        else:
+            (ax,) = _infer.normalize_axes(axis, len(a._shape))
+            shape, n = a._shape[:ax] + indices._shape + a._shape[ax + 1:], a._shape[ax]
+        if n == 0 and indices.size:
+            return None  # CuPy's IndexError, at the call
+        return _submit(s, "cupy.take", (a, indices), {"axis": axis}, shape, a._dtype)
+
+    return {fn.__name__: fn for fn in (matmul, dot, outer, where, concatenate, stack, vstack,
+                                       eye, sort, argsort, cumsum, take)}
+
+
+def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
+    """``cupy.linalg.norm``: the 2-norm of a whole float or complex array pipelines."""
+    @_pipelines(remote)
+    def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
+        """See Also: cupy.linalg.norm"""
+        s = _arrays((x,))
+        if s is None or ord is not None or axis is not None or keepdims or \
+                x._dtype.kind not in "fc" or len(x._shape) > 2:
+            return None
+        dt = numpy.dtype(x._dtype.char.lower()) if x._dtype.kind == "c" else x._dtype
+        return _submit(s, "cupy.linalg.norm", (x,), {}, (), dt)
+    return norm
+

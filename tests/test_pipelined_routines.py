@@ -1,0 +1,147 @@
+"""Routines that pipeline (``cupy/_routines.py`` and a few ndarray methods): each returns
+at once, and the layout it infers is exactly the one the server's array has.
+
+For every case: the call must not wait (no synchronous call is made), the proxy's shape,
+dtype, strides and flags must equal what the server reports for that array, and the
+values must equal NumPy's. Cases the client cannot infer, and bad arguments, must still
+raise CuPy's error at the call.
+"""
+from __future__ import annotations
+
+import numpy
+import pytest
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def synchronous_calls(cp, monkeypatch):
+    """A list that records every call the client waits for."""
+    from gpushare import client
+    seen: list = []
+    original = client.Session.call
+
+    def call(self, op, target, *args, **kwargs):
+        seen.append((op, target))
+        return original(self, op, target, *args, **kwargs)
+    monkeypatch.setattr(client.Session, "call", call)
+    return seen
+
+
+def _layout_matches_server(x):
+    from gpushare.cupy._ndarray import FLAG_C, FLAG_F, FLAG_OWN
+    shape, dtype, strides, flags, _ = x._gs_session.call("meta", None, (x,))
+    assert tuple(shape) == x.shape and numpy.dtype(dtype) == x.dtype
+    assert tuple(strides) == x.strides
+    mask = FLAG_C | FLAG_F | FLAG_OWN
+    assert flags & mask == x._flags & mask
+
+
+def _host(rng, shape, dtype):
+    if numpy.dtype(dtype).kind == "b":
+        return rng.integers(0, 2, shape).astype(dtype)
+    if numpy.dtype(dtype).kind in "iu":
+        return rng.integers(0, 5, shape).astype(dtype)
+    return (rng.standard_normal(shape) * 3).astype(dtype)
+
+
+CASES = [
+    # (name, host arrays as (shape, dtype[, order]), the call on xp)
+    ("matmul 2d", [((3, 4), "f4"), ((4, 5), "f4")], lambda xp, a, b: xp.matmul(a, b)),
+    ("@ mixed dtypes", [((3, 4), "i4"), ((4, 2), "f4")], lambda xp, a, b: a @ b),
+    ("@ vector", [((3, 4), "f8"), ((4,), "f8")], lambda xp, a, b: a @ b),
+    ("@ vector left", [((4,), "f8"), ((4, 3), "f8")], lambda xp, a, b: a @ b),
+    ("@ vectors", [((4,), "c8"), ((4,), "c8")], lambda xp, a, b: a @ b),
+    ("@ batched broadcast", [((2, 1, 3, 4), "f4"), ((5, 4, 2), "f4")],
+     lambda xp, a, b: a @ b),
+    ("@ fortran operand", [((4, 3), "f4", "F"), ((4, 2), "f4")], lambda xp, a, b: a.T @ b),
+    ("@ bool", [((2, 3), "?"), ((3, 2), "?")], lambda xp, a, b: a @ b),
+    ("@ int8", [((2, 3), "i1"), ((3, 2), "u1")], lambda xp, a, b: a @ b),
+    ("dot 2d", [((3, 4), "f4"), ((4, 5), "f4")], lambda xp, a, b: xp.dot(a, b)),
+    ("dot 1d", [((6,), "f8"), ((6,), "f8")], lambda xp, a, b: xp.dot(a, b)),
+    ("dot nd", [((2, 3, 4), "f4"), ((5, 4, 2), "f4")], lambda xp, a, b: xp.dot(a, b)),
+    ("dot nd 1d", [((2, 3, 4), "f4"), ((4,), "f4")], lambda xp, a, b: a.dot(b)),
+    ("outer", [((3,), "i4"), ((2, 2), "f4")], lambda xp, a, b: xp.outer(a, b)),
+    ("where", [((3, 4), "?"), ((3, 4), "f4"), ((4,), "f8")],
+     lambda xp, c, a, b: xp.where(c, a, b)),
+    ("concatenate", [((2, 3), "f4"), ((4, 3), "f4")],
+     lambda xp, a, b: xp.concatenate([a, b])),
+    ("concatenate axis 1", [((2, 3), "i8"), ((2, 1), "i8")],
+     lambda xp, a, b: xp.concatenate((a, b), axis=1)),
+    ("concatenate axis -1", [((2, 3), "i8"), ((2, 1), "i8")],
+     lambda xp, a, b: xp.concatenate((a, b), axis=-1)),
+    ("concatenate None", [((2, 3), "f4"), ((5,), "f4")],
+     lambda xp, a, b: xp.concatenate([a, b], axis=None)),
+    ("stack", [((2, 3), "f4"), ((2, 3), "f4")], lambda xp, a, b: xp.stack([a, b], axis=1)),
+    ("stack last", [((2, 3), "f4"), ((2, 3), "f4")],
+     lambda xp, a, b: xp.stack([a, b], axis=-1)),
+    ("vstack", [((3,), "f4"), ((2, 3), "f4")], lambda xp, a, b: xp.vstack([a, b])),
+    ("sort", [((3, 5), "f4")], lambda xp, a: xp.sort(a)),
+    ("sort axis 0", [((3, 5), "i4")], lambda xp, a: xp.sort(a, axis=0)),
+    ("sort flat", [((3, 5), "f8")], lambda xp, a: xp.sort(a, axis=None)),
+    ("argsort", [((4, 3), "f4")], lambda xp, a: xp.argsort(a, axis=0)),
+    ("cumsum int8", [((3, 4), "i1")], lambda xp, a: xp.cumsum(a)),
+    ("cumsum bool axis", [((3, 4), "?")], lambda xp, a: xp.cumsum(a, axis=1)),
+    ("cumsum float", [((3, 4), "f4")], lambda xp, a: xp.cumsum(a, axis=0)),
+    ("take", [((3, 4), "f4"), ((5,), "i8")], lambda xp, a, i: xp.take(a, i % 4, axis=1)),
+    ("take flat", [((3, 4), "f4"), ((2, 2), "i4")], lambda xp, a, i: xp.take(a, i)),
+    ("norm", [((3, 4), "f4")], lambda xp, a: xp.linalg.norm(a)),
+    ("norm complex", [((5,), "c8")], lambda xp, a: xp.linalg.norm(a)),
+    ("flatten", [((3, 4), "f4", "F")], lambda xp, a: a.flatten()),
+    ("squeeze", [((3, 1, 4, 1), "f4")], lambda xp, a: a.squeeze()),
+    ("squeeze axis", [((3, 1, 4, 1), "f4")], lambda xp, a: a.squeeze(axis=-1)),
+    ("swapaxes", [((2, 3, 4), "f4")], lambda xp, a: a.swapaxes(0, -1)),
+    ("swapaxes of a slice", [((6, 4), "f4")], lambda xp, a: a[::2].swapaxes(1, 0)),
+]
+
+
+@pytest.mark.parametrize("name, specs, fn", CASES, ids=[c[0] for c in CASES])
+def test_routine_pipelines_with_the_servers_layout(cp, synchronous_calls, name, specs, fn):
+    rng = numpy.random.default_rng(0)
+    hosts = []
+    for spec in specs:
+        shape, dtype, order = (*spec, "C")[:3]
+        h = _host(rng, shape, dtype)
+        hosts.append(numpy.asfortranarray(h) if order == "F" else h)
+    devs = [cp.asarray(h) for h in hosts]
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    out = fn(cp, *devs)
+    assert synchronous_calls == [], f"{name} waited for the server"
+    _layout_matches_server(out)
+    expected = fn(numpy, *hosts)
+    got = out.get()
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    numpy.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_a_pipelined_result_is_used_again_without_waiting(cp, synchronous_calls):
+    """The point of it all: a loop of products and joins queues everything and waits
+    once, at the end."""
+    a = cp.ones((8, 8), dtype=cp.float32)
+    w = cp.eye(8, dtype=cp.float32) * 0.5
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    for _ in range(5):
+        a = cp.concatenate([a @ w, a.T.dot(w)], axis=0)[:8]
+        a = cp.where(a > 0, a, -a)
+    assert synchronous_calls == []
+    assert float(a.sum()) == pytest.approx(64 * 0.5 ** 5)
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda cp, a, b: a @ b, ValueError),                      # inner sizes differ
+    (lambda cp, a, b: cp.dot(a, b), ValueError),
+    (lambda cp, a, b: cp.concatenate([a, b], axis=0), ValueError),
+    (lambda cp, a, b: cp.stack([a, b]), ValueError),
+    (lambda cp, a, b: cp.sort(a, axis=3), numpy.exceptions.AxisError),
+    (lambda cp, a, b: a.squeeze(axis=0), ValueError),
+    (lambda cp, a, b: a.swapaxes(0, 2), numpy.exceptions.AxisError),
+    (lambda cp, a, b: cp.eye(-1), ValueError),
+])
+def test_what_cannot_pipeline_still_raises_at_the_call(cp, call, error):
+    a = cp.ones((3, 4), dtype=cp.float32)
+    b = cp.ones((3, 5), dtype=cp.float32)
+    with pytest.raises(error):
+        call(cp, a, b)
+    assert float(a.sum()) == 12.0  # the session goes on
