@@ -64,6 +64,14 @@ CASES = [
     ("outer", [((3,), "i4"), ((2, 2), "f4")], lambda xp, a, b: xp.outer(a, b)),
     ("where", [((3, 4), "?"), ((3, 4), "f4"), ((4,), "f8")],
      lambda xp, c, a, b: xp.where(c, a, b)),
+    ("where scalar", [((3, 4), "f4")], lambda xp, a: xp.where(a > 0, a, 0)),
+    ("where scalar first", [((3, 4), "i2")], lambda xp, a: xp.where(a > 2, -7, a)),
+    ("where bool scalar", [((3, 4), "?")], lambda xp, a: xp.where(a, a, False)),
+    ("clip", [((3, 4), "f4")], lambda xp, a: xp.clip(a, -1, 1.5)),
+    ("clip int", [((3, 4), "u1")], lambda xp, a: xp.clip(a, 1, None)),
+    ("clip method", [((3, 4), "f8")], lambda xp, a: a.clip(None, 0.5)),
+    ("expand_dims", [((3, 4), "f4")], lambda xp, a: xp.expand_dims(a, 1)),
+    ("expand_dims several", [((3, 4), "f4")], lambda xp, a: xp.expand_dims(a, (0, -1))),
     ("concatenate", [((2, 3), "f4"), ((4, 3), "f4")],
      lambda xp, a, b: xp.concatenate([a, b])),
     ("concatenate axis 1", [((2, 3), "i8"), ((2, 1), "i8")],
@@ -138,6 +146,8 @@ def test_a_pipelined_result_is_used_again_without_waiting(cp, synchronous_calls)
     (lambda cp, a, b: a.squeeze(axis=0), ValueError),
     (lambda cp, a, b: a.swapaxes(0, 2), numpy.exceptions.AxisError),
     (lambda cp, a, b: cp.eye(-1), ValueError),
+    (lambda cp, a, b: cp.expand_dims(a, 5), numpy.exceptions.AxisError),
+    (lambda cp, a, b: cp.where(a > 0, a, b), ValueError),          # shapes do not broadcast
 ])
 def test_what_cannot_pipeline_still_raises_at_the_call(cp, call, error):
     a = cp.ones((3, 4), dtype=cp.float32)

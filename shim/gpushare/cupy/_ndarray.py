@@ -665,6 +665,10 @@ class ndarray(_client.RemoteHandle):
         from . import dot
         return dot(self, b, out=out)
 
+    def clip(self, min: Any = None, max: Any = None, out: Any = None) -> Any:
+        from . import clip
+        return clip(self, min, max, out=out)
+
     def fill(self, value: Any) -> None:
         if (type(value) in (int, float, complex, bool) or isinstance(value, numpy.generic)) \
                 and _infer.int_fits(value, self._dtype):

@@ -82,6 +82,19 @@ def _promoted(a: ndarray, b: ndarray) -> numpy.dtype:
     return numpy.promote_types(a._dtype, b._dtype)
 
 
+_KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
+_SCALAR_RANK = {bool: 0, int: 1, float: 2, complex: 3}
+
+
+def _weak_fits(value: Any, dtype: numpy.dtype) -> bool:
+    """Whether the Python scalar ``value`` leaves ``dtype`` as it is when the two meet
+    (NEP 50, which CuPy follows: a scalar of a lower or the same kind is weak), without
+    overflowing it."""
+    rank = _SCALAR_RANK.get(type(value))
+    return rank is not None and rank <= _KIND_RANK[dtype.kind] and \
+        _infer.int_fits(value, dtype)
+
+
 def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
     """The pipelined routines, by CuPy name; ``remote(path)`` is the waiting call."""
 
@@ -124,14 +137,41 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         """See Also: cupy.where"""
         if x is None or y is None:
             return None  # the indices of nonzero elements: their count is the server's
-        s = _arrays((condition, x, y), c_contiguous=True)
-        if s is None:
+        arrays = [v for v in (condition, x, y) if type(v) is ndarray]
+        s = _arrays(arrays, c_contiguous=True)
+        if s is None or condition is not arrays[0] or len(arrays) < 2:
             return None
-        try:
-            shape = numpy.broadcast_shapes(condition._shape, x._shape, y._shape)
-        except ValueError:
+        if type(x) is ndarray and type(y) is ndarray:
+            dtype = _promoted(x, y)
+        else:  # one Python scalar: the array's dtype when the scalar is weak in it
+            array, scalar = (x, y) if type(x) is ndarray else (y, x)
+            if not _weak_fits(scalar, array._dtype):
+                return None
+            dtype = array._dtype
+        shape = numpy.broadcast_shapes(*(a._shape for a in arrays))
+        return _submit(s, "cupy.where", (condition, x, y), {}, shape, dtype)
+
+    @_pipelines(remote("cupy.clip"))
+    def clip(a: Any, a_min: Any, a_max: Any, out: Any = None,
+             **kwargs: Any) -> Any:
+        """See Also: cupy.clip"""
+        s = _arrays((a,), c_contiguous=True)
+        if s is None or out is not None or kwargs or (a_min is None and a_max is None) or \
+                a._dtype.kind == "c" or \
+                not all(v is None or _weak_fits(v, a._dtype) for v in (a_min, a_max)):
             return None
-        return _submit(s, "cupy.where", (condition, x, y), {}, shape, _promoted(x, y))
+        return _submit(s, "cupy.clip", (a, a_min, a_max), {}, a._shape, a._dtype)
+
+    @_pipelines(remote("cupy.expand_dims"))
+    def expand_dims(a: Any, axis: Any) -> Any:
+        """See Also: cupy.expand_dims (CuPy's is a reshape, and so is this one)"""
+        if type(a) is not ndarray:
+            return None
+        axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+        out_ndim = len(axes) + a.ndim
+        axes = _infer.normalize_axes(axes, out_ndim)
+        dims = iter(a._shape)
+        return a.reshape(tuple(1 if i in axes else next(dims) for i in range(out_ndim)))
 
     def _joined(arrays: Any, axis: Any, new_axis: bool) -> tuple | None:
         """(session, shape, dtype) of concatenating (or stacking) ``arrays``."""
@@ -260,8 +300,9 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             return None  # CuPy's IndexError, at the call
         return _submit(s, "cupy.take", (a, indices), {"axis": axis}, shape, a._dtype)
 
-    return {fn.__name__: fn for fn in (matmul, dot, outer, where, concatenate, stack, vstack,
-                                       eye, sort, argsort, cumsum, take)}
+    return {fn.__name__: fn for fn in (matmul, dot, outer, where, clip, expand_dims,
+                                       concatenate, stack, vstack, eye, sort, argsort,
+                                       cumsum, take)}
 
 
 def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
