@@ -87,6 +87,7 @@ CASES = [
     ("sort", [((3, 5), "f4")], lambda xp, a: xp.sort(a)),
     ("sort axis 0", [((3, 5), "i4")], lambda xp, a: xp.sort(a, axis=0)),
     ("sort flat", [((3, 5), "f8")], lambda xp, a: xp.sort(a, axis=None)),
+    ("sort fortran", [((3, 5), "f4", "F")], lambda xp, a: xp.sort(a, axis=0)),
     ("argsort", [((4, 3), "f4")], lambda xp, a: xp.argsort(a, axis=0)),
     ("cumsum int8", [((3, 4), "i1")], lambda xp, a: xp.cumsum(a)),
     ("cumsum bool axis", [((3, 4), "?")], lambda xp, a: xp.cumsum(a, axis=1)),

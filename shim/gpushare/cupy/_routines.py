@@ -261,7 +261,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
     @_pipelines(remote("cupy.argsort"))
     def argsort(a: Any, axis: Any = -1, kind: Any = None) -> Any:
         """See Also: cupy.argsort"""
-        s = _arrays((a,))
+        s = _arrays((a,), c_contiguous=True)
         if s is None or kind is not None or a._dtype.kind not in "iuf" or not a._shape:
             return None
         shape = (a.size,) if axis is None else a._shape
@@ -272,7 +272,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
     @_pipelines(remote("cupy.cumsum"))
     def cumsum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
         """See Also: cupy.cumsum"""
-        s = _arrays((a,))
+        s = _arrays((a,), c_contiguous=True)  # (CuPy's result follows the input's order)
         if s is None or dtype is not None or out is not None:
             return None
         if axis is None:
@@ -288,7 +288,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
     @_pipelines(remote("cupy.take"))
     def take(a: Any, indices: Any, axis: Any = None, out: Any = None) -> Any:
         """See Also: cupy.take"""
-        s = _arrays((a, indices))
+        s = _arrays((a, indices), c_contiguous=True)
         if s is None or out is not None or indices._dtype.kind not in "iu" or not a._shape:
             return None
         if axis is None:
