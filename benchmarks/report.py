@@ -71,18 +71,10 @@ def ratios(res: dict) -> list[dict]:
     # (c) bulk copies
     for direction, arrow in (("upload", "host->device"), ("download", "device->host")):
         g_bw, t_bw = _bandwidth(gs, direction), _bandwidth(tcp, direction)
-        big = sorted(s for s in g_bw if s >= BIG and s in t_bw)
-        if big:
-            worst = min(big, key=lambda s: g_bw[s] / t_bw[s])
-            _ratio_row(rows, f"c_{direction}_vs_tcp",
-                       f"(c) {arrow} gpushare / raw TCP, >= 64 MiB (worst size)",
-                       g_bw[worst] / t_bw[worst], ">=", 0.9,
-                       f"{fmt_bytes(worst)}: {g_bw[worst] / MiB:.0f} vs "
-                       f"{t_bw[worst] / MiB:.0f} MiB/s")
-        else:
-            _ratio_row(rows, f"c_{direction}_vs_tcp",
-                       f"(c) {arrow} gpushare / raw TCP, >= 64 MiB (worst size)", None, ">=",
-                       0.9, "no copy of 64 MiB or more measured on both")
+        value, detail = _worst_big(g_bw, t_bw)
+        _ratio_row(rows, f"c_{direction}_vs_tcp",
+                   f"(c) {arrow} gpushare / raw TCP, >= 64 MiB (worst size)", value, ">=",
+                   0.9, detail)
         n_bw = _bandwidth(gs, direction + "_new")  # into new arrays: page faults too
         new = sorted(s for s in n_bw if s in t_bw)
         if new:
@@ -122,14 +114,8 @@ def ratios(res: dict) -> list[dict]:
                    c_rt / z_rt if c_rt and z_rt else None, "<=", None,
                    f"{c_rt:.0f} us vs {z_rt:.0f} us" if c_rt and z_rt else "")
         for direction, arrow in (("upload", "host->device"), ("download", "device->host")):
-            c_bw, t_bw = _bandwidth(curve, direction), _bandwidth(tcp, direction)
-            big = sorted(s for s in c_bw if s >= BIG and s in t_bw)
-            value, detail = None, "no copy of 64 MiB or more measured on both"
-            if big:
-                worst = min(big, key=lambda s: c_bw[s] / t_bw[s])
-                value = c_bw[worst] / t_bw[worst]
-                detail = (f"{fmt_bytes(worst)}: {c_bw[worst] / MiB:.0f} vs "
-                          f"{t_bw[worst] / MiB:.0f} MiB/s (encrypted vs plaintext)")
+            value, detail = _worst_big(_bandwidth(curve, direction), _bandwidth(tcp, direction),
+                                       "", " (encrypted vs plaintext)")
             _ratio_row(rows, f"c_{direction}_curve_vs_tcp",
                        f"(c) {arrow} gpushare with CurveZMQ / raw TCP, >= 64 MiB (worst size)",
                        value, ">=", None, detail)
@@ -138,14 +124,8 @@ def ratios(res: dict) -> list[dict]:
     ipc = S.get("gpushare_ipc")
     if _ok(ipc) and backend == "cpu":
         for direction, arrow in (("upload", "host->device"), ("download", "device->host")):
-            i_bw, m_bw = _bandwidth(ipc, direction), _bandwidth(local, direction)
-            big = sorted(s for s in i_bw if s >= BIG and s in m_bw)
-            value, detail = None, "no copy of 64 MiB or more measured on both"
-            if big:
-                worst = min(big, key=lambda s: i_bw[s] / m_bw[s])
-                value = i_bw[worst] / m_bw[worst]
-                detail = (f"{fmt_bytes(worst)}: {i_bw[worst] / MiB:.0f} vs memcpy "
-                          f"{m_bw[worst] / MiB:.0f} MiB/s")
+            i_bw = _bandwidth(ipc, direction)
+            value, detail = _worst_big(i_bw, _bandwidth(local, direction), "memcpy ")
             _ratio_row(rows, f"shm_{direction}_vs_memcpy",
                        f"same host {arrow}: gpushare ipc:// (shm ring, into existing arrays) / local memcpy", value,
                        ">=", 0.5, detail)
@@ -217,6 +197,17 @@ def ratios(res: dict) -> list[dict]:
                    f"{_us(r['p99_us'])} vs {_us(alone['p99_us'])} "
                    f"({r['p99_us'] / alone['p99_us']:.1f}x)")
     return rows
+
+
+def _worst_big(bw: dict, floor: dict, floor_name: str = "", note: str = "") -> tuple:
+    """``(ratio, detail)`` of ``bw`` to ``floor`` at the copy size of 64 MiB or more
+    where it is lowest; ``(None, why)`` when no such size was measured on both."""
+    big = sorted(s for s in bw if s >= BIG and s in floor)
+    if not big:
+        return None, "no copy of 64 MiB or more measured on both"
+    worst = min(big, key=lambda s: bw[s] / floor[s])
+    return bw[worst] / floor[worst], (f"{fmt_bytes(worst)}: {bw[worst] / MiB:.0f} vs "
+                                      f"{floor_name}{floor[worst] / MiB:.0f} MiB/s{note}")
 
 
 def _us(v: float) -> str:

@@ -198,29 +198,20 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         return s, first[:ax] + (sum(a._shape[ax] for a in arrays),) + first[ax + 1:], \
             arrays[0]._dtype
 
-    @_pipelines(remote("cupy.concatenate"))
-    def concatenate(tup: Any, axis: Any = 0, out: Any = None, *, dtype: Any = None,
-                    casting: str = "same_kind") -> Any:
-        """See Also: cupy.concatenate"""
-        if out is not None or dtype is not None or casting != "same_kind":
-            return None
-        found = _joined(tup, axis, new_axis=False)
-        if found is None:
-            return None
-        s, shape, dt = found
-        return _submit(s, "cupy.concatenate", (list(tup),), {"axis": axis}, shape, dt)
-
-    @_pipelines(remote("cupy.stack"))
-    def stack(tup: Any, axis: int = 0, out: Any = None, *, dtype: Any = None,
-              casting: str = "same_kind") -> Any:
-        """See Also: cupy.stack"""
-        if out is not None or dtype is not None or casting != "same_kind":
-            return None
-        found = _joined(tup, axis, new_axis=True)
-        if found is None:
-            return None
-        s, shape, dt = found
-        return _submit(s, "cupy.stack", (list(tup),), {"axis": axis}, shape, dt)
+    def joining(name: str, new_axis: bool) -> Callable[..., Any]:
+        """``concatenate`` (along an axis) or ``stack`` (along a new one)."""
+        def join(tup: Any, axis: Any = 0, out: Any = None, *, dtype: Any = None,
+                 casting: str = "same_kind") -> Any:
+            if out is not None or dtype is not None or casting != "same_kind":
+                return None
+            found = _joined(tup, axis, new_axis)
+            if found is None:
+                return None
+            s, shape, dt = found
+            return _submit(s, f"cupy.{name}", (list(tup),), {"axis": axis}, shape, dt)
+        join.__name__, join.__doc__ = name, f"See Also: cupy.{name}"
+        return _pipelines(remote(f"cupy.{name}"))(join)
+    concatenate, stack = joining("concatenate", False), joining("stack", True)
 
     @_pipelines(remote("cupy.vstack"))
     def vstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Any:
