@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -156,3 +158,21 @@ def test_what_cannot_pipeline_still_raises_at_the_call(cp, call, error):
     with pytest.raises(error):
         call(cp, a, b)
     assert float(a.sum()) == 12.0  # the session goes on
+
+
+shapes = st.lists(st.integers(1, 3), min_size=0, max_size=4).map(tuple)
+
+
+@given(shapes, shapes)
+def test_matmul_shapes_are_numpys_or_left_to_the_server(a, b):
+    """The client's matmul shape is NumPy's (and CuPy's) for every pair it pipelines;
+    for a pair NumPy refuses it does not guess (the server raises CuPy's error)."""
+    from gpushare.cupy import _infer
+    from gpushare.cupy._routines import _matmul_shape
+    try:
+        expected = numpy.matmul(numpy.ones(a), numpy.ones(b)).shape
+    except ValueError:
+        with pytest.raises(_infer.CannotInfer):
+            _matmul_shape(a, b)
+    else:
+        assert _matmul_shape(a, b) == expected
