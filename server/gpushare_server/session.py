@@ -14,6 +14,7 @@ import contextlib
 import logging
 import os
 import warnings
+from operator import itemgetter
 from typing import Any
 
 import msgpack
@@ -44,10 +45,6 @@ ARRAY_DUNDERS = frozenset({
 
 #: values ``_resolve`` passes through as they are
 _PLAIN = frozenset({int, float, str, bool, bytes, type(None)})
-
-
-def _first(item: tuple) -> Any:
-    return item[0]
 
 
 #: the first warnings filter while ``record_warnings`` is in force
@@ -315,7 +312,7 @@ class SessionExecutor:
         # each release says how many of this batch's calls were queued before it: a call
         # queued before its operand's proxy died still sees the operand
         releases = header.get("release")
-        releases = sorted(self._releases(releases), key=_first) if releases else ()
+        releases = sorted(self._releases(releases), key=itemgetter(0)) if releases else ()
         next_release = 0
         results: list = []
         error: list | None = None

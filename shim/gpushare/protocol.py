@@ -316,7 +316,7 @@ class Decoder:
                                use_list=True)
 
     def _ext(self, code: int, data: bytes) -> Any:
-        if code == 1:  # Ext.HANDLE: by far the most common, so its int is read here
+        if code == Ext.HANDLE:  # by far the most common: its int is read directly
             hid = _handle_id(data)
             if hid is None:
                 hid = self._unpack(data)

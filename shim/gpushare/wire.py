@@ -10,7 +10,7 @@ import zmq
 
 _yield = getattr(os, "sched_yield", lambda: None)  # (not on every platform)
 # plain ints: pyzmq's option and flag constants are enums, and ``int & Flag`` builds
-# enum members on every turn of a polling loop (half of that loop's cost)
+# enum members on every turn of a polling loop (a third of that loop's cost)
 _EVENTS, _POLLIN = int(zmq.EVENTS), int(zmq.POLLIN)
 
 #: frames at least this large are sent without copying
