@@ -126,6 +126,20 @@ def test_routine_pipelines_with_the_servers_layout(cp, synchronous_calls, name, 
     numpy.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("args, kwargs", [
+    ((10,), {}), ((2, 10), {}), ((10, 2, -3), {}), ((0, 1, 0.1), {}), ((5,), {"dtype": "f4"}),
+    ((0,), {}), ((3, 1), {}), ((-2.5, 4, 0.5), {"dtype": "i2"}), ((1, 2, None), {}),
+    ((7,), {"dtype": numpy.uint8}),
+])
+def test_arange_pipelines_with_the_servers_layout(cp, synchronous_calls, args, kwargs):
+    out = cp.arange(*args, **kwargs)
+    assert synchronous_calls == []
+    _layout_matches_server(out)
+    expected = numpy.arange(*args, **kwargs)
+    assert out.dtype == expected.dtype and out.shape == expected.shape
+    numpy.testing.assert_array_equal(out.get(), expected)
+
+
 def test_a_pipelined_result_is_used_again_without_waiting(cp, synchronous_calls):
     """The point of it all: a loop of products and joins queues everything and waits
     once, at the end."""
@@ -151,6 +165,7 @@ def test_a_pipelined_result_is_used_again_without_waiting(cp, synchronous_calls)
     (lambda cp, a, b: cp.eye(-1), ValueError),
     (lambda cp, a, b: cp.expand_dims(a, 5), numpy.exceptions.AxisError),
     (lambda cp, a, b: cp.where(a > 0, a, b), ValueError),          # shapes do not broadcast
+    (lambda cp, a, b: cp.arange(0, 10, 0), ZeroDivisionError),
 ])
 def test_what_cannot_pipeline_still_raises_at_the_call(cp, call, error):
     a = cp.ones((3, 4), dtype=cp.float32)

@@ -11,6 +11,7 @@ their inputs' pipeline only for C-contiguous inputs).
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy
@@ -228,6 +229,29 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         shape = (sum(r[0] for r in rows), rows[0][1])
         return _submit(s, "cupy.vstack", (list(tup),), {}, shape, dt)
 
+    @_pipelines(remote("cupy.arange"))
+    def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Any:
+        """See Also: cupy.arange"""
+        from . import _device_dtype, session
+        values = (start, stop, step)
+        if any(v is not None and type(v) not in (int, float) for v in values):
+            return None  # NumPy scalars, complex, arrays: as the server says
+        if stop is None:
+            start, stop = 0, start
+        if step is None:
+            step = 1
+        if dtype is None:
+            dt = numpy.dtype(float if float in map(type, values) else int)
+        else:
+            dt = _device_dtype(dtype)
+            if dt.kind not in "iuf":
+                return None  # bool's and complex's rules (and errors) are the server's
+        if not step:
+            return None  # CuPy's ZeroDivisionError, at the call
+        size = max(0, math.ceil((stop - start) / step))  # CuPy's (and NumPy's) count
+        return _submit(session(), "cupy.arange", (start, stop, step), {"dtype": dt},
+                       (size,), dt)
+
     @_pipelines(remote("cupy.eye"))
     def eye(N: Any, M: Any = None, k: Any = 0, dtype: Any = float, order: str = "C") -> Any:
         """See Also: cupy.eye"""
@@ -292,7 +316,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         return _submit(s, "cupy.take", (a, indices), {"axis": axis}, shape, a._dtype)
 
     return {fn.__name__: fn for fn in (matmul, dot, outer, where, clip, expand_dims,
-                                       concatenate, stack, vstack, eye, sort, argsort,
+                                       concatenate, stack, vstack, arange, eye, sort, argsort,
                                        cumsum, take)}
 
 
