@@ -653,13 +653,9 @@ class ndarray(_client.RemoteHandle):
             a1, a2 = (_infer.normalize_axes(a, self.ndim)[0] for a in (axis1, axis2))
         except (_infer.CannotInfer, TypeError, ValueError):
             return _method_sync(self, "swapaxes", (axis1, axis2), {})
-        if self._strides is None:
-            return _method_sync(self, "swapaxes", (axis1, axis2), {})
         perm = list(range(self.ndim))
         perm[a1], perm[a2] = perm[a2], perm[a1]
-        return _pipelined_method(self, "swapaxes", (a1, a2), {},
-                                 tuple(self._shape[i] for i in perm), self._dtype,
-                                 tuple(self._strides[i] for i in perm), view=True)
+        return self.transpose(perm)  # (CuPy's swapaxes is this transpose)
 
     def dot(self, b: Any, out: Any = None) -> Any:
         from . import dot
