@@ -169,7 +169,8 @@ class Session:
         self.backend = self.info["backend"]
         self._data = self._connect_direct(self.info.get("direct"))
         keep_receive_buffers()  # a streamed download's chunks reuse the same memory
-        data_sock = self._data if self._data is not None else self._sock
+        #: where calls and bulk data go: the direct socket, or the broker's
+        self._data_sock = data_sock = self._data if self._data is not None else self._sock
         if self._monitor is None:  # calls go through the broker: watch that connection
             self._monitor = self._watch_connection(data_sock)
             self._connections = 1  # its handshake is done already
@@ -244,15 +245,13 @@ class Session:
     def _send_data(self, frames: list) -> None:
         """Send calls and bulk data (numbered, see ``reliable.py``): to the worker
         directly, or through the broker."""
-        send_frames(self._data if self._data is not None else self._sock,
-                    self._out.stamp(frames, self._in.last))
+        send_frames(self._data_sock, self._out.stamp(frames, self._in.last))
 
     def _send_sync(self) -> None:
         """Ask the worker where it is: it answers ``state`` and resends the replies
         after ours, and we resend the calls after its (see ``reliable.py``)."""
         self.resyncs += 1
-        send_frames(self._data if self._data is not None else self._sock,
-                    [control("sync", self._in.last)])
+        send_frames(self._data_sock, [control("sync", self._in.last)])
 
     def _poll(self, timeout_ms: int) -> list:
         """The sockets with something to read, waiting at most ``timeout_ms``."""
@@ -290,7 +289,7 @@ class Session:
                 pass
             if self._monitor is not None:
                 try:
-                    (self._data if self._data is not None else self._sock).disable_monitor()
+                    self._data_sock.disable_monitor()
                 except zmq.ZMQError:
                     pass
                 self._monitor.close(linger=0)
@@ -558,14 +557,13 @@ class Session:
     def _send_ack(self) -> None:
         """Tell the worker which of its messages we have (it keeps them until then);
         other messages carry this in their envelope."""
-        send_frames(self._data if self._data is not None else self._sock,
-                    [control("ack", self._in.last)])
+        send_frames(self._data_sock, [control("ack", self._in.last)])
 
     def _on_state(self, have: int) -> None:
         """The worker's ``state``: resend the messages it does not have."""
         if self._closed or self._lost is not None:
             return
-        sock = self._data if self._data is not None else self._sock
+        sock = self._data_sock
         for frames in self._out.resend(have):
             send_frames(sock, frames)
 
@@ -642,7 +640,7 @@ class Session:
         received, total = 0, int(desc["nbytes"])
         if desc.get("shm"):  # through the shared-memory ring
             return self._shm_download(desc, out, flat)
-        data_sock = self._data if self._data is not None else self._sock
+        data_sock = self._data_sock
         last_heard = time.monotonic()
         while received < total:
             ready = self._poll(1000)
