@@ -208,7 +208,17 @@ def test_put_mode_is_checked(cp):
 def test_fft_keeps_single_precision_and_empty_axes(cp):
     a = cp.ones((2, 3, 4), dtype=numpy.float16)
     assert cp.fft.fftn(a).dtype == numpy.complex64
-    assert cp.fft.irfft(cp.ones(10, dtype=numpy.float16)).dtype == numpy.float32
+    half = cp.ones((4, 10), dtype=numpy.float16)
+    # CuPy's complex-to-real transforms along one axis end in the input's real precision
+    # (its _compat_caster); along several, in the float32 they computed in
+    assert cp.fft.irfft(half).dtype == numpy.float16
+    assert cp.fft.hfft(half, 6).dtype == numpy.float16
+    assert cp.fft.irfftn(half, axes=(0,)).dtype == numpy.float16
+    assert cp.fft.irfft2(half, None, [-1]).dtype == numpy.float16
+    assert cp.fft.irfft2(half).dtype == numpy.float32
+    assert cp.fft.irfftn(half, s=(6,)).dtype == numpy.float32
+    assert cp.fft.irfft(half.astype(numpy.complex64)).dtype == numpy.float32
+    assert cp.fft.irfft(half.astype(numpy.int16)).dtype == numpy.float64
     out = cp.fft.fftn(a, axes=())
     assert out.dtype == numpy.float16 and out.shape == a.shape
     with pytest.raises(IndexError):

@@ -122,15 +122,22 @@ _C2C_FFTS = frozenset({"fft", "ifft", "fft2", "ifft2", "fftn", "ifftn"})
 def _fft_wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy keeps single precision through FFTs (float16 computes as float32), refuses
     host arrays, returns the input itself for an empty ``axes``, and n-d transforms of
-    Fortran-ordered input come back Fortran-ordered."""
+    Fortran-ordered input come back Fortran-ordered. A complex-to-real transform along
+    one axis ends in the input's own real precision (CuPy's ``_compat_caster``)."""
     name = fn.__name__
     multi = name.endswith(("2", "n"))
+    c2r = name in ("irfft", "irfft2", "irfftn", "hfft")
 
     @functools.wraps(fn)
     def call(a: Any, *args: Any, **kwargs: Any) -> Any:
         _check_args((a, *args), kwargs)
         if not isinstance(a, numpy.ndarray):
             raise TypeError("The input array a must be a cupy.ndarray")
+        # a complex-to-real transform along one axis (axes as the caller gave them) ends
+        # in the input's real precision, as NumPy's does: float16 in, float16 out
+        given_axes = kwargs.get("axes", args[1] if multi and len(args) > 1 else None)
+        one_axis = not multi or (isinstance(given_axes, (tuple, list)) and
+                                 len(given_axes) == 1)
         if multi:
             kwargs.update(zip(("s", "axes", "norm", "out"), args))
             args = ()
@@ -155,6 +162,8 @@ def _fft_wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         if single and isinstance(out, numpy.ndarray):
             out = out.astype(numpy.complex64 if out.dtype.kind == "c" else numpy.float32,
                              copy=False)
+        if c2r and one_axis and isinstance(out, numpy.ndarray):
+            out = out.astype(numpy.result_type(a.real.dtype, 1.0), copy=False)
         if multi and name in _C2C_FFTS and isinstance(out, numpy.ndarray) and \
                 a.flags.f_contiguous and not a.flags.c_contiguous:
             out = numpy.asfortranarray(out)  # CuPy's n-d plans keep the input's layout
