@@ -198,6 +198,24 @@ def test_tril_indices_refuses_arrays(cp):
     assert rows.get().tolist() == [0, 0, 1] and cols.get().tolist() == [1, 2, 2]
 
 
+def test_views_numpy_makes_read_only_are_writable_as_in_cupy(cp):
+    a = cp.arange(12, dtype=cp.float32).reshape(3, 4)
+    a.diagonal()[0] = 7
+    cp.diagonal(a, 1)[:] = -1
+    src = cp.arange(3)
+    cp.broadcast_to(src, (2, 3))[0, 1] = 5
+    x, _ = cp.broadcast_arrays(src, cp.ones((2, 1)))
+    x[1, 2] = 8
+    d = cp.diag(a, -1)  # a new array in CuPy, not a view
+    d[:] = 100
+    expected = numpy.arange(12, dtype=numpy.float32).reshape(3, 4)
+    expected[0, 0] = 7
+    expected[[0, 1, 2], [1, 2, 3]] = -1
+    numpy.testing.assert_array_equal(a.get(), expected)
+    assert src.get().tolist() == [0, 5, 8]
+    assert d.get().tolist() == [100, 100] and d.flags.owndata
+
+
 def test_put_mode_is_checked(cp):
     with pytest.raises(ValueError):
         cp.put(cp.arange(4), cp.array([0]), 1, mode="unknown")

@@ -86,6 +86,12 @@ CASES = [
     ("stack last", [((2, 3), "f4"), ((2, 3), "f4")],
      lambda xp, a, b: xp.stack([a, b], axis=-1)),
     ("vstack", [((3,), "f4"), ((2, 3), "f4")], lambda xp, a, b: xp.vstack([a, b])),
+    ("diag of a vector", [((4,), "f4")], lambda xp, a: xp.diag(a)),
+    ("diag of a vector, below", [((3,), "i2")], lambda xp, a: xp.diag(a, -2)),
+    ("diag of a matrix", [((3, 5), "f8")], lambda xp, a: xp.diag(a)),
+    ("diag of a matrix, above", [((3, 5), "f8")], lambda xp, a: xp.diag(a, 3)),
+    ("diag of a matrix, below", [((4, 3), "c8", "F")], lambda xp, a: xp.diag(a, -1)),
+    ("diag beyond a matrix", [((3, 5), "f4")], lambda xp, a: xp.diag(a, 7)),
     ("sort", [((3, 5), "f4")], lambda xp, a: xp.sort(a)),
     ("sort axis 0", [((3, 5), "i4")], lambda xp, a: xp.sort(a, axis=0)),
     ("sort flat", [((3, 5), "f8")], lambda xp, a: xp.sort(a, axis=None)),
@@ -98,6 +104,15 @@ CASES = [
     ("take flat", [((3, 4), "f4"), ((2, 2), "i4")], lambda xp, a, i: xp.take(a, i)),
     ("norm", [((3, 4), "f4")], lambda xp, a: xp.linalg.norm(a)),
     ("norm complex", [((5,), "c8")], lambda xp, a: xp.linalg.norm(a)),
+    ("fft", [((3, 8), "f4")], lambda xp, a: xp.fft.fft(a)),
+    ("fft n ortho", [((8,), "f8")], lambda xp, a: xp.fft.fft(a, 12, norm="ortho")),
+    ("ifft truncated", [((2, 8), "c8")], lambda xp, a: xp.fft.ifft(a, n=5, axis=1)),
+    ("ifft int", [((6,), "i4")], lambda xp, a: xp.fft.ifft(a, norm="forward")),
+    ("rfft", [((2, 9), "f4")], lambda xp, a: xp.fft.rfft(a)),
+    ("rfft int n", [((9,), "i2")], lambda xp, a: xp.fft.rfft(a, 6)),
+    ("irfft", [((3, 5), "c8")], lambda xp, a: xp.fft.irfft(a)),
+    ("irfft n", [((5,), "c16")], lambda xp, a: xp.fft.irfft(a, 7, norm="backward")),
+    ("irfft of reals", [((4, 5), "f8")], lambda xp, a: xp.fft.irfft(a, axis=-1)),
     ("flatten", [((3, 4), "f4", "F")], lambda xp, a: a.flatten()),
     ("squeeze", [((3, 1, 4, 1), "f4")], lambda xp, a: a.squeeze()),
     ("squeeze axis", [((3, 1, 4, 1), "f4")], lambda xp, a: a.squeeze(axis=-1)),
@@ -140,6 +155,20 @@ def test_arange_pipelines_with_the_servers_layout(cp, synchronous_calls, args, k
     numpy.testing.assert_array_equal(out.get(), expected)
 
 
+@pytest.mark.parametrize("args, kwargs", [
+    ((0, 1), {}), ((2, -3, 7), {}), ((0, 1, 5), {"endpoint": False}), ((1.5, 1.5, 1), {}),
+    ((0, 10, 0), {}), ((0, 10, 4), {"dtype": "f4"}), ((-3, 9, 5), {"dtype": numpy.int16}),
+    ((0.5, 7, 6), {"dtype": "u1", "axis": 0}),
+])
+def test_linspace_pipelines_with_the_servers_layout(cp, synchronous_calls, args, kwargs):
+    out = cp.linspace(*args, **kwargs)
+    assert synchronous_calls == []
+    _layout_matches_server(out)
+    expected = numpy.linspace(*args, **kwargs)
+    assert out.dtype == expected.dtype and out.shape == expected.shape
+    numpy.testing.assert_allclose(out.get(), expected)
+
+
 def test_a_pipelined_result_is_used_again_without_waiting(cp, synchronous_calls):
     """The point of it all: a loop of products and joins queues everything and waits
     once, at the end."""
@@ -166,6 +195,11 @@ def test_a_pipelined_result_is_used_again_without_waiting(cp, synchronous_calls)
     (lambda cp, a, b: cp.expand_dims(a, 5), numpy.exceptions.AxisError),
     (lambda cp, a, b: cp.where(a > 0, a, b), ValueError),          # shapes do not broadcast
     (lambda cp, a, b: cp.arange(0, 10, 0), ZeroDivisionError),
+    (lambda cp, a, b: cp.linspace(0, 1, -1), ValueError),
+    (lambda cp, a, b: cp.diag(a[None]), ValueError),              # 3-d
+    (lambda cp, a, b: cp.fft.fft(a, 0), ValueError),              # no data points
+    (lambda cp, a, b: cp.fft.irfft(a[:, :1]), ValueError),         # 2 (1 - 1) points
+    (lambda cp, a, b: cp.fft.rfft(a, norm="none"), ValueError),
 ])
 def test_what_cannot_pipeline_still_raises_at_the_call(cp, call, error):
     a = cp.ones((3, 4), dtype=cp.float32)

@@ -60,7 +60,13 @@ def _check_args(args: tuple, kwargs: dict) -> None:
 
 
 def to_device_result(value: Any) -> Any:
-    """CuPy returns 0-d arrays where NumPy returns scalars."""
+    """CuPy returns 0-d arrays where NumPy returns scalars, and its arrays are all
+    writable (NumPy's ``diagonal`` and ``broadcast_to`` give read-only views; see
+    ``cpu_routines.broadcast_arrays`` for the third kind)."""
+    if type(value) is numpy.ndarray:
+        if not value.flags.writeable:
+            _writable(value)
+        return value
     if isinstance(value, numpy.generic):
         return numpy.asarray(value)
     if isinstance(value, tuple) and type(value) is not tuple:  # namedtuple results
@@ -70,6 +76,14 @@ def to_device_result(value: Any) -> Any:
     if isinstance(value, list) and value and isinstance(value[0], (numpy.ndarray, numpy.generic)):
         return [to_device_result(v) for v in value]
     return value
+
+
+def _writable(arr: numpy.ndarray) -> None:
+    """Make NumPy's read-only view of writable memory writable, as CuPy's would be."""
+    try:
+        arr.setflags(write=True)
+    except ValueError:
+        pass  # memory that is read-only itself stays so
 
 
 def _device_results(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -81,7 +81,10 @@ def meshgrid(*xi: Any, **kwargs: Any) -> tuple:
             raise ValueError("input has to be 1d")
     if len(xi) <= 1:
         return tuple(xi)
-    return tuple(numpy.meshgrid(*xi, copy=copy, indexing=indexing, sparse=sparse))
+    meshes = numpy.meshgrid(*xi, copy=False, indexing=indexing, sparse=True)
+    if not sparse:  # CuPy's broadcast views (written like any array; see broadcast_arrays)
+        meshes = broadcast_arrays(*meshes)
+    return tuple(m.copy() for m in meshes) if copy else tuple(meshes)
 
 
 def _tri_indices(name: str) -> Callable[..., Any]:
@@ -283,6 +286,30 @@ def ndarray_reshape(a: numpy.ndarray, *shape: Any, order: str = "C", copy: Any =
     if copy:
         return numpy.array(a.reshape(shape, order=order), copy=True, order="K")
     return a.reshape(shape, order=order, copy=copy)
+
+
+def broadcast_arrays(*args: Any) -> tuple:
+    """See Also: cupy.broadcast_arrays (views that can be written, as CuPy's are, without
+    the warnings NumPy's give on reading their flags or writing them)."""
+    shape = numpy.broadcast(*args).shape
+    return tuple(numpy.broadcast_to(a, shape) for a in args)
+
+
+def diag(v: Any, k: int = 0) -> numpy.ndarray:
+    """See Also: cupy.diag (the diagonal of a matrix is a new array, not NumPy's view)."""
+    out = numpy.diag(v, k)
+    return out.copy() if out.base is not None else out
+
+
+def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
+             retstep: bool = False, dtype: Any = None, axis: Any = 0) -> Any:
+    """See Also: cupy.linspace (between two scalars, CuPy's array owns its memory, where
+    NumPy's is a view of the range it scaled)."""
+    out = numpy.linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    y = out[0] if retstep else out
+    if y.base is not None and numpy.ndim(start) == 0 and numpy.ndim(stop) == 0:
+        y = y.copy()
+    return (y, out[1]) if retstep else y
 
 
 def repeat(a: Any, repeats: Any, axis: Any = None) -> numpy.ndarray:
@@ -618,6 +645,9 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.linalg.eigvalsh": _float16_via_float32(numpy.linalg.eigvalsh),
     "cupy.row_stack": row_stack,
     "cupy.repeat": repeat,
+    "cupy.linspace": linspace,
+    "cupy.diag": diag,
+    "cupy.broadcast_arrays": broadcast_arrays,
     "cupy.require": require,
     "cupy.delete": delete,
     "cupy.power": power,

@@ -252,6 +252,35 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         return _submit(session(), "cupy.arange", (start, stop, step), {"dtype": dt},
                        (size,), dt)
 
+    @_pipelines(remote("cupy.linspace"))
+    def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
+                 retstep: bool = False, dtype: Any = None, axis: Any = 0) -> Any:
+        """See Also: cupy.linspace"""
+        from . import _device_dtype, session
+        if type(start) not in (int, float) or type(stop) not in (int, float) or \
+                type(num) is not int or num < 0 or retstep or type(axis) is not int or axis:
+            return None  # array bounds, a step to return, another axis: as the server says
+        dt = numpy.dtype(numpy.float64) if dtype is None else _device_dtype(dtype)
+        if dt.kind not in "iuf":
+            return None
+        return _submit(session(), "cupy.linspace", (start, stop, num),
+                       {"endpoint": endpoint, "dtype": dt}, (num,), dt)
+
+    @_pipelines(remote("cupy.diag"))
+    def diag(v: Any, k: Any = 0) -> Any:
+        """See Also: cupy.diag (both ways a new array: a matrix from a vector, a copy of
+        a matrix's diagonal)"""
+        s = _arrays((v,))
+        if s is None or type(k) is not int or len(v._shape) not in (1, 2):
+            return None
+        if len(v._shape) == 1:
+            n = v._shape[0] + abs(k)
+            shape: tuple = (n, n)
+        else:
+            rows, cols = v._shape
+            shape = (max(0, min(rows, cols - k) if k >= 0 else min(rows + k, cols)),)
+        return _submit(s, "cupy.diag", (v,), {"k": k}, shape, v._dtype)
+
     @_pipelines(remote("cupy.eye"))
     def eye(N: Any, M: Any = None, k: Any = 0, dtype: Any = float, order: str = "C") -> Any:
         """See Also: cupy.eye"""
@@ -316,8 +345,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         return _submit(s, "cupy.take", (a, indices), {"axis": axis}, shape, a._dtype)
 
     return {fn.__name__: fn for fn in (matmul, dot, outer, where, clip, expand_dims,
-                                       concatenate, stack, vstack, arange, eye, sort, argsort,
-                                       cumsum, take)}
+                                       concatenate, stack, vstack, arange, linspace, diag, eye,
+                                       sort, argsort, cumsum, take)}
 
 
 def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
@@ -333,3 +362,46 @@ def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
         return _submit(s, "cupy.linalg.norm", (x,), {}, (), dt)
     return norm
 
+
+
+#: the 1-D transforms that pipeline, with the length of their output's last axis
+_FFT_LENGTH: dict[str, Callable[[int], int]] = {
+    "fft": lambda n: n, "ifft": lambda n: n,
+    "rfft": lambda n: n // 2 + 1, "irfft": lambda n: n}
+_SINGLE = frozenset("efF")  # float16, float32, complex64: CuPy transforms in single
+
+
+def _fft_dtype(name: str, dtype: numpy.dtype) -> numpy.dtype:
+    """The result dtype of CuPy's 1-D transform ``name`` (after its ``_fft.py``)."""
+    if name == "irfft":  # computed in single or double, then cast as _compat_caster does
+        return numpy.result_type(numpy.dtype(dtype.char.lower()) if dtype.kind == "c"
+                                 else dtype, 1.0)
+    return numpy.dtype(numpy.complex64 if dtype.char in _SINGLE else numpy.complex128)
+
+
+def ffts(remote: Callable[[str, str], Callable[..., Any]]) -> dict:
+    """``cupy.fft``'s 1-D transforms along the last axis of a C-contiguous array
+    pipeline: CuPy writes those into a new C-contiguous array (its plan's output). Along
+    another axis CuPy returns a swapped view, and that waits for the server's layout."""
+    def transform(name: str) -> Callable[..., Any]:
+        length = _FFT_LENGTH[name]
+
+        def fn(a: Any, n: Any = None, axis: Any = -1, norm: Any = None) -> Any:
+            s = _arrays((a,), c_contiguous=True)
+            if s is None or not a._shape or not a.size or \
+                    (name == "rfft" and a._dtype.kind == "c") or \
+                    norm not in (None, "backward", "ortho", "forward") or \
+                    type(axis) is not int or axis not in (-1, len(a._shape) - 1):
+                return None
+            if n is None:  # irfft's default length: 2 (m - 1), for m complex inputs
+                n = 2 * (a._shape[-1] - 1) if name == "irfft" else a._shape[-1]
+            elif type(n) is not int:
+                return None
+            if n < 1 or length(n) < 1:
+                return None  # CuPy's "Invalid number of FFT data points", at the call
+            return _submit(s, f"cupy.fft.{name}", (a,), {"n": n, "norm": norm},
+                           a._shape[:-1] + (length(n),), _fft_dtype(name, a._dtype))
+        fn.__name__ = fn.__qualname__ = name
+        fn.__doc__ = f"See Also: cupy.fft.{name}"
+        return _pipelines(remote(f"cupy.fft.{name}", name))(fn)
+    return {name: transform(name) for name in _FFT_LENGTH}

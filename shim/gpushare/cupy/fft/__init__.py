@@ -1,4 +1,5 @@
-"""``cupy.fft``: every public function runs on the server."""
+"""``cupy.fft``: every public function runs on the server; the 1-D transforms along
+the last axis of a C-contiguous array pipeline (``_routines.ffts``)."""
 from __future__ import annotations
 
 import contextvars
@@ -9,9 +10,10 @@ from typing import Any
 import numpy
 import numpy.fft
 
-from .. import _export_table
+from .. import _export_table, _remote, _routines
 
-_export_table(sys.modules[__name__], "cupy.fft", numpy.fft, {})
+# fft, ifft, rfft and irfft along the last axis pipeline (``_routines.ffts``)
+_export_table(sys.modules[__name__], "cupy.fft", numpy.fft, _routines.ffts(_remote))
 
 
 class _FFTConfig:
