@@ -92,6 +92,15 @@ CASES = [
     ("diag of a matrix, above", [((3, 5), "f8")], lambda xp, a: xp.diag(a, 3)),
     ("diag of a matrix, below", [((4, 3), "c8", "F")], lambda xp, a: xp.diag(a, -1)),
     ("diag beyond a matrix", [((3, 5), "f4")], lambda xp, a: xp.diag(a, 7)),
+    ("tile", [((2, 3), "f4")], lambda xp, a: xp.tile(a, 2)),
+    ("tile more axes", [((2, 3), "i4", "F")], lambda xp, a: xp.tile(a, (2, 1, 3))),
+    ("tile fewer reps", [((2, 1, 3), "f8")], lambda xp, a: xp.tile(a, [4, 1])),
+    ("tile 1-d", [((5,), "u1")], lambda xp, a: xp.tile(a, 3)),
+    ("repeat flat", [((2, 3), "f4")], lambda xp, a: xp.repeat(a, 2)),
+    ("repeat axis", [((2, 3), "i8", "F")], lambda xp, a: xp.repeat(a, 3, axis=1)),
+    ("repeat axis -1 once", [((2, 3), "f4")], lambda xp, a: xp.repeat(a, 1, axis=-1)),
+    ("repeat none", [((2, 3), "c8")], lambda xp, a: xp.repeat(a, 0, axis=0)),
+    ("repeat method", [((4,), "?")], lambda xp, a: a.repeat(2)),
     ("sort", [((3, 5), "f4")], lambda xp, a: xp.sort(a)),
     ("sort axis 0", [((3, 5), "i4")], lambda xp, a: xp.sort(a, axis=0)),
     ("sort flat", [((3, 5), "f8")], lambda xp, a: xp.sort(a, axis=None)),
@@ -197,6 +206,8 @@ def test_a_pipelined_result_is_used_again_without_waiting(cp, synchronous_calls)
     (lambda cp, a, b: cp.arange(0, 10, 0), ZeroDivisionError),
     (lambda cp, a, b: cp.linspace(0, 1, -1), ValueError),
     (lambda cp, a, b: cp.diag(a[None]), ValueError),              # 3-d
+    (lambda cp, a, b: cp.repeat(a, -1), ValueError),
+    (lambda cp, a, b: a.repeat(2, axis=2), numpy.exceptions.AxisError),
     (lambda cp, a, b: cp.fft.fft(a, 0), ValueError),              # no data points
     (lambda cp, a, b: cp.fft.irfft(a[:, :1]), ValueError),         # 2 (1 - 1) points
     (lambda cp, a, b: cp.fft.rfft(a, norm="none"), ValueError),

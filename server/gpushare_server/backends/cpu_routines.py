@@ -331,9 +331,26 @@ def repeat(a: Any, repeats: Any, axis: Any = None) -> numpy.ndarray:
         if reps.size != n:
             raise ValueError("'repeats' and 'a' must have the same length along 'axis': "
                              f"{reps.size} != {n}")
+    if reps.size == 1 and reps.dtype.kind in "iu":
+        return _broadcast_repeat(a, int(reps.reshape(-1)[0]), axis)
     if isinstance(repeats, (list, tuple)):
         repeats = reps
     return numpy.repeat(a, repeats, axis)
+
+
+def _broadcast_repeat(a: numpy.ndarray, rep: int, axis: Any) -> numpy.ndarray:
+    """CuPy's repeat by one count: a new array of the repeated shape (each element
+    followed by its copies), seen through a reshape, as CuPy returns it."""
+    if axis is None:
+        a, axis = a.ravel(), 0
+    else:
+        axis = _normalize_axis(axis, a.ndim)
+    before, n, after = a.shape[:axis], a.shape[axis], a.shape[axis + 1:]
+    if n * rep == 0:
+        return numpy.empty(before + (0,) + after, a.dtype)
+    expanded = numpy.empty(before + (n, rep) + after, a.dtype)
+    expanded[...] = a.reshape(before + (n, 1) + after)
+    return expanded.reshape(before + (n * rep,) + after)
 
 
 def require(a: Any, dtype: Any = None, requirements: Any = None) -> numpy.ndarray:

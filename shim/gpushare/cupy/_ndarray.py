@@ -665,6 +665,10 @@ class ndarray(_client.RemoteHandle):
         from . import clip
         return clip(self, min, max, out=out)
 
+    def repeat(self, repeats: Any, axis: Any = None) -> Any:
+        from . import repeat
+        return repeat(self, repeats, axis)
+
     def fill(self, value: Any) -> None:
         if (type(value) in (int, float, complex, bool) or isinstance(value, numpy.generic)) \
                 and _infer.int_fits(value, self._dtype):

@@ -40,14 +40,15 @@ def _arrays(values: Any, c_contiguous: bool = False) -> Any:
 
 
 def _submit(s: Any, path: str, args: tuple, kwargs: dict, shape: tuple,
-            dtype: numpy.dtype) -> ndarray:
-    """Queue ``path(*args, **kwargs)``; its result is a new C-contiguous array."""
+            dtype: numpy.dtype, owns: bool = True) -> ndarray:
+    """Queue ``path(*args, **kwargs)``; its result is a new C-contiguous array (seen
+    through a reshape when not ``owns``: ``tile`` and ``repeat`` return it so)."""
     hid = s.new_id()
     s.submit("call", path, args, kwargs, out_id=hid, description=path)
     strides = _infer.c_strides(shape, dtype.itemsize)
     c, f = _contiguity(shape, strides, dtype.itemsize)
     return _new(s, hid, shape, dtype, strides,
-                (FLAG_C if c else 0) | (FLAG_F if f else 0) | FLAG_OWN, None)
+                (FLAG_C if c else 0) | (FLAG_F if f else 0) | (FLAG_OWN if owns else 0), None)
 
 
 def _pipelines(remote: Callable[..., Any]) -> Callable[[Callable[..., Any]], Any]:
@@ -252,6 +253,35 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         return _submit(session(), "cupy.arange", (start, stop, step), {"dtype": dt},
                        (size,), dt)
 
+    @_pipelines(remote("cupy.tile"))
+    def tile(A: Any, reps: Any) -> Any:
+        """See Also: cupy.tile"""
+        s = _arrays((A,))
+        tup = tuple(reps) if isinstance(reps, (tuple, list)) else (reps,)
+        if s is None or not A.size or any(type(r) is not int or r < 1 for r in tup) or \
+                all(r == 1 for r in tup):
+            return None  # (all ones: a copy with CuPy's own layout; zeros: an empty array)
+        d = max(len(tup), A.ndim)
+        tup = (1,) * (d - len(tup)) + tup
+        shape = tuple(n * r for n, r in zip((1,) * (d - A.ndim) + A._shape, tup))
+        return _submit(s, "cupy.tile", (A, reps), {}, shape, A._dtype, owns=False)
+
+    @_pipelines(remote("cupy.repeat"))
+    def repeat(a: Any, repeats: Any, axis: Any = None) -> Any:
+        """See Also: cupy.repeat (by one count: per-element counts wait)"""
+        s = _arrays((a,))
+        if s is None or type(repeats) is not int or repeats < 0:
+            return None
+        if axis is None:
+            before, n, after = (), a.size, ()
+        elif type(axis) is int:
+            (ax,) = _infer.normalize_axes(axis, len(a._shape))
+            before, n, after = a._shape[:ax], a._shape[ax], a._shape[ax + 1:]
+        else:
+            return None
+        return _submit(s, "cupy.repeat", (a, repeats), {"axis": axis},
+                       before + (n * repeats,) + after, a._dtype, owns=not n * repeats)
+
     @_pipelines(remote("cupy.linspace"))
     def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
                  retstep: bool = False, dtype: Any = None, axis: Any = 0) -> Any:
@@ -345,8 +375,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         return _submit(s, "cupy.take", (a, indices), {"axis": axis}, shape, a._dtype)
 
     return {fn.__name__: fn for fn in (matmul, dot, outer, where, clip, expand_dims,
-                                       concatenate, stack, vstack, arange, linspace, diag, eye,
-                                       sort, argsort, cumsum, take)}
+                                       concatenate, stack, vstack, tile, repeat, arange,
+                                       linspace, diag, eye, sort, argsort, cumsum, take)}
 
 
 def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
