@@ -295,6 +295,12 @@ def broadcast_arrays(*args: Any) -> tuple:
     return tuple(numpy.broadcast_to(a, shape) for a in args)
 
 
+def tensordot(a: Any, b: Any, axes: Any = 2) -> numpy.ndarray:
+    """See Also: cupy.tensordot (a new array, where NumPy's is a reshaped view)."""
+    out = numpy.tensordot(a, b, axes)
+    return out.copy() if out.base is not None else out
+
+
 def diag(v: Any, k: int = 0) -> numpy.ndarray:
     """See Also: cupy.diag (the diagonal of a matrix is a new array, not NumPy's view)."""
     out = numpy.diag(v, k)
@@ -664,6 +670,7 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.repeat": repeat,
     "cupy.linspace": linspace,
     "cupy.diag": diag,
+    "cupy.tensordot": tensordot,
     "cupy.broadcast_arrays": broadcast_arrays,
     "cupy.require": require,
     "cupy.delete": delete,

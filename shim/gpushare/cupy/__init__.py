@@ -656,6 +656,79 @@ def _reduction(name: str) -> Any:
     return fn
 
 
+# --- functions that are their array's method in CuPy (``cupy.reshape(a, s)`` is
+# ``a.reshape(s)``): a proxy's method pipelines where it can; anything else goes to the
+# server, as before ------------------------------------------------------------------------
+def _given(**kwargs: Any) -> dict:
+    return {k: v for k, v in kwargs.items() if v is not None or k == "axis"}
+
+
+def reshape(a: Any, newshape: Any, order: str = "C", *, copy: Any = None) -> Any:
+    """See Also: cupy.reshape"""
+    return a.reshape(newshape, order=order, copy=copy)
+
+
+def ravel(a: Any, order: str = "C") -> Any:
+    """See Also: cupy.ravel"""
+    return a.ravel(order)
+
+
+def transpose(a: Any, axes: Any = None) -> Any:
+    """See Also: cupy.transpose"""
+    return a.transpose(axes)
+
+
+def squeeze(a: Any, axis: Any = None) -> Any:
+    """See Also: cupy.squeeze"""
+    return a.squeeze(axis)
+
+
+def copy(a: Any, order: str = "K") -> Any:
+    """See Also: cupy.copy"""
+    return a.copy(order=order)
+
+
+def _check_array(obj: Any, arg_name: str) -> None:
+    if not isinstance(obj, ndarray):  # CuPy's _util.check_array
+        raise TypeError(f"'{arg_name}' must be a cupy.ndarray object, not {type(obj)}.")
+
+
+def all(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
+    """See Also: cupy.all"""
+    _check_array(a, "a")
+    return a.all(**_given(axis=axis, out=out, keepdims=keepdims))
+
+
+def any(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
+    """See Also: cupy.any"""
+    _check_array(a, "a")
+    return a.any(**_given(axis=axis, out=out, keepdims=keepdims))
+
+
+def argmax(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+           keepdims: bool = False) -> Any:
+    """See Also: cupy.argmax"""
+    return a.argmax(**_given(axis=axis, dtype=dtype, out=out, keepdims=keepdims))
+
+
+def argmin(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+           keepdims: bool = False) -> Any:
+    """See Also: cupy.argmin"""
+    return a.argmin(**_given(axis=axis, dtype=dtype, out=out, keepdims=keepdims))
+
+
+def _via_method(fn: Any) -> Any:
+    """``fn`` for proxies; the server's ``cupy.<name>`` for anything else (lists, host
+    arrays: CuPy's own checks and errors)."""
+    remote = _remote(f"cupy.{fn.__name__}")
+
+    def call(a: Any, *args: Any, **kwargs: Any) -> Any:
+        return fn(a, *args, **kwargs) if type(a) is ndarray else remote(a, *args, **kwargs)
+    call.__name__ = call.__qualname__ = fn.__name__
+    call.__doc__ = fn.__doc__
+    return call
+
+
 def _kernel_class(name: str) -> Any:
     from . import _kernels
     return getattr(_kernels, name)
@@ -673,6 +746,9 @@ LOCAL: dict[str, Any] = {
         "array_str", "array2string", "get_default_memory_pool",
         "get_default_pinned_memory_pool")}
 LOCAL["ndarray"] = ndarray
+for _fn in (reshape, ravel, transpose, squeeze, copy, argmax, argmin):
+    LOCAL[_fn.__name__] = _via_method(_fn)
+LOCAL["all"], LOCAL["any"] = all, any  # (arrays only, as in CuPy)
 for _name in _REDUCTION_PARAMS:
     LOCAL[_name] = _reduction(_name)
 LOCAL["ufunc"] = ufunc

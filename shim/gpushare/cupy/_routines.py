@@ -126,6 +126,32 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             shape = a._shape[:-1] + b._shape[:-2] + b._shape[-1:]
         return _submit(s, "cupy.dot", (a, b), {}, shape, _promoted(a, b))
 
+    @_pipelines(remote("cupy.tensordot"))
+    def tensordot(a: Any, b: Any, axes: Any = 2) -> Any:
+        """See Also: cupy.tensordot"""
+        s = _arrays((a, b))
+        if s is None or not a._shape or not b._shape:
+            return None  # (0-d: CuPy multiplies; its checks are the server's)
+        if type(axes) is int:
+            if not 0 <= axes <= min(a.ndim, b.ndim):
+                return None
+            a_axes = tuple(range(a.ndim - axes, a.ndim))
+            b_axes = tuple(range(axes))
+        elif isinstance(axes, (tuple, list)) and len(axes) == 2:
+            if any(ax is None for ax in axes):
+                return None
+            a_axes, b_axes = (_infer.normalize_axes(
+                tuple(ax) if isinstance(ax, list) else ax, arr.ndim)
+                for ax, arr in zip(axes, (a, b)))
+        else:
+            return None
+        if len(a_axes) != len(b_axes) or \
+                any(a._shape[i] != b._shape[j] for i, j in zip(a_axes, b_axes)):
+            return None  # CuPy's ValueError, from the server
+        shape = tuple(n for i, n in enumerate(a._shape) if i not in a_axes) + \
+            tuple(n for i, n in enumerate(b._shape) if i not in b_axes)
+        return _submit(s, "cupy.tensordot", (a, b), {"axes": axes}, shape, _promoted(a, b))
+
     @_pipelines(remote("cupy.outer"))
     def outer(a: Any, b: Any, out: Any = None) -> Any:
         """See Also: cupy.outer"""
@@ -374,7 +400,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             return None  # CuPy's IndexError, at the call
         return _submit(s, "cupy.take", (a, indices), {"axis": axis}, shape, a._dtype)
 
-    return {fn.__name__: fn for fn in (matmul, dot, outer, where, clip, expand_dims,
+    return {fn.__name__: fn for fn in (matmul, dot, tensordot, outer, where, clip, expand_dims,
                                        concatenate, stack, vstack, tile, repeat, arange,
                                        linspace, diag, eye, sort, argsort, cumsum, take)}
 
