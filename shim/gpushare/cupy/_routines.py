@@ -256,6 +256,53 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         shape = (sum(r[0] for r in rows), rows[0][1])
         return _submit(s, "cupy.vstack", (list(tup),), {}, shape, dt)
 
+    @_pipelines(remote("cupy.hstack"))
+    def hstack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Any:
+        """See Also: cupy.hstack (CuPy's concatenation along the first axis of vectors,
+        the second of anything else)"""
+        if dtype is not None or casting != "same_kind" or not isinstance(tup, (list, tuple)) \
+                or not tup or any(type(a) is not ndarray or not a._shape for a in tup):
+            return None  # (0-d arrays: CuPy's atleast_1d first)
+        found = _joined(tup, 0 if len(tup[0]._shape) == 1 else 1, new_axis=False)
+        if found is None:
+            return None
+        s, shape, dt = found
+        return _submit(s, "cupy.hstack", (list(tup),), {}, shape, dt)
+
+    def _reversed(m: Any, axes: tuple) -> Any:
+        """CuPy's flips: the array's reversed slices along ``axes`` (a view)."""
+        return m[tuple(slice(None, None, -1) if i in axes else slice(None)
+                       for i in range(m.ndim))]
+
+    @_pipelines(remote("cupy.flip"))
+    def flip(m: Any, axis: Any = None) -> Any:
+        """See Also: cupy.flip"""
+        if type(m) is not ndarray:
+            return None
+        return _reversed(m, _infer.normalize_axes(axis, m.ndim))
+
+    @_pipelines(remote("cupy.fliplr"))
+    def fliplr(m: Any) -> Any:
+        """See Also: cupy.fliplr"""
+        # (fewer axes than it needs: CuPy's ValueError, from the server)
+        return _reversed(m, (1,)) if type(m) is ndarray and m.ndim >= 2 else None
+
+    @_pipelines(remote("cupy.flipud"))
+    def flipud(m: Any) -> Any:
+        """See Also: cupy.flipud"""
+        return _reversed(m, (0,)) if type(m) is ndarray and m.ndim >= 1 else None
+
+    def triangle(name: str) -> Callable[..., Any]:
+        """``triu`` or ``tril``: CuPy's ``where`` of a triangular mask and the matrix."""
+        def tri(m: Any, k: Any = 0) -> Any:
+            s = _arrays((m,), c_contiguous=True)
+            if s is None or type(k) is not int or len(m._shape) < 2:
+                return None
+            return _submit(s, f"cupy.{name}", (m,), {"k": k}, m._shape, m._dtype)
+        tri.__name__, tri.__doc__ = name, f"See Also: cupy.{name}"
+        return _pipelines(remote(f"cupy.{name}"))(tri)
+    triu, tril = triangle("triu"), triangle("tril")
+
     @_pipelines(remote("cupy.arange"))
     def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Any:
         """See Also: cupy.arange"""
@@ -369,21 +416,26 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             _infer.normalize_axes(axis, len(a._shape))
         return _submit(s, "cupy.argsort", (a,), {"axis": axis}, shape, numpy.dtype(numpy.intp))
 
-    @_pipelines(remote("cupy.cumsum"))
-    def cumsum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
-        """See Also: cupy.cumsum"""
-        s = _arrays((a,), c_contiguous=True)  # (CuPy's result follows the input's order)
-        if s is None or dtype is not None or out is not None:
-            return None
-        if axis is None:
-            shape = (a.size,)
-        else:
-            _infer.normalize_axes(axis, len(a._shape))
-            shape = a._shape
-        # NumPy's rule, which CuPy follows: small integers and bools accumulate in the
-        # platform's long; floats and complex as they are
-        dt = numpy.cumsum(numpy.zeros(1, a._dtype)).dtype
-        return _submit(s, "cupy.cumsum", (a,), {"axis": axis}, shape, dt)
+    def accumulating(name: str) -> Callable[..., Any]:
+        """``cumsum`` or ``cumprod``."""
+        fold = getattr(numpy, name)
+
+        def cum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
+            s = _arrays((a,), c_contiguous=True)  # (CuPy's result follows the input's order)
+            if s is None or dtype is not None or out is not None:
+                return None
+            if axis is None:
+                shape = (a.size,)
+            else:
+                _infer.normalize_axes(axis, len(a._shape))
+                shape = a._shape
+            # NumPy's rule, which CuPy follows: small integers and bools accumulate in
+            # the platform's long; floats and complex as they are
+            dt = fold(numpy.zeros(1, a._dtype)).dtype
+            return _submit(s, f"cupy.{name}", (a,), {"axis": axis}, shape, dt)
+        cum.__name__, cum.__doc__ = name, f"See Also: cupy.{name}"
+        return _pipelines(remote(f"cupy.{name}"))(cum)
+    cumsum, cumprod = accumulating("cumsum"), accumulating("cumprod")
 
     @_pipelines(remote("cupy.take"))
     def take(a: Any, indices: Any, axis: Any = None, out: Any = None) -> Any:
@@ -401,8 +453,9 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         return _submit(s, "cupy.take", (a, indices), {"axis": axis}, shape, a._dtype)
 
     return {fn.__name__: fn for fn in (matmul, dot, tensordot, outer, where, clip, expand_dims,
-                                       concatenate, stack, vstack, tile, repeat, arange,
-                                       linspace, diag, eye, sort, argsort, cumsum, take)}
+                                       concatenate, stack, vstack, hstack, tile, repeat,
+                                       flip, fliplr, flipud, triu, tril, arange, linspace,
+                                       diag, eye, sort, argsort, cumsum, cumprod, take)}
 
 
 def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
