@@ -266,7 +266,20 @@ def row_stack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> num
     """See Also: cupy.row_stack (deprecated alias of vstack)."""
     warnings.warn("`row_stack` alias is deprecated. Use `cp.vstack` directly.",
                   DeprecationWarning, stacklevel=1)
-    return numpy.vstack(tup, dtype=dtype, casting=casting)
+    return _joined_in_c_order(numpy.vstack)(tup, dtype=dtype, casting=casting)
+
+
+def _joined_in_c_order(join: Callable[..., Any]) -> Callable[..., Any]:
+    """CuPy's joins write into a new C-ordered array whatever their inputs' layouts
+    (NumPy's follow the inputs': Fortran-ordered in, Fortran-ordered out)."""
+    @functools.wraps(join)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        out = join(*args, **kwargs)
+        if kwargs.get("out") is None and isinstance(out, numpy.ndarray) and \
+                not out.flags.c_contiguous:
+            out = numpy.ascontiguousarray(out)
+        return out
+    return call
 
 
 def ndarray_reshape(a: numpy.ndarray, *shape: Any, order: str = "C", copy: Any = None) -> Any:
@@ -667,6 +680,8 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.linalg.eigh": _float16_via_float32(numpy.linalg.eigh),
     "cupy.linalg.eigvalsh": _float16_via_float32(numpy.linalg.eigvalsh),
     "cupy.row_stack": row_stack,
+    **{f"cupy.{name}": _joined_in_c_order(getattr(numpy, name))
+       for name in ("concatenate", "stack", "vstack", "hstack", "column_stack", "dstack")},
     "cupy.repeat": repeat,
     "cupy.linspace": linspace,
     "cupy.diag": diag,

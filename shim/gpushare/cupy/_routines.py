@@ -205,7 +205,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         """(session, shape, dtype) of concatenating (or stacking) ``arrays``."""
         if not isinstance(arrays, (list, tuple)) or not arrays:
             return None
-        s = _arrays(arrays, c_contiguous=True)
+        s = _arrays(arrays)  # (CuPy writes any layout into a new C-ordered array)
         if s is None or len({a._dtype for a in arrays}) != 1:
             return None
         first = arrays[0]._shape
