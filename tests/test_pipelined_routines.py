@@ -79,6 +79,14 @@ CASES = [
     ("where scalar", [((3, 4), "f4")], lambda xp, a: xp.where(a > 0, a, 0)),
     ("where scalar first", [((3, 4), "i2")], lambda xp, a: xp.where(a > 2, -7, a)),
     ("where bool scalar", [((3, 4), "?")], lambda xp, a: xp.where(a, a, False)),
+    ("isclose", [((3, 4), "f4"), ((4,), "f4")], lambda xp, a, b: xp.isclose(a, b, atol=2)),
+    ("isclose complex", [((5,), "c8"), ((5,), "c8")],
+     lambda xp, a, b: xp.isclose(a, a + b * 1e-7, rtol=0, equal_nan=True)),
+    ("allclose", [((3, 4), "f8"), ((3, 4), "f8")],
+     lambda xp, a, b: xp.asarray(xp.allclose(a, a + b * 1e-9))),
+    ("moveaxis", [((2, 3, 4), "f4")], lambda xp, a: xp.moveaxis(a, 0, -1)),
+    ("moveaxis several", [((2, 3, 4, 5), "i2")],
+     lambda xp, a: xp.moveaxis(a, [0, 1], [3, 0])),
     ("clip", [((3, 4), "f4")], lambda xp, a: xp.clip(a, -1, 1.5)),
     ("clip int", [((3, 4), "u1")], lambda xp, a: xp.clip(a, 1, None)),
     ("clip method", [((3, 4), "f8")], lambda xp, a: a.clip(None, 0.5)),
@@ -245,6 +253,8 @@ def test_a_pipelined_result_is_used_again_without_waiting(cp, synchronous_calls)
     (lambda cp, a, b: cp.tensordot(a, b, axes=([1], [1])), ValueError),  # 4 against 5
     (lambda cp, a, b: cp.reshape(a, (5, -1)), ValueError),
     (lambda cp, a, b: cp.flip(a, 2), numpy.exceptions.AxisError),
+    (lambda cp, a, b: cp.moveaxis(a, [0, 1], [0]), ValueError),
+    (lambda cp, a, b: cp.isclose(a, b), ValueError),               # shapes do not broadcast
     (lambda cp, a, b: cp.fliplr(a[0]), ValueError),
     (lambda cp, a, b: cp.hstack([a, b[:2]]), ValueError),
     (lambda cp, a, b: cp.transpose(a, (0, 0)), ValueError),

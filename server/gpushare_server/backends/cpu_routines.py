@@ -308,16 +308,15 @@ def broadcast_arrays(*args: Any) -> tuple:
     return tuple(numpy.broadcast_to(a, shape) for a in args)
 
 
-def tensordot(a: Any, b: Any, axes: Any = 2) -> numpy.ndarray:
-    """See Also: cupy.tensordot (a new array, where NumPy's is a reshaped view)."""
-    out = numpy.tensordot(a, b, axes)
-    return out.copy() if out.base is not None else out
-
-
-def diag(v: Any, k: int = 0) -> numpy.ndarray:
-    """See Also: cupy.diag (the diagonal of a matrix is a new array, not NumPy's view)."""
-    out = numpy.diag(v, k)
-    return out.copy() if out.base is not None else out
+def _new_array(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` whose CuPy result is a new array where NumPy's is a view: of the input
+    (``diag`` of a matrix) or of a temporary (``tensordot``'s reshape, ``isclose``'s
+    ``[()]``)."""
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        out = fn(*args, **kwargs)
+        return out.copy() if isinstance(out, numpy.ndarray) and out.base is not None else out
+    return call
 
 
 def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
@@ -684,8 +683,9 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
        for name in ("concatenate", "stack", "vstack", "hstack", "column_stack", "dstack")},
     "cupy.repeat": repeat,
     "cupy.linspace": linspace,
-    "cupy.diag": diag,
-    "cupy.tensordot": tensordot,
+    "cupy.diag": _new_array(numpy.diag),
+    "cupy.tensordot": _new_array(numpy.tensordot),
+    "cupy.isclose": _new_array(numpy.isclose),
     "cupy.broadcast_arrays": broadcast_arrays,
     "cupy.require": require,
     "cupy.delete": delete,

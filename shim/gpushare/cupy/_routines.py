@@ -179,6 +179,48 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         shape = numpy.broadcast_shapes(*(a._shape for a in arrays))
         return _submit(s, "cupy.where", (condition, x, y), {}, shape, dtype)
 
+    def _isclose(a: Any, b: Any, rtol: Any, atol: Any, equal_nan: Any) -> Any:
+        """CuPy's isclose ufunc over two C-contiguous arrays (a new boolean array), or
+        None."""
+        s = _arrays((a, b), c_contiguous=True)
+        if s is None or "b" in (a._dtype.kind, b._dtype.kind) or \
+                type(rtol) not in (int, float) or type(atol) not in (int, float) or \
+                type(equal_nan) is not bool:
+            return None
+        shape = numpy.broadcast_shapes(a._shape, b._shape)
+        return _submit(s, "cupy.isclose", (a, b), {"rtol": rtol, "atol": atol,
+                                                   "equal_nan": equal_nan},
+                       shape, numpy.dtype(bool))
+
+    @_pipelines(remote("cupy.isclose"))
+    def isclose(a: Any, b: Any, rtol: Any = 1.e-5, atol: Any = 1.e-8,
+                equal_nan: bool = False) -> Any:
+        """See Also: cupy.isclose"""
+        return _isclose(a, b, rtol, atol, equal_nan)
+
+    @_pipelines(remote("cupy.allclose"))
+    def allclose(a: Any, b: Any, rtol: Any = 1.e-5, atol: Any = 1.e-8,
+                 equal_nan: bool = False) -> Any:
+        """See Also: cupy.allclose (CuPy's ``isclose(...).all()``: a 0-d array)"""
+        close = _isclose(a, b, rtol, atol, equal_nan)
+        return None if close is None else close.all()
+
+    @_pipelines(remote("cupy.moveaxis"))
+    def moveaxis(a: Any, source: Any, destination: Any) -> Any:
+        """See Also: cupy.moveaxis (CuPy's transpose, a view)"""
+        if type(a) is not ndarray:
+            return None
+        src = _infer.normalize_axes(tuple(source) if isinstance(source, list) else source,
+                                    a.ndim)
+        dst = _infer.normalize_axes(tuple(destination) if isinstance(destination, list)
+                                    else destination, a.ndim)
+        if len(src) != len(dst):
+            return None  # CuPy's ValueError, from the server
+        order = [i for i in range(a.ndim) if i not in src]
+        for d, s_ in sorted(zip(dst, src)):
+            order.insert(d, s_)
+        return a.transpose(tuple(order))
+
     @_pipelines(remote("cupy.clip"))
     def clip(a: Any, a_min: Any, a_max: Any, out: Any = None,
              **kwargs: Any) -> Any:
@@ -452,7 +494,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             return None  # CuPy's IndexError, at the call
         return _submit(s, "cupy.take", (a, indices), {"axis": axis}, shape, a._dtype)
 
-    return {fn.__name__: fn for fn in (matmul, dot, tensordot, outer, where, clip, expand_dims,
+    return {fn.__name__: fn for fn in (matmul, dot, tensordot, outer, isclose, allclose,
+                                       moveaxis, where, clip, expand_dims,
                                        concatenate, stack, vstack, hstack, tile, repeat,
                                        flip, fliplr, flipud, triu, tril, arange, linspace,
                                        diag, eye, sort, argsort, cumsum, cumprod, take)}
