@@ -216,6 +216,22 @@ def test_views_numpy_makes_read_only_are_writable_as_in_cupy(cp):
     assert d.get().tolist() == [100, 100] and d.flags.owndata
 
 
+@pytest.mark.parametrize("optimize", [False, True, "optimal"])
+def test_einsum_contracts_in_the_result_dtype_on_every_path(cp, optimize):
+    """CuPy casts a contraction's operands to the result's dtype first: no optimized
+    path overflows uint8 on the way (NumPy's pairwise products would)."""
+    a = numpy.arange(24, dtype=numpy.int64).reshape(2, 3, 4)
+    b = numpy.full((4, 5), 200, dtype=numpy.uint8)
+    c = numpy.full((5, 6), 3, dtype=numpy.uint8)
+    expected = numpy.einsum("ijk,kl,lm->ijm", a, b.astype(numpy.int64), c.astype(numpy.int64))
+    got = cp.einsum("ijk,kl,lm->ijm", cp.asarray(a), cp.asarray(b), cp.asarray(c),
+                    optimize=optimize)
+    assert got.dtype == numpy.int64
+    numpy.testing.assert_array_equal(got.get(), expected)
+    view = cp.einsum("ij", cp.asarray(b), dtype=numpy.float32)  # one operand: a view
+    assert view.dtype == numpy.uint8
+
+
 def test_put_mode_is_checked(cp):
     with pytest.raises(ValueError):
         cp.put(cp.arange(4), cp.array([0]), 1, mode="unknown")

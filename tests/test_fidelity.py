@@ -190,3 +190,5 @@ def test_cuda_array_interface_objects_index_and_assign(cp):
     assert a[Wrapped(cp.arange(3))].shape == (3,)
     a[...] = Wrapped(cp.arange(10.0))
     assert a.get().tolist() == list(range(10))
+    a.fill(Wrapped(cp.full((), 7.0)))  # a 0-d array seen through the interface
+    assert a.get().tolist() == [7.0] * 10

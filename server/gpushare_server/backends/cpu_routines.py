@@ -567,6 +567,15 @@ def einsum(*operands: Any, **kwargs: Any) -> Any:
     for value in operands:
         if isinstance(value, HostArray):
             raise _unsupported(value.array)
+    # CuPy casts the operands of a contraction to the result's dtype first, so an
+    # optimized path's pairwise products do not overflow a small integer type on the way
+    # (NumPy's compute each pair in the pair's own type). One operand: as NumPy does.
+    arrays = [o for o in operands if isinstance(o, numpy.ndarray)]
+    if len(arrays) > 1:
+        dtype = kwargs.pop("dtype", None)
+        dtype = numpy.result_type(*arrays) if dtype is None else numpy.dtype(dtype)
+        operands = tuple(o.astype(dtype, copy=False) if isinstance(o, numpy.ndarray) else o
+                         for o in operands)
     return numpy.einsum(*operands, **kwargs)
 
 

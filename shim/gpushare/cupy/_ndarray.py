@@ -673,8 +673,8 @@ class ndarray(_client.RemoteHandle):
         if (type(value) in (int, float, complex, bool) or isinstance(value, numpy.generic)) \
                 and _infer.int_fits(value, self._dtype):
             self._gs_session.submit("method", "fill", (self, value), description="ndarray.fill")
-        else:
-            _method_sync(self, "fill", (value,), {})
+        else:  # (an object seen through __cuda_array_interface__: its array)
+            _method_sync(self, "fill", (_cai_to_proxy(value),), {})
 
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("gpushare: DLPack export needs the array in this process")
