@@ -194,30 +194,25 @@ def test_routine_pipelines_with_the_servers_layout(cp, synchronous_calls, name, 
     numpy.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("args, kwargs", [
-    ((10,), {}), ((2, 10), {}), ((10, 2, -3), {}), ((0, 1, 0.1), {}), ((5,), {"dtype": "f4"}),
-    ((0,), {}), ((3, 1), {}), ((-2.5, 4, 0.5), {"dtype": "i2"}), ((1, 2, None), {}),
-    ((7,), {"dtype": numpy.uint8}),
-])
-def test_arange_pipelines_with_the_servers_layout(cp, synchronous_calls, args, kwargs):
-    out = cp.arange(*args, **kwargs)
-    assert synchronous_calls == []
-    _layout_matches_server(out)
-    expected = numpy.arange(*args, **kwargs)
-    assert out.dtype == expected.dtype and out.shape == expected.shape
-    numpy.testing.assert_array_equal(out.get(), expected)
+CREATIONS = [
+    ("arange", args, kwargs) for args, kwargs in [
+        ((10,), {}), ((2, 10), {}), ((10, 2, -3), {}), ((0, 1, 0.1), {}),
+        ((5,), {"dtype": "f4"}), ((0,), {}), ((3, 1), {}), ((-2.5, 4, 0.5), {"dtype": "i2"}),
+        ((1, 2, None), {}), ((7,), {"dtype": numpy.uint8})]
+] + [
+    ("linspace", args, kwargs) for args, kwargs in [
+        ((0, 1), {}), ((2, -3, 7), {}), ((0, 1, 5), {"endpoint": False}), ((1.5, 1.5, 1), {}),
+        ((0, 10, 0), {}), ((0, 10, 4), {"dtype": "f4"}), ((-3, 9, 5), {"dtype": numpy.int16}),
+        ((0.5, 7, 6), {"dtype": "u1", "axis": 0})]
+]
 
 
-@pytest.mark.parametrize("args, kwargs", [
-    ((0, 1), {}), ((2, -3, 7), {}), ((0, 1, 5), {"endpoint": False}), ((1.5, 1.5, 1), {}),
-    ((0, 10, 0), {}), ((0, 10, 4), {"dtype": "f4"}), ((-3, 9, 5), {"dtype": numpy.int16}),
-    ((0.5, 7, 6), {"dtype": "u1", "axis": 0}),
-])
-def test_linspace_pipelines_with_the_servers_layout(cp, synchronous_calls, args, kwargs):
-    out = cp.linspace(*args, **kwargs)
+@pytest.mark.parametrize("name, args, kwargs", CREATIONS)
+def test_creation_pipelines_with_the_servers_layout(cp, synchronous_calls, name, args, kwargs):
+    out = getattr(cp, name)(*args, **kwargs)
     assert synchronous_calls == []
     _layout_matches_server(out)
-    expected = numpy.linspace(*args, **kwargs)
+    expected = getattr(numpy, name)(*args, **kwargs)
     assert out.dtype == expected.dtype and out.shape == expected.shape
     numpy.testing.assert_allclose(out.get(), expected)
 
