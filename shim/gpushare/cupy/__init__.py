@@ -24,7 +24,7 @@ from .. import client as _client
 from ..protocol import STREAM_MIN
 from ..namespace import module_names
 from . import _infer
-from ._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _new, _session_of, ndarray, session
+from ._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _new, _session_of, given, ndarray, session
 from ._ufunc import UFUNCS, ufunc
 
 __version__ = "14.2.0"
@@ -649,8 +649,7 @@ def _reduction(name: str) -> Any:
                 raise TypeError(f"{name}() got multiple values for argument '{key}'")
             kwargs[key] = value
         # the method pipelines when the result's layout can be inferred
-        return getattr(a, method)(**{k: v for k, v in kwargs.items()
-                                     if v is not None or k == "axis"})
+        return getattr(a, method)(**given(kwargs))
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"See Also\n--------\ncupy.{name}"
     return fn
@@ -659,10 +658,6 @@ def _reduction(name: str) -> Any:
 # --- functions that are their array's method in CuPy (``cupy.reshape(a, s)`` is
 # ``a.reshape(s)``): a proxy's method pipelines where it can; anything else goes to the
 # server, as before ------------------------------------------------------------------------
-def _given(**kwargs: Any) -> dict:
-    return {k: v for k, v in kwargs.items() if v is not None or k == "axis"}
-
-
 def reshape(a: Any, newshape: Any, order: str = "C", *, copy: Any = None) -> Any:
     """See Also: cupy.reshape"""
     return a.reshape(newshape, order=order, copy=copy)
@@ -696,25 +691,25 @@ def _check_array(obj: Any, arg_name: str) -> None:
 def all(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
     """See Also: cupy.all"""
     _check_array(a, "a")
-    return a.all(**_given(axis=axis, out=out, keepdims=keepdims))
+    return a.all(**given(dict(axis=axis, out=out, keepdims=keepdims)))
 
 
 def any(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
     """See Also: cupy.any"""
     _check_array(a, "a")
-    return a.any(**_given(axis=axis, out=out, keepdims=keepdims))
+    return a.any(**given(dict(axis=axis, out=out, keepdims=keepdims)))
 
 
 def argmax(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
            keepdims: bool = False) -> Any:
     """See Also: cupy.argmax"""
-    return a.argmax(**_given(axis=axis, dtype=dtype, out=out, keepdims=keepdims))
+    return a.argmax(**given(dict(axis=axis, dtype=dtype, out=out, keepdims=keepdims)))
 
 
 def argmin(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
            keepdims: bool = False) -> Any:
     """See Also: cupy.argmin"""
-    return a.argmin(**_given(axis=axis, dtype=dtype, out=out, keepdims=keepdims))
+    return a.argmin(**given(dict(axis=axis, dtype=dtype, out=out, keepdims=keepdims)))
 
 
 def _via_method(fn: Any) -> Any:

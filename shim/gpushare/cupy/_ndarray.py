@@ -754,9 +754,14 @@ def _pipelined_method(a: ndarray, name: str, args: tuple, kwargs: dict, shape: t
     return _new(s, hid, shape, dtype, strides, flags, base)
 
 
+def given(kwargs: dict) -> dict:
+    """The keyword arguments a caller gave: None means the default (but ``axis=None``,
+    which is a value of its own)."""
+    return {k: v for k, v in kwargs.items() if v is not None or k == "axis"}
+
+
 def _method_sync(a: ndarray, name: str, args: tuple, kwargs: dict) -> Any:
-    kwargs = {k: v for k, v in kwargs.items() if v is not None or k in ("axis",)}
-    return a._gs_session.call("method", name, (a, *args), kwargs)
+    return a._gs_session.call("method", name, (a, *args), given(kwargs))
 
 
 def _sync_attr(a: ndarray, name: str) -> Any:
