@@ -6,8 +6,10 @@ Each routine pipelines only when the inference is certain to match CuPy: array
 arguments that are proxies of one session, numeric dtypes, and shapes that fit. Anything
 else (Python lists, mismatched shapes, keyword arguments this file does not handle)
 goes to the server as before and waits, so CuPy's own error is raised at the call. The
-results are new C-contiguous arrays on both backends (routines whose layout would follow
-their inputs' pipeline only for C-contiguous inputs).
+layouts are CuPy's, read from its source: most results are new C-contiguous arrays
+(routines whose layout would follow their inputs' pipeline only for C-contiguous
+inputs); ``tile`` and ``repeat`` return one through a reshape; ``flip`` and ``moveaxis``
+are views, made here by slicing and transposing as CuPy does.
 """
 from __future__ import annotations
 
@@ -84,6 +86,16 @@ def _promoted(a: ndarray, b: ndarray) -> numpy.dtype:
     return numpy.promote_types(a._dtype, b._dtype)
 
 
+def _real(dtype: numpy.dtype) -> numpy.dtype:
+    """The dtype of a complex dtype's real part (any other dtype as it is)."""
+    return numpy.dtype(dtype.char.lower()) if dtype.kind == "c" else dtype
+
+
+def _axes(value: Any, ndim: int) -> tuple:
+    """Axes given as an int, a tuple or a list, normalized (``_infer.normalize_axes``)."""
+    return _infer.normalize_axes(tuple(value) if isinstance(value, list) else value, ndim)
+
+
 _KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
 _SCALAR_RANK = {bool: 0, int: 1, float: 2, complex: 3}
 
@@ -140,9 +152,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         elif isinstance(axes, (tuple, list)) and len(axes) == 2:
             if any(ax is None for ax in axes):
                 return None
-            a_axes, b_axes = (_infer.normalize_axes(
-                tuple(ax) if isinstance(ax, list) else ax, arr.ndim)
-                for ax, arr in zip(axes, (a, b)))
+            a_axes, b_axes = _axes(axes[0], a.ndim), _axes(axes[1], b.ndim)
         else:
             return None
         if len(a_axes) != len(b_axes) or \
@@ -210,10 +220,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         """See Also: cupy.moveaxis (CuPy's transpose, a view)"""
         if type(a) is not ndarray:
             return None
-        src = _infer.normalize_axes(tuple(source) if isinstance(source, list) else source,
-                                    a.ndim)
-        dst = _infer.normalize_axes(tuple(destination) if isinstance(destination, list)
-                                    else destination, a.ndim)
+        src, dst = _axes(source, a.ndim), _axes(destination, a.ndim)
         if len(src) != len(dst):
             return None  # CuPy's ValueError, from the server
         order = [i for i in range(a.ndim) if i not in src]
@@ -510,10 +517,8 @@ def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
         if s is None or ord is not None or axis is not None or keepdims or \
                 x._dtype.kind not in "fc" or len(x._shape) > 2:
             return None
-        dt = numpy.dtype(x._dtype.char.lower()) if x._dtype.kind == "c" else x._dtype
-        return _submit(s, "cupy.linalg.norm", (x,), {}, (), dt)
+        return _submit(s, "cupy.linalg.norm", (x,), {}, (), _real(x._dtype))
     return norm
-
 
 
 #: the 1-D transforms that pipeline, with the length of their output's last axis
@@ -526,8 +531,7 @@ _SINGLE = frozenset("efF")  # float16, float32, complex64: CuPy transforms in si
 def _fft_dtype(name: str, dtype: numpy.dtype) -> numpy.dtype:
     """The result dtype of CuPy's 1-D transform ``name`` (after its ``_fft.py``)."""
     if name == "irfft":  # computed in single or double, then cast as _compat_caster does
-        return numpy.result_type(numpy.dtype(dtype.char.lower()) if dtype.kind == "c"
-                                 else dtype, 1.0)
+        return numpy.result_type(_real(dtype), 1.0)
     return numpy.dtype(numpy.complex64 if dtype.char in _SINGLE else numpy.complex128)
 
 
