@@ -170,8 +170,16 @@ def test_matmul_dot_linalg(cp):
     numpy.testing.assert_allclose((q @ r).get(), m, atol=1e-10)
     w, v = cp.linalg.eigh(M + M.T)
     numpy.testing.assert_allclose(w.get(), numpy.linalg.eigh(m + m.T)[0])
-    with pytest.raises(numpy.linalg.LinAlgError):
-        cp.linalg.inv(cp.zeros((3, 3)))
+    # CuPy's default, cupyx.errstate(linalg='ignore'): a singular matrix is no error,
+    # the result is meaningless (not finite); under 'raise' it is LinAlgError
+    assert not bool(cp.isfinite(cp.linalg.inv(cp.zeros((3, 3)))).all())
+    assert not bool(cp.isfinite(cp.linalg.solve(cp.zeros((2, 2)), cp.ones(2))).all())
+    import gpushare.cupyx as cupyx
+    with cupyx.errstate(linalg="raise"):
+        with pytest.raises(numpy.linalg.LinAlgError):
+            cp.linalg.inv(cp.zeros((3, 3)))
+    with pytest.raises(numpy.linalg.LinAlgError):   # not square: an error in any mode
+        cp.linalg.inv(cp.zeros((2, 3)))
     with pytest.raises(ValueError):
         cp.dot(cp.ones((2, 3)), cp.ones((2, 3)))
 

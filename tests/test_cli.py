@@ -156,3 +156,32 @@ def test_numbers_from_the_environment(monkeypatch, value, expected, warns):
         if warns else [])
     monkeypatch.delenv("GPUSHARE_TEST_NUMBER")
     assert env_float("GPUSHARE_TEST_NUMBER", 7.0) == 7.0
+
+
+def test_server_side_reaches_the_real_cupy_with_gpushare_server_set(server, tmp_path):
+    """A server started from a shell with GPUSHARE_SERVER exported gets the hook from the
+    .pth too: the CuPy backend undoes it, and the ``auto`` probe runs without it (else
+    it would ask the other server, through gpushare, whether this machine has a GPU)."""
+    fake = tmp_path / "cupy"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("REAL = True\n")
+    code = textwrap.dedent("""
+        import sys
+        import cupy
+        print(cupy.__name__)
+        from gpushare import _hook
+        _hook.uninstall()
+        import cupy
+        print(cupy.__name__, getattr(cupy, "REAL", False))
+        from gpushare_server.backends import resolve_backend_name
+        print(resolve_backend_name("auto"))
+    """)
+    env = {**_env_without_server(), "GPUSHARE_SERVER": server.address,
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    env.pop("GPUSHARE_BACKEND", None)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=90, env=env)
+    assert out.returncode == 0, out.stderr
+    # the fake "real" CuPy has no cuda.runtime: the probe fails, so auto is cpu, not
+    # cupy (the gpushare server it would have reached has a device)
+    assert out.stdout.split("\n")[:3] == ["gpushare.cupy", "cupy True", "cpu"]

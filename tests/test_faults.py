@@ -138,7 +138,7 @@ def test_status_json_lists_sessions(short_server):
         assert data["backend"] and data["server_version"] and data["devices"]
         mine = [x for x in data["sessions"] if x["id"] == s.session_id]
         assert mine and {"id", "memory_bytes", "handles", "calls", "age_s", "key"} <= set(mine[0])
-        assert mine[0]["memory_bytes"] == 8000 and mine[0]["handles"] == 1
+        assert mine[0]["memory_bytes"] == 8192 and mine[0]["handles"] == 1
         text = subprocess.run([sys.executable, "-m", "gpushare", "status", "--server",
                                short_server.address], capture_output=True, text=True, timeout=30)
         assert s.session_id in text.stdout and "session(s)" in text.stdout

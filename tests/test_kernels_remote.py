@@ -391,9 +391,18 @@ x = cupy.zeros(4, dtype=cupy.float32)
 try:
     boom((1,), (1,), (x,))
     x.get()
-except SessionLostError as exc:
+except SessionLostError as exc:  # the CPU emulator: the worker process died
     print("LOST:", exc)
     sys.exit(0)
+except cupy.cuda.runtime.CUDARuntimeError as exc:
+    # a GPU reports the illegal address as CuPy does; the context is then unusable, so
+    # the worker ends the session after that reply
+    print("CUDA:", exc)
+    try:
+        cupy.zeros(1).get()
+    except SessionLostError as exc:
+        print("LOST:", exc)
+        sys.exit(0)
 print("NOT LOST")
 sys.exit(1)
 '''

@@ -181,7 +181,7 @@ def test_memory_limit_raises_cupys_error_and_session_goes_on(curve_server, keys,
         s.submit("call", "cupy.zeros", ((400, 400),), out_id=big_id, description="cupy.zeros")
         with pytest.raises(errors.OutOfMemoryError, match="cupy.zeros"):
             s.synchronize()
-        assert s.call("memory", "used_bytes") == 8000                    # only `small`
+        assert s.call("memory", "used_bytes") == 8192   # only `small` (in 512-byte units)
         # several arrays that together pass the limit: the one that crosses it fails
         kept = [s.call("call", "cupy.ones", (50_000,)) for _ in range(2)]   # 800 KB
         with pytest.raises(MemoryError):

@@ -80,8 +80,11 @@ def test_copies_take_the_ring_and_come_back_identical(cp):
         numpy.testing.assert_array_equal((d * 1).get(), host * 1)
     f = numpy.asfortranarray(rng.random((2000, 300)))
     df = cp.asarray(f)
-    back = df.get()
+    back = df.get(order="A")                                     # in its own order
     assert back.flags.f_contiguous and not back.flags.c_contiguous
+    numpy.testing.assert_array_equal(back, f)
+    back = df.get()                                              # CuPy's default: C
+    assert back.flags.c_contiguous
     numpy.testing.assert_array_equal(back, f)
     view = df[::2, 1:]                                           # a non-contiguous download
     numpy.testing.assert_array_equal(view.get(), f[::2, 1:])
@@ -189,7 +192,7 @@ def test_tcp_with_the_explicit_option_on_both_sides(monkeypatch):
         monkeypatch.setenv("GPUSHARE_SHM", "1")
         cupy, s = _connect(monkeypatch, srv.address)
         host = numpy.asfortranarray(numpy.random.default_rng(4).random((900, 800)))
-        back = cupy.asarray(host).get()
+        back = cupy.asarray(host).get(order="A")
         numpy.testing.assert_array_equal(back, host)
         assert back.flags.f_contiguous
         assert s.shm_bytes == [host.nbytes, host.nbytes]
@@ -257,8 +260,9 @@ import numpy, gpushare.cupy as cp
 from gpushare import client
 h = numpy.asfortranarray(numpy.random.default_rng(5).random((1500, 1000)))
 d = cp.asarray(h)
-back = d.get()
+back = d.get(order="A")
 assert numpy.array_equal(back, h) and back.flags.f_contiguous
+assert d.get().flags.c_contiguous  # CuPy's default order
 assert numpy.array_equal(cp.asnumpy(d[::3]), h[::3])
 print("MOVED", getattr(client.get_session(), "shm_bytes", [0, 0]))
 """

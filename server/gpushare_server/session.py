@@ -11,6 +11,7 @@ raises the error at its next point that waits.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import warnings
@@ -73,6 +74,9 @@ class SessionExecutor:
         self._streams = 0
         self.handles = HandleTable()
         self.failed_seq: int | None = None  # set while an error is unacknowledged
+        # set by an error after which the device is unusable (a sticky CUDA error: an
+        # illegal address in a user kernel): the worker replies, then ends the session
+        self.fatal: str | None = None
         self.calls = 0
         self._recorder: _WarningLog | None = None
         # called as after_call(out_id, result) once a call's result is stored; it may
@@ -130,6 +134,8 @@ class SessionExecutor:
         shared-memory download's reply, an iterable that, once those are sent, writes
         the download into the ring (``_fill_ring``) and yields nothing more."""
         out, self.outbox = self.outbox, []
+        if any(callable(m) for m in out):  # chunks copied from the device as they go
+            out = (m() if callable(m) else m for m in out)
         if not self._downs:
             return out
         return self._fill_ring(out)
@@ -305,6 +311,26 @@ class SessionExecutor:
         return {"stream": sid, "descr": dtype_to_wire(host.dtype), "shape": list(host.shape),
                 "order": "F" if f else "C", "nbytes": flat.nbytes}
 
+    def _stream_device(self, arr: Any) -> dict:
+        """Like ``_stream``, for a C-contiguous array in device memory: each chunk is
+        copied to the host only when its turn to be sent comes (``take_outbox``), so the
+        copies of later chunks overlap the sending of earlier ones instead of the whole
+        array crossing to the host first."""
+        import numpy
+        self.backend.synchronize()  # work on any stream that writes ``arr`` is done
+        self._streams += 1
+        sid = self._streams
+        nbytes = int(arr.nbytes)
+
+        def chunk(offset: int) -> list:
+            buf = numpy.empty(min(CHUNK_BYTES, nbytes - offset), numpy.uint8)
+            self.backend.read_bytes(arr, offset, buf)
+            return [msgpack.packb({"t": "chunk", "stream": sid, "offset": offset}), buf]
+        for offset in range(0, nbytes, CHUNK_BYTES):
+            self.outbox.append(functools.partial(chunk, offset))
+        return {"stream": sid, "descr": dtype_to_wire(arr.dtype), "shape": list(arr.shape),
+                "order": "C", "nbytes": nbytes}
+
     def _batch(self, header: dict, decoder: Decoder) -> list:
         ack = header.get("ack")
         if ack is not None and ack == self.failed_seq:
@@ -369,6 +395,9 @@ class SessionExecutor:
                         raise
                     self.failed_seq = seq
                     error = [seq, errors.error_info(exc, self.backend.error_keys)]
+                    is_fatal = getattr(self.backend, "is_fatal", None)
+                    if is_fatal is not None and is_fatal(exc):
+                        self.fatal = f"{type(exc).__name__}: {exc}"
         batch_warnings = [[errors.warning_key(w.category, None), str(w.message)]
                           for w in caught]
         for _, hid in releases[next_release:]:
@@ -448,7 +477,11 @@ class SessionExecutor:
             if self._shm is not None and backend.is_array(args[0]) and \
                     args[0].nbytes >= STREAM_MIN:
                 return self._shm_download(args[0])
-            host = backend.download(args[0])
+            arr = args[0]
+            if getattr(backend, "chunked_download", False) and backend.is_array(arr) and \
+                    arr.nbytes >= STREAM_MIN and arr.flags.c_contiguous:
+                return self._stream_device(arr)
+            host = backend.download(arr)
             if host.nbytes >= STREAM_MIN:
                 return self._stream(host)
             return HostArray(host)

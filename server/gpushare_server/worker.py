@@ -295,6 +295,11 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
     both: Any = None
     try:
         while True:
+            if executor.fatal is not None:
+                # the reply that carried the error is sent; the device context is gone
+                log.error("ending the session after %s: its CUDA context is unusable",
+                          executor.fatal)
+                return 3
             now = time.monotonic()
             if authorized is not None and now - last_keys > 1.0:
                 last_keys = now

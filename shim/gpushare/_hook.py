@@ -57,6 +57,16 @@ def install() -> None:
             del sys.modules[name]
 
 
+def uninstall() -> None:
+    """Undo :func:`install`: a server process must reach the real CuPy even when it was
+    started with ``GPUSHARE_SERVER`` in its environment (the hook came with it)."""
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, CupyAliasFinder)]
+    for name in list(sys.modules):
+        if name.split(".")[0] in ALIASES and getattr(sys.modules[name], "__name__",
+                                                     "").startswith("gpushare"):
+            del sys.modules[name]
+
+
 def _from_pth() -> None:
     import os
     if os.environ.get("GPUSHARE_SERVER"):

@@ -79,9 +79,11 @@ def cupy_usable() -> bool:
     """True when CuPy imports and sees a GPU (probed in a subprocess, so this process
     never creates a CUDA context)."""
     probe = "import cupy, sys; sys.exit(0 if cupy.cuda.runtime.getDeviceCount() > 0 else 1)"
+    # without GPUSHARE_SERVER, so that `import cupy` is this machine's CuPy, not gpushare
+    env = {k: v for k, v in os.environ.items() if k != "GPUSHARE_SERVER"}
     try:
         return subprocess.run([sys.executable, "-c", probe], capture_output=True,
-                              timeout=120).returncode == 0
+                              timeout=120, env=env).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
 

@@ -94,6 +94,20 @@ def _device_results(fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+def _c_order_outputs(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A ufunc as CuPy calls it: outputs it allocates are C-contiguous, whatever the
+    inputs' layout (NumPy's follow the inputs). Its ``__wrapped__`` is what the
+    session reaches ufunc methods (``reduce``, ``outer``...) through."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("out") is None:
+            kwargs.setdefault("order", "C")
+        return fn(*args, **kwargs)
+    call.__name__ = getattr(fn, "__name__", "ufunc")
+    call.__doc__ = fn.__doc__
+    call.__wrapped__ = getattr(fn, "__wrapped__", fn)  # type: ignore[attr-defined]
+    return call
+
+
 def _wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``_device_results(fn)`` with ``fn``'s name, docs and ``__wrapped__``."""
     return functools.wraps(fn)(_device_results(fn))
@@ -171,6 +185,11 @@ def _fft_wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
                     if name.startswith("irfft") and shape[-1] is None:
                         sizes[-1] = 2 * (sizes[-1] - 1)
                     kwargs["s"] = tuple(m if n is None else n for n, m in zip(shape, sizes))
+        if c2r and not multi and (kwargs.get("n", args[0] if args else None)) is None:
+            axis = kwargs.get("axis", args[1] if len(args) > 1 else -1)
+            if isinstance(axis, int) and -a.ndim <= axis < a.ndim and a.shape[axis] == 1:
+                # the default length 2 (m - 1) is 0: cuFFT refuses the plan (CuFFTError)
+                raise RuntimeError("CUFFT_INVALID_SIZE")
         single = a.dtype in (numpy.float32, numpy.complex64, numpy.float16)
         out = fn(a, *args, **kwargs)
         if single and isinstance(out, numpy.ndarray):
@@ -317,6 +336,7 @@ from .cpu_indexing import INDEXING_METHODS, INDEXING_OVERRIDES  # noqa: E402
 from .cpu_indexing import getitem as _getitem, setitem as _setitem  # noqa: E402
 from .cpu_kernels import KERNEL_OVERRIDES, KERNEL_REMOTE_TYPES  # noqa: E402
 from .cpu_random import RANDOM_OVERRIDES, RANDOM_REMOTE_TYPES  # noqa: E402
+from . import cpu_routines  # noqa: E402
 from .cpu_routines import ROUTINE_ATTRIBUTES, ROUTINE_METHODS, ROUTINE_OVERRIDES  # noqa: E402
 
 
@@ -375,6 +395,13 @@ class CpuBackend:
         return fn
 
     def _resolve(self, path: str) -> Callable[..., Any]:
+        fn = self._resolve_host(path)
+        if isinstance(getattr(fn, "__wrapped__", fn), numpy.ufunc) or \
+                isinstance(fn, cpu_routines._Ufunc):
+            return _c_order_outputs(fn)
+        return fn
+
+    def _resolve_host(self, path: str) -> Callable[..., Any]:
         if path in OVERRIDES:
             return OVERRIDES[path]
         if not is_public_callable(path):
@@ -499,7 +526,7 @@ class CpuBackend:
                     root = root.base
                 if id(root) not in seen:
                     seen.add(id(root))
-                    total += root.nbytes
+                    total += -(-root.nbytes // 512) * 512  # CuPy's pool: 512-byte units
             return total
         if op in ("free_bytes", "n_free_blocks"):
             return 0

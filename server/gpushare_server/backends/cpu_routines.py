@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import numpy
 
+from gpushare.layouts import arg_reduce_is_view
 from gpushare.protocol import HostArray
 
 
@@ -128,6 +129,10 @@ def _arg_reduce(name: str) -> Callable[..., Any]:
         if out is not None:
             out[...] = result
             return out
+        if result.ndim == 0 and not keepdims and dtype is None and \
+                arg_reduce_is_view(name, a.dtype, a.flags.c_contiguous, a.flags.f_contiguous,
+                                   a.size):
+            return result.reshape(())  # CuPy's (CUB's) 0-d view
         return result
     fn.__name__ = name
     fn.__doc__ = f"See Also\n--------\ncupy.{name}"
@@ -231,19 +236,45 @@ def geterr() -> dict:
             "linalg": _LINALG_MODE["linalg"]}
 
 
-def solve(a: Any, b: Any) -> numpy.ndarray:
-    """See Also: cupy.linalg.solve (with nothing to solve for, a singular ``a`` is only
-    an error under ``cupyx.errstate(linalg='raise')``)."""
-    _require_array(a)
-    _require_array(b)
+def _singular_ignored(fn: Callable[..., Any], singular: str) -> Callable[..., Any]:
+    """``fn`` as CuPy runs it under its default ``cupyx.errstate(linalg='ignore')``: a
+    singular (or, for ``cholesky``, not positive definite) input is no error; cuSOLVER's
+    result is then meaningless, NaN here. Under ``linalg='raise'`` it is LinAlgError."""
+    @functools.wraps(fn)
+    def call(a: Any, *args: Any, **kwargs: Any) -> Any:
+        _require_array(a)
+        for v in args:
+            _require_array(v)
+        try:
+            return fn(a, *args, **kwargs)
+        except numpy.linalg.LinAlgError as exc:
+            if _LINALG_MODE["linalg"] != "ignore" or singular not in str(exc):
+                raise
+        stand_in = numpy.zeros_like(a)  # identities: the result's shape and dtype
+        idx = numpy.arange(min(a.shape[-2:]))
+        stand_in[..., idx, idx] = 1
+        out = numpy.array(fn(stand_in, *args, **kwargs))
+        out[...] = numpy.nan
+        return out
+    return call
+
+
+def _solve(a: Any, b: Any) -> numpy.ndarray:
     if b.size == 0 and a.ndim >= 2 and a.shape[-1] == a.shape[-2] and \
             _LINALG_MODE["linalg"] == "ignore" and b.ndim >= 2 and \
             b.shape[:-1] == a.shape[:-1]:
+        # with nothing to solve for, a singular ``a`` is no error in CuPy either
         dt = numpy.result_type(a.dtype, b.dtype, numpy.float64 if a.dtype.kind not in "fc"
                                else a.dtype)
         dt = numpy.result_type(dt, numpy.float64) if dt.kind not in "fc" else dt
         return numpy.empty(b.shape, dt)
     return numpy.linalg.solve(a, b)
+
+
+solve = _singular_ignored(_solve, "Singular matrix")
+solve.__doc__ = "See Also: cupy.linalg.solve"
+inv = _singular_ignored(numpy.linalg.inv, "Singular matrix")
+cholesky = _singular_ignored(numpy.linalg.cholesky, "not positive definite")
 
 
 def _float16_via_float32(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -525,7 +556,7 @@ def _power(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
     try:
         return numpy.power(x1, x2, out=out, **kwargs)
     except ValueError as exc:
-        if "negative integer powers" not in str(exc) or kwargs:
+        if "negative integer powers" not in str(exc) or set(kwargs) - {"order"}:
             raise
     result = _int_power(x1, x2)
     if out is not None:
@@ -662,6 +693,50 @@ def imag(val: Any) -> numpy.ndarray:
     return ndarray_imag(val)
 
 
+def argsort(a: Any, axis: Any = -1, kind: Any = None) -> numpy.ndarray:
+    """See Also: cupy.argsort (CuPy sorts a C-contiguous copy with ``axis`` moved last,
+    and returns the indices as a view with ``axis`` moved back)."""
+    _require_array(a)
+    if kind is not None and kind != "stable":
+        raise NotImplementedError(f"kind {kind!r} is not supported")
+    a = numpy.atleast_1d(a)
+    if axis is None:
+        a, axis = a.ravel(), -1
+    axis = _normalize_axis(axis, a.ndim)
+    if axis == a.ndim - 1:
+        return numpy.argsort(a, axis=-1, kind="stable")
+    moved = numpy.ascontiguousarray(numpy.moveaxis(a, axis, -1))
+    return numpy.moveaxis(numpy.argsort(moved, axis=-1, kind="stable"), -1, axis)
+
+
+def _scan(name: str) -> Callable[..., Any]:
+    """``cumsum``/``cumprod`` with CuPy's result layout (``scan_core``: a flat view of a new
+    array for ``axis=None``; else the batched scan of a C-contiguous copy with ``axis``
+    moved last, seen with the axis moved back)."""
+    host = getattr(numpy, name)
+
+    def fn(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
+        _require_array(a)
+        if out is not None:
+            return host(a, axis=axis, dtype=dtype, out=out)
+        if dtype is None:
+            dtype = {"b": numpy.int64, "i": numpy.int64, "u": numpy.uint64}.get(
+                a.dtype.kind, a.dtype)
+        if axis is None:
+            return host(a, dtype=dtype).reshape(-1)
+        axis = _normalize_axis(axis, a.ndim)
+        result = numpy.array(a, dtype=dtype, order="C")
+        if result.shape[axis] == 0:
+            return numpy.empty_like(result)
+        t = numpy.moveaxis(result, axis, -1)
+        r = t.reshape(-1, a.shape[axis])
+        host(r, axis=-1, out=r)
+        return numpy.moveaxis(r.reshape(t.shape), -1, axis)
+    fn.__name__ = name
+    fn.__doc__ = f"See Also\n--------\ncupy.{name}"
+    return fn
+
+
 def _array_only(name: str) -> Callable[..., Any]:
     """CuPy functions that raise TypeError for anything but a cupy.ndarray."""
     host = getattr(numpy, name)
@@ -683,6 +758,8 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.lexsort": lexsort,
     "cupy.linalg.matrix_rank": matrix_rank,
     "cupy.linalg.solve": solve,
+    "cupy.linalg.inv": inv,
+    "cupy.linalg.cholesky": cholesky,
     "cupyx.seterr": seterr,
     "cupyx.geterr": geterr,
     "cupy.linalg.eigh": _float16_via_float32(numpy.linalg.eigh),
@@ -716,8 +793,11 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
 }
 for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
     ROUTINE_OVERRIDES[f"cupy.{_name}"] = _comparison(getattr(numpy, _name))
-for _name in ("cumsum", "cumprod", "nancumsum", "nancumprod"):
+for _name in ("cumsum", "cumprod"):
+    ROUTINE_OVERRIDES[f"cupy.{_name}"] = _scan(_name)
+for _name in ("nancumsum", "nancumprod"):
     ROUTINE_OVERRIDES[f"cupy.{_name}"] = _array_only(_name)
+ROUTINE_OVERRIDES["cupy.argsort"] = argsort
 for _name in ("sum", "prod", "mean", "nansum", "nanprod", "nanmean"):
     ROUTINE_OVERRIDES[f"cupy.{_name}"] = _half_reduction(_name)
 
@@ -726,6 +806,11 @@ ROUTINE_METHODS: dict[str, Callable[..., Any]] = {
     "argmax": _ndarray_arg_reduce("argmax"),
     "argmin": _ndarray_arg_reduce("argmin"),
     "sort": ndarray_sort,
+    "argsort": lambda a, axis=-1, kind=None: argsort(a, axis, kind),
+    "cumsum": lambda a, axis=None, dtype=None, out=None: ROUTINE_OVERRIDES["cupy.cumsum"](
+        a, axis, dtype, out),
+    "cumprod": lambda a, axis=None, dtype=None, out=None: ROUTINE_OVERRIDES["cupy.cumprod"](
+        a, axis, dtype, out),
     "partition": ndarray_partition,
     "reshape": ndarray_reshape,
     "__bool__": ndarray_bool,

@@ -51,8 +51,13 @@ class CupyBackend:
 
     name = "cupy"
     remote_types = REMOTE_TYPES
+    #: big downloads cross to the host a chunk at a time, as they are sent
+    #: (``SessionExecutor._stream_device``)
+    chunked_download = True
 
     def __init__(self) -> None:
+        from gpushare import _hook
+        _hook.uninstall()  # the real CuPy, even if GPUSHARE_SERVER is in our environment
         import cupy
         import cupy.cuda
         self.cupy = cupy
@@ -63,6 +68,12 @@ class CupyBackend:
             cupy.cuda.driver.CUDADriverError: "cupy.cuda.driver.CUDADriverError",
             cupy.cuda.compiler.CompileException: "cupy.cuda.compiler.CompileException",
         }
+
+    def is_fatal(self, exc: BaseException) -> bool:
+        """A sticky CUDA error: every later call in this process would fail too."""
+        cuda = self.cupy.cuda
+        return isinstance(exc, (cuda.runtime.CUDARuntimeError, cuda.driver.CUDADriverError)) \
+            and getattr(exc, "status", None) in _STICKY
 
     def function(self, path: str) -> Callable[..., Any]:
         fn = self._cache.get(path)
@@ -189,6 +200,13 @@ class CupyBackend:
 
     def synchronize(self) -> None:
         self.cupy.cuda.Device().synchronize()
+
+
+#: CUDA errors that leave the context unusable (the same numbers in the runtime and the
+#: driver API): illegal address, launch timeout, device assert, hardware stack error,
+#: illegal instruction, misaligned address, invalid address space, invalid PC, launch
+#: failure
+_STICKY = frozenset({700, 702, 710, 714, 715, 716, 717, 718, 719})
 
 
 _CUDA_ALLOWED = {

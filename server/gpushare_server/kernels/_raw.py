@@ -367,7 +367,7 @@ class RawModule:
     variable (``.ctypes.data`` is its address; use ``.view(dtype)`` to
     reinterpret)."""
 
-    def __init__(self, code=None, *, path=None, options=(), backend='nvrtc',
+    def __init__(self, *, code=None, path=None, options=(), backend='nvrtc',
                  translate_cucomplex=False, enable_cooperative_groups=False,
                  name_expressions=None, jitify=False):
         if (code is None) == (path is None):

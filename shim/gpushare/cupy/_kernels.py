@@ -440,7 +440,9 @@ class RawModule(_Kernel):
 
     _kind = "RawModule"
 
-    def __new__(cls, code: Any = None, *, path: Any = None, **kwargs: Any) -> Any:
+    def __new__(cls, *, code: Any = None, path: Any = None, **kwargs: Any) -> Any:
+        # keyword-only, as CuPy's; and sent so, since CuPy's constructor on a GPU
+        # server takes no positional argument
         if path is not None and code is None:
             with open(path, "rb") as f:
                 data = f.read()
@@ -458,7 +460,7 @@ class RawModule(_Kernel):
             kwargs["name_expressions"] = list(kwargs["name_expressions"])
         if kwargs.get("options") is not None:
             kwargs["options"] = tuple(kwargs["options"])
-        return _construct(cls, cls._kind, (code,), kwargs)
+        return _construct(cls, cls._kind, (), {"code": code, **kwargs})
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError("'RawModule' object is not callable")

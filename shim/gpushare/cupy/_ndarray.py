@@ -16,6 +16,7 @@ from typing import Any
 import numpy
 
 from .. import client as _client
+from ..layouts import arg_reduce_is_view
 from ..protocol import FLAG_C, FLAG_F, FLAG_OWN, ArrayMeta, RemoteObject
 from . import _infer
 
@@ -369,6 +370,8 @@ class ndarray(_client.RemoteHandle):
         if order == "F" or (order == "A" and self.flags.f_contiguous and not
                             self.flags.c_contiguous):
             host = numpy.asfortranarray(host)
+        elif order == "C" and not host.flags.c_contiguous:
+            host = numpy.ascontiguousarray(host)  # CuPy's default, whatever came
         if not host.flags.writeable:
             host = host.copy()
         return host
@@ -669,6 +672,14 @@ class ndarray(_client.RemoteHandle):
         from . import repeat
         return repeat(self, repeats, axis)
 
+    def cumsum(self, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
+        from . import cumsum  # (CuPy's method is cupy.cumsum too)
+        return cumsum(self, axis, dtype, out)
+
+    def cumprod(self, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
+        from . import cumprod
+        return cumprod(self, axis, dtype, out)
+
     def fill(self, value: Any) -> None:
         if (type(value) in (int, float, complex, bool) or isinstance(value, numpy.generic)) \
                 and _infer.int_fits(value, self._dtype):
@@ -742,14 +753,17 @@ def _result_strides(a: ndarray, order: str, itemsize: int) -> tuple | None:
 
 
 def _pipelined_method(a: ndarray, name: str, args: tuple, kwargs: dict, shape: tuple,
-                      dtype: numpy.dtype, strides: tuple | None, view: bool = False) -> ndarray:
+                      dtype: numpy.dtype, strides: tuple | None, view: bool = False,
+                      owns: bool = True) -> ndarray:
+    """``view``: the result is a view of ``a``; not ``owns``: a view of some new array."""
     s = a._gs_session
     hid = s.new_id()
     s.submit("method", name, (a, *args), kwargs, out_id=hid, description=f"ndarray.{name}")
     flags = None
     if strides is not None:
         c, f = _contiguity(shape, strides, dtype.itemsize)
-        flags = (FLAG_C if c else 0) | (FLAG_F if f else 0) | (0 if view else FLAG_OWN)
+        flags = (FLAG_C if c else 0) | (FLAG_F if f else 0) | \
+            (FLAG_OWN if owns and not view else 0)
     base = (a._base if a._base is not None else a) if view else None
     return _new(s, hid, shape, dtype, strides, flags, base)
 
@@ -823,8 +837,12 @@ def _forwarded_method(name: str) -> Any:
             except _infer.CannotInfer:
                 pass
             else:
+                owns = not (name in ("argmax", "argmin") and not shape and
+                            not kwargs.get("keepdims") and
+                            arg_reduce_is_view(name, self._dtype, self.flags.c_contiguous,
+                                               self.flags.f_contiguous, self.size))
                 return _pipelined_method(self, name, (), kwargs, shape, dtype,
-                                         _infer.c_strides(shape, dtype.itemsize))
+                                         _infer.c_strides(shape, dtype.itemsize), owns=owns)
         return self._gs_session.call("method", name, (self, *args), kwargs)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"Runs ``cupy.ndarray.{name}`` on the server.\n\nSee Also\n--------\n" \

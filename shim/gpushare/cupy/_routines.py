@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import numpy
 
+from ..layouts import moved_axis_strides
 from . import _infer
 from ._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _contiguity, _new, ndarray
 
@@ -42,12 +43,13 @@ def _arrays(values: Any, c_contiguous: bool = False) -> Any:
 
 
 def _submit(s: Any, path: str, args: tuple, kwargs: dict, shape: tuple,
-            dtype: numpy.dtype, owns: bool = True) -> ndarray:
+            dtype: numpy.dtype, owns: bool = True, strides: tuple | None = None) -> ndarray:
     """Queue ``path(*args, **kwargs)``; its result is a new C-contiguous array (seen
-    through a reshape when not ``owns``: ``tile`` and ``repeat`` return it so)."""
+    through a reshape when not ``owns``: ``tile`` and ``repeat`` return it so), or a view
+    of one with these ``strides``."""
     hid = s.new_id()
     s.submit("call", path, args, kwargs, out_id=hid, description=path)
-    strides = _infer.c_strides(shape, dtype.itemsize)
+    strides = strides or _infer.c_strides(shape, dtype.itemsize)
     c, f = _contiguity(shape, strides, dtype.itemsize)
     return _new(s, hid, shape, dtype, strides,
                 (FLAG_C if c else 0) | (FLAG_F if f else 0) | (FLAG_OWN if owns else 0), None)
@@ -460,10 +462,15 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         s = _arrays((a,), c_contiguous=True)
         if s is None or kind is not None or a._dtype.kind not in "iuf" or not a._shape:
             return None
-        shape = (a.size,) if axis is None else a._shape
-        if axis is not None:
-            _infer.normalize_axes(axis, len(a._shape))
-        return _submit(s, "cupy.argsort", (a,), {"axis": axis}, shape, numpy.dtype(numpy.intp))
+        intp = numpy.dtype(numpy.intp)
+        if axis is None:
+            return _submit(s, "cupy.argsort", (a,), {"axis": None}, (a.size,), intp)
+        (ax,) = _infer.normalize_axes(axis, len(a._shape))
+        if ax == len(a._shape) - 1:
+            return _submit(s, "cupy.argsort", (a,), {"axis": axis}, a._shape, intp)
+        # CuPy's view of the indices with the axis moved back
+        return _submit(s, "cupy.argsort", (a,), {"axis": axis}, a._shape, intp, owns=False,
+                       strides=moved_axis_strides(a._shape, ax, intp.itemsize))
 
     def accumulating(name: str) -> Callable[..., Any]:
         """``cumsum`` or ``cumprod``."""
@@ -471,17 +478,20 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
 
         def cum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
             s = _arrays((a,), c_contiguous=True)  # (CuPy's result follows the input's order)
-            if s is None or dtype is not None or out is not None:
+            if s is None or dtype is not None or out is not None or not a.size:
                 return None
             if axis is None:
                 shape = (a.size,)
             else:
-                _infer.normalize_axes(axis, len(a._shape))
+                (ax,) = _infer.normalize_axes(axis, len(a._shape))
+                if 0 < ax < len(a._shape) - 1:
+                    return None  # CuPy's result along a middle axis is not C-contiguous
                 shape = a._shape
             # NumPy's rule, which CuPy follows: small integers and bools accumulate in
             # the platform's long; floats and complex as they are
             dt = fold(numpy.zeros(1, a._dtype)).dtype
-            return _submit(s, f"cupy.{name}", (a,), {"axis": axis}, shape, dt)
+            # (a view in CuPy: of a raveled copy, or of its batched scan along the axis)
+            return _submit(s, f"cupy.{name}", (a,), {"axis": axis}, shape, dt, owns=False)
         cum.__name__, cum.__doc__ = name, f"See Also: cupy.{name}"
         return _pipelines(remote(f"cupy.{name}"))(cum)
     cumsum, cumprod = accumulating("cumsum"), accumulating("cumprod")

@@ -49,6 +49,14 @@ def elementwise_copy(src: Any, dst: Any) -> Any:
     return dst
 
 
+#: CuPy's C++ type names (``cupy._core._scalar.get_typename``)
+_CTYPES = {"?": "bool", "b": "signed char", "B": "unsigned char", "h": "short",
+           "H": "unsigned short", "i": "int", "I": "unsigned int", "l": "long long",
+           "L": "unsigned long long", "q": "long long", "Q": "unsigned long long",
+           "e": "float16", "f": "float", "d": "double", "F": "thrust::complex<float>",
+           "D": "thrust::complex<double>"}
+
+
 class _ReductionFunc:
     """What ``create_reduction_func`` returns: a reduction with typed loops."""
 
@@ -81,11 +89,15 @@ class _ReductionFunc:
                     map_expr, reduce_expr, post_map_expr, reduce_type = (
                         tuple(self._routine) + (None,) * 4)[:4]
                     out_t = numpy.dtype(outs)
+                    # CuPy's own reductions name their types type_in0_raw/type_out0_raw,
+                    # and its CUB path (on by default on a GPU) uses those names
+                    typedefs = (f"typedef {_CTYPES[in_t.char]} type_in0_raw;\n"
+                                f"typedef {_CTYPES[out_t.char]} type_out0_raw;\n")
                     self._kernels[key] = (ReductionKernel(
                         f"{in_t.name} in0", f"{out_t.name} out0", map_expr, reduce_expr,
                         post_map_expr, "" if self._identity is None else str(self._identity),
                         self.name, reduce_type=reduce_type or None,
-                        preamble=self._preamble), in_t)
+                        preamble=typedefs + self._preamble), in_t)
                 return self._kernels[key]
         raise TypeError(f"Type is mismatched. {self.name}(...), {dtype}")
 

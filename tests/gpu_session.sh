@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# One prepared GPU session (the device tool's one call of about five minutes): install
+# offline, the README's main job through the embedded default (it must pick the CuPy
+# backend), a diagnosis of the pool, the GPU benchmark alone, then the project's tests
+# and a sample of CuPy's suite side by side (pytest-xdist). Every log lands under $OUT.
+#
+#   rm -rf .device && cp -r ../shared/device .device && cp -r ../shared/conformance .device/
+#   device run: bash tests/gpu_session.sh   (carry [".device"], timeout_s 480)
+#
+# Unlike the kit's gpu-check it never stops at the first failure, runs the steps side by
+# side on the machine's 16 cores, and makes the `import cupy` hook live: pip's --target
+# install leaves gpushare-hook.pth where Python does not read it.
+set -u
+root=$(pwd)
+kit=${KIT:-$root/.device}
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+py=${PY:-python3}
+BACKEND=${BACKEND:-cupy}
+BENCH_S=${BENCH_S:-150}
+PAR_S=${PAR_S:-240}
+exec > >(tee -a "$OUT/main.log") 2>&1
+T0=$(date +%s)
+el() { echo "[+$(( $(date +%s) - T0 ))s] $*"; }
+el "start on $(hostname), $(nproc) cpus"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || echo "no nvidia-smi"
+if [ -z "${SKIP_INSTALL:-}" ]; then
+  $py -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site "$kit"/wheels/*.whl || exit 1
+  export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
+  $py -m pip install -q --no-index --no-deps --no-build-isolation --no-cache-dir --target /tmp/site . || exit 1
+  # .pth files are read from site directories only (not PYTHONPATH): make the
+  # `import cupy` hook live for this python, as a normal install would
+  sp=$($py -c 'import site; print(site.getsitepackages()[0])')
+  cp /tmp/site/gpushare-hook.pth "$sp"/ && el "hook in $sp"
+fi
+cd /tmp  # import the installed gpushare, not the checkout
+$py -c 'import cupy, gpushare, xdist; print("cupy", cupy.__version__, "devices", cupy.cuda.runtime.getDeviceCount(), "gpushare", gpushare.__file__)'
+el "installed"
+
+echo "== 0. README main job, embedded default (no GPUSHARE_SERVER)"
+(unset GPUSHARE_SERVER GPUSHARE_BACKEND; timeout 90 $py -m gpushare run -m gpushare.examples.cg_solve; echo "main job rc=$?")
+(unset GPUSHARE_SERVER GPUSHARE_BACKEND; timeout 60 $py - <<'PY'
+import gpushare.cupy as cp
+from gpushare import client
+a = cp.arange(12, dtype=cp.float32).reshape(3, 4)
+print("embedded backend:", client.get_session().backend,
+      cp.cuda.runtime.getDeviceProperties(0)["name"])
+print("sum", float(a.sum()), "matmul", (a @ a.T).get().tolist())
+PY
+echo "probe rc=$?")
+el "main job done"
+
+echo "== 0b. the pool after arrays are dropped, step by step (tests/test_sessions.py)"
+port=$($py -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+(unset GPUSHARE_SERVER; exec $py -m gpushare serve --bind "tcp://127.0.0.1:$port" --backend "$BACKEND") >/tmp/diag-server.log 2>&1 &
+dpid=$!
+for _ in $(seq 300); do grep -q listening /tmp/diag-server.log && break; sleep 0.2; done
+GPUSHARE_SERVER="tcp://127.0.0.1:$port" timeout 60 $py - <<'PY'
+import gpushare.cupy as cp
+pool = cp.get_default_memory_pool()
+a = cp.zeros((1024, 1024), dtype=cp.float32); print("a", pool.used_bytes())
+del a; print("del a", pool.used_bytes())
+for _ in range(3):
+    b = cp.ones(10_000) * 2
+del b; print("ones*2 x3, del b", pool.used_bytes())
+cp.zeros(1); print("then another call", pool.used_bytes())
+for _ in range(3):
+    b = cp.ones(10_000)
+del b; print("ones x3, del b", pool.used_bytes())
+t = cp.ones(10_000); b = t * 2; del t, b; print("t*2 explicit", pool.used_bytes())
+float(cp.ones(3).sum()); print("after a round trip", pool.used_bytes())
+PY
+kill "$dpid"; wait "$dpid" 2>/dev/null
+el "diagnosis done"
+
+cd "$root"
+echo "== 1. GPU benchmark (alone)"
+timeout -s INT -k 15 "$BENCH_S" $py -m benchmarks --backend "$BACKEND" --quick --out "$OUT/bench"
+echo "bench rc=$?"
+el "bench done"
+
+echo "== 2. project tests (GPUSHARE_TEST_BACKEND=$BACKEND) and conformance sample, side by side"
+(GPUSHARE_TEST_BACKEND=$BACKEND timeout -s INT -k 20 "$PAR_S" $py -m pytest -q -n 6 \
+   -p no:cacheprovider --timeout=100 -rfE --tb=short tests >"$OUT/tests.log" 2>&1
+ echo "tests rc=$?" >>"$OUT/tests.log") &
+tests_pid=$!
+
+conf() {
+  port=$($py -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  addr="tcp://127.0.0.1:$port"
+  (unset GPUSHARE_SERVER; exec $py -m gpushare serve --bind "$addr" --backend "$BACKEND") >/tmp/conf-server.log 2>&1 &
+  spid=$!
+  for _ in $(seq 300); do grep -q listening /tmp/conf-server.log && break; sleep 0.2; done
+  deselect='not Cub and not CuTensor and not MultiGpu and not Plan and not OverInt32Max and not Huge and not Texture and not Subclass and not cub and not cutensor'
+  cd "$kit/conformance"
+  GPUSHARE_SERVER=$addr GPUSHARE_CONFORMANCE_SAMPLE=${SAMPLE:-20} timeout -s INT -k 20 "$PAR_S" \
+    $py -m pytest -q -n ${CONF_N:-8} -rfE --tb=line --no-header -p no:randomly --timeout=120 -k "$deselect" \
+    --junitxml=/tmp/conf.xml cupy-tests >"$OUT/conf.log" 2>&1
+  echo "conformance pytest rc=$?" >>"$OUT/conf.log"
+  kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+  tail -n 30 /tmp/conf-server.log >>"$OUT/conf.log"
+  $py - /tmp/conf.xml <<'PY'
+import sys, xml.etree.ElementTree as ET
+try:
+    root = ET.parse(sys.argv[1]).getroot()
+except Exception as exc:
+    print(f"conformance: no junit summary ({exc})"); sys.exit(0)
+suites = [root] if root.tag == "testsuite" else list(root)
+t = {k: sum(int(s.get(k, 0)) for s in suites) for k in ("tests", "failures", "errors", "skipped")}
+passed = t["tests"] - t["failures"] - t["errors"] - t["skipped"]
+failed = t["failures"] + t["errors"]
+print(f"conformance: {passed} passed, {failed} failed, {t['skipped']} skipped "
+      f"({100.0 * passed / max(1, passed + failed):.1f}% of run tests pass)")
+PY
+}
+conf
+el "conformance done"
+wait "$tests_pid"
+el "tests done"
+tail -n 60 "$OUT/tests.log"
+echo "== conformance failures (first 80)"
+grep -E "^(FAILED|ERROR) " "$OUT/conf.log" | head -80
+tail -n 3 "$OUT/conf.log"
+el "all done"
