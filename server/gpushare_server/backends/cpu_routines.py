@@ -807,10 +807,8 @@ ROUTINE_METHODS: dict[str, Callable[..., Any]] = {
     "argmin": _ndarray_arg_reduce("argmin"),
     "sort": ndarray_sort,
     "argsort": lambda a, axis=-1, kind=None: argsort(a, axis, kind),
-    "cumsum": lambda a, axis=None, dtype=None, out=None: ROUTINE_OVERRIDES["cupy.cumsum"](
-        a, axis, dtype, out),
-    "cumprod": lambda a, axis=None, dtype=None, out=None: ROUTINE_OVERRIDES["cupy.cumprod"](
-        a, axis, dtype, out),
+    "cumsum": ROUTINE_OVERRIDES["cupy.cumsum"],   # (same signature as the method)
+    "cumprod": ROUTINE_OVERRIDES["cupy.cumprod"],
     "partition": ndarray_partition,
     "reshape": ndarray_reshape,
     "__bool__": ndarray_bool,
