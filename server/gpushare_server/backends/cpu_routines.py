@@ -806,8 +806,9 @@ ROUTINE_METHODS: dict[str, Callable[..., Any]] = {
     "argmax": _ndarray_arg_reduce("argmax"),
     "argmin": _ndarray_arg_reduce("argmin"),
     "sort": ndarray_sort,
-    "argsort": lambda a, axis=-1, kind=None: argsort(a, axis, kind),
-    "cumsum": ROUTINE_OVERRIDES["cupy.cumsum"],   # (same signature as the method)
+    # (the functions have the methods' signatures)
+    "argsort": argsort,
+    "cumsum": ROUTINE_OVERRIDES["cupy.cumsum"],
     "cumprod": ROUTINE_OVERRIDES["cupy.cumprod"],
     "partition": ndarray_partition,
     "reshape": ndarray_reshape,

@@ -477,7 +477,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         fold = getattr(numpy, name)
 
         def cum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
-            s = _arrays((a,), c_contiguous=True)  # (CuPy's result follows the input's order)
+            # (C-contiguous input only: the layouts below were checked on a GPU for it)
+            s = _arrays((a,), c_contiguous=True)
             if s is None or dtype is not None or out is not None or not a.size:
                 return None
             if axis is None:
