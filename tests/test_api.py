@@ -373,6 +373,62 @@ def test_pipelined_operators_keep_identity_errors_and_bounded_bookkeeping(cp):
     assert x.astype(numpy.float32, copy=False) is x
 
 
+@pytest.mark.parametrize("dtype", ["bool", "int8", "uint8", "int64", "float16", "float32",
+                                   "float64", "complex64"])
+def test_operator_fast_path_matches_numpy_dtypes_values_and_errors(cp, dtype):
+    """Operators on a proxy and a Python scalar, or on two proxies of one shape, take
+    the fast path (``ufunc._fast2``): results, dtypes and errors as NumPy 2 gives them
+    (NEP 50), CuPy's rules; nothing waits for the server."""
+    import operator
+    from gpushare import client
+    host = (numpy.arange(1, 7).reshape(2, 3) % 3).astype(dtype)
+    other = (numpy.arange(6).reshape(2, 3) % 2 + 1).astype(dtype)
+    a, b = cp.asarray(host), cp.asarray(other)
+    s = client.get_session()
+    for op in (operator.add, operator.sub, operator.mul, operator.truediv,
+               operator.floordiv, operator.gt, operator.eq, operator.and_):
+        for lhs, rhs, hl, hr in ((a, 2, host, 2), (3, a, 3, host), (a, 1.5, host, 1.5),
+                                 (True, a, True, host), (a, b, host, other)):
+            try:
+                with numpy.errstate(all="ignore"):  # (CuPy does not warn)
+                    expected = op(hl, hr)
+            except Exception as exc:  # noqa: BLE001 - the same error is expected
+                with pytest.raises(type(exc)):
+                    op(lhs, rhs)
+                continue
+            waited = s._done_seq
+            got = op(lhs, rhs)
+            assert got.dtype == expected.dtype and got.shape == expected.shape, (op, lhs, rhs)
+            assert s._done_seq == waited  # pipelined: no round trip
+            numpy.testing.assert_allclose(got.get(), expected, rtol=1e-3)
+    assert (numpy.dtype(dtype), int) in cp.add._fast  # the fast path took these
+
+
+def test_operator_fast_path_error_names_the_users_line(monkeypatch):
+    """A pipelined operator that fails on the server (here the session's memory limit)
+    raises at the next wait, naming the call and the user's line."""
+    import inspect
+    from gpushare import client
+    from _servers import ServerProcess
+    srv = ServerProcess("--memory-limit", "8MiB")
+    try:
+        monkeypatch.setenv("GPUSHARE_SERVER", srv.address)
+        client.reset_session()
+        import gpushare.cupy as cupy
+        x = cupy.zeros(1 << 20, dtype=cupy.float32)  # 4 MiB
+        y = x + 1.0                                   # 8 MiB in all: within the limit
+        z = x * 2.0; line = inspect.currentframe().f_lineno  # noqa: E702 - 12 MiB: fails
+        assert z.shape == x.shape  # known at once; the error comes at the next wait
+        with pytest.raises(cupy.cuda.memory.OutOfMemoryError) as info:
+            float(y[0])
+        assert "pipelined call cupy.multiply" in str(info.value)
+        assert f"test_api.py:{line}" in str(info.value)
+        assert float(y[1]) == 1.0  # the session goes on
+    finally:
+        client.reset_session()
+        srv.stop()
+
+
 def test_queued_calls_go_out_when_the_program_pauses(cp, server, monkeypatch):
     """Calls queued and not waited for reach the server once the program stops queueing
     for a moment (the idle flush), so the device works while the host does something

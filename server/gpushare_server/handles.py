@@ -35,13 +35,18 @@ class HandleTable:
                 "call that made it failed)") from None
 
     def put(self, hid: int, obj: Any) -> None:
-        if not isinstance(hid, int) or isinstance(hid, bool):
+        if type(hid) is not int and (not isinstance(hid, int) or isinstance(hid, bool)):
             raise TypeError(f"gpushare: bad handle id {hid!r}")
-        old = self._objects.get(hid)
+        objects = self._objects
+        old = objects.get(hid)
         if old is not None:
             self._forget(hid, old)
-        self._objects[hid] = obj
-        self._by_object.setdefault(id(obj), []).append(hid)
+        objects[hid] = obj
+        hids = self._by_object.get(id(obj))
+        if hids is None:
+            self._by_object[id(obj)] = [hid]
+        else:
+            hids.append(hid)
 
     def add(self, obj: Any) -> int:
         """Store ``obj`` under a new server-chosen id, or return the id it has."""
@@ -65,6 +70,9 @@ class HandleTable:
     def _forget(self, hid: int, obj: Any) -> None:
         hids = self._by_object.get(id(obj))
         if hids is not None:
+            if len(hids) == 1 and hids[0] == hid:  # (the usual case: one id an object)
+                del self._by_object[id(obj)]
+                return
             hids.remove(hid)
             if not hids:
                 del self._by_object[id(obj)]

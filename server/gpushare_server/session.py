@@ -361,6 +361,7 @@ class SessionExecutor:
         # (the names the loop uses, looked up once: a batch is often one or two calls)
         run, resolve, plain, pack = self._run, self._resolve, _PLAIN, encoder.pack
         store, after_call = self._store, self.after_call
+        function, normalize = self.backend.function, self.backend.normalize
         with recording as caught:
             if recorder is None:
                 warnings.simplefilter("always")
@@ -379,9 +380,17 @@ class SessionExecutor:
                 self.calls += 1
                 try:
                     # (``_resolve``, with its most common case, a list, taken here)
-                    args = [v if type(v) in plain else resolve(v) for v in args] \
-                        if type(args) is list else resolve(args)
-                    result = run(op, target, args, resolve(kwargs) if kwargs else kwargs)
+                    if type(args) is list:
+                        args = [v if type(v) in plain else resolve(v) for v in args]
+                        if op == "call" and kwargs == {} and type(target) is str:
+                            # the most common call (an operator): what ``_run`` does
+                            result = normalize(function(target)(*args))
+                        else:
+                            result = run(op, target, args, resolve(kwargs) if kwargs
+                                         else kwargs)
+                    else:
+                        result = run(op, target, resolve(args),
+                                     resolve(kwargs) if kwargs else kwargs)
                     if out_id is not None:
                         store(out_id, result)
                     if after_call is not None:
@@ -421,8 +430,8 @@ class SessionExecutor:
     def _releases(items: Any) -> list:
         out = []
         for item in items or ():
-            if isinstance(item, list) and len(item) == 2 and all(
-                    isinstance(x, int) for x in item):
+            if type(item) is list and len(item) == 2 and type(item[0]) is int and \
+                    type(item[1]) is int:
                 out.append((item[0], item[1]))
             else:
                 raise ProtocolError(f"malformed release {item!r}")

@@ -42,6 +42,11 @@ _CALL_PACKER = msgpack.Packer(strict_types=True, use_bin_type=True)
 _HANDLE = int(Ext.HANDLE)
 _new_tuple = tuple.__new__  # an ExtType without its argument checks (ours are right)
 
+
+def handle_ext(hid: int, _ext: type = msgpack.ExtType, _pack: Any = _pack_int) -> Any:
+    """Handle ``hid`` as it travels in a call's arguments."""
+    return _new_tuple(_ext, (_HANDLE, _pack(hid)))
+
 #: how long (s) a wait polls for the reply before it sleeps (``GPUSHARE_SPIN_US``;
 #: 0: never): round trips of a loop of synchronous calls come back within this
 SPIN_S = max(0.0, env_float("GPUSHARE_SPIN_US", 250.0)) / 1e6
@@ -104,9 +109,13 @@ class PendingCall:
         return "<unknown>" if where is None else f"{where[0]}:{where[1]}"
 
 
-def user_location() -> tuple[str, int] | None:
-    """``(file, line)`` of the innermost frame outside gpushare (the user's call)."""
-    frame = sys._getframe(2)
+def user_location(depth: int = 2) -> tuple[str, int] | None:
+    """``(file, line)`` of the innermost frame outside gpushare (the user's call), from
+    the frame ``depth`` levels up (the caller's caller by default) outwards."""
+    try:
+        frame = sys._getframe(depth)
+    except ValueError:  # called from outside Python: no frame that far up
+        return None
     while frame is not None and frame.f_code.co_filename.startswith(_PKG_DIR):
         frame = frame.f_back
     if frame is None:
@@ -338,7 +347,7 @@ class Session:
                 if kind in _PLAIN_SCALARS and (kind is not int or _I64 <= value < _U64):
                     plain.append(value)
                 elif isinstance(value, RemoteHandle) and not value._gs_session._poisoned:
-                    plain.append(_new_tuple(msgpack.ExtType, (_HANDLE, _pack_int(value._gs_id))))
+                    plain.append(handle_ext(value._gs_id))
                 else:
                     break
             else:
@@ -370,6 +379,28 @@ class Session:
                 elif len(self._queue) >= BATCH_CALLS:
                     self._flush_locked()
             return seq
+
+    def pipeline_op(self, target: str, args: list, description: str) -> int:
+        """The operators' fast path: queue ``target(*args)`` with its result under a new
+        id, and return the id. ``args`` are plain scalars and ``handle_ext`` values.
+        0 when the general path must take the call (a closed or lost session, sync
+        mode, a failed call's arrays about: ``submit`` says why)."""
+        with self._lock:
+            if self._closed or self._lost is not None or self.sync or self._poisoned:
+                return 0
+            hid = self._next_id
+            self._next_id = hid + 1
+            seq = self._seq + 1
+            self._seq = seq
+            queue = self._queue
+            if not queue and not self._queued.is_set():
+                self._queued.set()
+            queue.append(_CALL_PACKER.pack([seq, "call", target, args, {}, hid, False]))
+            # (frames up: user_location, this, ufunc._fast2, the operator: then the user)
+            self._queue_info.append(PendingCall(seq, description, user_location(4), (hid,)))
+            if len(queue) >= BATCH_CALLS:
+                self._flush_locked()
+            return hid
 
     def call(self, op: str, target: Any, args: Any = (), kwargs: Any = None,
              out_id: Any = None) -> Any:

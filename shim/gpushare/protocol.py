@@ -69,11 +69,23 @@ class ProtocolError(Exception):
     """A peer sent something that is not gpushare's protocol."""
 
 
-@dataclass(frozen=True)
 class HandleRef:
-    """A reference to an object living in the server's handle table."""
+    """A reference to an object living in the server's handle table (made for every
+    array argument a server decodes: a plain slotted class, not a dataclass)."""
 
-    id: int
+    __slots__ = ("id",)
+
+    def __init__(self, id: int) -> None:  # noqa: A002 - the field's name
+        self.id = id
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is HandleRef and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash((HandleRef, self.id))
+
+    def __repr__(self) -> str:
+        return f"HandleRef(id={self.id!r})"
 
 
 @dataclass(frozen=True)

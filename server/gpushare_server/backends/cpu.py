@@ -108,6 +108,29 @@ def _c_order_outputs(fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+_SCALAR_TYPES = frozenset((int, float, bool, complex))
+
+
+def _device_ufunc(uf: numpy.ufunc) -> Callable[..., Any]:
+    """``_c_order_outputs(_wrap(uf))`` for a NumPy ufunc, in one Python frame: every
+    operator goes through it."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            _check_args(args, kwargs)
+            if kwargs.get("out") is None:
+                kwargs.setdefault("order", "C")
+            return to_device_result(uf(*args, **kwargs))
+        for value in args:
+            if type(value) is not numpy.ndarray and type(value) not in _SCALAR_TYPES:
+                _check_args(args, kwargs)
+                break
+        return to_device_result(uf(*args, order="C"))
+    call.__name__ = uf.__name__
+    call.__doc__ = uf.__doc__
+    call.__wrapped__ = uf  # type: ignore[attr-defined]
+    return call
+
+
 def _wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``_device_results(fn)`` with ``fn``'s name, docs and ``__wrapped__``."""
     return functools.wraps(fn)(_device_results(fn))
@@ -396,6 +419,9 @@ class CpuBackend:
 
     def _resolve(self, path: str) -> Callable[..., Any]:
         fn = self._resolve_host(path)
+        if path not in OVERRIDES and isinstance(getattr(fn, "__wrapped__", None),
+                                                numpy.ufunc):
+            return _device_ufunc(fn.__wrapped__)
         if isinstance(getattr(fn, "__wrapped__", fn), numpy.ufunc) or \
                 isinstance(fn, cpu_routines._Ufunc):
             return _c_order_outputs(fn)

@@ -879,12 +879,18 @@ def _install_operators() -> None:
     for op, uname in binary.items():
         uf = U[uname]
 
-        def fwd(self: Any, other: Any, uf: Any = uf) -> Any:
+        def fwd(self: Any, other: Any, uf: Any = uf, fast: Any = uf._fast2) -> Any:
+            r = fast(self, other)
+            if r is not None:
+                return r
             if not _ufunc.is_operand(other):
                 return NotImplemented
             return uf(self, other)
 
-        def rev(self: Any, other: Any, uf: Any = uf) -> Any:
+        def rev(self: Any, other: Any, uf: Any = uf, fast: Any = uf._fast2) -> Any:
+            r = fast(other, self)
+            if r is not None:
+                return r
             if not _ufunc.is_operand(other):
                 return NotImplemented
             return uf(other, self)
@@ -901,7 +907,11 @@ def _install_operators() -> None:
                       "gt": "greater", "ge": "greater_equal"}.items():
         uf = U[uname]
 
-        def cmp(self: Any, other: Any, uf: Any = uf, op: str = op) -> Any:
+        def cmp(self: Any, other: Any, uf: Any = uf, op: str = op,
+                fast: Any = uf._fast2) -> Any:
+            r = fast(self, other)
+            if r is not None:
+                return r
             if not _ufunc.is_operand(other):
                 return NotImplemented
             if op in ("eq", "ne") and not _ufunc.is_array_like_operand(other):

@@ -10,12 +10,31 @@ from typing import Any
 
 import numpy
 
+from .. import client as _client
 from ..namespace import module_names
 from . import _infer
 from ._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _new, _session_of, ndarray, session
 
+_new_proxy = object.__new__
 _SCALARS = (int, float, complex, bool)
 _EXACT_SCALARS = frozenset(_SCALARS)
+#: the scalars the operators' fast path takes (those a call carries as they are; ints
+#: from 0 to 127 only, which every integer dtype holds: NEP 50 raises for the others)
+_FAST_SCALARS = frozenset((int, float, bool))
+#: (shape, itemsize) -> (strides, flags) of a new C-contiguous array
+_C_LAYOUTS: dict = {}
+_handle_ext = _client.handle_ext
+
+
+def _c_layout(shape: tuple, itemsize: int) -> tuple:
+    layout = _C_LAYOUTS.get((shape, itemsize))
+    if layout is None:
+        if len(_C_LAYOUTS) >= 4096:
+            _C_LAYOUTS.clear()
+        flags = FLAG_C | FLAG_OWN | (FLAG_F if len(shape) <= 1 or
+                                      sum(n > 1 for n in shape) <= 1 else 0)
+        layout = _C_LAYOUTS[shape, itemsize] = (_infer.c_strides(shape, itemsize), flags)
+    return layout
 
 
 def _is_proxy(value: Any) -> bool:
@@ -69,8 +88,64 @@ class ufunc:
         self.nargs = self._np.nargs if self._np is not None else None
         self.__doc__ = f"Runs ``{self._path}`` on the server.\n\nSee Also\n--------\n{self._path}"
 
+        #: operand kinds (dtypes, or Python scalar types) -> the result's dtype, or
+        #: False where the operators' fast path leaves the call to the general one
+        self._fast: dict = {}
+
     def __repr__(self) -> str:
         return f"<ufunc '{self.name}'>"
+
+    def _fast2(self, a: Any, b: Any) -> Any:
+        """``self(a, b)`` when both are proxies of one session and one shape, or one is
+        a proxy and the other a plain Python scalar: the operators' path, queued with
+        no checks beyond these. None where the general path must decide (it then
+        decides everything again, errors included)."""
+        ka, kb = type(a), type(b)
+        if ka is ndarray:
+            s, shape = a._gs_session, a._shape
+            if kb is ndarray:
+                if b._gs_session is not s or b._shape != shape:
+                    return None
+                key = (a._dtype, b._dtype)
+                args = [_handle_ext(a._gs_id), _handle_ext(b._gs_id)]
+            elif kb in _FAST_SCALARS and (kb is not int or 0 <= b < 128):
+                key = (a._dtype, kb)
+                args = [_handle_ext(a._gs_id), b]
+            else:
+                return None
+        elif kb is ndarray and ka in _FAST_SCALARS and (ka is not int or 0 <= a < 128):
+            s, shape = b._gs_session, b._shape
+            key = (ka, b._dtype)
+            args = [a, _handle_ext(b._gs_id)]
+        else:
+            return None
+        dtype = self._fast.get(key)
+        if dtype is None:
+            if self._np is None or self.nin != 2 or self.nout != 1:
+                return None
+            try:
+                dtype = _infer.ufunc_result(self._np, (a, b), None, _is_proxy)[1][0]
+            except _infer.CannotInfer:
+                dtype = False
+            except Exception:  # noqa: BLE001 - the general path raises it
+                return None
+            self._fast[key] = dtype
+        if dtype is False:
+            return None
+        hid = s.pipeline_op(self._path, args, self._description)
+        if not hid:
+            return None
+        r = _new_proxy(ndarray)
+        r._gs_id = hid
+        r._gs_session = s
+        r._shape = shape
+        r._dtype = dtype
+        r._strides, r._flags = _C_LAYOUTS.get((shape, dtype.itemsize)) or \
+            _c_layout(shape, dtype.itemsize)
+        r._base = None
+        r._meta_ok = True
+        s.proxies[hid] = r
+        return r
 
     @property
     def types(self) -> list:
@@ -108,6 +183,10 @@ class ufunc:
         return args, kwargs
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs and len(args) == 2 and self.nin == 2:
+            r = self._fast2(*args)
+            if r is not None:
+                return r
         if not kwargs and len(args) == self.nin:
             # the common call (an operator): proxies and Python scalars, no keywords
             s = None
