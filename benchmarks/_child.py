@@ -83,8 +83,8 @@ class Runner:
         self.out["startup_s"] = time.perf_counter() - t
         log(f"  {sysobj.name}: started in {self.out['startup_s']:.1f} s")
         try:
-            for name in self.cfg.get("workloads", ["small_ops", "round_trips", "matmul",
-                                                   "copies"]):
+            every = ["small_ops", "round_trips", "matmul", "copies"]
+            for name in self.cfg.get("workloads", sysobj.workloads or every):
                 try:
                     getattr(self, "w_" + name)()
                 except NotImplementedError:

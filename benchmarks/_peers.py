@@ -39,6 +39,11 @@ class ArrayHolder:
         # a new array each time, like ``x = x + 1`` on the client
         self.x = self.x + value
 
+    def node_id(self) -> str:
+        """The Ray node this actor runs on (Ray only)."""
+        import ray
+        return ray.get_runtime_context().get_node_id()
+
     def read(self) -> float:
         return float(self.x[0])
 

@@ -19,12 +19,12 @@ from ._child import RESULT
 
 #: systems in the order they run; floors first, so peers' daemons never weigh on them
 ORDER = ["local", "zmq", "tcp", "gpushare", "gpushare_curve", "gpushare_ipc", "rpyc",
-         "torch_rpc", "ray"]
+         "torch_rpc", "ray", "ray_shm"]
 
 #: seconds each system may take (``--quick``, full); its copies stop at what fits
 BUDGET = {"local": (8, 60), "zmq": (8, 60), "tcp": (8, 60), "gpushare": (30, 300), "gpushare_curve": (20, 120),
           "gpushare_ipc": (10, 120), "rpyc": (12, 240), "torch_rpc": (22, 240),
-          "ray": (25, 240)}
+          "ray": (30, 240), "ray_shm": (15, 120)}
 
 
 BLAS_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")

@@ -21,6 +21,7 @@ import struct
 import sys
 import tempfile
 import time
+from typing import Any
 
 import numpy
 
@@ -40,10 +41,13 @@ class System:
 
     #: key in the results
     name = ""
-    #: ``floor``, ``peer`` or ``gpushare``
+    #: ``floor``, ``peer``, ``gpushare`` or ``same_host`` (a peer's same-host path, set
+    #: beside gpushare's: in the tables, not in the peer targets)
     kind = "peer"
     #: how it appears in the table
     label = ""
+    #: the workloads it runs (None: every one)
+    workloads: list[str] | None = None
 
     def __init__(self, cfg: dict) -> None:
         self.cfg = cfg
@@ -431,9 +435,15 @@ class GpushareIpc(Gpushare):
 # --- peers -------------------------------------------------------------------------------
 
 class RayActor(System):
-    """A Ray actor holding the arrays (``_peers.ArrayHolder``), local cluster."""
+    """A Ray actor holding the arrays (``_peers.ArrayHolder``) on a second Ray node of
+    this host (``ray.cluster_utils.Cluster``, the actor pinned there by a resource):
+    arrays travel between the two nodes' object stores over loopback TCP (Ray's object
+    manager), as they would to a Ray node beside a remote GPU. ``RayActorShm`` keeps
+    the actor on the driver's own node instead."""
 
     name, label = "ray", "Ray actor"
+    #: whether the actor lives on a node of its own (its copies a network path)
+    two_nodes = True
 
     def start(self) -> None:
         try:
@@ -442,22 +452,45 @@ class RayActor(System):
             raise Skip(f"ray is not installed ({exc}); pip install 'gpushare[bench]'")
         from ._peers import ArrayHolder
         self.ray = ray
+        self.cluster: Any = None
         store = int(self.cfg.get("max_copy", 1 << 28) * 3 + (256 << 20))
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-                 object_store_memory=store, logging_level="ERROR",
-                 runtime_env={"env_vars": {
-                     "PYTHONPATH": child_env()["PYTHONPATH"],
-                     # the same BLAS threads as every other system (the harness sets them)
-                     **{k: os.environ[k] for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                                                   "MKL_NUM_THREADS") if k in os.environ}}})
-        self.actor = ray.remote(ArrayHolder).remote(self.cfg.get("small_size", 1000),
-                                                    self.backend)
+        runtime_env = {"env_vars": {
+            "PYTHONPATH": child_env()["PYTHONPATH"],
+            # the same BLAS threads as every other system (the harness sets them)
+            **{k: os.environ[k] for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                          "MKL_NUM_THREADS") if k in os.environ}}}
+        options: dict = {}
+        if self.two_nodes:
+            from ray.cluster_utils import Cluster
+            self.cluster = Cluster(initialize_head=True, head_node_args={
+                "num_cpus": 1, "object_store_memory": store, "include_dashboard": False})
+            self.cluster.add_node(num_cpus=1, object_store_memory=store,
+                                  resources={"array_server": 1})
+            ray.init(address=self.cluster.address, log_to_driver=False,
+                     logging_level="ERROR", runtime_env=runtime_env)
+            options = {"resources": {"array_server": 1}}
+        else:
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+                     object_store_memory=store, logging_level="ERROR",
+                     runtime_env=runtime_env)
+        self.actor = ray.remote(ArrayHolder).options(**options).remote(
+            self.cfg.get("small_size", 1000), self.backend)
         ray.get(self.actor.read.remote())
-        self.notes.append("Ray moves arrays through its shared-memory object store on "
-                          "one host: its copies are not a network path")
+        if self.two_nodes:
+            here = ray.get_runtime_context().get_node_id()
+            there = ray.get(self.actor.node_id.remote())
+            if here == there:
+                raise RuntimeError("the Ray actor runs on the driver's node")
+            self.notes.append("the actor runs on a second Ray node of this host: arrays "
+                              "travel between the nodes' object stores over loopback TCP")
+        else:
+            self.notes.append("Ray moves arrays through its shared-memory object store on "
+                              "one host: its copies are not a network path")
 
     def stop(self) -> None:
         self.ray.shutdown()
+        if self.cluster is not None:
+            self.cluster.shutdown()
 
     def small_ops(self, n: int, size: int) -> float:
         ray, actor = self.ray, self.actor
@@ -495,6 +528,16 @@ class RayActor(System):
             actor.mm_step.remote()
         ray.get(actor.mm_read.remote())
         return time.perf_counter() - t
+
+
+class RayActorShm(RayActor):
+    """The Ray actor on the driver's own node: its copies go through Ray's shared-memory
+    object store, to be set beside gpushare's same-host path (``ipc://``), not its
+    network one. Copies only."""
+
+    name, kind, label = "ray_shm", "same_host", "Ray actor (one node, shm)"
+    two_nodes = False
+    workloads = ["copies"]
 
 
 class TorchRpc(System):
@@ -644,7 +687,8 @@ class Rpyc(System):
 
 
 SYSTEMS: dict[str, type[System]] = {cls.name: cls for cls in (
-    Local, RawZmq, RawTcp, Gpushare, GpushareCurve, GpushareIpc, RayActor, TorchRpc, Rpyc)}
+    Local, RawZmq, RawTcp, Gpushare, GpushareCurve, GpushareIpc, RayActor, RayActorShm,
+    TorchRpc, Rpyc)}
 
 
 def get(name: str) -> type[System]:

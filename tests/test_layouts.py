@@ -31,7 +31,10 @@ cp.fft.ifft(c, axis=0)|cp.fft.irfft(c)|cp.outer(v, v)|cp.tensordot(t, a, ([1, 2]
 cp.einsum('ij,kj->ik', a, f)|cp.tile(f, 2)|cp.repeat(f, 2, 0)|cp.flip(f, 0)|cp.roll(a, 1)
 cp.stack([f, f])|cp.take(f, cp.arange(2), axis=1)|a[cp.arange(2)]|a[b]|f[1:, 2:]+f[:2, :2]|cp.triu(f)
 cp.diag(f)|cp.linspace(0, 1, 7)|cp.eye(3, 4)|cp.unique(i)|cp.broadcast_to(v, (2, 5))|cp.nonzero(b)[0]
-cp.round(a, 1)""".replace("\n", "|").split("|")
+cp.round(a, 1)|cp.broadcast_to(a[:1], (2, 1, 4))|cp.broadcast_to(f[:, :1], (3, 5))
+cp.broadcast_arrays(a[:1], t)[0]|cp.broadcast_arrays(t, v[:4])[0]|cp.roll(f, 1)|cp.roll(v, -2)
+cp.roll(f, 2, 1)|cp.roll(t, (1, 2), (0, 2))|cp.roll(a, [1], axis=[0])|cp.roll(t[:, ::2], 1, 0)
+cp.pad(f, 1)|cp.pad(a[:, ::2], (1, 2))|cp.pad(t, ((0, 1), (2, 0), (1, 1)), mode="edge")""".replace("\n", "|").split("|")
 
 
 @pytest.fixture(scope="module")
@@ -69,3 +72,16 @@ def test_layout_is_the_servers(arrays, expr):
     mask = FLAG_C | FLAG_F | FLAG_OWN
     assert [tuple(x.shape), x.dtype, tuple(x.strides), (x._flags or 0) & mask] == \
         [tuple(shape), numpy.dtype(dtype), tuple(strides), flags & mask]
+
+
+def test_broadcast_strides_are_cupys():
+    """CuPy's ``broadcast_to`` (``_routines_manipulation.pyx``) keeps the stride of an
+    axis whose length is kept, a length-1 one too; NumPy gives such an axis 0."""
+    from gpushare.layouts import broadcast_strides
+    assert broadcast_strides((1, 3), (12, 4), (2, 1, 3)) == (0, 12, 4)
+    assert broadcast_strides((3, 1), (4, 12), (3, 5)) == (4, 0)
+    assert broadcast_strides((1,), (8,), (1,)) == (8,)
+    assert broadcast_strides((), (), (2, 2)) == (0, 0)
+    for shape, out in (((2, 3), (3,)), ((2,), (3,)), ((2, 1), (3, 4))):
+        with pytest.raises(ValueError):
+            broadcast_strides(shape, (8,) * len(shape), out)

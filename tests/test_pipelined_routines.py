@@ -174,6 +174,21 @@ CASES = [
     ("irfft", [((3, 5), "c8")], lambda xp, a: xp.fft.irfft(a)),
     ("irfft n", [((5,), "c16")], lambda xp, a: xp.fft.irfft(a, 7, norm="backward")),
     ("irfft of reals", [((4, 5), "f8")], lambda xp, a: xp.fft.irfft(a, axis=-1)),
+    ("broadcast_to", [((1, 3), "f4")], lambda xp, a: xp.broadcast_to(a, (2, 1, 3))),
+    ("broadcast_to fortran column", [((3, 1), "i4", "F")],
+     lambda xp, a: xp.broadcast_to(a, (3, 4))),
+    ("broadcast_to of a view", [((4, 6), "f8")], lambda xp, a: xp.broadcast_to(a[1:2, ::2], (2, 3))),
+    ("roll flat", [((3, 4), "f4")], lambda xp, a: xp.roll(a, 5)),
+    ("roll axis fortran", [((3, 4), "f8", "F")], lambda xp, a: xp.roll(a, -1, axis=1)),
+    ("roll axes", [((2, 3, 4), "i2")], lambda xp, a: xp.roll(a, (1, 2), axis=(0, 2))),
+    ("roll 1-d", [((5,), "c8")], lambda xp, a: xp.roll(a, 7)),
+    ("pad", [((3, 4), "f4")], lambda xp, a: xp.pad(a, 2)),
+    ("pad fortran pairs", [((3, 4), "f8", "F")], lambda xp, a: xp.pad(a, ((1, 0), (2, 3)))),
+    ("pad constant values", [((5,), "i4")],
+     lambda xp, a: xp.pad(a, (1, 2), constant_values=(7, -1))),
+    ("pad reflect", [((2, 3, 4), "f4")], lambda xp, a: xp.pad(a, [(0, 1)], mode="reflect")),
+    ("pad edge of a view", [((4, 6), "i2")], lambda xp, a: xp.pad(a[:, ::2], 1, "edge")),
+    ("pad wrap column", [((4, 1), "f4", "F")], lambda xp, a: xp.pad(a, (3,), mode="wrap")),
     # functions that are their array's method in CuPy
     ("reshape function", [((3, 4), "f4")], lambda xp, a: xp.reshape(a, (2, -1))),
     ("ravel function", [((3, 4), "i4")], lambda xp, a: xp.ravel(a)),
@@ -279,6 +294,15 @@ def test_a_pipelined_result_is_used_again_without_waiting(cp, synchronous_calls)
     (lambda cp, a, b: cp.fft.fft(a, 0), ValueError),              # no data points
     (lambda cp, a, b: cp.fft.irfft(a[:, :1]), RuntimeError),  # 2 (1 - 1) points: cuFFT's
     (lambda cp, a, b: cp.fft.rfft(a, norm="none"), ValueError),
+    (lambda cp, a, b: cp.broadcast_to(a, (4, 4)), ValueError),
+    (lambda cp, a, b: cp.broadcast_to(a, (4,)), ValueError),      # fewer dimensions
+    (lambda cp, a, b: cp.roll(a, 1, axis=2), numpy.exceptions.AxisError),
+    (lambda cp, a, b: cp.roll(a, (1, 2, 3), axis=(0, 1)), ValueError),
+    (lambda cp, a, b: cp.pad(a, -1), ValueError),
+    (lambda cp, a, b: cp.pad(a, ((1, 2), (3, 4), (5, 6))), ValueError),
+    (lambda cp, a, b: cp.pad(a, 1.5), TypeError),
+    (lambda cp, a, b: cp.pad(a, 1, mode="edge", constant_values=3), ValueError),
+    (lambda cp, a, b: cp.pad(a, 1, mode="no-such-mode"), ValueError),
 ])
 def test_what_cannot_pipeline_still_raises_at_the_call(cp, call, error):
     a = cp.ones((3, 4), dtype=cp.float32)

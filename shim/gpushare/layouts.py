@@ -38,3 +38,22 @@ def moved_axis_strides(shape: tuple, axis: int, itemsize: int) -> tuple:
         step *= max(n, 1)
     strides.reverse()
     return tuple(strides[:axis]) + (strides[-1],) + tuple(strides[axis:-1])
+
+
+def broadcast_strides(shape: tuple, strides: tuple, out_shape: tuple) -> tuple:
+    """Strides of CuPy's ``broadcast_to(a, out_shape)`` (and of each of
+    ``broadcast_arrays``' views) for ``a`` of ``shape`` and ``strides``: an axis whose
+    length is kept keeps its stride, even a length-1 one (NumPy gives those 0); a
+    broadcast axis gets 0. Raise ValueError where CuPy does."""
+    lead = len(out_shape) - len(shape)
+    if lead < 0:
+        raise ValueError("input operand has more dimensions than allowed by the axis "
+                         "remapping")
+    out = [0] * len(out_shape)
+    for i, (n, st) in enumerate(zip(shape, strides)):
+        if out_shape[lead + i] == n:
+            out[lead + i] = st
+        elif n != 1:
+            raise ValueError(f"operands could not be broadcast together with shape "
+                             f"{tuple(shape)} and requested shape {tuple(out_shape)}")
+    return tuple(out)

@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy
 
-from gpushare.layouts import arg_reduce_is_view
+from gpushare.layouts import arg_reduce_is_view, broadcast_strides
 from gpushare.protocol import HostArray
 
 
@@ -332,11 +332,44 @@ def ndarray_reshape(a: numpy.ndarray, *shape: Any, order: str = "C", copy: Any =
     return a.reshape(shape, order=order, copy=copy)
 
 
+def _strided_view(a: numpy.ndarray, shape: tuple, strides: tuple) -> numpy.ndarray | None:
+    """A view of ``a``'s memory with this shape and these strides, whose base is the
+    array owning the memory (as NumPy's own views have; ``as_strided``'s is a stand-in
+    object, which the session and the quota would not follow). None where NumPy cannot
+    make it so."""
+    root = a
+    while isinstance(root.base, numpy.ndarray):
+        root = root.base
+    try:
+        offset = a.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+        return numpy.ndarray(shape, a.dtype, buffer=root, offset=offset, strides=strides)
+    except (TypeError, ValueError, BufferError):
+        return None
+
+
+def _broadcast_view(a: numpy.ndarray, shape: tuple) -> numpy.ndarray:
+    """CuPy's broadcast view of ``a``: a kept length-1 axis keeps its stride (NumPy's
+    views give it 0), and the view can be written, as CuPy's can."""
+    view = _strided_view(a, shape, broadcast_strides(a.shape, a.strides, shape))
+    return view if view is not None else numpy.broadcast_to(a, shape)
+
+
+def broadcast_to(array: Any, shape: Any) -> numpy.ndarray:
+    """See Also: cupy.broadcast_to"""
+    _require_array(array)
+    shape = tuple(shape) if numpy.iterable(shape) else (shape,)
+    if not all(isinstance(n, (int, numpy.integer)) and n >= 0 for n in shape):
+        return numpy.broadcast_to(array, shape)  # NumPy's error
+    return _broadcast_view(array, tuple(int(n) for n in shape))
+
+
 def broadcast_arrays(*args: Any) -> tuple:
-    """See Also: cupy.broadcast_arrays (views that can be written, as CuPy's are, without
-    the warnings NumPy's give on reading their flags or writing them)."""
+    """See Also: cupy.broadcast_arrays (views that can be written, as CuPy's are; an
+    array that has the broadcast shape already is returned itself, as in CuPy)."""
     shape = numpy.broadcast(*args).shape
-    return tuple(numpy.broadcast_to(a, shape) for a in args)
+    return tuple(a if isinstance(a, numpy.ndarray) and a.shape == shape
+                 else _broadcast_view(a, shape) if isinstance(a, numpy.ndarray)
+                 else numpy.broadcast_to(a, shape) for a in args)
 
 
 def _new_array(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -773,6 +806,7 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.tensordot": _new_array(numpy.tensordot),
     "cupy.isclose": _new_array(numpy.isclose),
     "cupy.broadcast_arrays": broadcast_arrays,
+    "cupy.broadcast_to": broadcast_to,
     "cupy.require": require,
     "cupy.delete": delete,
     "cupy.power": power,

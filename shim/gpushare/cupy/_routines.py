@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import numpy
 
-from ..layouts import moved_axis_strides
+from ..layouts import broadcast_strides, moved_axis_strides
 from . import _infer
 from ._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _contiguity, _new, ndarray
 
@@ -98,6 +98,9 @@ def _axes(value: Any, ndim: int) -> tuple:
     return _infer.normalize_axes(tuple(value) if isinstance(value, list) else value, ndim)
 
 
+#: ``cupy.pad``'s modes that take no keyword argument but ``constant_values``
+_PAD_MODES = frozenset({"constant", "edge", "wrap", "reflect", "symmetric", "maximum",
+                        "minimum", "mean", "linear_ramp", "empty"})
 _KIND_RANK = {"b": 0, "i": 1, "u": 1, "f": 2, "c": 3}
 _SCALAR_RANK = {bool: 0, int: 1, float: 2, complex: 3}
 
@@ -229,6 +232,84 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         for d, s_ in sorted(zip(dst, src)):
             order.insert(d, s_)
         return a.transpose(tuple(order))
+
+    @_pipelines(remote("cupy.broadcast_to"))
+    def broadcast_to(array: Any, shape: Any) -> Any:
+        """See Also: cupy.broadcast_to (a view, with CuPy's strides)"""
+        if type(array) is not ndarray or array._strides is None:
+            return None
+        shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+        if not all(type(n) is int and n >= 0 for n in shape):
+            return None
+        # (a shape it cannot take: ValueError here, so the server raises CuPy's)
+        strides = broadcast_strides(array._shape, array._strides, shape)
+        s = array._gs_session
+        hid = s.new_id()
+        s.submit("call", "cupy.broadcast_to", (array, shape), {}, out_id=hid,
+                 description="cupy.broadcast_to")
+        c, f = _contiguity(shape, strides, array._dtype.itemsize)
+        return _new(s, hid, shape, array._dtype, strides,
+                    (FLAG_C if c else 0) | (FLAG_F if f else 0),
+                    array._base if array._base is not None else array)
+
+    @_pipelines(remote("cupy.roll"))
+    def roll(a: Any, shift: Any, axis: Any = None) -> Any:
+        """See Also: cupy.roll (a new array like ``a``, ``empty_like``'s layout; with no
+        ``axis``, the flat array rolled and seen in ``a``'s shape: a view of it)"""
+        s = _arrays((a,))
+        if s is None or a._flags is None or not a._shape or 0 in a._shape:
+            return None
+        shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+        if not shifts or not all(type(n) is int for n in shifts):
+            return None
+        if axis is None:
+            if type(shift) is not int:
+                return None
+            return _submit(s, "cupy.roll", (a, shift), {}, a._shape, a._dtype, owns=False)
+        axes = _axes(axis, a.ndim)
+        if len(shifts) not in (1, len(axes)) and len(axes) != 1:
+            return None  # CuPy's ValueError, from the server
+        itemsize = a._dtype.itemsize
+        if a._flags & FLAG_C:
+            strides = _infer.c_strides(a._shape, itemsize)
+        elif a._flags & FLAG_F:
+            strides = _infer.f_strides(a._shape, itemsize)
+        else:
+            return None  # empty_like of a strided array: the server knows its layout
+        return _submit(s, "cupy.roll", (a, shift, axis), {}, a._shape, a._dtype,
+                       strides=strides)
+
+    @_pipelines(remote("cupy.pad"))
+    def pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> Any:
+        """See Also: cupy.pad (a new array, F-ordered when ``array`` is F- and not
+        C-contiguous, else C-ordered: ``_pad_simple``)"""
+        s = _arrays((array,))
+        if s is None or array._flags is None or not array._shape or \
+                mode not in _PAD_MODES or kwargs and (mode != "constant" or
+                                                      set(kwargs) != {"constant_values"}):
+            return None
+        if array.size == 0 and mode not in ("constant", "empty"):
+            return None  # CuPy's errors for an empty axis, from the server
+        values = kwargs.get("constant_values", 0)
+        flat = list(numpy.ravel(numpy.array(values, dtype=object)))
+        if not flat or not all(_weak_fits(v, array._dtype) for v in flat):
+            return None
+        width = numpy.asarray(pad_width)
+        if width.dtype.kind != "i" or width.size == 0 or width.min() < 0:
+            return None  # CuPy's errors, from the server
+        ndim = array.ndim
+        if width.size == 1:  # ``_as_pairs``, as CuPy (and NumPy) read pad_width
+            pairs = [(int(width.ravel()[0]),) * 2] * ndim
+        elif width.size == 2 and width.shape != (2, 1):
+            pairs = [tuple(int(w) for w in width.ravel())] * ndim
+        else:
+            pairs = numpy.broadcast_to(width, (ndim, 2)).tolist()
+        shape = tuple(n + lo + hi for n, (lo, hi) in zip(array._shape, pairs))
+        itemsize = array._dtype.itemsize
+        fortran = array._flags & FLAG_F and not array._flags & FLAG_C
+        strides = (_infer.f_strides if fortran else _infer.c_strides)(shape, itemsize)
+        return _submit(s, "cupy.pad", (array, pad_width, mode), kwargs, shape,
+                       array._dtype, strides=strides)
 
     @_pipelines(remote("cupy.clip"))
     def clip(a: Any, a_min: Any, a_max: Any, out: Any = None,
@@ -513,7 +594,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         return _submit(s, "cupy.take", (a, indices), {"axis": axis}, shape, a._dtype)
 
     return {fn.__name__: fn for fn in (matmul, dot, tensordot, outer, isclose, allclose,
-                                       moveaxis, where, clip, expand_dims,
+                                       moveaxis, where, clip, expand_dims, broadcast_to, roll, pad,
                                        concatenate, stack, vstack, hstack, tile, repeat,
                                        flip, fliplr, flipud, triu, tril, arange, linspace,
                                        diag, eye, sort, argsort, cumsum, cumprod, take)}
