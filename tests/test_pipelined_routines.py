@@ -189,6 +189,15 @@ CASES = [
     ("pad reflect", [((2, 3, 4), "f4")], lambda xp, a: xp.pad(a, [(0, 1)], mode="reflect")),
     ("pad edge of a view", [((4, 6), "i2")], lambda xp, a: xp.pad(a[:, ::2], 1, "edge")),
     ("pad wrap column", [((4, 1), "f4", "F")], lambda xp, a: xp.pad(a, (3,), mode="wrap")),
+    ("solve", [((3, 3), "f8"), ((3,), "f8")],
+     lambda xp, a, b: xp.linalg.solve(a + 10 * xp.eye(3), b)),
+    ("solve matrix", [((3, 3), "f4"), ((3, 2), "f4")],
+     lambda xp, a, b: xp.linalg.solve(a, b)),
+    ("solve fortran", [((4, 4), "c16", "F"), ((4, 1), "c16")],
+     lambda xp, a, b: xp.linalg.solve(a, b)),
+    ("inv", [((3, 3), "f8")], lambda xp, a: xp.linalg.inv(a + 10 * xp.eye(3))),
+    ("inv fortran", [((3, 3), "f4", "F")], lambda xp, a: xp.linalg.inv(a)),
+    ("inv complex view", [((4, 8), "c8")], lambda xp, a: xp.linalg.inv(a[:, ::2])),
     # functions that are their array's method in CuPy
     ("reshape function", [((3, 4), "f4")], lambda xp, a: xp.reshape(a, (2, -1))),
     ("ravel function", [((3, 4), "i4")], lambda xp, a: xp.ravel(a)),
@@ -248,6 +257,26 @@ def test_creation_pipelines_with_the_servers_layout(cp, synchronous_calls, name,
     expected = getattr(numpy, name)(*args, **kwargs)
     assert out.dtype == expected.dtype and out.shape == expected.shape
     numpy.testing.assert_allclose(out.get(), expected)
+
+
+def test_singular_systems_pipeline_only_where_cupy_ignores_them(cp, synchronous_calls):
+    """Under CuPy's default ``cupyx.errstate(linalg='ignore')`` a singular matrix is no
+    error, so ``solve`` and ``inv`` return at once (the result is meaningless, NaN on the
+    CPU backend); under ``'raise'`` they wait, and raise LinAlgError at the call."""
+    import gpushare.cupyx as cupyx
+    zero = cp.zeros((3, 3))
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    x, z = cp.linalg.solve(zero, cp.ones(3)), cp.linalg.inv(zero)
+    assert synchronous_calls == [] and x.shape == (3,) and z.shape == (3, 3)
+    assert x.get().shape == (3,) and z.get().shape == (3, 3)  # no error (the values:
+    # NaN on the CPU backend, whatever cuSOLVER leaves on a GPU)
+    with cupyx.errstate(linalg="raise"):
+        with pytest.raises(cp.linalg.LinAlgError):
+            cp.linalg.solve(zero, cp.ones(3))
+        with pytest.raises(cp.linalg.LinAlgError):
+            cp.linalg.inv(zero)
+    assert float(cp.linalg.inv(cp.eye(2) * 2)[0, 0]) == 0.5
 
 
 def test_a_pipelined_result_is_used_again_without_waiting(cp, synchronous_calls):

@@ -268,12 +268,24 @@ def _solve(a: Any, b: Any) -> numpy.ndarray:
                                else a.dtype)
         dt = numpy.result_type(dt, numpy.float64) if dt.kind not in "fc" else dt
         return numpy.empty(b.shape, dt)
-    return numpy.linalg.solve(a, b)
+    x = numpy.linalg.solve(a, b)
+    if a.ndim == 2 and x.ndim == 2:  # CuPy solves into an F-ordered copy of b (gesv),
+        x = numpy.array(x, order="F")  # with F strides even where C ones would do
+    return x
+
+
+def _inv(a: Any) -> numpy.ndarray:
+    out = numpy.linalg.inv(a)
+    if a.ndim == 2 and a.size and a.flags.f_contiguous:
+        # CuPy solves against an identity in a's order: F-ordered for an F-ordered a
+        out = numpy.array(out, order="F")
+    return out
 
 
 solve = _singular_ignored(_solve, "Singular matrix")
 solve.__doc__ = "See Also: cupy.linalg.solve"
-inv = _singular_ignored(numpy.linalg.inv, "Singular matrix")
+inv = _singular_ignored(_inv, "Singular matrix")
+inv.__doc__ = "See Also: cupy.linalg.inv"
 cholesky = _singular_ignored(numpy.linalg.cholesky, "not positive definite")
 
 

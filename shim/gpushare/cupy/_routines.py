@@ -613,6 +613,55 @@ def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
     return norm
 
 
+def _linalg_ignores_errors() -> bool:
+    """Whether ``cupyx.errstate(linalg=...)`` is CuPy's default, ``'ignore'``: then a
+    singular matrix is no error, and a square system's result is known beforehand."""
+    from ..cupyx import geterr
+    return geterr()["linalg"] == "ignore"
+
+
+def _square(a: Any) -> Any:
+    """The session of ``a``, a proxy of a non-empty square float or complex matrix, of
+    which CuPy's ``solve``/``inv`` run the 2-D path; else None."""
+    s = _arrays((a,))
+    if s is None or len(a._shape) != 2 or a._shape[0] != a._shape[1] or \
+            not a._shape[0] or a._dtype.char not in "fdFD" or a._flags is None:
+        return None
+    return s
+
+
+def solve(remote: Callable[..., Any]) -> Callable[..., Any]:
+    """``cupy.linalg.solve`` of one square system pipelines under ``linalg='ignore'``."""
+    @_pipelines(remote)
+    def solve(a: Any, b: Any) -> Any:
+        """See Also: cupy.linalg.solve (``lapack.gesv`` into an F-ordered copy of b)"""
+        s = _square(a)
+        if s is None or _arrays((a, b)) is None or b._dtype != a._dtype or \
+                b._shape[:1] != a._shape[:1] or len(b._shape) > 2 or \
+                not _linalg_ignores_errors():
+            return None
+        strides = (_infer.f_strides if len(b._shape) == 2 else _infer.c_strides)(
+            b._shape, b._dtype.itemsize)
+        return _submit(s, "cupy.linalg.solve", (a, b), {}, b._shape, b._dtype,
+                       strides=strides)
+    return solve
+
+
+def inv(remote: Callable[..., Any]) -> Callable[..., Any]:
+    """``cupy.linalg.inv`` of one square matrix pipelines under ``linalg='ignore'``."""
+    @_pipelines(remote)
+    def inv(a: Any) -> Any:
+        """See Also: cupy.linalg.inv (the identity solved in a's order: F-ordered for an
+        F-ordered a, else C)"""
+        s = _square(a)
+        if s is None or not _linalg_ignores_errors():
+            return None
+        strides = (_infer.f_strides if a._flags & FLAG_F else _infer.c_strides)(
+            a._shape, a._dtype.itemsize)
+        return _submit(s, "cupy.linalg.inv", (a,), {}, a._shape, a._dtype, strides=strides)
+    return inv
+
+
 #: the 1-D transforms that pipeline, with the length of their output's last axis
 _FFT_LENGTH: dict[str, Callable[[int], int]] = {
     "fft": lambda n: n, "ifft": lambda n: n,

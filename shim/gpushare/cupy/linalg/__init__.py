@@ -1,5 +1,6 @@
 """``cupy.linalg``: every public function runs on the server (see ``_export_table``);
-``norm`` of a whole array pipelines (``_routines.norm``)."""
+``norm`` of a whole array, and ``solve`` and ``inv`` of one square matrix under
+``linalg='ignore'``, pipeline (``_routines``)."""
 from __future__ import annotations
 
 import sys
@@ -10,5 +11,7 @@ import numpy.linalg
 from .. import _export_table, _remote, _routines
 
 _export_table(sys.modules[__name__], "cupy.linalg", numpy.linalg,
-              {"norm": _routines.norm(_remote("cupy.linalg.norm", "norm"))})
+              {"norm": _routines.norm(_remote("cupy.linalg.norm", "norm")),
+               "solve": _routines.solve(_remote("cupy.linalg.solve", "solve")),
+               "inv": _routines.inv(_remote("cupy.linalg.inv", "inv"))})
 LinAlgError = numpy.linalg.LinAlgError
