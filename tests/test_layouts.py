@@ -35,7 +35,8 @@ cp.round(a, 1)|cp.broadcast_to(a[:1], (2, 1, 4))|cp.broadcast_to(f[:, :1], (3, 5
 cp.broadcast_arrays(a[:1], t)[0]|cp.broadcast_arrays(t, v[:4])[0]|cp.roll(f, 1)|cp.roll(v, -2)
 cp.roll(f, 2, 1)|cp.roll(t, (1, 2), (0, 2))|cp.roll(a, [1], axis=[0])|cp.roll(t[:, ::2], 1, 0)
 cp.pad(f, 1)|cp.pad(a[:, ::2], (1, 2))|cp.pad(t, ((0, 1), (2, 0), (1, 1)), mode="edge")
-cp.linalg.solve(a[:3, :3], a[:3, :2])|cp.linalg.inv(f[:3, :3])|cp.linalg.solve(f[:3, :3], f[:, :1])""".replace("\n", "|").split("|")
+cp.linalg.solve(a[:3, :3], a[:3, :2])|cp.linalg.inv(f[:3, :3])|cp.linalg.solve(f[:3, :3], f[:, :1])
+cp.fft.fftn(t)|cp.fft.rfft2(a)|cp.fft.irfftn(c)|cp.fft.ifft2(t, norm="ortho")|cp.fft.fftn(f)""".replace("\n", "|").split("|")
 
 
 @pytest.fixture(scope="module")

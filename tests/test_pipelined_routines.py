@@ -198,6 +198,14 @@ CASES = [
     ("inv", [((3, 3), "f8")], lambda xp, a: xp.linalg.inv(a + 10 * xp.eye(3))),
     ("inv fortran", [((3, 3), "f4", "F")], lambda xp, a: xp.linalg.inv(a)),
     ("inv complex view", [((4, 8), "c8")], lambda xp, a: xp.linalg.inv(a[:, ::2])),
+    ("fft2", [((4, 6), "f4")], lambda xp, a: xp.fft.fft2(a)),
+    ("ifft2 batched", [((2, 3, 4), "c16")], lambda xp, a: xp.fft.ifft2(a, norm="ortho")),
+    ("fftn 3-d s", [((2, 3, 4), "c8")], lambda xp, a: xp.fft.fftn(a, s=(3, 3, 5))),
+    ("ifftn", [((5, 4), "f8")], lambda xp, a: xp.fft.ifftn(a)),
+    ("rfft2", [((4, 6), "f8")], lambda xp, a: xp.fft.rfft2(a)),
+    ("rfftn odd", [((3, 4, 7), "f4")], lambda xp, a: xp.fft.rfftn(a, norm="forward")),
+    ("irfft2", [((4, 4), "c8")], lambda xp, a: xp.fft.irfft2(a)),
+    ("irfftn s", [((3, 5), "c16")], lambda xp, a: xp.fft.irfftn(a, s=(3, 9))),
     # functions that are their array's method in CuPy
     ("reshape function", [((3, 4), "f4")], lambda xp, a: xp.reshape(a, (2, -1))),
     ("ravel function", [((3, 4), "i4")], lambda xp, a: xp.ravel(a)),
@@ -217,6 +225,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("name, specs, fn", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.filterwarnings("ignore:`axes` should not be `None`:DeprecationWarning")  # NumPy's
 def test_routine_pipelines_with_the_servers_layout(cp, synchronous_calls, name, specs, fn):
     rng = numpy.random.default_rng(0)
     hosts = []
@@ -327,6 +336,8 @@ def test_a_pipelined_result_is_used_again_without_waiting(cp, synchronous_calls)
     (lambda cp, a, b: cp.broadcast_to(a, (4,)), ValueError),      # fewer dimensions
     (lambda cp, a, b: cp.roll(a, 1, axis=2), numpy.exceptions.AxisError),
     (lambda cp, a, b: cp.roll(a, (1, 2, 3), axis=(0, 1)), ValueError),
+    (lambda cp, a, b: cp.fft.fft2(a, s=(0, 4)), ValueError),
+    (lambda cp, a, b: cp.fft.fftn(a, norm="none"), ValueError),
     (lambda cp, a, b: cp.pad(a, -1), ValueError),
     (lambda cp, a, b: cp.pad(a, ((1, 2), (3, 4), (5, 6))), ValueError),
     (lambda cp, a, b: cp.pad(a, 1.5), TypeError),

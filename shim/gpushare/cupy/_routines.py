@@ -701,4 +701,48 @@ def ffts(remote: Callable[[str, str], Callable[..., Any]]) -> dict:
         fn.__name__ = fn.__qualname__ = name
         fn.__doc__ = f"See Also: cupy.fft.{name}"
         return _pipelines(remote(f"cupy.fft.{name}", name))(fn)
-    return {name: transform(name) for name in _FFT_LENGTH}
+
+    def transform_nd(name: str) -> Callable[..., Any]:
+        """``fft2``/``fftn`` and kin over their default axes, 2 or 3 of them: CuPy's
+        n-d plan (``_fftn``, ``enable_nd_planning`` on, as by default) writes a
+        C-contiguous input's transform into a new C-contiguous array."""
+        two = name.endswith("2")
+        r2c, c2r = name.startswith("rfft"), name.startswith("irfft")
+
+        def fn(a: Any, s: Any = None, axes: Any = (-2, -1) if two else None,
+               norm: Any = None) -> Any:
+            sess = _arrays((a,), c_contiguous=True)
+            if sess is None or not a.size or \
+                    norm not in (None, "backward", "ortho", "forward") or \
+                    axes != ((-2, -1) if two else None) or (r2c and a._dtype.kind == "c"):
+                return None
+            ndim = len(a._shape)
+            k = 2 if two else ndim
+            if not 2 <= k <= 3 or ndim < k:
+                return None
+            lengths = list(a._shape[-k:])
+            if c2r:
+                lengths[-1] = 2 * (lengths[-1] - 1)
+            if s is not None:
+                if not isinstance(s, (tuple, list)) or len(s) != k or \
+                        not all(type(n) is int for n in s):
+                    return None
+                lengths = list(s)
+            if r2c:
+                lengths[-1] = lengths[-1] // 2 + 1 if lengths[-1] >= 1 else 0
+            if min(lengths) < 1:
+                return None  # CuPy's "Invalid number of FFT data points", at the call
+            single = a._dtype.char in _SINGLE
+            dtype = numpy.dtype((numpy.float32 if single else numpy.float64) if c2r else
+                                (numpy.complex64 if single else numpy.complex128))
+            return _submit(sess, f"cupy.fft.{name}", (a,), {"s": s, "norm": norm},
+                           a._shape[:-k] + tuple(lengths), dtype)
+        fn.__name__ = fn.__qualname__ = name
+        fn.__doc__ = f"See Also: cupy.fft.{name}"
+        return _pipelines(remote(f"cupy.fft.{name}", name))(fn)
+    return {**{name: transform(name) for name in _FFT_LENGTH},
+            **{name: transform_nd(name) for name in _FFT_ND}}
+
+
+#: the n-d transforms that pipeline (over their default axes)
+_FFT_ND = ("fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn", "irfftn")

@@ -1,5 +1,6 @@
 """``cupy.fft``: every public function runs on the server; the 1-D transforms along
-the last axis of a C-contiguous array pipeline (``_routines.ffts``)."""
+the last axis of a C-contiguous array, and the n-d ones over their default 2 or 3 axes,
+pipeline (``_routines.ffts``)."""
 from __future__ import annotations
 
 import contextvars
@@ -12,7 +13,8 @@ import numpy.fft
 
 from .. import _export_table, _remote, _routines
 
-# fft, ifft, rfft and irfft along the last axis pipeline (``_routines.ffts``)
+# fft, ifft, rfft and irfft along the last axis, fft2/fftn and kin over their default
+# axes, pipeline (``_routines.ffts``)
 _export_table(sys.modules[__name__], "cupy.fft", numpy.fft, _routines.ffts(_remote))
 
 
