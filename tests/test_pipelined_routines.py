@@ -268,6 +268,20 @@ def test_creation_pipelines_with_the_servers_layout(cp, synchronous_calls, name,
     numpy.testing.assert_allclose(out.get(), expected)
 
 
+def test_diag_and_linspace_take_host_arrays_as_cupy_does(cp):
+    """CuPy's ``diag`` copies a host vector (or a host matrix's diagonal) to the device,
+    and ``linspace`` its host-array bounds; the client did the same, not TypeError."""
+    m = numpy.arange(12).reshape(3, 4)
+    assert cp.diag(numpy.arange(3), -1).tolist() == numpy.diag(numpy.arange(3), -1).tolist()
+    assert cp.diag(m, 1).tolist() == [1, 6, 11] and isinstance(cp.diag(m), cp.ndarray)
+    with pytest.raises(ValueError):
+        cp.diag(numpy.zeros((2, 2, 2)))
+    got = cp.linspace(numpy.zeros(2), numpy.array([1.0, 2.0]), 3)
+    numpy.testing.assert_allclose(got.get(), numpy.linspace([0, 0], [1, 2], 3))
+    got = cp.linspace(0, numpy.array([1.0, 2.0]), 3, axis=1)
+    numpy.testing.assert_allclose(got.get(), numpy.linspace(0, [1, 2], 3, axis=1))
+
+
 def test_singular_systems_pipeline_only_where_cupy_ignores_them(cp, synchronous_calls):
     """Under CuPy's default ``cupyx.errstate(linalg='ignore')`` a singular matrix is no
     error, so ``solve`` and ``inv`` return at once (the result is meaningless, NaN on the

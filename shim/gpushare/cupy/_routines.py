@@ -488,7 +488,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                        before + (n * repeats,) + after, a._dtype, owns=not n * repeats)
 
     @_pipelines(remote("cupy.linspace"))
-    def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
+    def _linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
                  retstep: bool = False, dtype: Any = None, axis: Any = 0) -> Any:
         """See Also: cupy.linspace"""
         from . import _device_dtype, session
@@ -501,8 +501,27 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         return _submit(session(), "cupy.linspace", (start, stop, num),
                        {"endpoint": endpoint, "dtype": dt}, (num,), dt)
 
-    @_pipelines(remote("cupy.diag"))
+    def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
+                 retstep: bool = False, dtype: Any = None, axis: Any = 0) -> Any:
+        """See Also: cupy.linspace (host arrays as bounds are copied to the device, as
+        CuPy's ``cupy.asarray`` does)"""
+        from . import asarray
+        start = asarray(start) if isinstance(start, numpy.ndarray) else start
+        stop = asarray(stop) if isinstance(stop, numpy.ndarray) else stop
+        return _linspace(start, stop, num, endpoint, retstep, dtype, axis)
+
     def diag(v: Any, k: Any = 0) -> Any:
+        """See Also: cupy.diag (a host array as CuPy takes it: a vector is copied to the
+        device; of a matrix, only its diagonal)"""
+        if isinstance(v, (numpy.ndarray, numpy.generic)):
+            from . import array
+            if numpy.ndim(v) == 2 and type(k) is int:
+                return array(numpy.asarray(v).diagonal(k))
+            v = array(v)
+        return _diag(v, k)
+
+    @_pipelines(remote("cupy.diag"))
+    def _diag(v: Any, k: Any = 0) -> Any:
         """See Also: cupy.diag (both ways a new array: a matrix from a vector, a copy of
         a matrix's diagonal)"""
         s = _arrays((v,))
