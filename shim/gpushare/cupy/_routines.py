@@ -43,16 +43,20 @@ def _arrays(values: Any, c_contiguous: bool = False) -> Any:
 
 
 def _submit(s: Any, path: str, args: tuple, kwargs: dict, shape: tuple,
-            dtype: numpy.dtype, owns: bool = True, strides: tuple | None = None) -> ndarray:
+            dtype: numpy.dtype, owns: bool = True, strides: tuple | None = None,
+            view_of: ndarray | None = None) -> ndarray:
     """Queue ``path(*args, **kwargs)``; its result is a new C-contiguous array (seen
     through a reshape when not ``owns``: ``tile`` and ``repeat`` return it so), or a view
-    of one with these ``strides``."""
+    of one with these ``strides``, or a view of the array ``view_of``."""
     hid = s.new_id()
     s.submit("call", path, args, kwargs, out_id=hid, description=path)
     strides = strides or _infer.c_strides(shape, dtype.itemsize)
     c, f = _contiguity(shape, strides, dtype.itemsize)
+    base = None
+    if view_of is not None:
+        owns, base = False, view_of._base if view_of._base is not None else view_of
     return _new(s, hid, shape, dtype, strides,
-                (FLAG_C if c else 0) | (FLAG_F if f else 0) | (FLAG_OWN if owns else 0), None)
+                (FLAG_C if c else 0) | (FLAG_F if f else 0) | (FLAG_OWN if owns else 0), base)
 
 
 def _pipelines(remote: Callable[..., Any]) -> Callable[[Callable[..., Any]], Any]:
@@ -243,14 +247,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             return None
         # (a shape it cannot take: ValueError here, so the server raises CuPy's)
         strides = broadcast_strides(array._shape, array._strides, shape)
-        s = array._gs_session
-        hid = s.new_id()
-        s.submit("call", "cupy.broadcast_to", (array, shape), {}, out_id=hid,
-                 description="cupy.broadcast_to")
-        c, f = _contiguity(shape, strides, array._dtype.itemsize)
-        return _new(s, hid, shape, array._dtype, strides,
-                    (FLAG_C if c else 0) | (FLAG_F if f else 0),
-                    array._base if array._base is not None else array)
+        return _submit(array._gs_session, "cupy.broadcast_to", (array, shape), {}, shape,
+                       array._dtype, strides=strides, view_of=array)
 
     @_pipelines(remote("cupy.roll"))
     def roll(a: Any, shift: Any, axis: Any = None) -> Any:

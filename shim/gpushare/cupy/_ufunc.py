@@ -140,8 +140,7 @@ class ufunc:
         r._gs_session = s
         r._shape = shape
         r._dtype = dtype
-        r._strides, r._flags = _C_LAYOUTS.get((shape, dtype.itemsize)) or \
-            _c_layout(shape, dtype.itemsize)
+        r._strides, r._flags = _c_layout(shape, dtype.itemsize)
         r._base = None
         r._meta_ok = True
         s.proxies[hid] = r
@@ -251,11 +250,9 @@ class ufunc:
         s.submit("call", self._path, args, kwargs, out_id=ids if len(ids) > 1 else ids[0],
                  description=self._description)
         results = []
-        flags = FLAG_C | FLAG_OWN | (FLAG_F if len(shape) <= 1 or
-                                      sum(n > 1 for n in shape) <= 1 else 0)
         for hid, dt in zip(ids, dtypes):
-            results.append(_new(s, hid, shape, dt, _infer.c_strides(shape, dt.itemsize),
-                                flags, None))
+            strides, flags = _c_layout(tuple(shape), dt.itemsize)
+            results.append(_new(s, hid, shape, dt, strides, flags, None))
         return results[0] if len(results) == 1 else tuple(results)
 
     def _method(self, method: str, *args: Any, **kwargs: Any) -> Any:
