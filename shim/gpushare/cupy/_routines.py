@@ -611,8 +611,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         return _submit(s, "cupy.take", (a, indices), {"axis": axis}, shape, a._dtype)
 
     return {fn.__name__: fn for fn in (matmul, dot, tensordot, outer, isclose, allclose,
-                                       moveaxis, where, clip, expand_dims, broadcast_to, roll, pad,
-                                       concatenate, stack, vstack, hstack, tile, repeat,
+                                       moveaxis, where, clip, expand_dims, broadcast_to,
+                                       roll, pad, concatenate, stack, vstack, hstack, tile, repeat,
                                        flip, fliplr, flipud, triu, tril, arange, linspace,
                                        diag, eye, sort, argsort, cumsum, cumprod, take)}
 
@@ -654,7 +654,7 @@ def solve(remote: Callable[..., Any]) -> Callable[..., Any]:
         """See Also: cupy.linalg.solve (``lapack.gesv`` into an F-ordered copy of b)"""
         s = _square(a)
         if s is None or _arrays((a, b)) is None or b._dtype != a._dtype or \
-                b._shape[:1] != a._shape[:1] or len(b._shape) > 2 or \
+                b._shape[:1] != a._shape[:1] or len(b._shape) > 2 or 0 in b._shape or \
                 not _linalg_ignores_errors():
             return None
         strides = (_infer.f_strides if len(b._shape) == 2 else _infer.c_strides)(
