@@ -112,18 +112,16 @@ _SCALAR_TYPES = frozenset((int, float, bool, complex))
 
 
 def _device_ufunc(uf: numpy.ufunc) -> Callable[..., Any]:
-    """``_c_order_outputs(_wrap(uf))`` for a NumPy ufunc, in one Python frame: every
-    operator goes through it."""
+    """``_c_order_outputs(_wrap(uf))`` for a NumPy ufunc, whose most common call (arrays
+    and Python scalars, no keywords: every operator) runs in one Python frame."""
+    general = _c_order_outputs(_wrap(uf))
+
     def call(*args: Any, **kwargs: Any) -> Any:
         if kwargs:
-            _check_args(args, kwargs)
-            if kwargs.get("out") is None:
-                kwargs.setdefault("order", "C")
-            return to_device_result(uf(*args, **kwargs))
+            return general(*args, **kwargs)
         for value in args:
             if type(value) is not numpy.ndarray and type(value) not in _SCALAR_TYPES:
-                _check_args(args, kwargs)
-                break
+                return general(*args)
         return to_device_result(uf(*args, order="C"))
     call.__name__ = uf.__name__
     call.__doc__ = uf.__doc__
