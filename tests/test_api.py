@@ -369,7 +369,7 @@ def test_pipelined_operators_keep_identity_errors_and_bounded_bookkeeping(cp):
     with pytest.raises(TypeError):
         cp.arange(3) + object()
     table = client.get_session().proxies
-    assert len(table._refs) < 4 * 1024  # 5000 dead proxies were swept
+    assert len(table.refs) < 4 * 1024  # 5000 dead proxies were swept
     assert x.astype(numpy.float32, copy=False) is x
 
 

@@ -361,7 +361,20 @@ class SessionExecutor:
         # (the names the loop uses, looked up once: a batch is often one or two calls)
         run, resolve, plain, pack = self._run, self._resolve, _PLAIN, encoder.pack
         store, after_call = self._store, self.after_call
+        get, put = self.handles.get, self.handles.put
         function, normalize = self.backend.function, self.backend.normalize
+        # An operator's result that the next call alone uses (the client releases it
+        # right after: ``x = x + 1`` in a loop) need never be stored: the next call, if
+        # the backend can, computes its own result into it (``Backend.inplace``). Until
+        # then it is carried: (out_id, array), and stored if the next call cannot.
+        inplace = getattr(self.backend, "inplace", None)
+        intos: dict = {}  # target -> inplace(target), for this batch
+        carry: tuple | None = None
+        dies: dict | None = None  # handle id -> the position of its release in the batch
+        if inplace is not None and releases:
+            dies = {}
+            for pos, hid in reversed(releases):
+                dies[hid] = pos
         with recording as caught:
             if recorder is None:
                 warnings.simplefilter("always")
@@ -369,6 +382,66 @@ class SessionExecutor:
                 while next_release < len(releases) and releases[next_release][0] <= index:
                     self.handles.release(releases[next_release][1])
                     next_release += 1
+                if type(call) is list and len(call) == 6:
+                    # an operator's record (``client.Session.fast_op``): [seq, kinds,
+                    # target, a, b, out_id], kinds saying which of a and b are handles
+                    seq, kinds, target, a, b, out_id = call
+                    if type(seq) is not int or type(target) is not str or \
+                            type(kinds) is not int or not 1 <= kinds <= 3:
+                        raise ProtocolError(f"malformed call {call!r}")
+                    upto = seq
+                    if self.failed_seq is not None:
+                        skipped.append([seq, out_id])
+                        continue
+                    self.calls += 1
+                    try:
+                        if carry is None:
+                            result = normalize(function(target)(
+                                get(a) if kinds & 1 else a, get(b) if kinds & 2 else b))
+                        else:
+                            # the last call's result, which this call alone may use
+                            cid, r = carry[0], carry[1]
+                            x = (r if a == cid else get(a)) if kinds & 1 else a
+                            y = (r if b == cid else get(b)) if kinds & 2 else b
+                            into = intos.get(target, False)
+                            if into is False:
+                                into = intos[target] = inplace(target)
+                            if into is not None and (x is r or y is r) and into(r, x, y):
+                                result = r  # computed into it: it was never seen
+                                carry = None
+                            else:  # stored after all, for this call and any later
+                                put(cid, r)
+                                carry = None
+                                result = normalize(function(target)(x, y))
+                        if dies is not None and dies.get(out_id) == index + 2:
+                            into = intos.get(target, False)
+                            if into is False:
+                                into = intos[target] = inplace(target)
+                        else:
+                            into = None
+                        if into is not None:
+                            # a new array (an elementwise ufunc's) the next call alone
+                            # may use: counted against the memory limit now, as if
+                            # stored (its own call fails if it does not fit)
+                            if after_call is not None:
+                                after_call(out_id, result)
+                            carry = (out_id, result)
+                            continue
+                        store(out_id, result)
+                        if after_call is not None:
+                            after_call(out_id, result)
+                    except ProtocolError:
+                        raise
+                    except BaseException as exc:  # noqa: BLE001 - as below
+                        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                            raise
+                        carry = None  # (its only user failed: it is never seen)
+                        self._failed(seq, exc)
+                        error = [seq, errors.error_info(exc, self.backend.error_keys)]
+                    continue
+                if carry is not None:
+                    put(carry[0], carry[1])
+                    carry = None
                 try:
                     seq, op, target, args, kwargs, out_id, want = call
                 except (TypeError, ValueError):
@@ -402,11 +475,10 @@ class SessionExecutor:
                 except BaseException as exc:  # noqa: BLE001 - every user error goes back
                     if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                         raise
-                    self.failed_seq = seq
+                    self._failed(seq, exc)
                     error = [seq, errors.error_info(exc, self.backend.error_keys)]
-                    is_fatal = getattr(self.backend, "is_fatal", None)
-                    if is_fatal is not None and is_fatal(exc):
-                        self.fatal = f"{type(exc).__name__}: {exc}"
+            if carry is not None:
+                put(carry[0], carry[1])
         batch_warnings = [[errors.warning_key(w.category, None), str(w.message)]
                           for w in caught]
         for _, hid in releases[next_release:]:
@@ -425,6 +497,14 @@ class SessionExecutor:
         # plain values only (results are packed already, their buffers in the encoder's
         # frames), so no encoder is needed for the reply itself
         return [msgpack.packb(reply), *encoder.frames]
+
+    def _failed(self, seq: int, exc: BaseException) -> None:
+        """Call ``seq`` raised ``exc``: the calls after it are skipped until the client
+        acknowledges the error."""
+        self.failed_seq = seq
+        is_fatal = getattr(self.backend, "is_fatal", None)
+        if is_fatal is not None and is_fatal(exc):
+            self.fatal = f"{type(exc).__name__}: {exc}"
 
     @staticmethod
     def _releases(items: Any) -> list:

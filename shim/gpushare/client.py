@@ -10,6 +10,7 @@ and the user's line that made it. ``GPUSHARE_SYNC=1`` makes every call wait.
 from __future__ import annotations
 
 import atexit
+import collections
 import os
 import sys
 import threading
@@ -39,8 +40,11 @@ _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 _PLAIN_SCALARS = frozenset({int, float, bool, str, type(None)})
 _I64, _U64 = -(1 << 63), 1 << 64
 _CALL_PACKER = msgpack.Packer(strict_types=True, use_bin_type=True)
+#: the operators' records (``Session.fast_op``): tuples of plain values, as arrays
+_RECORD_PACKER = msgpack.Packer(use_bin_type=True)
 _HANDLE = int(Ext.HANDLE)
 _new_tuple = tuple.__new__  # an ExtType without its argument checks (ours are right)
+_getframe = sys._getframe
 
 
 def handle_ext(hid: int, _ext: type = msgpack.ExtType, _pack: Any = _pack_int) -> Any:
@@ -63,20 +67,25 @@ class ProxyTable:
     array made, so cheaper than ``WeakValueDictionary`` (a callback per entry): dead
     entries are swept when the table has doubled since the last sweep."""
 
-    __slots__ = ("_refs", "_sweep_at")
+    __slots__ = ("refs", "_sweep_at")
 
     def __init__(self) -> None:
-        self._refs: dict[int, weakref.ref] = {}
+        #: the table itself: the operators' fast path writes ``refs[hid] =
+        #: weakref.ref(proxy)`` directly, and ``Session`` calls ``sweep`` as it sends
+        self.refs: dict[int, weakref.ref] = {}
         self._sweep_at = 1024
 
     def get(self, hid: int, default: Any = None) -> Any:
-        ref = self._refs.get(hid)
+        ref = self.refs.get(hid)
         obj = ref() if ref is not None else None
         return default if obj is None else obj
 
     def __setitem__(self, hid: int, obj: Any) -> None:
-        refs = self._refs
-        refs[hid] = weakref.ref(obj)
+        self.refs[hid] = weakref.ref(obj)
+        self.sweep()
+
+    def sweep(self) -> None:
+        refs = self.refs
         if len(refs) >= self._sweep_at:
             for dead in [k for k, ref in refs.items() if ref() is None]:
                 del refs[dead]
@@ -109,6 +118,26 @@ class PendingCall:
         return "<unknown>" if where is None else f"{where[0]}:{where[1]}"
 
 
+#: file name -> whether it is one of gpushare's (``fast_op``: the user's frame, found)
+_OURS: dict[str, bool] = {}
+
+
+def _where(frame: Any) -> tuple[str, int] | None:
+    """``(file, line)`` of ``frame``, or of the innermost frame outside gpushare from
+    ``frame`` outwards: ``user_location`` for a frame already in hand."""
+    while frame is not None:
+        name = frame.f_code.co_filename
+        ours = _OURS.get(name)
+        if ours is None:
+            if len(_OURS) >= 4096:
+                _OURS.clear()
+            ours = _OURS[name] = name.startswith(_PKG_DIR)
+        if not ours:
+            return name, frame.f_lineno
+        frame = frame.f_back
+    return None
+
+
 def user_location(depth: int = 2) -> tuple[str, int] | None:
     """``(file, line)`` of the innermost frame outside gpushare (the user's call), from
     the frame ``depth`` levels up (the caller's caller by default) outwards."""
@@ -116,11 +145,7 @@ def user_location(depth: int = 2) -> tuple[str, int] | None:
         frame = sys._getframe(depth)
     except ValueError:  # called from outside Python: no frame that far up
         return None
-    while frame is not None and frame.f_code.co_filename.startswith(_PKG_DIR):
-        frame = frame.f_back
-    if frame is None:
-        return None
-    return frame.f_code.co_filename, frame.f_lineno
+    return _where(frame)
 
 
 class Session:
@@ -144,11 +169,18 @@ class Session:
         self._sock.connect(address)
         self._next_id = 1
         self._seq = 0
-        self._queue: list[bytes] = []
+        #: calls not sent yet: packed (bytes), or an operator's record (``fast_op``: a
+        #: tuple, packed when sent); beside each, its ``PendingCall``, or for a record
+        #: the user's ``(file, line)``
+        self._queue: list[Any] = []
         self._queued = threading.Event()  # a call entered the empty queue (idle flush)
-        self._queue_info: list[PendingCall] = []
-        self._release: list[list[int]] = []
-        self._pending: dict[int, PendingCall] = {}
+        self._queue_info: list[Any] = []
+        # (tuples of ints, as the operators' records: the garbage collector stops
+        # tracking them, and this program makes one or two for every operator)
+        self._release: list[tuple[int, int]] = []
+        #: batches sent and not yet answered: ``[first seq, calls, infos]`` (to name a
+        #: call that failed: ``_pending_call``)
+        self._sent: collections.deque = collections.deque()
         self._done_seq = 0
         self._sent_seq = 0
         self._results: dict[int, Any] = {}
@@ -320,10 +352,14 @@ class Session:
         """Forget handle ``hid``; the release travels with the next batch."""
         # list.append is atomic: safe from finalizers. The position orders the release
         # after every call queued while the proxy was alive.
-        self._release.append([len(self._queue), hid])
+        if self._closed:
+            return
+        release = self._release
+        release.append((len(self._queue), hid))
+        self.proxies.refs.pop(hid, None)  # (its proxy is gone: no sweep needed)
         if self._poisoned:
             self._poisoned.pop(hid, None)
-        if len(self._release) >= 4 * BATCH_CALLS and not self._closed:
+        if len(release) >= 4 * BATCH_CALLS:
             try:
                 if self._lock.acquire(blocking=False):
                     try:
@@ -380,11 +416,13 @@ class Session:
                     self._flush_locked()
             return seq
 
-    def pipeline_op(self, target: str, args: list, description: str) -> int:
-        """The operators' fast path: queue ``target(*args)`` with its result under a new
-        id, and return the id. ``args`` are plain scalars and ``handle_ext`` values.
-        0 when the general path must take the call (a closed or lost session, sync
-        mode, a failed call's arrays about: ``submit`` says why)."""
+    def fast_op(self, kinds: int, target: str, a: Any, b: Any) -> int:
+        """The operators' fast path: queue ``target(a, b)`` with its result under a new
+        id, and return the id. ``kinds`` says which of ``a`` and ``b`` are handle ids
+        (bit 0: ``a``, bit 1: ``b``); the others are plain Python scalars. The call
+        travels as the record ``[seq, kinds, target, a, b, out_id]``. 0 when the general
+        path must take the call (a closed or lost session, sync mode, a failed call's
+        arrays about: ``submit`` says why)."""
         with self._lock:
             if self._closed or self._lost is not None or self.sync or self._poisoned:
                 return 0
@@ -395,9 +433,15 @@ class Session:
             queue = self._queue
             if not queue and not self._queued.is_set():
                 self._queued.set()
-            queue.append(_CALL_PACKER.pack([seq, "call", target, args, {}, hid, False]))
-            # (frames up: user_location, this, ufunc._fast2, the operator: then the user)
-            self._queue_info.append(PendingCall(seq, description, user_location(4), (hid,)))
+            queue.append((seq, kinds, target, a, b, hid))
+            # (frames up: this, ufunc._fast2, the operator or ufunc.__call__: the user)
+            try:
+                frame = _getframe(3)
+                name = frame.f_code.co_filename
+                self._queue_info.append((name, frame.f_lineno) if _OURS.get(name) is False
+                                        else _where(frame))
+            except ValueError:  # called from outside Python: no frame that far up
+                self._queue_info.append(None)
             if len(queue) >= BATCH_CALLS:
                 self._flush_locked()
             return hid
@@ -470,20 +514,22 @@ class Session:
             self._queue, self._queue_info = [], []
             self._send_batch(queue, info, [], drain)
 
-    def _send_batch(self, calls: list[bytes], info: list[PendingCall], frames: list,
+    def _send_batch(self, calls: list, info: list, frames: list,
                     drain: bool = True) -> None:
         release, self._release = self._release, []
+        self.proxies.sweep()
         header: dict = {"t": "batch", "n": len(calls)}
         if release:
             header["release"] = release
         if self._ack is not None:
             header["ack"] = self._ack
             self._ack = None
-        for item in info:
-            self._pending[item.seq] = item
         if info:
-            self._sent_seq = info[-1].seq
-        self._send_data([msgpack.packb(header), b"".join(calls), *frames])
+            first = info[0]
+            first = first.seq if type(first) is PendingCall else calls[0][0]
+            self._sent.append([first, calls, info])
+            self._sent_seq = first + len(info) - 1
+        self._send_data([msgpack.packb(header), _pack_calls(calls), *frames])
         if drain:  # (a caller about to wait reads the replies anyway)
             self._drain()
 
@@ -618,7 +664,7 @@ class Session:
                 seq, info = error
                 exc = errors.build_error(info)
                 exc.__gpushare_info__ = info  # type: ignore[attr-defined]
-                pending = self._pending.get(seq)
+                pending = self._pending_call(seq)
                 self._error = (pending, exc)
                 self._last_error = exc
                 self._ack = seq
@@ -626,7 +672,7 @@ class Session:
                     if out is not None:
                         self._poisoned[out] = exc
             for seq, out_id in reply.get("skipped") or ():
-                skipped = self._pending.get(seq)
+                skipped = self._pending_call(seq)
                 for out in (skipped.out_ids if skipped else ()):
                     if out is not None and self._last_error is not None:
                         self._poisoned[out] = self._last_error
@@ -637,8 +683,9 @@ class Session:
                 sys.stdout.flush()
             upto = reply.get("upto")
             if isinstance(upto, int):
-                for s in [s for s in self._pending if s <= upto]:
-                    del self._pending[s]
+                sent = self._sent
+                while sent and sent[0][0] + len(sent[0][1]) - 1 <= upto:
+                    sent.popleft()
                 self._done_seq = max(self._done_seq, upto)
         elif kind == "fatal":
             key, message = reply["error"]
@@ -652,6 +699,18 @@ class Session:
                 f"gpushare: the server could not understand a message: {reply.get('error')}")
         else:
             self._lost = errors.RemoteProtocolError(f"gpushare: unexpected reply {reply!r}")
+
+    def _pending_call(self, seq: Any) -> PendingCall | None:
+        """The call ``seq`` of a batch sent and not yet answered."""
+        for first, calls, infos in self._sent:
+            i = seq - first if type(seq) is int else -1
+            if 0 <= i < len(infos):
+                info = infos[i]
+                if type(info) is PendingCall:
+                    return info
+                record = calls[i]  # an operator's: [seq, kinds, target, a, b, out_id]
+                return PendingCall(seq, record[2], info, (record[5],))
+        return None
 
     def _receive_stream(self, desc: dict) -> Any:
         """Receive the chunk messages of a streamed array (they follow its reply)."""
@@ -864,6 +923,32 @@ class Session:
                 "gpushare: the server abandoned a copy through shared memory (it waited "
                 "too long for this client); the session cannot go on")
             raise self._lost from None
+
+
+def _pack_calls(calls: list) -> bytes:
+    """The calls of a batch as one stream of msgpack values: packed calls (bytes) as
+    they are, and each run of operators' records (tuples) packed in one go, as an array
+    whose header is then dropped."""
+    pack = _RECORD_PACKER.pack
+    parts: list = []
+    start = 0
+    for i, call in enumerate(calls):
+        if type(call) is bytes:
+            if start < i:
+                run = pack(calls[start:i])
+                parts.append(run[_array_header_size(i - start):])
+            parts.append(call)
+            start = i + 1
+    if start < len(calls):
+        n = len(calls) - start
+        run = pack(calls[start:] if start else calls)
+        parts.append(run[_array_header_size(n):])
+    return b"".join(parts)
+
+
+def _array_header_size(n: int) -> int:
+    """Bytes of msgpack's header of an array of ``n`` items."""
+    return 1 if n < 16 else 3 if n < 1 << 16 else 5
 
 
 def _handle_of(obj: Any) -> int | None:

@@ -10,10 +10,16 @@ Values that msgpack cannot express natively are msgpack extension types (see
 Client -> server headers (dicts, key ``"t"`` gives the kind):
 
 ``hello``   ``{"t": "hello", "v": PROTOCOL_VERSION, "client": {...}}``
-``batch``   ``{"t": "batch", "calls": [Call, ...], "release": [id, ...], "ack": seq}``
+``batch``   ``{"t": "batch", "n": count, "release": [[pos, id], ...], "ack": seq}``,
+            then frame 1: the ``n`` calls, msgpack values back to back (each release
+            applies before the call at ``pos``: after every call queued while its
+            proxy lived), then the buffers their arguments reference
 ``bye``     ``{"t": "bye"}``
 
-A ``Call`` is ``[seq, op, target, args, kwargs, out_id, want_reply]``.
+A call is ``[seq, op, target, args, kwargs, out_id, want_reply]``, or an operator's
+record ``[seq, kinds, target, a, b, out_id]`` (``client.Session.fast_op``): ``target(a,
+b)``, where bit 0 of ``kinds`` says ``a`` is a handle id, bit 1 the same of ``b``, and
+the others are plain Python scalars.
 
 Server -> client headers:
 
@@ -35,7 +41,7 @@ import msgpack
 import numpy
 
 #: Bumped on any incompatible change; the handshake refuses a mismatch.
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # 2: the operators' records
 
 #: Buffers at least this large travel as their own zero-copy frame.
 INLINE_LIMIT = 1 << 12

@@ -398,6 +398,7 @@ class CpuBackend:
 
     def __init__(self) -> None:
         self._cache: dict[str, Callable[..., Any]] = {}
+        self._inplace: dict[str, Any] = {}
         self._random = RandomState()
         # host memory exhaustion is the device's OutOfMemoryError here
         self.error_keys: dict[type, str] = {MemoryError: "cupy.cuda.memory.OutOfMemoryError"}
@@ -414,6 +415,48 @@ class CpuBackend:
             fn = self._resolve(path)
             self._cache[path] = fn
         return fn
+
+    def inplace(self, path: str) -> Callable[[Any, Any, Any], bool] | None:
+        """For ``path`` a binary elementwise ufunc (whose every call without ``out`` gives
+        a new array): ``into(r, x, y)``, which computes ``path(x, y)`` into ``r``, one of
+        its operands, when the result has ``r``'s dtype and shape, and says whether it
+        did. ``r`` is an array the session's executor made and holds alone (see
+        ``SessionExecutor._batch``). None for anything else."""
+        into = self._inplace.get(path, False)
+        if into is False:
+            into = self._inplace[path] = self._make_inplace(path)
+        return into
+
+    def _make_inplace(self, path: str) -> Callable[[Any, Any, Any], bool] | None:
+        try:
+            uf = getattr(self.function(path), "__wrapped__", None)
+        except Exception:  # noqa: BLE001 - not served: the call raises it
+            return None
+        if path in OVERRIDES or not isinstance(uf, numpy.ufunc) or uf.nin != 2 or \
+                uf.nout != 1:
+            return None
+        ndarray = numpy.ndarray
+        fits: dict = {}  # operand kinds -> whether the result has r's dtype
+
+        def into(r: Any, x: Any, y: Any) -> bool:
+            first = x is r
+            other = y if first else x
+            array = type(other) is ndarray
+            key = (r.dtype, other.dtype if array else type(other), first)
+            ok = fits.get(key)
+            if ok is None:
+                k = key[1]
+                try:  # NumPy's type resolution, Python scalars weak (NEP 50), as CuPy's
+                    ok = uf.resolve_dtypes((r.dtype, k, None) if first else
+                                           (k, r.dtype, None))[2] == r.dtype
+                except Exception:  # noqa: BLE001 - e.g. no loop: the call raises it
+                    ok = False
+                fits[key] = ok
+            if not ok or (array and other is not r and other.shape != r.shape):
+                return False
+            uf(x, y, out=r)
+            return True
+        return into
 
     def _resolve(self, path: str) -> Callable[..., Any]:
         fn = self._resolve_host(path)

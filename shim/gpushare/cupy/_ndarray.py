@@ -226,9 +226,7 @@ class ndarray(_client.RemoteHandle):
     # --- identity and lifetime ---------------------------------------------------
     def __del__(self) -> None:
         try:
-            s = self._gs_session
-            if not s._closed:
-                s.release(self._gs_id)
+            self._gs_session.release(self._gs_id)
         except Exception:  # noqa: BLE001 - finalizers must not raise
             pass
 

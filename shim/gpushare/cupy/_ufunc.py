@@ -6,16 +6,17 @@ else waits for the server, which raises the error CuPy would.
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy
 
-from .. import client as _client
 from ..namespace import module_names
 from . import _infer
 from ._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _new, _session_of, ndarray, session
 
 _new_proxy = object.__new__
+_weakref = weakref.ref
 _SCALARS = (int, float, complex, bool)
 _EXACT_SCALARS = frozenset(_SCALARS)
 #: the scalars the operators' fast path takes (those a call carries as they are; ints
@@ -23,7 +24,6 @@ _EXACT_SCALARS = frozenset(_SCALARS)
 _FAST_SCALARS = frozenset((int, float, bool))
 #: (shape, itemsize) -> (strides, flags) of a new C-contiguous array
 _C_LAYOUTS: dict = {}
-_handle_ext = _client.handle_ext
 
 
 def _c_layout(shape: tuple, itemsize: int) -> tuple:
@@ -88,8 +88,9 @@ class ufunc:
         self.nargs = self._np.nargs if self._np is not None else None
         self.__doc__ = f"Runs ``{self._path}`` on the server.\n\nSee Also\n--------\n{self._path}"
 
-        #: operand kinds (dtypes, or Python scalar types) -> the result's dtype, or
-        #: False where the operators' fast path leaves the call to the general one
+        #: operand kinds (dtypes, or Python scalar types) -> the result's dtype and its
+        #: itemsize, or False where the operators' fast path leaves the call to the
+        #: general one
         self._fast: dict = {}
 
     def __repr__(self) -> str:
@@ -98,52 +99,50 @@ class ufunc:
     def _fast2(self, a: Any, b: Any) -> Any:
         """``self(a, b)`` when both are proxies of one session and one shape, or one is
         a proxy and the other a plain Python scalar: the operators' path, queued with
-        no checks beyond these. None where the general path must decide (it then
-        decides everything again, errors included)."""
+        no checks beyond these (``Session.fast_op``). None where the general path must
+        decide (it then decides everything again, errors included)."""
         ka, kb = type(a), type(b)
         if ka is ndarray:
             s, shape = a._gs_session, a._shape
             if kb is ndarray:
                 if b._gs_session is not s or b._shape != shape:
                     return None
-                key = (a._dtype, b._dtype)
-                args = [_handle_ext(a._gs_id), _handle_ext(b._gs_id)]
+                key, kinds, x, y = (a._dtype, b._dtype), 3, a._gs_id, b._gs_id
             elif kb in _FAST_SCALARS and (kb is not int or 0 <= b < 128):
-                key = (a._dtype, kb)
-                args = [_handle_ext(a._gs_id), b]
+                key, kinds, x, y = (a._dtype, kb), 1, a._gs_id, b
             else:
                 return None
         elif kb is ndarray and ka in _FAST_SCALARS and (ka is not int or 0 <= a < 128):
             s, shape = b._gs_session, b._shape
-            key = (ka, b._dtype)
-            args = [a, _handle_ext(b._gs_id)]
+            key, kinds, x, y = (ka, b._dtype), 2, a, b._gs_id
         else:
             return None
-        dtype = self._fast.get(key)
-        if dtype is None:
+        fast = self._fast.get(key)
+        if fast is None:
             if self._np is None or self.nin != 2 or self.nout != 1:
                 return None
             try:
                 dtype = _infer.ufunc_result(self._np, (a, b), None, _is_proxy)[1][0]
+                fast = (dtype, dtype.itemsize)
             except _infer.CannotInfer:
-                dtype = False
+                fast = False
             except Exception:  # noqa: BLE001 - the general path raises it
                 return None
-            self._fast[key] = dtype
-        if dtype is False:
+            self._fast[key] = fast
+        if fast is False:
             return None
-        hid = s.pipeline_op(self._path, args, self._description)
+        hid = s.fast_op(kinds, self._path, x, y)
         if not hid:
             return None
         r = _new_proxy(ndarray)
         r._gs_id = hid
         r._gs_session = s
         r._shape = shape
-        r._dtype = dtype
-        r._strides, r._flags = _c_layout(shape, dtype.itemsize)
+        r._dtype = fast[0]
+        r._strides, r._flags = _C_LAYOUTS.get((shape, fast[1])) or _c_layout(shape, fast[1])
         r._base = None
         r._meta_ok = True
-        s.proxies[hid] = r
+        s.proxies.refs[hid] = _weakref(r)  # (``ProxyTable`` sweeps when the batch goes)
         return r
 
     @property

@@ -1,0 +1,247 @@
+"""The operators' records (``client.Session.fast_op``) and how the worker runs them
+(``SessionExecutor._batch``): a result that only the next call uses, and that the
+client releases right after (``x = x + 1`` in a loop, ``a * b + c``), is computed into
+by that call instead of being stored (``Backend.inplace``). Answers, dtypes, errors and
+the arrays a program can still see must be those of running every call alone."""
+from __future__ import annotations
+
+import operator
+import random
+
+import msgpack
+import numpy
+import pytest
+
+from gpushare_server.backends.cpu import CpuBackend
+from gpushare_server.quota import MemoryQuota
+from gpushare_server.session import SessionExecutor
+
+# --- the executor in-process ------------------------------------------------------------
+
+
+def _batch(executor: SessionExecutor, calls: list, release: list = ()) -> dict:
+    """Run one batch (records or 7-item calls); its decoded reply."""
+    header: dict = {"t": "batch", "n": len(calls)}
+    if release:
+        header["release"] = [list(r) for r in release]
+    packer = msgpack.Packer(use_bin_type=True)
+    frames = [msgpack.packb(header), b"".join(packer.pack(c) for c in calls)]
+    reply = executor.handle(frames)
+    return msgpack.unpackb(reply[0], strict_map_key=False)
+
+
+def _executor(*arrays: numpy.ndarray) -> SessionExecutor:
+    executor = SessionExecutor(CpuBackend())
+    for hid, arr in enumerate(arrays, start=1):
+        executor.handles.put(hid, arr)
+    return executor
+
+
+def test_a_result_only_the_next_call_uses_is_computed_into_not_stored():
+    x = numpy.arange(6, dtype=numpy.float32)
+    executor = _executor(x)
+    # t = x * 2; v = t + 1 (t released once v's call is queued); w = 3 - v; then v goes
+    reply = _batch(executor, [[1, 1, "cupy.multiply", 1, 2.0, 2],
+                              [2, 1, "cupy.add", 2, 1.0, 3],
+                              [3, 2, "cupy.subtract", 3.0, 3, 4]],
+                   release=[(2, 2), (3, 3)])
+    assert reply["upto"] == 3 and "error" not in reply
+    assert 2 not in executor.handles and 3 not in executor.handles
+    numpy.testing.assert_array_equal(executor.handles.get(4), 3.0 - (x * 2.0 + 1.0))
+    assert executor.handles.get(4).dtype == numpy.float32
+    numpy.testing.assert_array_equal(x, numpy.arange(6, dtype=numpy.float32))  # untouched
+
+
+def test_both_operands_the_carried_result_and_an_array_operand():
+    x = numpy.linspace(-1, 1, 5)
+    y = numpy.arange(5.0)
+    executor = _executor(x, y)
+    # t = x + y; u = t * t; v = y - u
+    _batch(executor, [[1, 3, "cupy.add", 1, 2, 3],
+                      [2, 3, "cupy.multiply", 3, 3, 4],
+                      [3, 3, "cupy.subtract", 2, 4, 5]],
+           release=[(2, 3), (3, 4)])
+    t = x + y
+    numpy.testing.assert_array_equal(executor.handles.get(5), y - t * t)
+    numpy.testing.assert_array_equal(executor.handles.get(2), numpy.arange(5.0))
+
+
+def test_a_result_the_next_call_cannot_compute_into_is_stored_first():
+    """A different dtype (a comparison), another shape (broadcasting), a call that is
+    not an operator's: the carried array is stored, and the next call runs as usual."""
+    x = numpy.arange(4, dtype=numpy.int32)
+    row = numpy.arange(4, dtype=numpy.int32)
+    executor = _executor(x, row.reshape(1, 4) * 0 + 1)
+    reply = _batch(executor, [
+        [1, 1, "cupy.add", 1, 1, 10], [2, 1, "cupy.greater", 10, 2, 11],    # bool result
+        [3, 1, "cupy.add", 1, 1.5, 12], [4, 1, "cupy.multiply", 12, 2, 13],  # float64
+        [5, 1, "cupy.add", 1, 3, 14], [6, 3, "cupy.add", 14, 2, 15],        # broadcast
+        [7, 1, "cupy.add", 1, 4, 16],
+        [8, "call", "cupy.sum", [msgpack.ExtType(1, b"\x10")], {}, None, True],
+    ], release=[(2, 10), (4, 12), (6, 14), (8, 16)])
+    assert "error" not in reply
+    numpy.testing.assert_array_equal(executor.handles.get(11), x + 1 > 2)
+    assert executor.handles.get(13).dtype == numpy.float64
+    numpy.testing.assert_array_equal(executor.handles.get(13), (x + 1.5) * 2)
+    assert executor.handles.get(15).shape == (1, 4)
+    numpy.testing.assert_array_equal(executor.handles.get(15), [x + 3 + 1])
+    [[seq, packed]] = reply["results"]
+    assert seq == 8 and 16 not in executor.handles
+    assert x.tolist() == [0, 1, 2, 3]
+
+
+def test_a_result_that_may_be_an_operand_itself_is_never_written_into():
+    """Only a new array from an elementwise ufunc is carried: ``asarray`` returns its
+    operand, which must not change when the next call would compute into it."""
+    x = numpy.arange(3.0)
+    executor = _executor(x)
+    _batch(executor, [[1, 1, "cupy.asarray", 1, None, 2],
+                      [2, 1, "cupy.add", 2, 1.0, 3]], release=[(2, 2)])
+    assert x.tolist() == [0.0, 1.0, 2.0]
+    assert executor.handles.get(3).tolist() == [1.0, 2.0, 3.0]
+
+
+def test_a_failure_is_the_failing_calls_and_later_calls_are_skipped():
+    x = numpy.arange(3.0)
+    executor = _executor(x)
+    reply = _batch(executor, [[1, 1, "cupy.add", 1, 1.0, 2],
+                              [2, 3, "cupy.add", 2, 99, 3],   # handle 99: unknown
+                              [3, 1, "cupy.add", 3, 1.0, 4]], release=[(2, 2)])
+    assert reply["error"][0] == 2 and "99" in reply["error"][1][1]
+    assert reply["skipped"] == [[3, 4]] and reply["upto"] == 3
+    assert 2 not in executor.handles and 3 not in executor.handles
+
+
+def test_the_memory_limit_counts_a_carried_result_at_its_own_call():
+    """A result computed into later is counted when its call runs, as if stored: over
+    the limit, that call fails (and names the user's line), not a later one; a chain
+    computed into one array stays within a limit that holds two arrays."""
+    x = numpy.zeros(1 << 16, dtype=numpy.float64)  # 512 KiB
+    executor = _executor(x)
+    MemoryQuota(executor.backend, 1100 * 1024).install(executor)
+    calls = [[k, 1, "cupy.add", k, 1.0, k + 1] for k in range(1, 40)]
+    reply = _batch(executor, calls, release=[(k, k) for k in range(2, 40)])
+    assert "error" not in reply and reply["upto"] == 39
+    numpy.testing.assert_array_equal(executor.handles.get(40), numpy.full(1 << 16, 39.0))
+    reply = _batch(executor, [[40, 1, "cupy.multiply", 1, 2.0, 41],  # a third array
+                              [41, 1, "cupy.less", 41, 1, 42]], release=[(2, 41)])
+    assert reply["error"][0] == 40 and "OutOfMemoryError" in reply["error"][1][0]
+    assert reply["skipped"] == [[41, 42]]
+    assert 41 not in executor.handles and 42 not in executor.handles
+
+
+@pytest.mark.parametrize("record", [
+    [1, 0, "cupy.add", 1, 1.0, 2], [1, 4, "cupy.add", 1, 1.0, 2],
+    [1, "1", "cupy.add", 1, 1.0, 2], [1, 1, 7, 1, 1.0, 2], ["1", 1, "cupy.add", 1, 1.0, 2],
+])
+def test_a_malformed_record_is_a_protocol_error(record):
+    executor = _executor(numpy.arange(3.0))
+    reply = _batch(executor, [record])
+    assert reply["t"] == "protocol_error" and "malformed call" in reply["error"]
+
+
+# --- through a server ---------------------------------------------------------------------
+
+_OPS = [operator.add, operator.sub, operator.mul, operator.truediv, operator.gt,
+        operator.eq, operator.floordiv, operator.and_, operator.or_]
+
+
+def _random_program(rng: random.Random, dtype: str, shape: tuple) -> list:
+    """Statements ``(name, expression)``: expressions are trees of binary operators
+    over variables and Python scalars, so that temporaries die at once; some
+    statements rebind their own operand (``x = x op s``, the chains)."""
+    names = ["a", "b", "c"]
+    ops = _OPS if numpy.dtype(dtype).kind in "iub" else _OPS[:6]
+
+    def expr(depth: int) -> tuple:
+        if depth == 0 or rng.random() < 0.2:
+            if rng.random() < 0.6:
+                return ("var", rng.choice(names))
+            return ("const", rng.choice([0, 1, 3, 127, 1.5, -0.25, 2.0, True]))
+        return ("op", rng.choice(ops), expr(depth - 1), expr(depth - 1))
+    program = []
+    for _ in range(12):
+        target = rng.choice(names + ["d"])
+        if rng.random() < 0.4:  # a chain: target = target op const, several times
+            for _ in range(rng.randint(2, 6)):
+                program.append((target, ("op", rng.choice(ops[:4]), ("var", target),
+                                         ("const", rng.choice([1, 2, 0.5, 3.0])))))
+            if target not in names:
+                names.append(target)
+            continue
+        program.append((target, expr(rng.randint(1, 4))))
+        if target not in names:
+            names.append(target)
+    return program
+
+
+def _evaluate(node: tuple, env: dict) -> object:
+    kind = node[0]
+    if kind == "var":
+        return env[node[1]]
+    if kind == "const":
+        return node[1]
+    return node[1](_evaluate(node[2], env), _evaluate(node[3], env))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "int8",
+                                   "uint8", "bool"])
+def test_random_operator_programs_match_numpy(cp, dtype):
+    """Programs of operators on proxies and Python scalars (chains that rebind their
+    operand, nested expressions whose temporaries die at once, promotions to other
+    dtypes) give NumPy's dtypes, values (exactly) and errors, as CuPy does."""
+    from gpushare import client
+    for seed in range(8):
+        rng = random.Random(f"{dtype}-{seed}")
+        shape = rng.choice([(7,), (3, 4), ()])
+        host_rng = numpy.random.default_rng(seed)
+        env_host = {n: (host_rng.normal(size=shape) * 20).astype(dtype)
+                    for n in ("a", "b", "c")}
+        env_dev = {n: cp.asarray(v) for n, v in env_host.items()}
+        s = client.get_session()
+        for name, node in _random_program(rng, dtype, shape):
+            try:
+                with numpy.errstate(all="ignore"):  # (CuPy does not warn)
+                    expected = _evaluate(node, env_host)
+            except Exception as exc:  # noqa: BLE001 - the same error is expected
+                with pytest.raises(type(exc)):
+                    _evaluate(node, env_dev)
+                continue
+            if not hasattr(expected, "dtype"):  # scalars only: not an array program
+                continue
+            expected = numpy.asarray(expected)
+            waited = s._done_seq
+            got = _evaluate(node, env_dev)
+            assert s._done_seq == waited  # pipelined
+            assert got.dtype == expected.dtype and got.shape == expected.shape, node
+            env_host[name], env_dev[name] = expected, got
+        for name, expected in env_host.items():
+            got = env_dev[name].get()
+            assert got.dtype == expected.dtype, (dtype, seed, name)
+            numpy.testing.assert_array_equal(got, expected, err_msg=f"{dtype} {seed} {name}")
+
+
+def test_a_temporary_reduced_at_once_and_a_long_chain(cp):
+    """``sum(x * 2 + 1)``: the temporary goes to a call that is not an operator's, so it
+    is stored for it; a chain longer than a batch (512 calls) crosses batches."""
+    x = cp.arange(10, dtype=cp.float64)
+    assert float(cp.sum(x * 2 + 1)) == float(numpy.sum(numpy.arange(10.0) * 2 + 1))
+    y, h = x, numpy.arange(10.0)
+    for k in range(1500):
+        y = y * 1.001 + (k % 3)
+        h = h * 1.001 + (k % 3)
+    numpy.testing.assert_array_equal(y.get(), h)
+    assert x.get().tolist() == list(range(10))
+
+
+def test_records_and_packed_calls_travel_as_one_stream():
+    """``client._pack_calls``: runs of operators' records are packed in one go; the
+    stream is what packing every call alone gives, for runs of any length."""
+    from gpushare.client import _CALL_PACKER, _pack_calls
+    records = [(k, 1, "cupy.add", k, 1.5, k + 1) for k in range(70_000)]
+    packed = [_CALL_PACKER.pack([0, "call", "cupy.sum", [], {}, None, True])]
+    for calls in ([], records[:1], records[:15], records[:16], records[:70_000],
+                  packed + records[:20] + packed + packed + records[:3]):
+        expected = b"".join(c if type(c) is bytes else msgpack.packb(list(c))
+                            for c in calls)
+        assert _pack_calls(calls) == expected
