@@ -384,10 +384,12 @@ class SessionExecutor:
                     next_release += 1
                 if type(call) is list and len(call) == 6:
                     # an operator's record (``client.Session.fast_op``): [seq, kinds,
-                    # target, a, b, out_id], kinds saying which of a and b are handles
+                    # target, a, b, out_id]: target(a, b), kinds saying which of a and b
+                    # are handles (bits 0 and 1), or target(a) for a handle a (kinds 4)
                     seq, kinds, target, a, b, out_id = call
                     if type(seq) is not int or type(target) is not str or \
-                            type(kinds) is not int or not 1 <= kinds <= 3:
+                            type(kinds) is not int or not 1 <= kinds <= 4 or \
+                            kinds == 4 and b is not None:
                         raise ProtocolError(f"malformed call {call!r}")
                     upto = seq
                     if self.failed_seq is not None:
@@ -396,12 +398,13 @@ class SessionExecutor:
                     self.calls += 1
                     try:
                         if carry is None:
-                            result = normalize(function(target)(
+                            result = normalize(function(target)(get(a)) if kinds == 4
+                                               else function(target)(
                                 get(a) if kinds & 1 else a, get(b) if kinds & 2 else b))
                         else:
                             # the last call's result, which this call alone may use
                             cid, r = carry[0], carry[1]
-                            x = (r if a == cid else get(a)) if kinds & 1 else a
+                            x = (r if a == cid else get(a)) if kinds & 5 else a
                             y = (r if b == cid else get(b)) if kinds & 2 else b
                             into = intos.get(target, False)
                             if into is False:
@@ -412,7 +415,8 @@ class SessionExecutor:
                             else:  # stored after all, for this call and any later
                                 put(cid, r)
                                 carry = None
-                                result = normalize(function(target)(x, y))
+                                result = normalize(function(target)(x) if kinds == 4
+                                                   else function(target)(x, y))
                         if dies is not None and dies.get(out_id) == index + 2:
                             into = intos.get(target, False)
                             if into is False:

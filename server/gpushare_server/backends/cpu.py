@@ -417,10 +417,11 @@ class CpuBackend:
         return fn
 
     def inplace(self, path: str) -> Callable[[Any, Any, Any], bool] | None:
-        """For ``path`` a binary elementwise ufunc (whose every call without ``out`` gives
-        a new array): ``into(r, x, y)``, which computes ``path(x, y)`` into ``r``, one of
-        its operands, when the result has ``r``'s dtype and shape, and says whether it
-        did. ``r`` is an array the session's executor made and holds alone (see
+        """For ``path`` an elementwise ufunc of one or two operands (whose every call
+        without ``out`` gives a new array): ``into(r, x, y)``, which computes
+        ``path(x, y)`` (``path(x)`` when ``y`` is None, for one operand) into ``r``, one
+        of its operands, when the result has ``r``'s dtype and shape, and says whether
+        it did. ``r`` is an array the session's executor made and holds alone (see
         ``SessionExecutor._batch``). None for anything else."""
         into = self._inplace.get(path, False)
         if into is False:
@@ -432,11 +433,26 @@ class CpuBackend:
             uf = getattr(self.function(path), "__wrapped__", None)
         except Exception:  # noqa: BLE001 - not served: the call raises it
             return None
-        if path in OVERRIDES or not isinstance(uf, numpy.ufunc) or uf.nin != 2 or \
+        if path in OVERRIDES or not isinstance(uf, numpy.ufunc) or uf.nin not in (1, 2) or \
                 uf.nout != 1:
             return None
         ndarray = numpy.ndarray
         fits: dict = {}  # operand kinds -> whether the result has r's dtype
+        if uf.nin == 1:
+            def into1(r: Any, x: Any, y: Any = None) -> bool:
+                ok = fits.get(r.dtype)
+                if ok is None:
+                    try:
+                        ok = uf.resolve_dtypes((r.dtype, None))[1] == r.dtype
+                    except Exception:  # noqa: BLE001 - e.g. no loop: the call raises it
+                        ok = False
+                    fits[r.dtype] = ok
+                if not ok or x is not r or y is not None:
+                    return False
+                uf(r, out=r)
+                return True
+            return into1
+        shapes: dict = {}  # (shape, r's shape) -> whether it broadcasts to r's shape
 
         def into(r: Any, x: Any, y: Any) -> bool:
             first = x is r
@@ -452,8 +468,21 @@ class CpuBackend:
                 except Exception:  # noqa: BLE001 - e.g. no loop: the call raises it
                     ok = False
                 fits[key] = ok
-            if not ok or (array and other is not r and other.shape != r.shape):
+            if not ok:
                 return False
+            if array and other is not r and other.shape != r.shape:
+                key = (other.shape, r.shape)
+                fit = shapes.get(key)
+                if fit is None:
+                    if len(shapes) >= 1024:
+                        shapes.clear()
+                    try:
+                        fit = numpy.broadcast_shapes(*key) == r.shape
+                    except ValueError:
+                        fit = False
+                    shapes[key] = fit
+                if not fit:
+                    return False
             uf(x, y, out=r)
             return True
         return into

@@ -98,7 +98,7 @@ def ufunc_result(uf: numpy.ufunc, args: tuple, dtype: Any, is_proxy: Any) -> tup
     except TypeError:  # an unhashable dtype= argument
         key, resolved = None, _MISSING
     if resolved is _MISSING:
-        resolved = _resolve(uf, in_key, dtype)
+        resolved = resolve(uf, in_key, dtype)
         if key is not None:
             _RESOLVED[key] = resolved
     if resolved is None:
@@ -121,7 +121,9 @@ _MISSING = object()
 _RESOLVED: dict = {}
 
 
-def _resolve(uf: numpy.ufunc, in_dtypes: tuple, dtype: Any) -> tuple | None:
+def resolve(uf: numpy.ufunc, in_dtypes: tuple, dtype: Any) -> tuple | None:
+    """``uf``'s dtypes, inputs then outputs, for these operand dtypes (Python scalar
+    types weak, as NEP 50 says); None where NumPy finds no loop."""
     try:
         if dtype is None:
             return uf.resolve_dtypes(in_dtypes + (None,) * uf.nout)

@@ -19,11 +19,44 @@ _new_proxy = object.__new__
 _weakref = weakref.ref
 _SCALARS = (int, float, complex, bool)
 _EXACT_SCALARS = frozenset(_SCALARS)
-#: the scalars the operators' fast path takes (those a call carries as they are; ints
-#: from 0 to 127 only, which every integer dtype holds: NEP 50 raises for the others)
+#: the scalars the operators' fast path takes (those a record carries as they are;
+#: ints only where they fit the type NEP 50 casts them to: ``ufunc._fast_entry``)
 _FAST_SCALARS = frozenset((int, float, bool))
 #: (shape, itemsize) -> (strides, flags) of a new C-contiguous array
 _C_LAYOUTS: dict = {}
+
+
+#: (shape, shape) -> their broadcast shape, or None (the general path raises)
+_BROADCASTS: dict = {}
+_I64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def _broadcast(a: tuple, b: tuple) -> tuple | None:
+    shape = _BROADCASTS.get((a, b), False)
+    if shape is False:
+        if len(_BROADCASTS) >= 4096:
+            _BROADCASTS.clear()
+        try:
+            shape = numpy.broadcast_shapes(a, b)
+        except ValueError:
+            shape = None
+        _BROADCASTS[a, b] = shape
+    return shape
+
+
+def _made(s: Any, hid: int, shape: tuple, fast: tuple) -> ndarray:
+    """The proxy of a fast path's result: a new C-contiguous array (see ``_fast2``,
+    which builds its own in place)."""
+    r = _new_proxy(ndarray)
+    r._gs_id = hid
+    r._gs_session = s
+    r._shape = shape
+    r._dtype = fast[0]
+    r._strides, r._flags = _C_LAYOUTS.get((shape, fast[1])) or _c_layout(shape, fast[1])
+    r._base = None
+    r._meta_ok = True
+    s.proxies.refs[hid] = _weakref(r)  # (``ProxyTable`` sweeps when the batch goes)
+    return r
 
 
 def _c_layout(shape: tuple, itemsize: int) -> tuple:
@@ -96,8 +129,21 @@ class ufunc:
     def __repr__(self) -> str:
         return f"<ufunc '{self.name}'>"
 
+    def _fast1(self, a: Any) -> Any:
+        """``self(a)`` for a proxy: as ``_fast2``."""
+        if type(a) is not ndarray:
+            return None
+        fast = self._fast.get(a._dtype)
+        if fast is None:
+            fast = self._fast[a._dtype] = self._fast_entry((a,))
+        if fast is False:
+            return None
+        s = a._gs_session
+        hid = s.fast_op(4, self._path, a._gs_id, None)
+        return _made(s, hid, a._shape, fast) if hid else None
+
     def _fast2(self, a: Any, b: Any) -> Any:
-        """``self(a, b)`` when both are proxies of one session and one shape, or one is
+        """``self(a, b)`` when both are proxies of one session (broadcast), or one is
         a proxy and the other a plain Python scalar: the operators' path, queued with
         no checks beyond these (``Session.fast_op``). None where the general path must
         decide (it then decides everything again, errors included)."""
@@ -105,32 +151,31 @@ class ufunc:
         if ka is ndarray:
             s, shape = a._gs_session, a._shape
             if kb is ndarray:
-                if b._gs_session is not s or b._shape != shape:
+                if b._gs_session is not s:
                     return None
+                if b._shape != shape:
+                    shape = _broadcast(shape, b._shape)
+                    if shape is None:
+                        return None
                 key, kinds, x, y = (a._dtype, b._dtype), 3, a._gs_id, b._gs_id
-            elif kb in _FAST_SCALARS and (kb is not int or 0 <= b < 128):
+            elif kb in _FAST_SCALARS:
                 key, kinds, x, y = (a._dtype, kb), 1, a._gs_id, b
             else:
                 return None
-        elif kb is ndarray and ka in _FAST_SCALARS and (ka is not int or 0 <= a < 128):
+        elif kb is ndarray and ka in _FAST_SCALARS:
             s, shape = b._gs_session, b._shape
             key, kinds, x, y = (ka, b._dtype), 2, a, b._gs_id
         else:
             return None
         fast = self._fast.get(key)
         if fast is None:
-            if self._np is None or self.nin != 2 or self.nout != 1:
-                return None
-            try:
-                dtype = _infer.ufunc_result(self._np, (a, b), None, _is_proxy)[1][0]
-                fast = (dtype, dtype.itemsize)
-            except _infer.CannotInfer:
-                fast = False
-            except Exception:  # noqa: BLE001 - the general path raises it
-                return None
-            self._fast[key] = fast
+            fast = self._fast[key] = self._fast_entry((a, b))
         if fast is False:
             return None
+        if kinds != 3:  # a Python int must fit where NEP 50 casts it (else it raises)
+            value = y if kinds == 1 else x
+            if type(value) is int and not fast[2] <= value <= fast[3]:
+                return None
         hid = s.fast_op(kinds, self._path, x, y)
         if not hid:
             return None
@@ -144,6 +189,29 @@ class ufunc:
         r._meta_ok = True
         s.proxies.refs[hid] = _weakref(r)  # (``ProxyTable`` sweeps when the batch goes)
         return r
+
+    def _fast_entry(self, operands: tuple) -> Any:
+        """The fast path's entry for these kinds of operands (dtypes, Python scalar
+        types): the result's dtype, its itemsize, and the Python ints an int operand may
+        be (the bounds of the integer type NEP 50 casts it to; int64's else, what a
+        record carries); False where the general path decides (no loop, several
+        outputs...)."""
+        if self._np is None or self.nout != 1 or len(operands) != self.nin:
+            return False
+        try:
+            kinds = tuple(_infer.operand_dtype(v, _is_proxy) for v in operands)
+        except _infer.CannotInfer:
+            return False
+        resolved = _infer.resolve(self._np, kinds, None)
+        if resolved is None:
+            return False
+        lo, hi = _I64
+        for value, dt in zip(operands, resolved):
+            if type(value) is int and dt.kind in "iu":
+                info = numpy.iinfo(dt)
+                lo, hi = max(lo, int(info.min)), min(hi, int(info.max))
+        out = resolved[-1]
+        return out, out.itemsize, lo, hi
 
     @property
     def types(self) -> list:
@@ -181,8 +249,9 @@ class ufunc:
         return args, kwargs
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not kwargs and len(args) == 2 and self.nin == 2:
-            r = self._fast2(*args)
+        if not kwargs and len(args) == self.nin:
+            r = self._fast2(*args) if self.nin == 2 else \
+                self._fast1(*args) if self.nin == 1 else None
             if r is not None:
                 return r
         if not kwargs and len(args) == self.nin:
