@@ -152,6 +152,7 @@ def test_the_memory_limit_counts_a_carried_result_at_its_own_call():
     [1, 0, "cupy.add", 1, 1.0, 2], [1, 4, "cupy.add", 1, 1.0, 2],
     [1, "1", "cupy.add", 1, 1.0, 2], [1, 1, 7, 1, 1.0, 2], ["1", 1, "cupy.add", 1, 1.0, 2],
     [1, 5, "cupy.add", 1, 1, 2], [1, 4, "cupy.negative", 1, 1, 2],
+    [1, 1, "cupy.add", 1, 1.0, True], [1, 1, "cupy.add", 1, 1.0, None],
 ])
 def test_a_malformed_record_is_a_protocol_error(record):
     executor = _executor(numpy.arange(3.0))

@@ -389,7 +389,7 @@ class SessionExecutor:
                     seq, kinds, target, a, b, out_id = call
                     if type(seq) is not int or type(target) is not str or \
                             type(kinds) is not int or not 1 <= kinds <= 4 or \
-                            kinds == 4 and b is not None:
+                            kinds == 4 and b is not None or type(out_id) is not int:
                         raise ProtocolError(f"malformed call {call!r}")
                     upto = seq
                     if self.failed_seq is not None:

@@ -419,10 +419,11 @@ class Session:
     def fast_op(self, kinds: int, target: str, a: Any, b: Any) -> int:
         """The operators' fast path: queue ``target(a, b)`` with its result under a new
         id, and return the id. ``kinds`` says which of ``a`` and ``b`` are handle ids
-        (bit 0: ``a``, bit 1: ``b``); the others are plain Python scalars. The call
-        travels as the record ``[seq, kinds, target, a, b, out_id]``. 0 when the general
-        path must take the call (a closed or lost session, sync mode, a failed call's
-        arrays about: ``submit`` says why)."""
+        (bit 0: ``a``, bit 1: ``b``), the others being plain Python scalars; 4:
+        ``target(a)`` of a handle ``a`` (``b`` None). The call travels as the record
+        ``[seq, kinds, target, a, b, out_id]``. 0 when the general path must take the
+        call (a closed or lost session, sync mode, a failed call's arrays about:
+        ``submit`` says why)."""
         with self._lock:
             if self._closed or self._lost is not None or self.sync or self._poisoned:
                 return 0
@@ -434,7 +435,8 @@ class Session:
             if not queue and not self._queued.is_set():
                 self._queued.set()
             queue.append((seq, kinds, target, a, b, hid))
-            # (frames up: this, ufunc._fast2, the operator or ufunc.__call__: the user)
+            # (frames up: this, ufunc._fast2 or _fast1, the operator or ufunc.__call__:
+            # the user's, unless an operator's lambda or gpushare's own code calls)
             try:
                 frame = _getframe(3)
                 name = frame.f_code.co_filename

@@ -45,8 +45,8 @@ def _broadcast(a: tuple, b: tuple) -> tuple | None:
 
 
 def _made(s: Any, hid: int, shape: tuple, fast: tuple) -> ndarray:
-    """The proxy of a fast path's result: a new C-contiguous array (see ``_fast2``,
-    which builds its own in place)."""
+    """The proxy of a fast path's result (``ufunc._fast1``, ``_fast2``): a new
+    C-contiguous array."""
     r = _new_proxy(ndarray)
     r._gs_id = hid
     r._gs_session = s
@@ -177,18 +177,7 @@ class ufunc:
             if type(value) is int and not fast[2] <= value <= fast[3]:
                 return None
         hid = s.fast_op(kinds, self._path, x, y)
-        if not hid:
-            return None
-        r = _new_proxy(ndarray)
-        r._gs_id = hid
-        r._gs_session = s
-        r._shape = shape
-        r._dtype = fast[0]
-        r._strides, r._flags = _C_LAYOUTS.get((shape, fast[1])) or _c_layout(shape, fast[1])
-        r._base = None
-        r._meta_ok = True
-        s.proxies.refs[hid] = _weakref(r)  # (``ProxyTable`` sweeps when the batch goes)
-        return r
+        return _made(s, hid, shape, fast) if hid else None
 
     def _fast_entry(self, operands: tuple) -> Any:
         """The fast path's entry for these kinds of operands (dtypes, Python scalar
