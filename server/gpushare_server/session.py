@@ -391,11 +391,19 @@ class SessionExecutor:
                             type(kinds) is not int or not 1 <= kinds <= 4 or \
                             kinds == 4 and b is not None or type(out_id) is not int:
                         raise ProtocolError(f"malformed call {call!r}")
-                    upto = seq
-                    if self.failed_seq is not None:
-                        skipped.append([seq, out_id])
-                        continue
-                    self.calls += 1
+                    record = True
+                else:
+                    record = False
+                    try:
+                        seq, op, target, args, kwargs, out_id, want = call
+                    except (TypeError, ValueError):
+                        raise ProtocolError(f"malformed call {call!r}") from None
+                upto = seq
+                if self.failed_seq is not None:
+                    skipped.append([seq, out_id])
+                    continue
+                self.calls += 1
+                if record:
                     try:
                         if carry is None:
                             result = normalize(function(target)(get(a)) if kinds == 4
@@ -446,15 +454,6 @@ class SessionExecutor:
                 if carry is not None:
                     put(carry[0], carry[1])
                     carry = None
-                try:
-                    seq, op, target, args, kwargs, out_id, want = call
-                except (TypeError, ValueError):
-                    raise ProtocolError(f"malformed call {call!r}") from None
-                upto = seq
-                if self.failed_seq is not None:
-                    skipped.append([seq, out_id])
-                    continue
-                self.calls += 1
                 try:
                     # (``_resolve``, with its most common case, a list, taken here)
                     if type(args) is list:
