@@ -60,6 +60,10 @@ class _WarningLog(list):
         self.append(warnings.WarningMessage(message, category, filename, lineno, file, line))
 
 
+#: the ``kinds`` an operator's record may have (``client.Session.fast_op``)
+_RECORD_KINDS = frozenset((1, 2, 3, 4, 9, 11))
+
+
 def _unwrap(value: Any) -> Any:
     return value.array if isinstance(value, HostArray) else value
 
@@ -385,11 +389,13 @@ class SessionExecutor:
                 if type(call) is list and len(call) == 6:
                     # an operator's record (``client.Session.fast_op``): [seq, kinds,
                     # target, a, b, out_id]: target(a, b), kinds saying which of a and b
-                    # are handles (bits 0 and 1), or target(a) for a handle a (kinds 4)
+                    # are handles (bits 0 and 1); target(a) for a handle a (kinds 4);
+                    # target(a, b, out=a) (bit 3, with bit 0; out_id is a)
                     seq, kinds, target, a, b, out_id = call
                     if type(seq) is not int or type(target) is not str or \
-                            type(kinds) is not int or not 1 <= kinds <= 4 or \
-                            kinds == 4 and b is not None or type(out_id) is not int:
+                            type(kinds) is not int or kinds not in _RECORD_KINDS or \
+                            type(out_id) is not int or \
+                            kinds == 4 and b is not None or kinds & 8 and out_id != a:
                         raise ProtocolError(f"malformed call {call!r}")
                     record = True
                 else:
@@ -405,6 +411,13 @@ class SessionExecutor:
                 self.calls += 1
                 if record:
                     try:
+                        if kinds & 8:  # a op= b: into a itself, no new array
+                            if carry is not None:  # (stored: this is no chain)
+                                put(carry[0], carry[1])
+                                carry = None
+                            x = get(a)
+                            function(target)(x, get(b) if kinds & 2 else b, out=x)
+                            continue
                         if carry is None:
                             result = normalize(function(target)(get(a)) if kinds == 4
                                                else function(target)(

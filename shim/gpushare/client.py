@@ -416,27 +416,30 @@ class Session:
                     self._flush_locked()
             return seq
 
-    def fast_op(self, kinds: int, target: str, a: Any, b: Any) -> int:
+    def fast_op(self, kinds: int, target: str, a: Any, b: Any, out_id: int = 0) -> int:
         """The operators' fast path: queue ``target(a, b)`` with its result under a new
         id, and return the id. ``kinds`` says which of ``a`` and ``b`` are handle ids
         (bit 0: ``a``, bit 1: ``b``), the others being plain Python scalars; 4:
-        ``target(a)`` of a handle ``a`` (``b`` None). The call travels as the record
-        ``[seq, kinds, target, a, b, out_id]``. 0 when the general path must take the
-        call (a closed or lost session, sync mode, a failed call's arrays about:
-        ``submit`` says why)."""
+        ``target(a)`` of a handle ``a`` (``b`` None); bit 3 (with bit 0): ``target(a, b,
+        out=a)``, ``out_id`` being ``a`` (returned: no new array). The call travels as
+        the record ``[seq, kinds, target, a, b, out_id]``. 0 when the general path must
+        take the call (a closed or lost session, sync mode, a failed call's arrays
+        about: ``submit`` says why)."""
         with self._lock:
             if self._closed or self._lost is not None or self.sync or self._poisoned:
                 return 0
-            hid = self._next_id
-            self._next_id = hid + 1
+            hid = out_id
+            if not hid:
+                hid = self._next_id
+                self._next_id = hid + 1
             seq = self._seq + 1
             self._seq = seq
             queue = self._queue
             if not queue and not self._queued.is_set():
                 self._queued.set()
             queue.append((seq, kinds, target, a, b, hid))
-            # (frames up: this, ufunc._fast2 or _fast1, the operator or ufunc.__call__:
-            # the user's, unless an operator's lambda or gpushare's own code calls)
+            # (frames up: this, ufunc._fast1, _fast2 or _fast_into, the operator or
+            # ufunc.__call__: the user's, unless gpushare's own code calls)
             try:
                 frame = _getframe(3)
                 name = frame.f_code.co_filename
@@ -711,7 +714,9 @@ class Session:
                 if type(info) is PendingCall:
                     return info
                 record = calls[i]  # an operator's: [seq, kinds, target, a, b, out_id]
-                return PendingCall(seq, record[2], info, (record[5],))
+                # (``a op= b`` makes no array: a failure there leaves ``a`` usable)
+                return PendingCall(seq, record[2], info,
+                                   (None,) if record[1] & 8 else (record[5],))
         return None
 
     def _receive_stream(self, desc: dict) -> Any:

@@ -19,7 +19,8 @@ Client -> server headers (dicts, key ``"t"`` gives the kind):
 A call is ``[seq, op, target, args, kwargs, out_id, want_reply]``, or an operator's
 record ``[seq, kinds, target, a, b, out_id]`` (``client.Session.fast_op``): ``target(a,
 b)``, where bit 0 of ``kinds`` says ``a`` is a handle id, bit 1 the same of ``b``, and
-the others are plain Python scalars.
+the others are plain Python scalars; ``kinds`` 4: ``target(a)``, ``b`` None; bit 3 (with
+bit 0): ``target(a, b, out=a)``, ``out_id`` being ``a``.
 
 Server -> client headers:
 

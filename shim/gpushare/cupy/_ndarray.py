@@ -893,7 +893,9 @@ def _install_operators() -> None:
                 return NotImplemented
             return uf(other, self)
 
-        def inplace(self: Any, other: Any, uf: Any = uf) -> Any:
+        def inplace(self: Any, other: Any, uf: Any = uf, fast: Any = uf._fast_into) -> Any:
+            if fast(self, other) is not None:
+                return self
             if not _ufunc.is_operand(other):
                 return NotImplemented
             uf(self, other, out=self)

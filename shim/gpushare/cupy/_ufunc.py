@@ -44,6 +44,17 @@ def _broadcast(a: tuple, b: tuple) -> tuple | None:
     return shape
 
 
+#: (dtype, dtype) -> whether the first casts to the second under ``same_kind``
+_SAME_KIND: dict = {}
+
+
+def _same_kind(a: numpy.dtype, b: numpy.dtype) -> bool:
+    ok = _SAME_KIND.get((a, b))
+    if ok is None:
+        ok = _SAME_KIND[a, b] = bool(numpy.can_cast(a, b, "same_kind"))
+    return ok
+
+
 def _made(s: Any, hid: int, shape: tuple, fast: tuple) -> ndarray:
     """The proxy of a fast path's result (``ufunc._fast1``, ``_fast2``): a new
     C-contiguous array."""
@@ -179,6 +190,30 @@ class ufunc:
         hid = s.fast_op(kinds, self._path, x, y)
         return _made(s, hid, shape, fast) if hid else None
 
+    def _fast_into(self, a: Any, b: Any) -> Any:
+        """``self(a, b, out=a)`` (``a += b``...) when ``a`` is a proxy and ``b`` a proxy of
+        its session that broadcasts to ``a``'s shape, or a plain Python scalar, and the
+        result casts to ``a``'s dtype (``same_kind``): ``a``, as ``_fast2``; else None."""
+        if type(a) is not ndarray:
+            return None
+        kb, s, shape = type(b), a._gs_session, a._shape
+        if kb is ndarray:
+            if b._gs_session is not s or (b._shape != shape and
+                                          _broadcast(shape, b._shape) != shape):
+                return None
+            key, kinds, y = (a._dtype, b._dtype), 11, b._gs_id
+        elif kb in _FAST_SCALARS:
+            key, kinds, y = (a._dtype, kb), 9, b
+        else:
+            return None
+        fast = self._fast.get(key)
+        if fast is None:
+            fast = self._fast[key] = self._fast_entry((a, b))
+        if fast is False or kb is int and not fast[2] <= b <= fast[3] or \
+                not _same_kind(fast[0], a._dtype):
+            return None
+        return a if s.fast_op(kinds, self._path, a._gs_id, y, a._gs_id) else None
+
     def _fast_entry(self, operands: tuple) -> Any:
         """The fast path's entry for these kinds of operands (dtypes, Python scalar
         types): the result's dtype, its itemsize, and the Python ints an int operand may
@@ -238,11 +273,16 @@ class ufunc:
         return args, kwargs
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not kwargs and len(args) == self.nin:
-            r = self._fast2(*args) if self.nin == 2 else \
-                self._fast1(*args) if self.nin == 1 else None
-            if r is not None:
-                return r
+        if len(args) == self.nin:
+            if not kwargs:
+                r = self._fast2(*args) if self.nin == 2 else \
+                    self._fast1(*args) if self.nin == 1 else None
+                if r is not None:
+                    return r
+            elif self.nin == 2 and len(kwargs) == 1 and kwargs.get("out") is args[0]:
+                r = self._fast_into(*args)  # (``cupy.add(a, b, out=a)``)
+                if r is not None:
+                    return r
         if not kwargs and len(args) == self.nin:
             # the common call (an operator): proxies and Python scalars, no keywords
             s = None
