@@ -17,7 +17,7 @@ import numpy
 
 from .. import client as _client
 from ..layouts import arg_reduce_is_view
-from ..protocol import FLAG_C, FLAG_F, FLAG_OWN, ArrayMeta, RemoteObject
+from ..protocol import FLAG_C, FLAG_F, FLAG_OWN, ArrayMeta
 from . import _infer
 
 _IMPLICIT = ("Implicit conversion to a NumPy array is not allowed. Please use `.get()` to "
