@@ -64,14 +64,15 @@ class RemoteHandle:
 
 class ProxyTable:
     """Handle id -> the live proxy standing for it, held weakly. A new entry for every
-    array made, so cheaper than ``WeakValueDictionary`` (a callback per entry): dead
-    entries are swept when the table has doubled since the last sweep."""
+    array made, so cheaper than ``WeakValueDictionary`` (a callback per entry): a
+    proxy's release drops its entry (``Session.release``), and entries left dead
+    otherwise are swept when the table has doubled since the last sweep."""
 
     __slots__ = ("refs", "_sweep_at")
 
     def __init__(self) -> None:
         #: the table itself: the operators' fast path writes ``refs[hid] =
-        #: weakref.ref(proxy)`` directly, and ``Session`` calls ``sweep`` as it sends
+        #: weakref.ref(proxy)`` directly
         self.refs: dict[int, weakref.ref] = {}
         self._sweep_at = 1024
 
@@ -87,8 +88,11 @@ class ProxyTable:
     def sweep(self) -> None:
         refs = self.refs
         if len(refs) >= self._sweep_at:
-            for dead in [k for k, ref in refs.items() if ref() is None]:
-                del refs[dead]
+            # over a copy (made in C, no Python code runs meanwhile): finalizers, in any
+            # thread, drop entries of the table as the sweep goes
+            for hid, ref in refs.copy().items():
+                if ref() is None and refs.get(hid) is ref:
+                    refs.pop(hid, None)
             self._sweep_at = max(1024, 2 * len(refs))
 
 
@@ -522,7 +526,6 @@ class Session:
     def _send_batch(self, calls: list, info: list, frames: list,
                     drain: bool = True) -> None:
         release, self._release = self._release, []
-        self.proxies.sweep()
         header: dict = {"t": "batch", "n": len(calls)}
         if release:
             header["release"] = release
