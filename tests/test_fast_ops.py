@@ -321,3 +321,32 @@ def test_records_and_packed_calls_travel_as_one_stream():
         expected = b"".join(c if type(c) is bytes else msgpack.packb(list(c))
                             for c in calls)
         assert _pack_calls(calls) == expected
+
+
+def test_threads_sharing_a_session_keep_their_own_chains(cp):
+    """Threads issuing operators on one session (each its own chain; one of them takes
+    the general path now and then) get their own answers: ids, sequence numbers,
+    records and releases interleave safely, and the worker's carried arrays follow
+    each chain."""
+    import threading
+    results: dict = {}
+    failures: list = []
+
+    def chain(k: int) -> None:
+        try:
+            x = cp.full(100, float(k), dtype=cp.float64)
+            for i in range(3000):
+                x = x * 1.0 + 1.0
+                if k == 0 and i % 50 == 0:
+                    x = x.reshape(10, 10).ravel()  # general path: a new table entry
+            results[k] = x.get()
+        except Exception as exc:  # noqa: BLE001 - reported below
+            failures.append(exc)
+    threads = [threading.Thread(target=chain, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not failures and sorted(results) == [0, 1, 2, 3]
+    for k, got in results.items():
+        numpy.testing.assert_array_equal(got, numpy.full(100, k + 3000.0))
