@@ -63,12 +63,13 @@ class Backend(Protocol):
 
     def synchronize(self) -> None: ...
 
-    # Optional: ``inplace(path)``, for ``path`` a binary elementwise ufunc whose calls
-    # give new arrays, returns ``into(r, x, y) -> bool``, which computes ``path(x, y)``
-    # into ``r`` (one of the operands, an array the executor holds alone) when the
-    # result fits it, and says whether it did; None for other paths. The session's
-    # executor then computes a chain of operators into one array (``_batch``). The CPU
-    # backend has it; without it every result is stored.
+    # Optional: ``inplace(path)``, for ``path`` an elementwise ufunc of one or two
+    # operands whose calls give new arrays, returns ``into(r, x, y) -> bool``, which
+    # computes ``path(x, y)`` (``path(x)``, y None) into ``r`` (one of the operands, an
+    # array the executor holds alone) when the result fits it, and says whether it did;
+    # None for other paths. The session's executor then computes a chain of operators
+    # into one array (``_batch``). The CPU backend has it; without it every result is
+    # stored.
 
 
 def check_member(remote_types: dict, obj: Any, name: str, call: bool) -> None:

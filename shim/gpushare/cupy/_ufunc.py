@@ -66,7 +66,7 @@ def _made(s: Any, hid: int, shape: tuple, fast: tuple) -> ndarray:
     r._strides, r._flags = _C_LAYOUTS.get((shape, fast[1])) or _c_layout(shape, fast[1])
     r._base = None
     r._meta_ok = True
-    s.proxies.refs[hid] = _weakref(r)  # (``ProxyTable`` sweeps when the batch goes)
+    s.proxies.refs[hid] = _weakref(r)  # (its release drops the entry)
     return r
 
 
