@@ -36,7 +36,9 @@ cp.broadcast_arrays(a[:1], t)[0]|cp.broadcast_arrays(t, v[:4])[0]|cp.roll(f, 1)|
 cp.roll(f, 2, 1)|cp.roll(t, (1, 2), (0, 2))|cp.roll(a, [1], axis=[0])|cp.roll(t[:, ::2], 1, 0)
 cp.pad(f, 1)|cp.pad(a[:, ::2], (1, 2))|cp.pad(t, ((0, 1), (2, 0), (1, 1)), mode="edge")
 cp.linalg.solve(a[:3, :3], a[:3, :2])|cp.linalg.inv(f[:3, :3])|cp.linalg.solve(f[:3, :3], f[:, :1])
-cp.fft.fftn(t)|cp.fft.rfft2(a)|cp.fft.irfftn(c)|cp.fft.ifft2(t, norm="ortho")|cp.fft.fftn(f)""".replace("\n", "|").split("|")
+cp.fft.fftn(t)|cp.fft.rfft2(a)|cp.fft.irfftn(c)|cp.fft.ifft2(t, norm="ortho")|cp.fft.fftn(f)
+f[1]|i[1]|a[1:, ::2]|f[1:, ::2]|i[1:, ::2]|a[True]|a[1, None]|f[..., -1]|t[1, ..., None]|t[:, 1:, ::2]
+""".strip().replace("\n", "|").split("|")
 
 
 @pytest.fixture(scope="module")
@@ -87,3 +89,13 @@ def test_broadcast_strides_are_cupys():
     for shape, out in (((2, 3), (3,)), ((2,), (3,)), ((2, 1), (3, 4))):
         with pytest.raises(ValueError):
             broadcast_strides(shape, (8,) * len(shape), out)
+
+
+def test_getitem_cache_keys_are_exact():
+    """``_infer.getitem_result`` caches basic keys only, and tells apart what a dict
+    would not (``True`` is ``1`` there, not to NumPy)."""
+    from gpushare.cupy._infer import _basic_key
+    assert _basic_key(1) == (1,) and _basic_key(True) is None
+    assert _basic_key(numpy.int64(1)) is None and _basic_key(slice(1.0, 2)) is None
+    assert _basic_key((slice(1, None), None, Ellipsis)) == ((1, None, None), None, Ellipsis)
+    assert _basic_key([1, 2]) is None and _basic_key((1, [2])) is None

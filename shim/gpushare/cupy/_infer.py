@@ -172,9 +172,49 @@ def _index_ghosts(key: Any, is_proxy: Any) -> Any:
     return one(key)
 
 
+#: (shape, strides, basic key) -> ``getitem_result``'s answer (see ``_basic_key``)
+_GETITEM: dict = {}
+
+
+def _basic_key(key: Any) -> tuple | None:
+    """``key`` as a hashable value when it is basic indexing by Python ints, slices of
+    Python ints, None and Ellipsis (its result then follows from the shape and strides
+    alone); None for anything else."""
+    out = []
+    for k in key if type(key) is tuple else (key,):
+        kind = type(k)
+        if kind is int or k is None or k is Ellipsis:
+            out.append(k)
+        elif kind is slice:
+            part = (k.start, k.stop, k.step)
+            for v in part:
+                if v is not None and type(v) is not int:
+                    return None
+            out.append(part)
+        else:  # (bool among them: True is 1 to a dict, not to NumPy)
+            return None
+    return tuple(out)
+
+
 def getitem_result(shape: tuple, dtype: numpy.dtype, strides: tuple, key: Any,
                    is_proxy: Any) -> tuple:
-    """``(shape, strides, is_view)`` of ``a[key]``; raise IndexError as CuPy would."""
+    """``(shape, strides, is_view)`` of ``a[key]``; raise IndexError as CuPy would.
+    Basic keys' answers are cached (an index in a loop is inferred once)."""
+    basic = _basic_key(key)
+    if basic is not None and type(shape) is tuple and type(strides) is tuple:
+        cache_key = (shape, strides, basic)
+        found = _GETITEM.get(cache_key)
+        if found is None:
+            found = _getitem_result(shape, dtype, strides, key, is_proxy)
+            if len(_GETITEM) >= 4096:
+                _GETITEM.clear()
+            _GETITEM[cache_key] = found
+        return found
+    return _getitem_result(shape, dtype, strides, key, is_proxy)
+
+
+def _getitem_result(shape: tuple, dtype: numpy.dtype, strides: tuple, key: Any,
+                    is_proxy: Any) -> tuple:
     gkey = _index_ghosts(key, is_proxy)
     # a ghost with the real strides, so the view's strides come out right
     base = numpy.zeros(1, dtype=dtype)
