@@ -133,3 +133,28 @@ def test_unlisted_errors_fall_back_to_the_nearest_listed_base():
     assert type(errors.build_error(errors.error_info(Weird("w")))) is IndexError
     assert type(errors.build_error(["no.such.Error", "m", "x"])) is RuntimeError
     assert isinstance(errors.build_error("garbage"), errors.RemoteProtocolError)
+
+
+@pytest.mark.parametrize("value", [
+    (), (3, 4), (-1,), (0, (1, 2)), (1.5, None, True, "C"), slice(None), slice(1, None, -2),
+    (slice(1, 5), Ellipsis, None, 2), ((1 << 64) - 1, -(1 << 63)), (slice(None, (2, 3)),),
+])
+def test_plain_ext_is_what_the_encoder_makes(value):
+    """``protocol.plain_ext`` (shapes, axes and index keys packed without an Encoder,
+    the client's common calls) gives the very bytes ``Encoder`` gives."""
+    import msgpack
+    from gpushare.protocol import Encoder, plain_ext
+    ext = plain_ext(value)
+    assert ext is not None
+    packer = msgpack.Packer(strict_types=True, use_bin_type=True)
+    assert packer.pack([ext]) == Encoder().pack([value])
+    assert decode([packer.pack(ext)]) == value  # and the server reads it back
+
+
+@pytest.mark.parametrize("value", [
+    [1, 2], (1, [2]), (1 << 64,), (numpy.int64(3),), (1, object()), slice(numpy.int64(1), 2),
+    ("a", b"bytes"), (1j,),
+])
+def test_plain_ext_leaves_the_rest_to_the_encoder(value):
+    from gpushare.protocol import plain_ext
+    assert plain_ext(value) is None

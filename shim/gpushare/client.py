@@ -25,7 +25,7 @@ from . import errors
 from .reliable import (GAP, NEW, Receiver, Sender, control, parse_control,
                        split_envelope)
 from .protocol import (CHUNK_BYTES, PROTOCOL_VERSION, ArrayMeta, Decoder, Encoder, Ext,
-                       RemoteObject, _pack_int)
+                       RemoteObject, _pack_int, plain_ext)
 from .settings import env_float
 from .wire import keep_receive_buffers, send_frames, spin
 
@@ -379,19 +379,20 @@ class Session:
     # --- calls ------------------------------------------------------------------
     def _encode_call(self, seq: int, op: str, target: Any, args: Any, kwargs: Any,
                      out_id: Any, want: bool) -> tuple[bytes, list]:
-        if not kwargs:
-            # the common call: proxies and plain scalars only (an operator, a method)
-            plain = []
-            for value in args:
-                kind = type(value)
-                if kind in _PLAIN_SCALARS and (kind is not int or _I64 <= value < _U64):
-                    plain.append(value)
-                elif isinstance(value, RemoteHandle) and not value._gs_session._poisoned:
-                    plain.append(handle_ext(value._gs_id))
-                else:
-                    break
-            else:
-                return _CALL_PACKER.pack([seq, op, target, plain, {}, out_id, want]), []
+        # the common call: proxies, plain scalars, and tuples and slices of those
+        # (shapes, axes, index keys), packed directly
+        plain = [_plain(value) for value in args]
+        if _NOT_PLAIN not in plain:
+            plain_kwargs = {}
+            if kwargs:
+                for name, value in kwargs.items():
+                    value = _plain(value)
+                    if value is _NOT_PLAIN or type(name) is not str:
+                        break
+                    plain_kwargs[name] = value
+            if len(plain_kwargs) == len(kwargs or ()):
+                return _CALL_PACKER.pack([seq, op, target, plain, plain_kwargs, out_id,
+                                          want]), []
         encoder = Encoder(handle_of=_handle_of, first_frame=2)
         packed = encoder.pack([seq, op, target, list(args), kwargs or {}, out_id, want])
         return packed, encoder.frames
@@ -933,6 +934,22 @@ class Session:
                 "gpushare: the server abandoned a copy through shared memory (it waited "
                 "too long for this client); the session cannot go on")
             raise self._lost from None
+
+
+_NOT_PLAIN = object()
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as ``Session._encode_call`` packs it directly, or ``_NOT_PLAIN``."""
+    kind = type(value)
+    if kind in _PLAIN_SCALARS:
+        return value if kind is not int or _I64 <= value < _U64 else _NOT_PLAIN
+    if isinstance(value, RemoteHandle):
+        return _NOT_PLAIN if value._gs_session._poisoned else handle_ext(value._gs_id)
+    if kind is tuple or kind is slice:
+        ext = plain_ext(value)
+        return _NOT_PLAIN if ext is None else ext
+    return _NOT_PLAIN
 
 
 def _pack_calls(calls: list) -> bytes:

@@ -169,6 +169,40 @@ def _pack_int(value: int) -> bytes:
     return _INT_PACKER.pack(int(value))
 
 
+_PLAIN_PACKER = msgpack.Packer(strict_types=True, use_bin_type=True)
+_PLAIN_LEAVES = frozenset({int, float, bool, str, type(None)})
+_ELLIPSIS_EXT = msgpack.ExtType(Ext.ELLIPSIS, b"")
+
+
+def plain_ext(value: Any) -> Any:
+    """What ``Encoder`` makes of a tuple or slice whose items are plain values (ints
+    that fit 64 bits, floats, bools, strings, None), Ellipsis, or such tuples and
+    slices again: shapes, axes, index keys. Made directly, without an ``Encoder``; None
+    for anything else (``tests/test_protocol.py`` checks both give the same bytes)."""
+    kind = type(value)
+    if kind is slice:
+        parts = [value.start, value.stop, value.step]
+    elif kind is tuple:
+        parts = list(value)
+    else:
+        return None
+    for i, item in enumerate(parts):
+        k = type(item)
+        if k in _PLAIN_LEAVES:
+            if k is int and not -(1 << 63) <= item < (1 << 64):
+                return None
+        elif k is slice or k is tuple:
+            item = plain_ext(item)
+            if item is None:
+                return None
+            parts[i] = item
+        elif item is Ellipsis:
+            parts[i] = _ELLIPSIS_EXT
+        else:
+            return None
+    return msgpack.ExtType(Ext.TUPLE if kind is tuple else Ext.SLICE, _PLAIN_PACKER.pack(parts))
+
+
 def _default_dispatch(obj: Any) -> Any:
     return _tls.encoder._default(obj)
 
