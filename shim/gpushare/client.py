@@ -24,8 +24,8 @@ import zmq
 from . import errors
 from .reliable import (GAP, NEW, Receiver, Sender, control, parse_control,
                        split_envelope)
-from .protocol import (CHUNK_BYTES, PROTOCOL_VERSION, ArrayMeta, Decoder, Encoder, Ext,
-                       RemoteObject, _pack_int, plain_ext)
+from .protocol import (CHUNK_BYTES, INT_END, INT_MIN, PLAIN_TYPES, PROTOCOL_VERSION,
+                       ArrayMeta, Decoder, Encoder, Ext, RemoteObject, _pack_int, plain_ext)
 from .settings import env_float
 from .wire import keep_receive_buffers, send_frames, spin
 
@@ -36,9 +36,8 @@ QUICK_WAIT_MS = 50
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
-#: values a call's arguments carry as they are (``Session._encode_call``)
-_PLAIN_SCALARS = frozenset({int, float, bool, str, type(None)})
-_I64, _U64 = -(1 << 63), 1 << 64
+#: packs calls (``Session._encode_call``): plain values (``protocol.PLAIN_TYPES``) as
+#: they are, handles and plain tuples and slices as the ext values made for them
 _CALL_PACKER = msgpack.Packer(strict_types=True, use_bin_type=True)
 #: the operators' records (``Session.fast_op``): tuples of plain values, as arrays
 _RECORD_PACKER = msgpack.Packer(use_bin_type=True)
@@ -942,8 +941,8 @@ _NOT_PLAIN = object()
 def _plain(value: Any) -> Any:
     """``value`` as ``Session._encode_call`` packs it directly, or ``_NOT_PLAIN``."""
     kind = type(value)
-    if kind in _PLAIN_SCALARS:
-        return value if kind is not int or _I64 <= value < _U64 else _NOT_PLAIN
+    if kind in PLAIN_TYPES:
+        return value if kind is not int or INT_MIN <= value < INT_END else _NOT_PLAIN
     if isinstance(value, RemoteHandle):
         return _NOT_PLAIN if value._gs_session._poisoned else handle_ext(value._gs_id)
     if kind is tuple or kind is slice:

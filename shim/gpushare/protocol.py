@@ -170,7 +170,9 @@ def _pack_int(value: int) -> bytes:
 
 
 _PLAIN_PACKER = msgpack.Packer(strict_types=True, use_bin_type=True)
-_PLAIN_LEAVES = frozenset({int, float, bool, str, type(None)})
+#: the types msgpack packs as they are (an int only from INT_MIN to below INT_END)
+PLAIN_TYPES = frozenset({int, float, bool, str, type(None)})
+INT_MIN, INT_END = -(1 << 63), 1 << 64
 _ELLIPSIS_EXT = msgpack.ExtType(Ext.ELLIPSIS, b"")
 
 
@@ -188,8 +190,8 @@ def plain_ext(value: Any) -> Any:
         return None
     for i, item in enumerate(parts):
         k = type(item)
-        if k in _PLAIN_LEAVES:
-            if k is int and not -(1 << 63) <= item < (1 << 64):
+        if k in PLAIN_TYPES:
+            if k is int and not INT_MIN <= item < INT_END:
                 return None
         elif k is slice or k is tuple:
             item = plain_ext(item)
@@ -262,7 +264,7 @@ class Encoder:
         if isinstance(obj, bool):
             return bool(obj)
         if isinstance(obj, int):
-            if -(1 << 63) <= obj < (1 << 64):
+            if INT_MIN <= obj < INT_END:
                 return int(obj)
             return msgpack.ExtType(Ext.BIGINT, self._pack(str(int(obj))))
         if isinstance(obj, float):
