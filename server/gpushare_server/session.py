@@ -372,7 +372,7 @@ class SessionExecutor:
         # the backend can, computes its own result into it (``Backend.inplace``). Until
         # then it is carried: (out_id, array), and stored if the next call cannot.
         inplace = getattr(self.backend, "inplace", None)
-        intos: dict = {}  # target -> inplace(target), for this batch
+        intos: dict = {}  # target -> inplace(target) (None without one), for this batch
         carry: tuple | None = None
         dies: dict | None = None  # handle id -> the position of its release in the batch
         if inplace is not None and releases:
@@ -418,6 +418,9 @@ class SessionExecutor:
                             x = get(a)
                             function(target)(x, get(b) if kinds & 2 else b, out=x)
                             continue
+                        into = intos.get(target, False)
+                        if into is False:
+                            into = intos[target] = inplace(target) if inplace else None
                         if carry is None:
                             result = normalize(function(target)(get(a)) if kinds == 4
                                                else function(target)(
@@ -427,9 +430,6 @@ class SessionExecutor:
                             cid, r = carry[0], carry[1]
                             x = (r if a == cid else get(a)) if kinds & 5 else a
                             y = (r if b == cid else get(b)) if kinds & 2 else b
-                            into = intos.get(target, False)
-                            if into is False:
-                                into = intos[target] = inplace(target)
                             if into is not None and (x is r or y is r) and into(r, x, y):
                                 result = r  # computed into it: it was never seen
                                 carry = None
@@ -438,13 +438,8 @@ class SessionExecutor:
                                 carry = None
                                 result = normalize(function(target)(x) if kinds == 4
                                                    else function(target)(x, y))
-                        if dies is not None and dies.get(out_id) == index + 2:
-                            into = intos.get(target, False)
-                            if into is False:
-                                into = intos[target] = inplace(target)
-                        else:
-                            into = None
-                        if into is not None:
+                        if into is not None and dies is not None and \
+                                dies.get(out_id) == index + 2:
                             # a new array (an elementwise ufunc's) the next call alone
                             # may use: counted against the memory limit now, as if
                             # stored (its own call fails if it does not fit)
