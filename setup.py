@@ -3,7 +3,7 @@ GPUSHARE_SERVER set a plain ``import cupy`` resolves to gpushare (see
 shim/gpushare/_hook.py). Everything else is in pyproject.toml."""
 from pathlib import Path
 
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
 from setuptools.command.build_py import build_py
 
 HOOK = "gpushare-hook.pth"
@@ -22,4 +22,8 @@ PACKAGES = (find_packages("shim", include=["gpushare*"])
             + find_packages("server", include=["gpushare_server*"])
             + ["gpushare_server._csrc"])
 
-setup(packages=PACKAGES, cmdclass={"build_py": build_py_with_hook})
+# the client's operators in C (shim/gpushare/_accel.c): optional, as msgpack's and
+# pyzmq's speedups are; without a compiler the pure-Python path serves
+ACCEL = Extension("gpushare._accel", ["shim/gpushare/_accel.c"], optional=True)
+
+setup(packages=PACKAGES, cmdclass={"build_py": build_py_with_hook}, ext_modules=[ACCEL])

@@ -36,3 +36,21 @@ def cp(server: ServerProcess, monkeypatch: pytest.MonkeyPatch):
     import gpushare.cupy as cupy
     yield cupy
     client.reset_session()
+
+
+@pytest.fixture(params=["c", "python"])
+def op_path(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The operators' fast path in C (``gpushare/_accel.c``) or in Python (the same
+    rules, ``gpushare/cupy/_ufunc.py``): a test using this runs both."""
+    from gpushare.cupy import _ufunc
+    accel = _ufunc._accel
+    if accel is None:
+        if request.param == "c":
+            pytest.skip("gpushare._accel is off (GPUSHARE_ACCEL=0)")
+        yield request.param
+        return
+    accel.enable(request.param == "c")
+    try:
+        yield request.param
+    finally:
+        accel.enable(True)

@@ -404,9 +404,10 @@ def test_operator_fast_path_matches_numpy_dtypes_values_and_errors(cp, dtype):
     assert (numpy.dtype(dtype), int) in cp.add._fast  # the fast path took these
 
 
-def test_operator_fast_path_error_names_the_users_line(monkeypatch):
+def test_operator_fast_path_error_names_the_users_line(monkeypatch, op_path):
     """A pipelined operator that fails on the server (here the session's memory limit)
-    raises at the next wait, naming the call and the user's line."""
+    raises at the next wait, naming the call and the user's line; so does a ufunc
+    called by name."""
     import inspect
     from gpushare import client
     from _servers import ServerProcess
@@ -424,6 +425,11 @@ def test_operator_fast_path_error_names_the_users_line(monkeypatch):
         assert "pipelined call cupy.multiply" in str(info.value)
         assert f"test_api.py:{line}" in str(info.value)
         assert float(y[1]) == 1.0  # the session goes on
+        z = None
+        z = cupy.multiply(x, 2.0); line = inspect.currentframe().f_lineno  # noqa: E702
+        with pytest.raises(cupy.cuda.memory.OutOfMemoryError) as info:
+            float(y[0])
+        assert f"test_api.py:{line}" in str(info.value)
     finally:
         client.reset_session()
         srv.stop()

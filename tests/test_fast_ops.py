@@ -255,7 +255,7 @@ def _evaluate(node: tuple, env: dict, xp: object) -> object:
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "int8",
                                    "uint8", "bool"])
-def test_random_operator_programs_match_numpy(cp, dtype, monkeypatch):
+def test_random_operator_programs_match_numpy(cp, dtype, op_path, monkeypatch):
     """Programs of operators and ufuncs on proxies and Python scalars (chains that
     rebind their operand, nested expressions whose temporaries die at once, in-place
     operators, broadcasting, promotions to other dtypes, ints that NEP 50 refuses, casts
@@ -323,7 +323,7 @@ def test_records_and_packed_calls_travel_as_one_stream():
         assert _pack_calls(calls) == expected
 
 
-def test_threads_sharing_a_session_keep_their_own_chains(cp):
+def test_threads_sharing_a_session_keep_their_own_chains(cp, op_path):
     """Threads issuing operators on one session (each its own chain; one of them takes
     the general path now and then) get their own answers: ids, sequence numbers,
     records and releases interleave safely, and the worker's carried arrays follow

@@ -26,6 +26,11 @@ class HandleTable:
     def __contains__(self, hid: int) -> bool:
         return hid in self._objects
 
+    @property
+    def objects(self) -> dict[int, Any]:
+        """The table itself, id -> object, to read (``hid in objects``) without a call."""
+        return self._objects
+
     def get(self, hid: int) -> Any:
         try:
             return self._objects[hid]

@@ -60,6 +60,7 @@ class _WarningLog(list):
         self.append(warnings.WarningMessage(message, category, filename, lineno, file, line))
 
 
+_NEVER = float("inf")  # (a position no call of a batch has)
 #: the ``kinds`` an operator's record may have (``client.Session.fast_op``)
 _RECORD_KINDS = frozenset((1, 2, 3, 4, 9, 11))
 
@@ -379,13 +380,22 @@ class SessionExecutor:
             dies = {}
             for pos, hid in reversed(releases):
                 dies[hid] = pos
+        # (per call, the loop below reads locals only: it runs once for every operator)
+        objects, release = self.handles.objects, self.handles.release
+        next_at = releases[0][0] if releases else _NEVER  # the next release's position
+        failed, count = self.failed_seq, 0
         with recording as caught:
             if recorder is None:
                 warnings.simplefilter("always")
             for index, call in enumerate(calls):
-                while next_release < len(releases) and releases[next_release][0] <= index:
-                    self.handles.release(releases[next_release][1])
-                    next_release += 1
+                if index >= next_at:
+                    while next_release < len(releases) and releases[next_release][0] <= index:
+                        hid = releases[next_release][1]
+                        if hid in objects:  # (a carried array never was)
+                            release(hid)
+                        next_release += 1
+                    next_at = releases[next_release][0] if next_release < len(releases) \
+                        else _NEVER
                 if type(call) is list and len(call) == 6:
                     # an operator's record (``client.Session.fast_op``): [seq, kinds,
                     # target, a, b, out_id]: target(a, b), kinds saying which of a and b
@@ -405,10 +415,10 @@ class SessionExecutor:
                     except (TypeError, ValueError):
                         raise ProtocolError(f"malformed call {call!r}") from None
                 upto = seq
-                if self.failed_seq is not None:
+                if failed is not None:
                     skipped.append([seq, out_id])
                     continue
-                self.calls += 1
+                count += 1
                 if record:
                     try:
                         if kinds & 8:  # a op= b: into a itself, no new array
@@ -427,7 +437,7 @@ class SessionExecutor:
                                 get(a) if kinds & 1 else a, get(b) if kinds & 2 else b))
                         else:
                             # the last call's result, which this call alone may use
-                            cid, r = carry[0], carry[1]
+                            cid, r = carry
                             x = (r if a == cid else get(a)) if kinds & 5 else a
                             y = (r if b == cid else get(b)) if kinds & 2 else b
                             if into is not None and (x is r or y is r) and into(r, x, y):
@@ -457,6 +467,7 @@ class SessionExecutor:
                             raise
                         carry = None  # (its only user failed: it is never seen)
                         self._failed(seq, exc)
+                        failed = self.failed_seq
                         error = [seq, errors.error_info(exc, self.backend.error_keys)]
                     continue
                 if carry is not None:
@@ -487,9 +498,11 @@ class SessionExecutor:
                     if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                         raise
                     self._failed(seq, exc)
+                    failed = self.failed_seq
                     error = [seq, errors.error_info(exc, self.backend.error_keys)]
             if carry is not None:
                 put(carry[0], carry[1])
+        self.calls += count
         batch_warnings = [[errors.warning_key(w.category, None), str(w.message)]
                           for w in caught]
         for _, hid in releases[next_release:]:

@@ -173,8 +173,9 @@ class Session:
         self._next_id = 1
         self._seq = 0
         #: calls not sent yet: packed (bytes), or an operator's record (``fast_op``: a
-        #: tuple, packed when sent); beside each, its ``PendingCall``, or for a record
-        #: the user's ``(file, line)``
+        #: tuple, packed when sent; or packed by the C path, ``_accel.c``); beside each,
+        #: its ``PendingCall``, or for a record the user's ``(file, line)`` (the C
+        #: path's: ``(code, offset)``, ``_accel_line``)
         self._queue: list[Any] = []
         self._queued = threading.Event()  # a call entered the empty queue (idle flush)
         self._queue_info: list[Any] = []
@@ -363,14 +364,19 @@ class Session:
         if self._poisoned:
             self._poisoned.pop(hid, None)
         if len(release) >= 4 * BATCH_CALLS:
-            try:
-                if self._lock.acquire(blocking=False):
-                    try:
-                        self._flush_locked()
-                    finally:
-                        self._lock.release()
-            except Exception:  # noqa: BLE001 - never raise from a finalizer
-                pass
+            self._flush_releases()
+
+    def _flush_releases(self) -> None:
+        """Send the releases (many piled up), unless another thread holds the lock (its
+        next batch carries them). Called from finalizers: never raises."""
+        try:
+            if self._lock.acquire(blocking=False):
+                try:
+                    self._flush_locked()
+                finally:
+                    self._lock.release()
+        except Exception:  # noqa: BLE001 - never raise from a finalizer
+            pass
 
     def poisoned(self, hid: int) -> BaseException | None:
         return self._poisoned.get(hid)
@@ -534,7 +540,7 @@ class Session:
             self._ack = None
         if info:
             first = info[0]
-            first = first.seq if type(first) is PendingCall else calls[0][0]
+            first = first.seq if type(first) is PendingCall else _record(calls[0])[0]
             self._sent.append([first, calls, info])
             self._sent_seq = first + len(info) - 1
         self._send_data([msgpack.packb(header), _pack_calls(calls), *frames])
@@ -716,7 +722,10 @@ class Session:
                 info = infos[i]
                 if type(info) is PendingCall:
                     return info
-                record = calls[i]  # an operator's: [seq, kinds, target, a, b, out_id]
+                # an operator's record: [seq, kinds, target, a, b, out_id]
+                record = _record(calls[i])
+                if info is not None and type(info[0]) is not str:
+                    info = _accel_line(*info)  # (code, offset): the C path's
                 # (``a op= b`` makes no array: a failure there leaves ``a`` usable)
                 return PendingCall(seq, record[2], info,
                                    (None,) if record[1] & 8 else (record[5],))
@@ -970,6 +979,19 @@ def _pack_calls(calls: list) -> bytes:
         run = pack(calls[start:] if start else calls)
         parts.append(run[_array_header_size(n):])
     return b"".join(parts)
+
+
+def _record(call: Any) -> Any:
+    """An operator's record as a sequence: as queued (a tuple, ``Session.fast_op``) or
+    packed already (bytes, the C path's: ``gpushare/_accel.c``)."""
+    return msgpack.unpackb(call) if type(call) is bytes else call
+
+
+def _accel_line(code: Any, offset: int) -> tuple[str, int]:
+    """(file, line) of a call the C path queued (it keeps the code and the offset of
+    the instruction, and finds the line only when needed)."""
+    from . import _accel
+    return _accel.line(code, offset)
 
 
 def _array_header_size(n: int) -> int:

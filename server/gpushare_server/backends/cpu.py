@@ -10,6 +10,7 @@ namespace (``gpushare.namespace``).
 from __future__ import annotations
 
 import functools
+import math
 import os
 import time
 from typing import Any, Callable
@@ -109,6 +110,9 @@ def _c_order_outputs(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 _SCALAR_TYPES = frozenset((int, float, bool, complex))
+
+
+_INFS = (math.inf, -math.inf)  # (``CpuBackend.inplace``: never cached)
 
 
 def _device_ufunc(uf: numpy.ufunc) -> Callable[..., Any]:
@@ -454,6 +458,26 @@ class CpuBackend:
             return into1
         shapes: dict = {}  # (shape, r's shape) -> whether it broadcasts to r's shape
 
+        # a Python scalar operand as NumPy casts it to its loop's dtype (NEP 50), made
+        # once: (loop dtype, type, value) -> a 0-d array (see ``scalar`` below)
+        scalars: dict = {}
+
+        def scalar(loop: Any, value: Any) -> Any:
+            kind = type(value)
+            if kind is float and (value != value or value == 0.0 or value in _INFS) or \
+                    kind is int and loop.kind not in "iub":
+                return value  # as it is: NaN and 0.0 (-0.0) key badly; an int to a
+                # float rounds once in the ufunc, maybe twice through a Python float
+            if len(scalars) >= 1024:
+                scalars.clear()
+            try:
+                with numpy.errstate(over="raise"):
+                    made = numpy.array(value, dtype=loop)
+            except Exception:  # noqa: BLE001 - out of range: the ufunc raises (or
+                made = value      # warns) as it does
+            scalars[loop, kind, value] = made
+            return made
+
         def into(r: Any, x: Any, y: Any) -> bool:
             first = x is r
             other = y if first else x
@@ -463,13 +487,22 @@ class CpuBackend:
             if ok is None:
                 k = key[1]
                 try:  # NumPy's type resolution, Python scalars weak (NEP 50), as CuPy's
-                    ok = uf.resolve_dtypes((r.dtype, k, None) if first else
-                                           (k, r.dtype, None))[2] == r.dtype
+                    loops = uf.resolve_dtypes((r.dtype, k, None) if first else
+                                              (k, r.dtype, None))
+                    ok = loops[2] == r.dtype
+                    if ok and not array:  # (the scalar's loop dtype)
+                        ok = (loops[1] if first else loops[0],)
                 except Exception:  # noqa: BLE001 - e.g. no loop: the call raises it
                     ok = False
                 fits[key] = ok
             if not ok:
                 return False
+            if not array:
+                made = scalars.get((ok[0], type(other), other))
+                if made is None:
+                    made = scalar(ok[0], other)
+                uf(r, made, r) if first else uf(made, r, r)
+                return True
             if array and other is not r and other.shape != r.shape:
                 key = (other.shape, r.shape)
                 fit = shapes.get(key)
@@ -483,7 +516,7 @@ class CpuBackend:
                     shapes[key] = fit
                 if not fit:
                     return False
-            uf(x, y, out=r)
+            uf(x, y, r)
             return True
         return into
 

@@ -870,6 +870,7 @@ def _session_of(value: Any) -> Any:
 def _install_operators() -> None:
     from . import _ufunc
     U = _ufunc.UFUNCS
+    methods: list = []  # (name, the ufunc's fast path, the method, reversed)
     binary = {"add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
               "floordiv": "floor_divide", "mod": "remainder", "pow": "power",
               "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
@@ -903,6 +904,9 @@ def _install_operators() -> None:
         setattr(ndarray, f"__{op}__", fwd)
         setattr(ndarray, f"__r{op}__", rev)
         setattr(ndarray, f"__i{op}__", inplace)
+        methods += [(f"__{op}__", uf._fast2, fwd, False),
+                    (f"__r{op}__", uf._fast2, rev, True),
+                    (f"__i{op}__", uf._fast_into, inplace, False)]
     for op, uname in {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
                       "gt": "greater", "ge": "greater_equal"}.items():
         uf = U[uname]
@@ -931,6 +935,7 @@ def _install_operators() -> None:
                 return (zeros if op == "eq" else ones)(self.shape, dtype=bool)
             return uf(self, other)
         setattr(ndarray, f"__{op}__", cmp)
+        methods.append((f"__{op}__", uf._fast2, cmp, False))
     ndarray.__neg__ = lambda self: U["negative"](self)  # type: ignore[assignment]
     ndarray.__pos__ = lambda self: U["positive"](self)  # type: ignore[assignment]
     ndarray.__abs__ = lambda self: U["absolute"](self)  # type: ignore[assignment]
@@ -955,6 +960,20 @@ def _install_operators() -> None:
     def imatmul(self: Any, other: Any) -> Any:
         from . import matmul as mm
         return mm(self, other, out=self)
+    accel = _ufunc._accel
+    if accel is not None:
+        # the same methods in C (shim/gpushare/_accel.c): a method whose fast path
+        # declines calls the Python one above; and ndarray.__del__
+        ndarray.__del__ = accel.setup(  # type: ignore[method-assign]
+            ndarray, _client.Session, _client._OURS, _client._where, _ufunc._c_layout,
+            _ufunc._broadcast, _ufunc._same_kind, _client.BATCH_CALLS,
+            tuple(vars(cls)[name] for cls, name in (
+                (_client.RemoteHandle, "_gs_id"), (_client.RemoteHandle, "_gs_session"),
+                (ndarray, "_shape"), (ndarray, "_dtype"), (ndarray, "_strides"),
+                (ndarray, "_flags"), (ndarray, "_base"), (ndarray, "_meta_ok"))))
+        for name, fast, fallback, reverse in methods:
+            if isinstance(fast, accel.Op):
+                setattr(ndarray, name, accel.method(name, fast, fallback, reverse))
     ndarray.__div__ = ndarray.__truediv__  # type: ignore[attr-defined]  # CuPy's Cython
     ndarray.__idiv__ = ndarray.__itruediv__  # type: ignore[attr-defined]  # slots, kept
     ndarray.__matmul__ = matmul  # type: ignore[assignment]

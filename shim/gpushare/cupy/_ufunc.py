@@ -6,6 +6,7 @@ else waits for the server, which raises the error CuPy would.
 """
 from __future__ import annotations
 
+import os
 import weakref
 from typing import Any
 
@@ -14,6 +15,13 @@ import numpy
 from ..namespace import module_names
 from . import _infer
 from ._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _new, _session_of, ndarray, session
+
+try:  # the operators' fast path in C (shim/gpushare/_accel.c), where it was built
+    from .. import _accel
+except ImportError:  # pragma: no cover - a build without a C compiler
+    _accel = None
+if os.environ.get("GPUSHARE_ACCEL", "1") == "0":
+    _accel = None
 
 _new_proxy = object.__new__
 _weakref = weakref.ref
@@ -136,6 +144,15 @@ class ufunc:
         #: itemsize, or False where the operators' fast path leaves the call to the
         #: general one
         self._fast: dict = {}
+        if _accel is not None and self._np is not None and self.nout == 1 and \
+                self.nin in (1, 2):
+            # the same three paths in C (each falls back on the general path as these
+            # do; ``_accel.enable(False)`` makes them always fall back)
+            if self.nin == 1:
+                self._fast1 = _accel.Op(self, 1, ufunc._fast1.__get__(self))
+            else:
+                self._fast2 = _accel.Op(self, 2, ufunc._fast2.__get__(self))
+                self._fast_into = _accel.Op(self, 3, ufunc._fast_into.__get__(self))
 
     def __repr__(self) -> str:
         return f"<ufunc '{self.name}'>"
