@@ -25,5 +25,10 @@ PACKAGES = (find_packages("shim", include=["gpushare*"])
 # the client's operators in C (shim/gpushare/_accel.c): optional, as msgpack's and
 # pyzmq's speedups are; without a compiler the pure-Python path serves
 ACCEL = Extension("gpushare._accel", ["shim/gpushare/_accel.c"], optional=True)
+# the worker's runs of operators' records in C (server/gpushare_server/_records.c),
+# optional likewise
+RECORDS = Extension("gpushare_server._records", ["server/gpushare_server/_records.c"],
+                    optional=True)
 
-setup(packages=PACKAGES, cmdclass={"build_py": build_py_with_hook}, ext_modules=[ACCEL])
+setup(packages=PACKAGES, cmdclass={"build_py": build_py_with_hook},
+      ext_modules=[ACCEL, RECORDS])

@@ -44,6 +44,31 @@ def _reps(nbytes: int, quick: bool) -> int:
     return 2
 
 
+def _settle(limit: float = 5.0, window: float = 0.2, busy: float = 0.1) -> float:
+    """Wait until this machine is quiet (under ``busy`` of one core in use over
+    ``window`` s), at most ``limit`` s; the seconds waited. A system may go on starting
+    helpers once it answers (gpushare's server boots a spare worker when a session
+    takes the first one; Ray its workers): on two cores that would land in the first
+    workload's figures. Every system, the floors too, waits the same way."""
+    def busy_ticks() -> int | None:
+        try:
+            with open("/proc/stat") as f:
+                fields = [int(v) for v in f.readline().split()[1:]]
+        except (OSError, ValueError):
+            return None  # not Linux: nothing to wait for
+        return sum(fields) - fields[3] - (fields[4] if len(fields) > 4 else 0)
+    start = time.perf_counter()
+    hz = 100  # (USER_HZ: /proc/stat counts in 1/100 s on every Linux)
+    while time.perf_counter() - start < limit:
+        before = busy_ticks()
+        if before is None:
+            break
+        time.sleep(window)
+        if busy_ticks() - before <= busy * window * hz:
+            break
+    return time.perf_counter() - start
+
+
 class Runner:
     def __init__(self, cfg: dict) -> None:
         self.cfg = cfg
@@ -82,6 +107,7 @@ class Runner:
         self.out["label"] = sysobj.label or sysobj.name
         self.out["startup_s"] = time.perf_counter() - t
         log(f"  {sysobj.name}: started in {self.out['startup_s']:.1f} s")
+        self.out["settle_s"] = _settle()
         try:
             every = ["small_ops", "round_trips", "matmul", "copies"]
             for name in self.cfg.get("workloads", sysobj.workloads or every):
@@ -110,13 +136,15 @@ class Runner:
         say so)."""
         reps = 3 if self.quick else 5
         per = fn(probe) / probe
-        fits = int(self.left() * 0.35 / per / reps) if per > 0 else n
+        fits = int(self.left() * 0.35 / per / (reps + 1)) if per > 0 else n
         if fits < n:
             if fits < probe:
                 raise Skip(f"{n} calls would take ~{per * n:.0f} s, over the time budget")
             self.out["notes"].append(f"{key}: {fits} calls instead of {n} (time budget)")
             log(f"  {self.system.name}: {key} with {fits} calls instead of {n} (time budget)")
             n = fits
+        fn(n)  # once untimed, as the runs after it: the threads of both sides placed
+        # on the cores by then (the first burst after a pause runs slower here)
         best = min(fn(n) for _ in range(reps))
         self.out[key] = {"n": n, "total_s": best, "per_call_us": best / n * 1e6}
 

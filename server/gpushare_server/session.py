@@ -27,6 +27,13 @@ from gpushare.protocol import (CHUNK_BYTES, FLAG_C, FLAG_F, FLAG_OWN, STREAM_MIN
 
 from .handles import HandleTable
 
+try:  # a run of operators' records in C (_records.c), where it was built
+    from . import _records
+except ImportError:  # pragma: no cover - no compiler where it was installed
+    _records = None
+if os.environ.get("GPUSHARE_ACCEL", "1") == "0":
+    _records = None
+
 log = logging.getLogger("gpushare.session")
 
 #: dunder methods of arrays a client may call (operators go through ufuncs)
@@ -78,6 +85,9 @@ class SessionExecutor:
         self.outbox: list = []
         self._streams = 0
         self.handles = HandleTable()
+        inplace = getattr(backend, "inplace", None)
+        self._runner = _records.Runner(inplace) if _records is not None and \
+            inplace is not None else None
         self.failed_seq: int | None = None  # set while an error is unacknowledged
         # set by an error after which the device is unusable (a sticky CUDA error: an
         # illegal address in a user kernel): the worker replies, then ends the session
@@ -350,7 +360,11 @@ class SessionExecutor:
         skipped: list = []
         upto = header.get("upto")
         encoder = Encoder(remote_of=self._remote_of, first_frame=1)
-        calls = decoder.iter_stream(1) if int(header.get("n", 0)) else ()
+        if int(header.get("n", 0)):
+            unpacker, data = decoder.stream(1)
+            calls = decoder.iter_stream(1, unpacker)
+        else:
+            calls = ()
         # warnings of the whole batch travel with its reply (even those of a call that
         # then failed): recorded by the process-wide recorder when the worker installed
         # one (``record_warnings``), else by one recorder per batch
@@ -384,10 +398,14 @@ class SessionExecutor:
         objects, release = self.handles.objects, self.handles.release
         next_at = releases[0][0] if releases else _NEVER  # the next release's position
         failed, count = self.failed_seq, 0
+        # a run of records carrying one result, in C where it was built (_records.c)
+        runner = self._runner if dies is not None else None
+        index = -1
         with recording as caught:
             if recorder is None:
                 warnings.simplefilter("always")
-            for index, call in enumerate(calls):
+            for call in calls:
+                index += 1
                 if index >= next_at:
                     while next_release < len(releases) and releases[next_release][0] <= index:
                         hid = releases[next_release][1]
@@ -456,7 +474,26 @@ class SessionExecutor:
                             if after_call is not None:
                                 after_call(out_id, result)
                             carry = (out_id, result)
-                            continue
+                            if runner is None:
+                                continue
+                            # the records after it that the runner takes (it stops
+                            # before the first it does not: the loop goes on there)
+                            start = unpacker.tell()
+                            end, index, next_release, cid, ran, seq, exc = runner.run(
+                                data, start, index + 1, releases, next_release, objects,
+                                release, out_id, result, after_call)
+                            index -= 1  # (the next call's index, less the loop's step)
+                            if not ran:
+                                continue
+                            unpacker.read_bytes(end - start)
+                            next_at = releases[next_release][0] \
+                                if next_release < len(releases) else _NEVER
+                            count += ran
+                            upto = seq
+                            if exc is None:
+                                carry = (cid, result)
+                                continue
+                            raise exc
                         store(out_id, result)
                         if after_call is not None:
                             after_call(out_id, result)

@@ -450,8 +450,9 @@ class Decoder:
         except (ValueError, TypeError, msgpack.UnpackException) as exc:
             raise ProtocolError(f"malformed message: {exc}") from None
 
-    def iter_stream(self, index: int) -> Any:
-        """Yield the values of a frame holding several msgpack values back to back."""
+    def stream(self, index: int) -> tuple[Any, bytes]:
+        """The frame holding several msgpack values back to back: an unpacker fed with
+        it (for ``iter_stream``), and its bytes."""
         if len(self.frames) <= index:
             raise ProtocolError("message is missing a frame")
         frame = self.frames[index]
@@ -459,6 +460,13 @@ class Decoder:
         unpacker = msgpack.Unpacker(ext_hook=self._ext, raw=False, strict_map_key=False,
                                     use_list=True, max_buffer_size=max(len(data), 1))
         unpacker.feed(data)
+        return unpacker, data
+
+    def iter_stream(self, index: int, unpacker: Any = None) -> Any:
+        """Yield the values of a frame holding several msgpack values back to back
+        (those ``unpacker``, from ``stream``, has not read yet, if given)."""
+        if unpacker is None:
+            unpacker = self.stream(index)[0]
         while True:
             try:
                 yield next(unpacker)

@@ -69,7 +69,11 @@ class Backend(Protocol):
     # array the executor holds alone) when the result fits it, and says whether it did;
     # None for other paths. The session's executor then computes a chain of operators
     # into one array (``_batch``). The CPU backend has it; without it every result is
-    # stored.
+    # stored. ``into`` has two attributes for the worker's C runs (``_records.c``):
+    # ``ufunc``, the NumPy ufunc it calls, and ``operand(r, value, first)``, what that
+    # ufunc takes beside ``r`` for the Python scalar ``value`` (None when the result
+    # would not keep r's dtype; for one operand, value None: anything but None if it
+    # keeps it).
 
 
 def check_member(remote_types: dict, obj: Any, name: str, call: bool) -> None:

@@ -426,7 +426,8 @@ class CpuBackend:
         ``path(x, y)`` (``path(x)`` when ``y`` is None, for one operand) into ``r``, one
         of its operands, when the result has ``r``'s dtype and shape, and says whether
         it did. ``r`` is an array the session's executor made and holds alone (see
-        ``SessionExecutor._batch``). None for anything else."""
+        ``SessionExecutor._batch``). None for anything else. (``into.ufunc`` and
+        ``into.operand``: see ``Backend`` in ``backends/__init__.py``.)"""
         into = self._inplace.get(path, False)
         if into is False:
             into = self._inplace[path] = self._make_inplace(path)
@@ -443,7 +444,7 @@ class CpuBackend:
         ndarray = numpy.ndarray
         fits: dict = {}  # operand kinds -> whether the result has r's dtype
         if uf.nin == 1:
-            def into1(r: Any, x: Any, y: Any = None) -> bool:
+            def fits1(r: Any) -> bool:
                 ok = fits.get(r.dtype)
                 if ok is None:
                     try:
@@ -451,10 +452,15 @@ class CpuBackend:
                     except Exception:  # noqa: BLE001 - e.g. no loop: the call raises it
                         ok = False
                     fits[r.dtype] = ok
-                if not ok or x is not r or y is not None:
+                return ok
+
+            def into1(r: Any, x: Any, y: Any = None) -> bool:
+                if not fits1(r) or x is not r or y is not None:
                     return False
                 uf(r, out=r)
                 return True
+            into1.ufunc = uf  # type: ignore[attr-defined]
+            into1.operand = lambda r, value, first: True if fits1(r) else None  # type: ignore
             return into1
         shapes: dict = {}  # (shape, r's shape) -> whether it broadcasts to r's shape
 
@@ -478,46 +484,60 @@ class CpuBackend:
             scalars[loop, kind, value] = made
             return made
 
-        def into(r: Any, x: Any, y: Any) -> bool:
-            first = x is r
-            other = y if first else x
-            array = type(other) is ndarray
-            key = (r.dtype, other.dtype if array else type(other), first)
+        def fit(key: tuple) -> Any:
+            """Whether the result of operands of kinds ``key`` (r's dtype, the other's
+            dtype or Python type, whether r is first) has r's dtype; for a Python
+            scalar, as (the scalar's loop dtype,)."""
             ok = fits.get(key)
             if ok is None:
-                k = key[1]
+                r, k, first = key
                 try:  # NumPy's type resolution, Python scalars weak (NEP 50), as CuPy's
-                    loops = uf.resolve_dtypes((r.dtype, k, None) if first else
-                                              (k, r.dtype, None))
-                    ok = loops[2] == r.dtype
-                    if ok and not array:  # (the scalar's loop dtype)
+                    loops = uf.resolve_dtypes((r, k, None) if first else (k, r, None))
+                    ok = loops[2] == r
+                    if ok and type(k) is type:  # (the scalar's loop dtype)
                         ok = (loops[1] if first else loops[0],)
                 except Exception:  # noqa: BLE001 - e.g. no loop: the call raises it
                     ok = False
                 fits[key] = ok
+            return ok
+
+        def operand(r: Any, value: Any, first: bool) -> Any:
+            """What ``uf`` takes beside ``r`` for the Python scalar ``value``, or None
+            when the result would not have r's dtype (also ``_records.c``'s entry)."""
+            ok = fit((r.dtype, type(value), first))
             if not ok:
-                return False
-            if not array:
-                made = scalars.get((ok[0], type(other), other))
+                return None
+            made = scalars.get((ok[0], type(value), value))
+            return scalar(ok[0], value) if made is None else made
+
+        def into(r: Any, x: Any, y: Any) -> bool:
+            first = x is r
+            other = y if first else x
+            if type(other) is not ndarray:
+                made = operand(r, other, first)
                 if made is None:
-                    made = scalar(ok[0], other)
+                    return False
                 uf(r, made, r) if first else uf(made, r, r)
                 return True
-            if array and other is not r and other.shape != r.shape:
+            if not fit((r.dtype, other.dtype, first)):
+                return False
+            if other is not r and other.shape != r.shape:
                 key = (other.shape, r.shape)
-                fit = shapes.get(key)
-                if fit is None:
+                fit_ = shapes.get(key)
+                if fit_ is None:
                     if len(shapes) >= 1024:
                         shapes.clear()
                     try:
-                        fit = numpy.broadcast_shapes(*key) == r.shape
+                        fit_ = numpy.broadcast_shapes(*key) == r.shape
                     except ValueError:
-                        fit = False
-                    shapes[key] = fit
-                if not fit:
+                        fit_ = False
+                    shapes[key] = fit_
+                if not fit_:
                     return False
             uf(x, y, r)
             return True
+        into.ufunc = uf  # type: ignore[attr-defined]
+        into.operand = operand  # type: ignore[attr-defined]
         return into
 
     def _resolve(self, path: str) -> Callable[..., Any]:
