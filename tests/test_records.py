@@ -301,3 +301,21 @@ def test_mangled_streams_get_the_same_answer_both_ways():
         _same_tables(fast, slow)
         ran += fast._runner.ran
     assert ran > 400  # (the runner took the records before the first mangled one)
+
+
+def test_an_error_from_the_backend_s_operand_is_that_call_s():
+    """The backend's ``into`` (and ``into.operand``, which the runner calls) raising:
+    the call whose operand it was fails, not the one before, either way."""
+    def boom(*args):
+        raise ValueError("no operand today")
+    boom.ufunc = numpy.multiply
+    boom.operand = boom
+    fast, slow = _twins({1: numpy.arange(4.0)})
+    for executor in (fast, slow):
+        executor.backend._inplace["cupy.multiply"] = boom
+    calls = [[1, 1, "cupy.add", 1, 1.0, 100], [2, 1, "cupy.add", 100, 1.0, 101],
+             [3, 1, "cupy.multiply", 101, 2.0, 102], [4, 1, "cupy.add", 102, 1.0, 103]]
+    [reply] = _run_both(fast, slow, [(calls, [(2, 100), (3, 101), (4, 102)])])
+    assert reply["error"][0] == 3 and reply["error"][1][:2] == ["ValueError",
+                                                             "no operand today"]
+    assert fast._runner.ran == 2  # the second add, then the multiply, which failed

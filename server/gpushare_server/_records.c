@@ -182,11 +182,10 @@ static Target *target(Runner *self, const char *s, Py_ssize_t n)
         PyObject *v = operand ? PyObject_GetAttr(uf, s_nin) : NULL;
         nin = v ? PyLong_AsLong(v) : -1;
         Py_XDECREF(v);
-        if (nin == -1 && PyErr_Occurred()) {
-            Py_DECREF(into);
-            Py_XDECREF(uf);
-            Py_XDECREF(operand);
-            return NULL;
+        if (nin == -1 && PyErr_Occurred()) {  /* not an into this file knows */
+            PyErr_Clear();
+            Py_CLEAR(uf);
+            Py_CLEAR(operand);
         }
     }
     Py_DECREF(into);
@@ -289,6 +288,19 @@ static void Runner_dealloc(Runner *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/* The exception set, normalized, with its traceback (a new reference). */
+static PyObject *fetch(void)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (tb != NULL && value != NULL)
+        PyException_SetTraceback(value, tb);
+    Py_XDECREF(type);
+    Py_XDECREF(tb);
+    return value != NULL ? value : Py_NewRef(Py_None);
+}
+
 /* The release list's item k: (position, handle id), both ints (session.py made it). */
 static int release_at(PyObject *releases, Py_ssize_t k, long long *pos, PyObject **hid)
 {
@@ -337,7 +349,6 @@ static PyObject *Runner_run(Runner *self, PyObject *const *args, Py_ssize_t narg
     long long cid = PyLong_AsLongLong(args[7]);
     PyObject *r = args[8], *after_call = args[9];
     Py_ssize_t count = 0;
-    long long seq_done = 0;
     if (PyErr_Occurred())
         goto done;
     if (!PyList_Check(releases) || !PyDict_Check(objects)) {
@@ -408,43 +419,50 @@ static PyObject *Runner_run(Runner *self, PyObject *const *args, Py_ssize_t narg
         }
         if (!carried)
             break;
+        /* From here on, an exception is this call's error, as in session.py (where
+         * the releases due before a call are made before it runs) */
+        PyObject *made = NULL;
         Target *t = target(self, f[2].s, f[2].n);
-        if (t == NULL) {
-            if (PyErr_Occurred())
-                goto done;
-            break;
-        }
-        if (t->uf == NULL || t->nin != (kinds == 4 ? 1 : 2))
-            break;
-        PyObject *made = operand(t, r, dtype, value, first);
-        if (made == NULL)
-            goto done;
-        if (made == Py_None) {
-            Py_DECREF(made);
-            break;
+        if (t != NULL) {
+            if (t->uf == NULL || t->nin != (kinds == 4 ? 1 : 2))
+                break;
+            made = operand(t, r, dtype, value, first);
+            if (made == Py_None) {
+                Py_DECREF(made);
+                break;
+            }
+        } else if (!PyErr_Occurred()) {
+            break;  /* no text: session.py says so */
         }
         /* taken: the releases due before it, then the call */
+        PyObject *exc = made == NULL ? fetch() : NULL;
         while (next_release < nrel) {
             long long rpos;
             PyObject *hid;
-            if (release_at(releases, next_release, &rpos, &hid) < 0) {
-                Py_DECREF(made);
-                goto done;
-            }
+            if (release_at(releases, next_release, &rpos, &hid) < 0)
+                goto fail;
             if (rpos > index)
                 break;
             int has = PyDict_Contains(objects, hid);
             if (has > 0) {  /* (a carried array never was) */
                 PyObject *out = PyObject_CallOneArg(release, hid);
                 if (out == NULL)
-                    has = -1;
-                Py_XDECREF(out);
-            }
-            if (has < 0) {
-                Py_DECREF(made);
-                goto done;
+                    goto fail;
+                Py_DECREF(out);
+            } else if (has < 0) {
+                goto fail;
             }
             next_release++;
+        }
+        pos = at;
+        index++;
+        count++;
+        Py_XSETREF(last_seq, PyLong_FromLongLong(f[0].i));
+        if (last_seq == NULL)
+            goto fail;
+        if (exc != NULL) {
+            error = exc;
+            break;
         }
         PyObject *call[3];
         size_t n;
@@ -456,16 +474,7 @@ static PyObject *Runner_run(Runner *self, PyObject *const *args, Py_ssize_t narg
             call[0] = made; call[1] = r; call[2] = r; n = 3;
         }
         PyObject *out = PyObject_Vectorcall(t->uf, call, n, NULL);
-        Py_DECREF(made);
-        pos = at;
-        index++;
-        count++;
-        seq_done = f[0].i;
-        Py_XSETREF(last_seq, PyLong_FromLongLong(seq_done));
-        if (last_seq == NULL) {
-            Py_XDECREF(out);
-            goto done;
-        }
+        Py_CLEAR(made);
         if (out != NULL) {
             Py_DECREF(out);
             cid = out_id;
@@ -477,20 +486,14 @@ static PyObject *Runner_run(Runner *self, PyObject *const *args, Py_ssize_t narg
             }
         }
         if (out == NULL) {  /* the call failed: its error goes back */
-            if (PyErr_ExceptionMatches(PyExc_KeyboardInterrupt) ||
-                    PyErr_ExceptionMatches(PyExc_SystemExit))
-                goto done;
-            PyObject *type, *tb;
-            PyErr_Fetch(&type, &error, &tb);
-            PyErr_NormalizeException(&type, &error, &tb);
-            if (tb != NULL)
-                PyException_SetTraceback(error, tb);
-            Py_XDECREF(type);
-            Py_XDECREF(tb);
-            if (error == NULL)
-                error = Py_NewRef(Py_None);
+            error = fetch();
             break;
         }
+        continue;
+    fail:  /* (taken, then an error before its call ran) */
+        Py_XDECREF(made);
+        Py_XDECREF(exc);
+        goto done;
     }
     result = Py_BuildValue("nLnLnOO", pos, index, next_release, cid, count,
                            last_seq ? last_seq : Py_None, error);
