@@ -319,3 +319,17 @@ def test_an_error_from_the_backend_s_operand_is_that_call_s():
     assert reply["error"][0] == 3 and reply["error"][1][:2] == ["ValueError",
                                                              "no operand today"]
     assert fast._runner.ran == 2  # the second add, then the multiply, which failed
+
+
+@pytest.mark.parametrize("big", [(1 << 64) - 1, -(1 << 63), (1 << 63)])
+def test_ids_and_positions_beyond_int64_get_the_same_answer_both_ways(big):
+    """msgpack carries ints up to 2**64 - 1: as a result's id, a released id or a
+    release's position, each is taken (or declined) as the Python loop takes it."""
+    for calls, releases in [
+        ([[1, 1, "cupy.add", 1, 1.0, big], [2, 1, "cupy.add", big, 1.0, 101],
+          [3, 1, "cupy.add", 101, 1.0, 102]], [(2, big), (3, 101)]),
+        ([[1, 1, "cupy.add", 1, 1.0, 100], [2, 1, "cupy.add", 100, 1.0, 101],
+          [3, 1, "cupy.add", 101, 1.0, 102]], [(2, 100), (2, big), (3, 101), (big, 7)]),
+    ]:
+        fast, slow = _twins({1: numpy.arange(4.0)})
+        _run_both(fast, slow, [(calls, releases)])

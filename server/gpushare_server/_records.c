@@ -27,6 +27,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -301,6 +302,19 @@ static PyObject *fetch(void)
     return value != NULL ? value : Py_NewRef(Py_None);
 }
 
+/* An int as a long long, clamped (a client may send any int: it then equals no
+ * handle id the records name, and lies beyond, or before, every position). */
+static int clamped(PyObject *v, long long *out)
+{
+    int overflow;
+    *out = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (*out == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow)
+        *out = overflow > 0 ? LLONG_MAX : LLONG_MIN;
+    return overflow != 0;
+}
+
 /* The release list's item k: (position, handle id), both ints (session.py made it). */
 static int release_at(PyObject *releases, Py_ssize_t k, long long *pos, PyObject **hid)
 {
@@ -309,8 +323,7 @@ static int release_at(PyObject *releases, Py_ssize_t k, long long *pos, PyObject
         PyErr_SetString(PyExc_TypeError, "a release is not a (position, id) pair");
         return -1;
     }
-    *pos = PyLong_AsLongLong(PyTuple_GET_ITEM(item, 0));
-    if (*pos == -1 && PyErr_Occurred())
+    if (clamped(PyTuple_GET_ITEM(item, 0), pos) < 0)
         return -1;
     *hid = PyTuple_GET_ITEM(item, 1);
     return 0;
@@ -346,7 +359,8 @@ static PyObject *Runner_run(Runner *self, PyObject *const *args, Py_ssize_t narg
     PyObject *releases = args[3];
     Py_ssize_t next_release = PyLong_AsSsize_t(args[4]);
     PyObject *objects = args[5], *release = args[6];
-    long long cid = PyLong_AsLongLong(args[7]);
+    long long cid;
+    int odd = clamped(args[7], &cid);  /* (an id out of int64's range: no record names it) */
     PyObject *r = args[8], *after_call = args[9];
     Py_ssize_t count = 0;
     if (PyErr_Occurred())
@@ -363,7 +377,7 @@ static PyObject *Runner_run(Runner *self, PyObject *const *args, Py_ssize_t narg
     if (dtype == NULL)
         goto done;
     const unsigned char *data = view.buf;
-    for (;;) {
+    while (!odd) {
         /* the record: [seq, kinds, target, a, b, out_id] of plain values */
         Py_ssize_t at = pos, len;
         Val f[6];
@@ -409,10 +423,11 @@ static PyObject *Runner_run(Runner *self, PyObject *const *args, Py_ssize_t narg
                 goto done;
             if (rpos > index + 2)
                 break;
-            long long h = PyLong_AsLongLong(hid);
-            if (h == -1 && PyErr_Occurred())
+            long long h;
+            int far = clamped(hid, &h);
+            if (far < 0)
                 goto done;
-            if (h == out_id) {
+            if (!far && h == out_id) {
                 carried = rpos == index + 2;
                 break;
             }
