@@ -521,16 +521,8 @@ done:
     return result;
 }
 
-static PyObject *Runner_forget(Runner *self, PyObject *unused)
-{
-    clear_targets(self);
-    Py_RETURN_NONE;
-}
-
 static PyMethodDef Runner_methods[] = {
     {"run", (PyCFunction)(void (*)(void))Runner_run, METH_FASTCALL, run_doc},
-    {"forget", (PyCFunction)Runner_forget, METH_NOARGS,
-     "Forget the targets and operands seen (after the backend's functions change)."},
     {NULL},
 };
 

@@ -523,16 +523,16 @@ class CpuBackend:
                 return False
             if other is not r and other.shape != r.shape:
                 key = (other.shape, r.shape)
-                fit_ = shapes.get(key)
-                if fit_ is None:
+                broadcasts = shapes.get(key)
+                if broadcasts is None:
                     if len(shapes) >= 1024:
                         shapes.clear()
                     try:
-                        fit_ = numpy.broadcast_shapes(*key) == r.shape
+                        broadcasts = numpy.broadcast_shapes(*key) == r.shape
                     except ValueError:
-                        fit_ = False
-                    shapes[key] = fit_
-                if not fit_:
+                        broadcasts = False
+                    shapes[key] = broadcasts
+                if not broadcasts:
                     return False
             uf(x, y, r)
             return True
