@@ -151,6 +151,27 @@ def test_plain_ext_is_what_the_encoder_makes(value):
     assert decode([packer.pack(ext)]) == value  # and the server reads it back
 
 
+@pytest.mark.parametrize("dt", ["f4", ">f8", "i1", "u8", "?", "c16", "e", "V4", "M8[ns]",
+                                "U3", numpy.dtype("f4", metadata={"m": 1})])
+def test_dtype_ext_is_what_the_encoder_makes(dt):
+    """``protocol.dtype_ext`` (a dtype packed once, for creation calls and ``astype``)
+    gives the very bytes ``Encoder`` gives, and the server reads the same dtype back."""
+    import msgpack
+    from gpushare.protocol import Encoder, dtype_ext
+    dt = numpy.dtype(dt)
+    ext = dtype_ext(dt)
+    assert ext is not None and dtype_ext(dt) is ext  # (made once)
+    packer = msgpack.Packer(strict_types=True, use_bin_type=True)
+    assert packer.pack([ext]) == Encoder().pack([dt])
+    assert decode([packer.pack(ext)]) == dt
+
+
+def test_dtype_ext_leaves_structured_and_subarray_dtypes_to_the_encoder():
+    from gpushare.protocol import dtype_ext
+    assert dtype_ext(numpy.dtype([("a", "f4"), ("b", "i2")])) is None
+    assert dtype_ext(numpy.dtype(("f4", (2, 3)))) is None
+
+
 @pytest.mark.parametrize("value", [
     [1, 2], (1, [2]), (1 << 64,), (numpy.int64(3),), (1, object()), slice(numpy.int64(1), 2),
     ("a", b"bytes"), (1j,),

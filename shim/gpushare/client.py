@@ -19,13 +19,15 @@ import weakref
 from typing import Any, Callable
 
 import msgpack
+import numpy
 import zmq
 
 from . import errors
 from .reliable import (GAP, NEW, Receiver, Sender, control, parse_control,
                        split_envelope)
 from .protocol import (CHUNK_BYTES, INT_END, INT_MIN, PLAIN_TYPES, PROTOCOL_VERSION,
-                       ArrayMeta, Decoder, Encoder, Ext, RemoteObject, _pack_int, plain_ext)
+                       ArrayMeta, Decoder, Encoder, Ext, RemoteObject, _pack_int, dtype_ext,
+                       plain_ext)
 from .settings import env_float
 from .wire import keep_receive_buffers, send_frames, spin
 
@@ -956,8 +958,11 @@ def _plain(value: Any) -> Any:
         return _NOT_PLAIN if value._gs_session._poisoned else handle_ext(value._gs_id)
     if kind is tuple or kind is slice:
         ext = plain_ext(value)
-        return _NOT_PLAIN if ext is None else ext
-    return _NOT_PLAIN
+    elif isinstance(value, numpy.dtype):
+        ext = dtype_ext(value)
+    else:
+        return _NOT_PLAIN
+    return _NOT_PLAIN if ext is None else ext
 
 
 def _pack_calls(calls: list) -> bytes:
