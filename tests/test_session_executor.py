@@ -1,6 +1,8 @@
 """The worker's executor in-process (``session.py`` is sans-IO): paths a GPU takes that
-the CPU backend does not, driven here with the CPU backend."""
+the CPU backend does not, driven here with the CPU backend; and mangled batches."""
 from __future__ import annotations
+
+import random
 
 import msgpack
 import numpy
@@ -43,3 +45,38 @@ def test_fortran_and_strided_downloads_keep_the_host_copy_path():
     descriptor = executor._run("download", None, [f], {})
     assert descriptor["order"] == "F"
     assert all(not callable(m) for m in executor.outbox)
+
+
+def test_mangled_batches_get_a_reply_never_an_exception():
+    """Headers and call streams with bytes changed at random (a malformed ``n``, a
+    release list that is no list, a call whose result id is no id...): ``handle``
+    answers each with a reply (``done``, or ``protocol_error`` saying what was wrong),
+    never an exception, which the worker could only turn into a vaguer error."""
+    rng = random.Random(3)
+    packer = msgpack.Packer(use_bin_type=True)
+    handle = msgpack.ExtType(1, b"\x01")
+    calls = [[1, 1, "cupy.add", 1, 1.0, 100], [2, 1, "cupy.multiply", 100, 2.0, 101],
+             [3, "call", "cupy.sum", [handle], {}, None, True],
+             [4, "call", "cupy.reshape", [handle, 2, 2], {}, 102, False],
+             [5, 4, "cupy.negative", 101, None, 103], [6, 9, "cupy.add", 1, 2, 1],
+             [7, "method", "astype", [handle, "f8"], {}, 104, True]]
+    kinds = set()
+    for _ in range(1500):
+        executor = SessionExecutor(CpuBackend())
+        executor.handles.put(1, numpy.arange(4.0))
+        batch = rng.sample(calls, rng.randint(1, len(calls)))
+        header = {"t": "batch", "n": len(batch),
+                  "release": [[rng.randint(0, 8), rng.choice([1, 7, 100, 101, 102])]
+                              for _ in range(rng.randint(0, 4))]}
+        if rng.random() < 0.3:
+            header["ack"] = rng.randint(0, 8)
+        frames = [bytearray(msgpack.packb(header)),
+                  bytearray(b"".join(packer.pack(c) for c in batch))]
+        for frame in frames:
+            for _ in range(rng.randint(0, 3)):
+                frame[rng.randrange(len(frame))] = rng.randrange(256)
+        reply = msgpack.unpackb(executor.handle([bytes(f) for f in frames])[0],
+                                strict_map_key=False)
+        assert reply["t"] in ("done", "protocol_error")
+        kinds.add(reply["t"])
+    assert kinds == {"done", "protocol_error"}

@@ -360,7 +360,10 @@ class SessionExecutor:
         skipped: list = []
         upto = header.get("upto")
         encoder = Encoder(remote_of=self._remote_of, first_frame=1)
-        if int(header.get("n", 0)):
+        size = header.get("n", 0)
+        if type(size) is not int:
+            raise ProtocolError(f"malformed batch: n is {size!r}")
+        if size:
             unpacker, data = decoder.stream(1)
             calls = decoder.iter_stream(1, unpacker)
         else:
@@ -432,6 +435,10 @@ class SessionExecutor:
                         seq, op, target, args, kwargs, out_id, want = call
                     except (TypeError, ValueError):
                         raise ProtocolError(f"malformed call {call!r}") from None
+                    if out_id is not None and type(out_id) is not int and (
+                            type(out_id) is not list or
+                            any(type(hid) is not int for hid in out_id)):
+                        raise ProtocolError(f"malformed call {call!r}")
                 upto = seq
                 if failed is not None:
                     skipped.append([seq, out_id])
@@ -569,8 +576,10 @@ class SessionExecutor:
 
     @staticmethod
     def _releases(items: Any) -> list:
+        if type(items) is not list:
+            raise ProtocolError(f"malformed release list {items!r}")
         out = []
-        for item in items or ():
+        for item in items:
             if type(item) is list and len(item) == 2 and type(item[0]) is int and \
                     type(item[1]) is int:
                 out.append((item[0], item[1]))
