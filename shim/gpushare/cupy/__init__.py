@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 import sys
 import types
 from typing import Any
@@ -24,7 +25,8 @@ from .. import client as _client
 from ..protocol import STREAM_MIN
 from ..namespace import module_names
 from . import _infer
-from ._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _new, _session_of, given, ndarray, session
+from ._ndarray import (FLAG_C, FLAG_F, FLAG_OWN, _contiguity, _new, _session_of, given, ndarray,
+                       session)
 from ._ufunc import UFUNCS, ufunc
 
 __version__ = "14.2.0"
@@ -94,7 +96,7 @@ def _shape_tuple(shape: Any) -> tuple:
     if isinstance(shape, (int, numpy.integer)):
         shape = (int(shape),)
     try:
-        shape = tuple(int(_index(n)) for n in shape)
+        shape = tuple(int(operator.index(n)) for n in shape)
     except TypeError:
         numpy.empty(shape, dtype=bool)  # raises NumPy's own TypeError for this shape
         raise
@@ -104,11 +106,6 @@ def _shape_tuple(shape: Any) -> tuple:
     if builtins.any(n < 0 for n in shape):
         raise ValueError("negative dimensions are not allowed")
     return shape
-
-
-def _index(n: Any) -> int:
-    import operator
-    return operator.index(n)
 
 
 def _creation(name: str, shape: tuple, dtype: Any, order: Any, args: tuple = (),
@@ -139,11 +136,6 @@ def _device_dtype(dtype: Any) -> numpy.dtype:
     if dt.subdtype is not None or dt.hasobject or dt.itemsize == 0 or dt.kind in "USMm":
         raise ValueError(f"Unsupported dtype {dt}")
     return dt
-
-
-def _contiguity(shape: tuple, strides: tuple, itemsize: int) -> tuple:
-    from ._ndarray import _contiguity as c
-    return c(shape, strides, itemsize)
 
 
 def empty(shape: Any, dtype: Any = float, order: str = "C") -> ndarray:
