@@ -659,24 +659,19 @@ class ndarray(_client.RemoteHandle):
         return self.transpose(perm)  # (CuPy's swapaxes is this transpose)
 
     def dot(self, b: Any, out: Any = None) -> Any:
-        from . import dot
-        return dot(self, b, out=out)
+        return _cupy.dot(self, b, out=out)
 
     def clip(self, min: Any = None, max: Any = None, out: Any = None) -> Any:
-        from . import clip
-        return clip(self, min, max, out=out)
+        return _cupy.clip(self, min, max, out=out)
 
     def repeat(self, repeats: Any, axis: Any = None) -> Any:
-        from . import repeat
-        return repeat(self, repeats, axis)
+        return _cupy.repeat(self, repeats, axis)
 
     def cumsum(self, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
-        from . import cumsum  # (CuPy's method is cupy.cumsum too)
-        return cumsum(self, axis, dtype, out)
+        return _cupy.cumsum(self, axis, dtype, out)  # (CuPy's method is cupy.cumsum too)
 
     def cumprod(self, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
-        from . import cumprod
-        return cumprod(self, axis, dtype, out)
+        return _cupy.cumprod(self, axis, dtype, out)
 
     def fill(self, value: Any) -> None:
         if (type(value) in (int, float, complex, bool) or isinstance(value, numpy.generic)) \
@@ -866,8 +861,16 @@ def _session_of(value: Any) -> Any:
     return value._gs_session if isinstance(value, ndarray) else None
 
 
+#: the ``gpushare.cupy`` package, for the methods that are its functions (``a.dot(b)``,
+#: ``a @ b``...): set by ``_install_operators``, which the package calls once its
+#: functions exist (an import inside each method cost ~0.3 us a call)
+_cupy: Any = None
+
+
 # --- operators: through the client ufuncs ------------------------------------------------
 def _install_operators() -> None:
+    global _cupy
+    _cupy = sys.modules[__package__]
     from . import _ufunc
     U = _ufunc.UFUNCS
     methods: list = []  # (name, the ufunc's fast path, the method, reversed)
@@ -950,16 +953,13 @@ def _install_operators() -> None:
     ndarray.__rdivmod__ = rdivmod_  # type: ignore[assignment]
 
     def matmul(self: Any, other: Any) -> Any:
-        from . import matmul as mm
-        return mm(self, other) if _ufunc.is_operand(other) else NotImplemented
+        return _cupy.matmul(self, other) if _ufunc.is_operand(other) else NotImplemented
 
     def rmatmul(self: Any, other: Any) -> Any:
-        from . import matmul as mm
-        return mm(other, self) if _ufunc.is_operand(other) else NotImplemented
+        return _cupy.matmul(other, self) if _ufunc.is_operand(other) else NotImplemented
 
     def imatmul(self: Any, other: Any) -> Any:
-        from . import matmul as mm
-        return mm(self, other, out=self)
+        return _cupy.matmul(self, other, out=self)
     accel = _ufunc._accel
     if accel is not None:
         # the same methods in C (shim/gpushare/_accel.c): a method whose fast path
