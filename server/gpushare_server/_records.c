@@ -330,12 +330,14 @@ static int release_at(PyObject *releases, Py_ssize_t k, long long *pos, PyObject
 }
 
 PyDoc_STRVAR(run_doc,
-"run(data, pos, index, releases, next_release, objects, release, cid, r, after_call)\n"
+"run(data, pos, index, releases, next_release, dies, objects, release, cid, r,\n"
+"    after_call)\n"
 "\n"
 "Run the records of ``data`` (a batch's stream of calls) from byte ``pos`` on, the\n"
 "first being call ``index`` of the batch, while the result carried, ``r`` under id\n"
 "``cid``, is their operand (see the top of _records.c). ``releases`` is the batch's\n"
-"sorted list of (position, id), of which ``next_release`` is the next due;\n"
+"sorted list of (position, id), of which ``next_release`` is the next due, and\n"
+"``dies`` maps an id to its first release's position (session.py made both);\n"
 "``objects`` the handle table and ``release`` its release method; ``after_call``\n"
 "None or called as after_call(out_id, r) after each call.\n"
 "\n"
@@ -346,8 +348,8 @@ PyDoc_STRVAR(run_doc,
 
 static PyObject *Runner_run(Runner *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 10) {
-        PyErr_SetString(PyExc_TypeError, "run() takes 10 arguments");
+    if (nargs != 11) {
+        PyErr_SetString(PyExc_TypeError, "run() takes 11 arguments");
         return NULL;
     }
     Py_buffer view;
@@ -358,15 +360,16 @@ static PyObject *Runner_run(Runner *self, PyObject *const *args, Py_ssize_t narg
     long long index = PyLong_AsLongLong(args[2]);
     PyObject *releases = args[3];
     Py_ssize_t next_release = PyLong_AsSsize_t(args[4]);
-    PyObject *objects = args[5], *release = args[6];
+    PyObject *dies = args[5], *objects = args[6], *release = args[7];
     long long cid;
-    int odd = clamped(args[7], &cid);  /* (an id out of int64's range: no record names it) */
-    PyObject *r = args[8], *after_call = args[9];
+    int odd = clamped(args[8], &cid);  /* (an id out of int64's range: no record names it) */
+    PyObject *r = args[9], *after_call = args[10];
     Py_ssize_t count = 0;
     if (PyErr_Occurred())
         goto done;
-    if (!PyList_Check(releases) || !PyDict_Check(objects)) {
-        PyErr_SetString(PyExc_TypeError, "run(): releases must be a list, objects a dict");
+    if (!PyList_Check(releases) || !PyDict_Check(dies) || !PyDict_Check(objects)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "run(): releases must be a list, dies and objects dicts");
         goto done;
     }
     if (pos < 0 || pos > view.len || next_release < 0) {
@@ -413,27 +416,25 @@ static PyObject *Runner_run(Runner *self, PyObject *const *args, Py_ssize_t narg
         if (kinds != 4 && value->type != V_INT && value->type != V_FLOAT &&
                 value->type != V_TRUE && value->type != V_FALSE)
             break;
-        /* its result is carried too: released right after the next call */
-        Py_ssize_t nrel = PyList_GET_SIZE(releases);
-        int carried = 0;
-        for (Py_ssize_t j = next_release; j < nrel; j++) {
-            long long rpos;
-            PyObject *hid;
-            if (release_at(releases, j, &rpos, &hid) < 0)
+        /* its result is carried too: released right after the next call (its first
+         * release, as session.py's ``dies`` says) */
+        PyObject *key = PyLong_FromLongLong(out_id);
+        if (key == NULL)
+            goto done;
+        PyObject *due = PyDict_GetItemWithError(dies, key);  /* (borrowed) */
+        Py_DECREF(key);
+        long long at_pos;
+        if (due == NULL) {
+            if (PyErr_Occurred())
                 goto done;
-            if (rpos > index + 2)
-                break;
-            long long h;
-            int far = clamped(hid, &h);
-            if (far < 0)
-                goto done;
-            if (!far && h == out_id) {
-                carried = rpos == index + 2;
-                break;
-            }
-        }
-        if (!carried)
             break;
+        }
+        int far = clamped(due, &at_pos);
+        if (far < 0)
+            goto done;
+        if (far || at_pos != index + 2)
+            break;
+        Py_ssize_t nrel = PyList_GET_SIZE(releases);
         /* From here on, an exception is this call's error, as in session.py (where
          * the releases due before a call are made before it runs) */
         PyObject *made = NULL;

@@ -487,14 +487,13 @@ class SessionExecutor:
                             # before the first it does not: the loop goes on there)
                             start = unpacker.tell()
                             end, index, next_release, cid, ran, seq, exc = runner.run(
-                                data, start, index + 1, releases, next_release, objects,
-                                release, out_id, result, after_call)
+                                data, start, index + 1, releases, next_release, dies,
+                                objects, release, out_id, result, after_call)
                             index -= 1  # (the next call's index, less the loop's step)
                             if not ran:
                                 continue
                             unpacker.read_bytes(end - start)
-                            next_at = releases[next_release][0] \
-                                if next_release < len(releases) else _NEVER
+                            next_at = 0  # (the releases due: found at the next call)
                             count += ran
                             upto = seq
                             if exc is None:
