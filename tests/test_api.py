@@ -273,6 +273,29 @@ def test_big_set_is_streamed_into_any_layout(cp):
         cp.zeros((1024, 301)).set(host)
 
 
+@pytest.mark.parametrize("path", ["direct", "lanes off", "through the broker"])
+def test_host_data_may_change_as_soon_as_a_copy_returns(cp, monkeypatch, path):
+    """Like CuPy's copies from pageable memory, asarray() and set() have read the host
+    array when they return, whatever its size and path (inline in a message, chunk
+    messages, the bulk lane): changing it then changes nothing on the device."""
+    from gpushare import client
+    if path != "direct":
+        monkeypatch.setenv("GPUSHARE_LANES", "0")
+    if path == "through the broker":
+        monkeypatch.setenv("GPUSHARE_DIRECT", "0")
+    client.reset_session()
+    for n in (1000, 100_000, 300_000, 1_100_000):      # 8 KB, 800 KB, 2.4 MB, 8.8 MB
+        host = numpy.ones(n)
+        d = cp.asarray(host)
+        host[:] = 7
+        e = cp.zeros(n)
+        e.set(host)
+        host[:] = 9
+        assert numpy.unique(d.get()).tolist() == [1.0], n
+        assert numpy.unique(e.get()).tolist() == [7.0], n
+    assert (client.get_session()._data is None) == (path == "through the broker")
+
+
 def test_files_are_the_clients(cp, tmp_path):
     a = cp.arange(6.0).reshape(2, 3)
     cp.save(tmp_path / "a.npy", a)

@@ -21,6 +21,7 @@ from typing import Any
 import msgpack
 
 from gpushare import errors
+from gpushare.lane import LANE_MIN
 from gpushare.protocol import (CHUNK_BYTES, FLAG_C, FLAG_F, FLAG_OWN, STREAM_MIN, ArrayMeta,
                                Decoder, Encoder, HandleRef, HostArray, ProtocolError,
                                RemoteObject, dtype_to_wire)
@@ -104,6 +105,14 @@ class SessionExecutor:
         self._shm_pending: Any = None  # created, waiting for the client's nonce
         self._downs: list = []         # downloads to write into the ring after the reply
         self.shm_bytes = [0, 0]        # bytes copied through the ring: in, out
+        # the bulk lane (plain TCP connections for big copies; see lane.py): the worker
+        # says how many connections a client may open (0: not offered) and where
+        self.lane_streams = 0
+        self.lane_bind: str | None = None
+        self._lane: list | None = None      # the connections, once confirmed
+        self._lane_listener: Any = None     # listening, between lane_open and _confirm
+        self._lane_downs: list = []         # downloads to write on it after the reply
+        self.lane_bytes = [0, 0]            # bytes copied through it: in, out
 
     def record_warnings(self) -> None:
         """Record every warning of this process for the batch being run, once and for
@@ -126,6 +135,8 @@ class SessionExecutor:
                 raise ProtocolError(f"unexpected message kind {kind!r}")
             if "shm" in header:
                 return self._shm_message(header.get("shm"))
+            if "lane" in header:
+                return self._lane_message(header.get("lane"))
             if "chunk" in header:
                 return self._chunk(header, frames)
             return self._batch(header, decoder)
@@ -151,9 +162,119 @@ class SessionExecutor:
         out, self.outbox = self.outbox, []
         if any(callable(m) for m in out):  # chunks copied from the device as they go
             out = (m() if callable(m) else m for m in out)
+        if self._lane_downs:
+            return self._send_lane(out)
         if not self._downs:
             return out
         return self._fill_ring(out)
+
+    # --- the bulk lane (plain TCP connections for big copies; see lane.py) --------
+    def _lane_open(self, kwargs: Any) -> Any:
+        """Listen for the client's lane connections; answer where, and the token they
+        must bring (None: no lane here)."""
+        from . import lane
+        streams = kwargs.get("streams") if isinstance(kwargs, dict) else None
+        if type(streams) is not int or not 1 <= streams <= lane.MAX_STREAMS:
+            raise ValueError("lane_open: streams must be an integer from 1 to "
+                             f"{lane.MAX_STREAMS}")
+        self._lane_drop()
+        if not self.lane_streams or not self.lane_bind:
+            return None
+        try:
+            listener = lane.Listener(self.lane_bind, min(streams, self.lane_streams))
+        except OSError as exc:  # stream as messages instead
+            log.debug("no bulk lane: %s", exc)
+            return None
+        self._lane_listener = listener
+        return {"port": listener.port, "token": listener.token.hex(),
+                "streams": listener.streams}
+
+    def _lane_confirm(self) -> bool:
+        """Take the client's connections (they were made before it asked)."""
+        from . import lane
+        listener, self._lane_listener = self._lane_listener, None
+        if listener is None:
+            return False
+        try:
+            self._lane = listener.accept()
+        except lane.LaneError as exc:
+            log.warning("no bulk lane: %s", exc)
+            return False
+        return True
+
+    def _lane_drop(self) -> None:
+        from gpushare.lane import close
+        if self._lane_listener is not None:
+            self._lane_listener.close()
+        if self._lane is not None:
+            close(self._lane)
+        self._lane = self._lane_listener = None
+        self._lane_downs = []
+
+    def _lane_message(self, value: Any) -> list:
+        """A client's upload on the lane (numbered like a chunk; no reply):
+        ``["up", hid, nbytes]``. Read the parts into array ``hid`` (or drop them when
+        it cannot take them: its creation failed, and that error surfaces at the
+        client's next wait), then say ``DONE`` on connection 0. Without a lane (we
+        closed it: the client's writes fail and it streams the copy instead), nothing."""
+        from gpushare.lane import DONE
+
+        from . import lane
+        socks = self._lane
+        if socks is None or not (isinstance(value, list) and len(value) == 3 and
+                                 value[0] == "up" and type(value[1]) is int and
+                                 type(value[2]) is int and value[2] >= 0):
+            return []
+        hid, total = value[1], value[2]
+        arr = None
+        try:
+            arr = self.handles.get(hid)
+            if not self.backend.is_array(arr) or int(arr.nbytes) != total or \
+                    not (arr.flags.c_contiguous or arr.flags.f_contiguous):
+                raise ValueError("the upload does not fit its array")
+        except Exception as exc:  # noqa: BLE001 - the upload's array stays as it is
+            log.debug("an upload on the lane goes nowhere: %s", exc)
+            arr = None
+        try:
+            lane.receive_into(socks, self.backend, arr, total)
+            socks[0].sendall(DONE)
+        except Exception as exc:  # noqa: BLE001 - the client repeats it as chunks
+            log.warning("bulk lane closed: an upload failed (%s)", exc)
+            self._lane_drop()
+            return []
+        if arr is not None:
+            self.lane_bytes[0] += total
+        return []
+
+    def _lane_download(self, arr: Any) -> dict:
+        """Queue ``arr`` to be written on the lane once the reply carrying this
+        descriptor is sent (``take_outbox``)."""
+        if not (arr.flags.c_contiguous or arr.flags.f_contiguous):
+            arr = self.backend.function("cupy.ascontiguousarray")(arr)
+        f = arr.flags.f_contiguous and not arr.flags.c_contiguous
+        self._streams += 1
+        self._lane_downs.append(arr)
+        return {"stream": self._streams, "lane": True, "descr": dtype_to_wire(arr.dtype),
+                "shape": list(arr.shape), "order": "F" if f else "C",
+                "nbytes": int(arr.nbytes)}
+
+    def _send_lane(self, first: Any) -> Any:
+        """Yield ``first``, then write the queued downloads on the lane."""
+        from . import lane
+        yield from first
+        downs, self._lane_downs = self._lane_downs, []
+        for arr in downs:
+            socks = self._lane
+            if socks is None:
+                return
+            try:
+                self.backend.synchronize()  # work on any stream that writes ``arr`` is done
+                lane.send_from(socks, self.backend, arr)
+            except Exception as exc:  # noqa: BLE001 - the client asks again, as chunks
+                log.warning("bulk lane closed: a download failed (%s)", exc)
+                self._lane_drop()
+                return
+            self.lane_bytes[1] += int(arr.nbytes)
 
     # --- shared memory (same host, opt-in; the segment is ours, see shm.py) -------
     def _shm_open(self, args: Any, kwargs: Any) -> Any:
@@ -635,6 +756,9 @@ class SessionExecutor:
             if self._shm is not None and backend.is_array(args[0]) and \
                     args[0].nbytes >= STREAM_MIN:
                 return self._shm_download(args[0])
+            if self._lane is not None and backend.is_array(args[0]) and \
+                    args[0].nbytes >= LANE_MIN:
+                return self._lane_download(args[0])
             arr = args[0]
             if getattr(backend, "chunked_download", False) and backend.is_array(arr) and \
                     arr.nbytes >= STREAM_MIN and arr.flags.c_contiguous:
@@ -653,6 +777,13 @@ class SessionExecutor:
         if op == "shm_close":
             self._shm_drop()
             return None
+        if op == "lane_open":
+            return self._lane_open(kwargs)
+        if op == "lane_confirm":
+            return self._lane_confirm()
+        if op == "lane_close":
+            self._lane_drop()
+            return None
         if op == "memory":
             return backend.memory(str(target), self.handles.values())
         if op == "info":
@@ -662,6 +793,9 @@ class SessionExecutor:
             info["calls"] = self.calls
             info["shm"] = {"active": self._shm is not None, "bytes_in": self.shm_bytes[0],
                            "bytes_out": self.shm_bytes[1]}
+            info["lane"] = {"active": self._lane is not None, "bytes_in": self.lane_bytes[0],
+                            "bytes_out": self.lane_bytes[1],
+                            "streams": len(self._lane or ())}
             return info
         if op == "synchronize":
             backend.synchronize()

@@ -101,8 +101,9 @@ def _stats(executor: SessionExecutor, errors_seen: int, with_info: bool,
     backend = executor.backend
     stats: dict = {"handles": len(executor.handles), "calls": executor.calls,
                    "errors": errors_seen, "pid": os.getpid()}
-    if moved is not None:
-        stats["direct_bytes_in"], stats["direct_bytes_out"] = moved
+    if moved is not None:  # (the bulk lane's copies are direct traffic too)
+        stats["direct_bytes_in"] = moved[0] + executor.lane_bytes[0]
+        stats["direct_bytes_out"] = moved[1] + executor.lane_bytes[1]
     if idle is not None:  # the broker cannot see direct traffic: it asks before expiring
         stats["idle"] = idle
     try:
@@ -196,6 +197,9 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
             direct, endpoint, authorized = _direct_socket(ctx, direct_bind, server_key,
                                                           authorized_keys, max_message_size)
             ready.append(endpoint.encode())
+            from . import lane  # big copies on plain TCP connections, when plaintext
+            executor.lane_streams = lane.allowed(endpoint, bool(server_key))
+            executor.lane_bind = endpoint
         except (zmq.ZMQError, ValueError, OSError) as exc:  # the broker path still works
             log.warning("no direct data path (%s); traffic goes through the broker", exc)
             direct = None
@@ -354,6 +358,8 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
             if kind != b"msg":
                 continue
             serve_message(frames[1:], sock, [])
+            if told[0] < link_in.last and not sock.poll(0):
+                tell(sock, [], "ack")  # as on the direct path (see serve_direct)
     finally:
         executor.handles.clear()
         if direct is not None:

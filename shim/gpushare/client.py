@@ -23,6 +23,7 @@ import numpy
 import zmq
 
 from . import errors
+from . import lane as lanes
 from .reliable import (GAP, NEW, Receiver, Sender, control, parse_control,
                        split_envelope)
 from .protocol import (CHUNK_BYTES, INT_END, INT_MIN, PLAIN_TYPES, PROTOCOL_VERSION,
@@ -44,6 +45,9 @@ _CALL_PACKER = msgpack.Packer(strict_types=True, use_bin_type=True)
 #: the operators' records (``Session.fast_op``): tuples of plain values, as arrays
 _RECORD_PACKER = msgpack.Packer(use_bin_type=True)
 _HANDLE = int(Ext.HANDLE)
+#: what a download's call gives when the bulk lane failed midway (``Session.download``
+#: asks again; the lane is closed by then, so the copy comes as chunk messages)
+LANE_FAILED = object()
 _new_tuple = tuple.__new__  # an ExtType without its argument checks (ours are right)
 _getframe = sys._getframe
 
@@ -204,7 +208,6 @@ class Session:
         self._in = Receiver()   # numbered replies from the worker, taken in order
         self.resyncs = 0  # how many times this session asked its worker to resync
         self.gaps = 0     # replies that came after a lost one (and were asked again)
-        self._streamed_after = -1  # the last call before the latest streamed upload
         #: a host array the next streamed download may be written into (``get(out=)``)
         self.download_into: Any = None
         self._on_close = on_close
@@ -342,6 +345,7 @@ class Session:
                 self._monitor.close(linger=0)
             if self._data is not None:
                 self._data.close(linger=500)
+            self._lane_give_up()
             self._sock.close(linger=500)
             self._ctx.term()
             if self._on_close is not None:
@@ -414,7 +418,10 @@ class Session:
             self._seq = seq  # only once encoding succeeded: no gaps a wait could hang on
             info = PendingCall(seq, description or (op, target), user_location(),
                                tuple(out_id) if isinstance(out_id, list) else (out_id,))
-            if frames:  # big host data: send it now, alone, without a copy
+            if frames:  # big host data: send it now, alone
+                # (copied: the caller may change its array as soon as we return, and a
+                # message is kept to be sent again after a reconnection)
+                frames = [bytes(f) for f in frames]
                 self._flush_locked()
                 self._send_batch([packed], [info], frames)
             else:
@@ -493,20 +500,42 @@ class Session:
             # flight, so that opening it cannot surface another call's error here)
             ring = self._shm_ring(open_now=not self._queue and self._error is None and
                                   self._done_seq >= self._seq)
+            lane = None  # else, on the bulk lane (opened on the same terms)
+            if ring is None and host.nbytes >= lanes.LANE_MIN:
+                lane = self._lane(open_now=not self._queue and self._error is None and
+                                  self._done_seq >= self._seq)
             if not existing:
                 self.submit("upload_begin", None, (tuple(host.shape), host.dtype),
                             {"order": order}, out_id=hid, description=description)
             self._flush_locked()
             flat = memoryview(host.reshape(-1, order="A").view(numpy.uint8))
+            # Like CuPy's copy from pageable memory, the copy is over when we return:
+            # the caller may change ``host`` at once. Through the ring: we saw the
+            # worker empty every slot; on the lane: it said DONE
             if ring is not None:
-                # we saw the worker empty every slot: the copy has run, so synchronize()
-                # need not ask (unlike chunks, see _streamed_after)
                 self._shm_upload(ring, flat, hid)
+                return
+            if lane is not None and self._lane_upload(lane, flat, hid):
                 return
             for offset in range(0, flat.nbytes, CHUNK_BYTES):
                 head = msgpack.packb({"t": "batch", "n": 0, "chunk": [hid, offset]})
                 self._send_data([head, b"", flat[offset:offset + CHUNK_BYTES]])
-            self._streamed_after = self._seq
+            # chunks go without a copy, and are kept to be sent again after a
+            # reconnection: wait until the worker has them all (it says so once it has
+            # written them)
+            self._wait_locked(self._done_seq, delivered=self._out.sent)
+
+    def download(self, arr: Any) -> Any:
+        """The host copy of the proxy ``arr`` (the ``download`` call; a numpy array,
+        written into ``download_into`` when that fits)."""
+        with self._lock:
+            into = self.download_into
+            host = self.call("download", None, (arr,))
+            if host is LANE_FAILED:  # the lane failed midway: again, as chunk messages
+                self.download_into = into
+                self.submit("lane_close", None)
+                host = self.call("download", None, (arr,))
+            return host
 
     def flush(self) -> None:
         with self._lock:
@@ -518,12 +547,7 @@ class Session:
         error."""
         with self._lock:
             self._check_usable()
-            if self._streamed_after == self._seq:
-                # chunks sent after the last call have no reply of their own: a call
-                # queued behind them answers once they are written
-                self.call("synchronize", None)
-            else:
-                self._wait_locked(self._seq)
+            self._wait_locked(self._seq)
 
     def _flush_locked(self, drain: bool = True) -> None:
         if self._queue or self._release or self._ack is not None:
@@ -558,12 +582,17 @@ class Session:
             for sock in ready:
                 self._on_reply(sock.recv_multipart(copy=False))
 
-    def _wait_locked(self, seq: int, own_call: int | None = None) -> None:
+    def _wait_locked(self, seq: int, own_call: int | None = None, delivered: int = 0) -> None:
+        """Wait for the replies up to call ``seq`` (an error stops the wait), and until
+        the worker has acknowledged our messages up to number ``delivered`` (whatever
+        happens, short of losing the session); then raise what is pending."""
         self._flush_locked(drain=False)
         last_heard = last_sync = time.monotonic()
         pinged = False
         quick = self._data
-        while self._done_seq < seq and self._error is None and self._lost is None:
+        out = self._out
+        while self._lost is None and (self._done_seq < seq and self._error is None or
+                                      delivered and not out.delivered(delivered)):
             if quick is not None:
                 # the common case: the reply comes on the direct socket soon; wait for
                 # it there alone (one ZeroMQ call). The broker's socket and the
@@ -751,6 +780,8 @@ class Session:
         received, total = 0, int(desc["nbytes"])
         if desc.get("shm"):  # through the shared-memory ring
             return self._shm_download(desc, out, flat)
+        if desc.get("lane"):  # on the bulk lane
+            return self._lane_download(total, out, flat)
         data_sock = self._data_sock
         last_heard = time.monotonic()
         while received < total:
@@ -778,9 +809,11 @@ class Session:
             data = frames[1].buffer
             flat[offset:offset + len(data)] = numpy.frombuffer(data, numpy.uint8)
             received += len(data)
-        # inside the download's reply, nothing else in flight: the ring may open now
-        self._shm_ring(open_now=not self._queue and self._error is None and
-                       self._sent_seq == self._seq)
+        # inside the download's reply, nothing else in flight: the ring (or the
+        # lane) may open now
+        open_now = not self._queue and self._error is None and self._sent_seq == self._seq
+        if self._shm_ring(open_now) is None and total >= lanes.LANE_MIN:
+            self._lane(open_now)
         return out
 
     def _remote_array(self, meta: ArrayMeta) -> Any:
@@ -909,33 +942,19 @@ class Session:
         is still busy with earlier calls)."""
         from . import shm
         words = ring.words
-        # when we last heard anything, whether we pinged since, since when the worker is
-        # on this copy (the clock for "no progress")
-        heard = [time.monotonic(), False, time.monotonic()]
+        check = self._watch()
+        progress = [time.monotonic()]  # since when the worker is on this copy
 
         def idle(waited: float) -> None:
             now = time.monotonic()
-            for sock in self._poll(0):
-                self._on_reply(sock.recv_multipart(copy=False))
-                heard[:2] = [now, False]
-            if self._lost is not None:
-                raise self._lost
-            silent = now - heard[0]
-            if xfer is not None and words[shm.XFER] != xfer:  # not begun: any wait
-                heard[2] = now
-                if silent > self.timeout:
-                    self._lost = errors.ServerUnavailableError(
-                        f"gpushare: the server at {self.address} stopped answering "
-                        f"({silent:.0f} s without a reply); the session's arrays may be "
-                        "lost")
-                    raise self._lost
-                if not heard[1] and silent > min(5.0, self.timeout / 3):
-                    self._send(Encoder().encode({"t": "ping"}))  # the broker answers
-                    heard[1] = True                              # while the worker computes
-            elif now - heard[2] > self.timeout:
+            begun = xfer is None or words[shm.XFER] == xfer
+            check(silence_counts=not begun)
+            if not begun:
+                progress[0] = now
+            elif now - progress[0] > self.timeout:
                 self._lost = errors.ServerUnavailableError(
                     f"gpushare: the server at {self.address} stopped in the middle of a "
-                    f"copy ({now - heard[2]:.0f} s without progress)")
+                    f"copy ({now - progress[0]:.0f} s without progress)")
                 raise self._lost
         try:
             shm.wait(words, index, target, idle)
@@ -944,6 +963,145 @@ class Session:
                 "gpushare: the server abandoned a copy through shared memory (it waited "
                 "too long for this client); the session cannot go on")
             raise self._lost from None
+
+    def _watch(self) -> Callable[..., None]:
+        """A check to call now and then while waiting on something other than a reply
+        (a copy through the ring or on the lane): it handles the replies that came,
+        raises once the session is lost, and, when ``silence_counts``, once nothing has
+        been heard for ``timeout`` seconds, as any wait (after a while it pings: the
+        broker answers while the worker is busy)."""
+        heard = [time.monotonic(), False]  # when we last heard anything, pinged since
+
+        def check(silence_counts: bool = True) -> None:
+            now = time.monotonic()
+            for sock in self._poll(0):
+                self._on_reply(sock.recv_multipart(copy=False))
+                heard[:] = [now, False]
+            if self._lost is not None:
+                raise self._lost
+            if not silence_counts:
+                heard[0] = now
+                return
+            silent = now - heard[0]
+            if silent > self.timeout:
+                self._lost = errors.ServerUnavailableError(
+                    f"gpushare: the server at {self.address} stopped answering "
+                    f"({silent:.0f} s without a reply); the session's arrays may be lost")
+                raise self._lost
+            if not heard[1] and silent > min(5.0, self.timeout / 3):
+                self._send(Encoder().encode({"t": "ping"}))  # the broker answers
+                heard[1] = True                              # while the worker computes
+        return check
+
+    # --- the bulk lane (plain TCP connections for big copies; see lane.py) --------
+    def _lane(self, open_now: bool) -> Any:
+        """The open bulk lane (``lane.Lane``); None: big copies go as chunk messages.
+        Opened (two round trips) on the first big copy when ``open_now``, over a
+        plaintext ``tcp://`` direct path, unless ``GPUSHARE_LANES=0``; decided once per
+        session, and closed for good when a copy on it fails."""
+        lane = self.__dict__.get("_gs_lane", False)
+        if lane is not False or not open_now or self._closed or self._lost is not None:
+            return lane or None
+        self._gs_lane = None
+        streams = lanes.streams_wanted()
+        from .security import client_keys
+        if not streams or self._data is None or not self.address.startswith("tcp://") or \
+                client_keys() is not None:
+            return None
+        socks: list = []
+        try:
+            info = self.call("lane_open", None, (), {"streams": streams})
+            if not isinstance(info, dict):
+                return None
+            port, token, n = info.get("port"), info.get("token"), info.get("streams")
+            if type(port) is not int or type(n) is not int or not 1 <= n <= streams or \
+                    not isinstance(token, str):
+                raise ValueError(f"an odd lane offer: {info!r}")
+            try:
+                socks = lanes.connect(lanes.host_of(self.address), port,
+                                      bytes.fromhex(token), n, self.timeout)
+            except (OSError, ValueError):
+                self.submit("lane_close", None)  # the worker stops listening
+                return None
+            if self.call("lane_confirm", None) is True:
+                self._gs_lane, socks = lanes.Lane(socks), []
+        except Exception:  # noqa: BLE001 - e.g. refused: chunk messages instead
+            if self._lost is not None:
+                raise
+        finally:
+            lanes.close(socks)  # (unless the lane took them)
+        return self._gs_lane
+
+    def _lane_give_up(self) -> None:
+        """Close the lane for good (after a failed copy, or an interrupt). The worker
+        notices at its next use of it, or at the ``lane_close`` a failed download sends
+        before asking again."""
+        lane = self.__dict__.get("_gs_lane")
+        if lane:
+            lane.close()
+        self._gs_lane = None
+
+    def _lane_upload(self, lane: Any, flat: memoryview, hid: int) -> bool:
+        """Copy ``flat`` into array ``hid`` on the lane: one numbered message announces
+        it, a thread writes the parts while we wait, as any call waits, for the worker's
+        ``DONE``. False when the lane failed (it is closed then; the caller sends the
+        copy as chunk messages: the host data is still there)."""
+        total = flat.nbytes
+        self._send_data([msgpack.packb({"t": "batch", "n": 0, "chunk": None,
+                                        "lane": ["up", hid, total]})])
+        socks = lane.socks
+        for sock in socks:
+            sock.settimeout(None)  # the worker may be busy: our wait below decides
+        failed: list = []
+
+        def send() -> None:
+            try:
+                lanes.send_parts(socks, flat)
+            except BaseException as exc:  # noqa: BLE001 - (send_parts shut the lane)
+                failed.append(exc)
+        sender = threading.Thread(target=send, daemon=True, name="gpushare-lane-send")
+        sender.start()
+        check = self._watch()
+
+        def idle() -> None:
+            if failed:
+                raise lanes.LaneError(str(failed[0]))
+            check()
+        try:
+            lanes.wait_done(socks[0], idle)
+        except (lanes.LaneError, OSError):
+            self._lane_give_up()
+            sender.join()
+            self.submit("lane_close", None)
+            return False
+        except BaseException:
+            self._lane_give_up()
+            sender.join()
+            raise
+        sender.join()
+        lane.bytes[0] += total
+        return True
+
+    def _lane_download(self, total: int, out: Any, flat: Any) -> Any:
+        """Receive a download's parts on the lane (the worker writes them once the
+        reply carrying their descriptor is sent) into ``out``'s bytes ``flat``.
+        ``LANE_FAILED`` when the lane failed (or was closed here already: the worker
+        did not know yet); ``download`` then asks again."""
+        lane = self.__dict__.get("_gs_lane")
+        if lane:
+            for sock in lane.socks:
+                sock.settimeout(self.timeout)  # the worker is on it: no progress fails
+            try:
+                lanes.recv_parts(lane.socks, memoryview(flat))
+                lane.bytes[1] += total
+                return out
+            except lanes.LaneError:
+                pass
+            except BaseException:
+                self._lane_give_up()
+                raise
+        self._lane_give_up()
+        return LANE_FAILED
 
 
 _NOT_PLAIN = object()

@@ -163,6 +163,11 @@ class Sender:
         self.resent += len(self._unacked)
         return [frames for _, frames in self._unacked]
 
+    def delivered(self, n: int) -> bool:
+        """Whether the peer has acknowledged every message up to number ``n``."""
+        unacked = self._unacked
+        return not unacked or unacked[0][0] > n
+
     @property
     def pending(self) -> int:
         """How many sent messages are not acknowledged yet."""

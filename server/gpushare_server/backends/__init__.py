@@ -74,6 +74,11 @@ class Backend(Protocol):
     # ufunc takes beside ``r`` for the Python scalar ``value`` (None when the result
     # would not keep r's dtype; for one operand, value None: anything but None if it
     # keeps it).
+    #
+    # Optional: ``host_bytes(arr)``, the contiguous ``arr``'s bytes (in its own order) as
+    # a writable memoryview, for a backend whose arrays live in host memory (the CPU
+    # backend): the bulk lane (``lane.py``) then reads uploads into the array and sends
+    # downloads from it directly; without it, through ``write_bytes``/``read_bytes``.
 
 
 def check_member(remote_types: dict, obj: Any, name: str, call: bool) -> None:

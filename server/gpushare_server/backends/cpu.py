@@ -640,6 +640,13 @@ class CpuBackend:
         src = numpy.frombuffer(data, numpy.uint8)
         flat[offset:offset + src.size] = src
 
+    def host_bytes(self, arr: numpy.ndarray) -> memoryview | None:
+        """The contiguous ``arr``'s bytes, in its own order, as a writable memoryview
+        (the bulk lane's reads and writes: ``lane.py``); None for other arrays."""
+        if not (arr.flags.c_contiguous or arr.flags.f_contiguous) or not arr.flags.writeable:
+            return None
+        return memoryview(arr.reshape(-1, order="A").view(numpy.uint8))
+
     def read_bytes(self, arr: numpy.ndarray, offset: int, out: Any) -> None:
         """Copy ``len(out)`` raw bytes of the contiguous ``arr``'s memory (in its own
         order), from ``offset``, into the writable host buffer ``out`` (shared-memory

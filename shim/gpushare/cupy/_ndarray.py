@@ -358,13 +358,13 @@ class ndarray(_client.RemoteHandle):
             session = self._gs_session
             session.download_into = out  # a streamed copy lands in it directly
             try:
-                host = session.call("download", None, (self,))
+                host = session.download(self)
             finally:
                 session.download_into = None
             if host is not out:
                 numpy.copyto(out, host)
             return out
-        host = self._gs_session.call("download", None, (self,))
+        host = self._gs_session.download(self)
         if order == "F" or (order == "A" and self.flags.f_contiguous and not
                             self.flags.c_contiguous):
             host = numpy.asfortranarray(host)

@@ -1,0 +1,209 @@
+"""The bulk lane: big copies over plain TCP connections straight to the worker.
+
+Over ``tcp://``, a copy of ``LANE_MIN`` bytes and more goes through a few plain TCP
+connections of its own instead of 1 MiB ZeroMQ chunk messages: each connection carries
+one contiguous part of the array's bytes, the parts moving in parallel (one loopback
+or LAN stream is limited by its sender and receiver taking turns; two move up to ~2x
+one), and each side reads straight into the destination's memory (``recv_into``: no
+message buffer in between, one copy fewer than a chunk message).
+
+Only for a session whose calls travel in plaintext (no CurveZMQ: the lane carries
+bytes as they are, so an encrypted session keeps its data in ZeroMQ), over the direct
+path to a ``tcp://`` worker, when neither side says ``GPUSHARE_LANES=0``
+(``GPUSHARE_LANES=N``: N connections, 1-8; default 2).
+
+Opening (``Session._lane``, two round trips, on the first big copy): ``lane_open``
+makes the worker listen on a port of its own (its direct path's interface) and answer
+the port and a random token; the client connects its N connections and writes
+``token + index`` on each; ``lane_confirm`` makes the worker accept them, keep those
+with the token and stop listening. A connection without the token is dropped.
+
+A copy (``send_parts`` / ``recv_parts`` on both sides, part ``k`` of ``split``):
+
+* upload: one numbered message announces it (``"lane": ["up", hid, nbytes]``, after
+  the calls before it, like a chunk); the client then writes the parts, and the
+  worker, reaching the announce, reads them into the array and writes ``DONE`` on
+  connection 0. The client waits for that byte as any call waits (the worker may be
+  busy with earlier calls), so a copy that fails on the lane is repeated as chunk
+  messages with nothing lost (``set()`` has not returned: the host data is still
+  there).
+* download: the reply carries ``"lane": True`` in the stream descriptor; the worker
+  writes the parts once the reply is sent, and the client reads them. A download that
+  fails on the lane is asked for again, as chunk messages.
+
+Both sides run a copy's parts in threads (``in_parallel``); the client holds its
+session's lock throughout, and the worker serves one message at a time, so at most
+one copy is on a lane at once.
+
+Either side that sees a connection fail, or no progress for ``GPUSHARE_TIMEOUT``
+seconds, closes every connection of the lane: the other side's copy then fails at
+once, and the session goes on without a lane.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from typing import Callable
+
+#: copies from this many bytes go through the lane (smaller: chunk messages)
+LANE_MIN = 4 << 20
+#: bytes per send and per receive: small enough to stay in cache between the two
+#: copies a byte takes on loopback, big enough to cost few calls
+SLICE = 1 << 20
+MAX_STREAMS = 8
+DEFAULT_STREAMS = 2
+TOKEN_BYTES = 16
+#: what the worker writes on connection 0 once an upload is in the array
+DONE = b"\x01"
+
+
+class LaneError(ConnectionError):
+    """A copy on the lane failed (a connection closed, or no progress)."""
+
+
+def streams_wanted(env: str = "GPUSHARE_LANES") -> int:
+    """The number of connections ``GPUSHARE_LANES`` asks for: 0 (off) to MAX_STREAMS."""
+    value = os.environ.get(env, "").strip()
+    if not value:
+        return DEFAULT_STREAMS
+    try:
+        return max(0, min(MAX_STREAMS, int(value)))
+    except ValueError:
+        return DEFAULT_STREAMS if value.lower() not in ("off", "no", "false") else 0
+
+
+def host_of(address: str) -> str:
+    """The host of a ``tcp://HOST:PORT`` address (brackets of an IPv6 host removed)."""
+    host = address.partition("://")[2].rsplit(":", 1)[0]
+    return host[1:-1] if host.startswith("[") and host.endswith("]") else host
+
+
+def split(total: int, n: int) -> list[tuple[int, int]]:
+    """The ``(start, end)`` byte ranges of a copy's ``n`` parts (the last may be
+    shorter; empty parts for tiny copies are fine)."""
+    size = -(-total // n) if n else 0
+    return [(min(k * size, total), min((k + 1) * size, total)) for k in range(n)]
+
+
+def send_part(sock: socket.socket, view: memoryview) -> None:
+    for pos in range(0, len(view), SLICE):
+        sock.sendall(view[pos:pos + SLICE])
+
+
+def recv_part(sock: socket.socket, view: memoryview) -> None:
+    got, total = 0, len(view)
+    while got < total:
+        n = sock.recv_into(view[got:got + SLICE])
+        if not n:
+            raise LaneError("the other side closed the lane")
+        got += n
+
+
+def in_parallel(socks: list, work: Callable[[socket.socket, int], None]) -> None:
+    """Run ``work(sock, k)`` for every connection ``k`` at once (threads for all but
+    the first, which runs here: socket calls let go of the GIL) and raise the first
+    error. A failure closes every connection (``shut``), so that no other part waits
+    for ever on a copy that cannot complete."""
+    errors: list = []
+
+    def run(k: int) -> None:
+        try:
+            work(socks[k], k)
+        except BaseException as exc:  # noqa: BLE001 - reported below, in order
+            errors.append(exc)
+            shut(socks)
+    threads = [threading.Thread(target=run, args=(k,), daemon=True,
+                                name=f"gpushare-lane-{k}") for k in range(1, len(socks))]
+    for t in threads:
+        t.start()
+    try:
+        run(0)
+    finally:
+        for t in threads:
+            t.join()
+    if errors:
+        exc = errors[0]
+        if isinstance(exc, (OSError, LaneError)):
+            raise LaneError(f"a copy on the lane failed: {exc}") from exc
+        raise exc
+
+
+def send_parts(socks: list, flat: memoryview) -> None:
+    """Write ``flat`` (bytes) on the connections, part ``k`` on connection ``k``."""
+    ranges = split(len(flat), len(socks))
+    in_parallel(socks, lambda sock, k: send_part(sock, flat[ranges[k][0]:ranges[k][1]]))
+
+
+def recv_parts(socks: list, flat: memoryview) -> None:
+    """Read the parts of a copy of ``len(flat)`` bytes into the writable ``flat``."""
+    ranges = split(len(flat), len(socks))
+    in_parallel(socks, lambda sock, k: recv_part(sock, flat[ranges[k][0]:ranges[k][1]]))
+
+
+def shut(socks: list) -> None:
+    """End every connection at once (a thread blocked on one returns with an error)."""
+    for sock in socks:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def close(socks: list) -> None:
+    shut(socks)
+    for sock in socks:
+        try:
+            sock.close()
+        except OSError:
+            pass
+
+
+def tune(sock: socket.socket) -> None:
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+def connect(host: str, port: int, token: bytes, n: int, timeout: float) -> list:
+    """The client's ``n`` connections to a worker's lane port, each introduced by the
+    token and its index (blocking sockets with ``timeout``: a wait without progress
+    that long fails)."""
+    socks: list = []
+    try:
+        for k in range(n):
+            sock = socket.create_connection((host, port), timeout=timeout)
+            socks.append(sock)
+            tune(sock)
+            sock.sendall(token + bytes([k]))
+    except BaseException:
+        close(socks)
+        raise
+    return socks
+
+
+class Lane:
+    """The client's open lane: its connections and what it has moved."""
+
+    def __init__(self, socks: list) -> None:
+        self.socks = socks
+        self.bytes = [0, 0]  # up, down
+
+    def close(self) -> None:
+        close(self.socks)
+        self.socks = []
+
+
+def wait_done(sock: socket.socket, idle: Callable[[], None], poll_s: float = 1.0) -> None:
+    """Wait for the worker's ``DONE`` byte on ``sock`` (connection 0), calling
+    ``idle()`` every ``poll_s`` seconds meanwhile (it may raise to give up)."""
+    import select
+    while True:
+        ready, _, _ = select.select([sock], [], [], poll_s)
+        if not ready:
+            idle()
+            continue
+        got = sock.recv(1)
+        if got != DONE:
+            raise LaneError("the worker closed the lane" if not got else
+                            f"unexpected byte {got!r} on the lane")
+        return
+

@@ -1,0 +1,256 @@
+"""The bulk lane: big copies on plain TCP connections straight to the worker
+(``gpushare/lane.py``, ``gpushare_server/lane.py``), and its fallback to chunk
+messages when a connection fails."""
+from __future__ import annotations
+
+import socket
+import threading
+
+import numpy
+import pytest
+
+from _servers import ServerProcess
+
+pytestmark = pytest.mark.timeout(120)
+
+MiB = 1 << 20
+
+
+def _session():
+    from gpushare import client
+    return client.get_session()
+
+
+def _lane_info():
+    """The lane as the client and the worker see it: (client lane or None, client
+    bytes up/down, worker's info)."""
+    s = _session()
+    lane = s.__dict__.get("_gs_lane")
+    return lane or None, list(lane.bytes) if lane else None, s.call("info", None)["lane"]
+
+
+# --- the pieces, over socket pairs ---------------------------------------------------
+@pytest.mark.parametrize("total", [0, 1, 5, 1000, MiB + 7, 3 * MiB])
+@pytest.mark.parametrize("n", [1, 2, 3, 8])
+def test_parts_cover_every_byte_once(total, n):
+    from gpushare.lane import split
+    ranges = split(total, n)
+    assert len(ranges) == n
+    assert ranges[0][0] == 0 and ranges[-1][1] == total
+    for (_, end), (start, _) in zip(ranges, ranges[1:]):
+        assert end == start
+    assert all(start <= end for start, end in ranges)
+
+
+def _pairs(n):
+    pairs = [socket.socketpair() for _ in range(n)]
+    for a, b in pairs:
+        a.settimeout(20)
+        b.settimeout(20)
+    return [a for a, _ in pairs], [b for _, b in pairs]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_parts_arrive_whole_and_in_place(n):
+    from gpushare import lane
+    senders, receivers = _pairs(n)
+    data = numpy.random.default_rng(n).integers(0, 255, 5 * MiB + 11, dtype=numpy.uint8)
+    out = numpy.zeros_like(data)
+    t = threading.Thread(target=lane.send_parts, args=(senders, memoryview(data)))
+    t.start()
+    lane.recv_parts(receivers, memoryview(out))
+    t.join()
+    numpy.testing.assert_array_equal(out, data)
+    lane.close(senders + receivers)
+
+
+def test_a_connection_closed_midway_fails_the_whole_copy_at_once():
+    """One part's connection ends early: the copy raises LaneError, and every other
+    part returns instead of waiting for bytes that will not come."""
+    from gpushare import lane
+    senders, receivers = _pairs(2)
+    senders[0].sendall(b"x" * 1000)   # part 0 gets a little, part 1 nothing...
+    senders[1].close()                # ...and its sender goes away
+    out = memoryview(bytearray(4 * MiB))
+    with pytest.raises(lane.LaneError):
+        lane.recv_parts(receivers, out)
+    lane.close(senders + receivers)
+
+
+def test_the_worker_keeps_only_connections_with_the_token():
+    from gpushare import lane
+    from gpushare_server.lane import Listener
+    listener = Listener("tcp://127.0.0.1:5555", 2)
+    stranger = socket.create_connection(("127.0.0.1", listener.port), timeout=5)
+    stranger.sendall(b"\x00" * lane.TOKEN_BYTES + b"\x00")       # a wrong token
+    late = socket.create_connection(("127.0.0.1", listener.port), timeout=5)
+    socks = lane.connect("127.0.0.1", listener.port, listener.token, 2, 5.0)
+    got = listener.accept(timeout=5.0)
+    try:
+        assert len(got) == 2
+        for k, (mine, theirs) in enumerate(zip(socks, got)):      # in the client's order
+            mine.sendall(bytes([k]))
+            assert theirs.recv(1) == bytes([k])
+        assert stranger.recv(1) == b""                           # dropped
+        # and nobody can connect any more: the listener is closed
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", listener.port), timeout=2)
+    finally:
+        lane.close(socks + got + [stranger, late])
+
+
+def test_no_connections_no_lane():
+    from gpushare.lane import LaneError
+    from gpushare_server.lane import Listener
+    listener = Listener("tcp://127.0.0.1:5555", 2)
+    with pytest.raises(LaneError):
+        listener.accept(timeout=0.3)
+
+
+def test_offered_only_over_plaintext_tcp(monkeypatch):
+    from gpushare_server.lane import allowed
+    monkeypatch.delenv("GPUSHARE_LANES", raising=False)
+    assert allowed("tcp://127.0.0.1:4000", curve=False) == 2
+    assert allowed("tcp://127.0.0.1:4000", curve=True) == 0       # encrypted: ZeroMQ
+    assert allowed("ipc:///tmp/x", curve=False) == 0               # same host: the ring
+    assert allowed(None, curve=False) == 0
+    monkeypatch.setenv("GPUSHARE_LANES", "0")
+    assert allowed("tcp://127.0.0.1:4000", curve=False) == 0
+    monkeypatch.setenv("GPUSHARE_LANES", "3")
+    assert allowed("tcp://127.0.0.1:4000", curve=False) == 3
+
+
+# --- through a real server -----------------------------------------------------------
+@pytest.fixture
+def lane_cp(cp, monkeypatch):
+    monkeypatch.delenv("GPUSHARE_LANES", raising=False)
+    monkeypatch.delenv("GPUSHARE_SERVER_KEY", raising=False)
+    monkeypatch.delenv("GPUSHARE_CLIENT_KEY", raising=False)
+    return cp
+
+
+def test_big_copies_take_the_lane_and_come_back_identical(lane_cp):
+    cp = lane_cp
+    rng = numpy.random.default_rng(0)
+    cases = [
+        rng.random(1_234_567),                                   # 9.4 MiB: odd size
+        numpy.asfortranarray(rng.random((1000, 700))),           # F order
+        (rng.random((300, 400, 5)) + 1j * rng.random((300, 400, 5))).astype(numpy.complex64),
+        rng.random(5 * MiB) > 0.5,                               # bool
+        rng.integers(-9, 9, (2048, 4096), dtype=numpy.int16)[:, ::2],  # not contiguous
+    ]
+    moved = 0
+    for host in cases:
+        d = cp.asarray(host)
+        back = d.get()
+        numpy.testing.assert_array_equal(back, host)
+        assert back.dtype == host.dtype
+        numpy.testing.assert_array_equal((d * 1).get(), host * 1)
+        moved += host.nbytes
+    f = numpy.asfortranarray(rng.random((2000, 400)))
+    df = cp.asarray(f)
+    back = df.get(order="A")                                     # in its own order
+    assert back.flags.f_contiguous and not back.flags.c_contiguous
+    numpy.testing.assert_array_equal(back, f)
+    numpy.testing.assert_array_equal(df[::2, 1:].get(), f[::2, 1:])
+    df.set(f * 3)                                                # set(): into the array
+    out = numpy.empty_like(f)
+    assert df.get(out=out) is out                                # get(out=): into ours
+    numpy.testing.assert_array_equal(out, f * 3)
+    lane, (up, down), worker = _lane_info()
+    assert lane is not None and worker["active"] and worker["streams"] == 2
+    assert up >= moved and down >= moved
+    assert worker["bytes_in"] == up and worker["bytes_out"] == down
+
+
+def test_small_copies_stay_on_chunks_and_calls(lane_cp):
+    cp = lane_cp
+    big = numpy.arange(2 * MiB, dtype=numpy.float32)             # 8 MiB: opens the lane
+    numpy.testing.assert_array_equal(cp.asarray(big).get(), big)
+    before = _lane_info()[1:]
+    for host in (numpy.zeros(0), numpy.arange(1000), numpy.ones(3 * MiB // 8)):
+        numpy.testing.assert_array_equal(cp.asarray(host).get(), host)
+    assert _lane_info()[1:] == before
+
+
+def test_a_copy_behind_queued_calls_and_a_failed_one(lane_cp):
+    """The upload's announce is ordered after the calls before it; a copy into an
+    array whose creation failed is read and dropped, and the lane goes on."""
+    cp = lane_cp
+    host = numpy.random.default_rng(2).random(MiB)               # 8 MiB
+    numpy.testing.assert_array_equal(cp.asarray(host).get(), host)   # the lane is open
+    x = cp.zeros(1000)
+    for _ in range(200):
+        x = x + 1                                                # queued, not sent yet
+    assert _session()._queue
+    a = cp.asarray(host)                                         # flushes them, then copies
+    y = a * 2 + x[0]
+    numpy.testing.assert_array_equal(y.get(), host * 2 + 200)
+    lane, (up, _), worker = _lane_info()
+    assert lane is not None and up >= 2 * host.nbytes
+
+
+def test_a_lane_broken_during_an_upload_loses_nothing(lane_cp):
+    cp = lane_cp
+    rng = numpy.random.default_rng(3)
+    host = rng.random(2 * MiB)                                   # 16 MiB
+    d = cp.asarray(host)                                         # the lane opens
+    numpy.testing.assert_array_equal(d.get(), host)
+    lane = _lane_info()[0]
+    assert lane is not None
+    lane.socks[1].shutdown(socket.SHUT_WR)                       # the worker sees it end
+    new = rng.random(2 * MiB)
+    d.set(new)                                                   # fails on the lane...
+    numpy.testing.assert_array_equal(d.get(), new)               # ...and came as chunks
+    assert _lane_info()[0] is None and not _lane_info()[2]["active"]
+    numpy.testing.assert_array_equal(cp.asarray(host).get(), host)   # chunks from now on
+
+
+def test_a_lane_broken_during_a_download_loses_nothing(lane_cp):
+    cp = lane_cp
+    rng = numpy.random.default_rng(4)
+    host = rng.random(2 * MiB)
+    d = cp.asarray(host)
+    numpy.testing.assert_array_equal(d.get(), host)              # the lane opens
+    lane = _lane_info()[0]
+    assert lane is not None
+    lane.socks[0].shutdown(socket.SHUT_RD)                       # we read nothing more
+    out = numpy.zeros_like(host)
+    assert d.get(out=out) is out                                 # asked again, as chunks
+    numpy.testing.assert_array_equal(out, host)
+    assert _lane_info()[0] is None and not _lane_info()[2]["active"]
+    numpy.testing.assert_array_equal((d + 1).get(), host + 1)
+
+
+def test_a_client_can_decline_the_lane(lane_cp, monkeypatch):
+    monkeypatch.setenv("GPUSHARE_LANES", "0")
+    host = numpy.random.default_rng(5).random(MiB)
+    numpy.testing.assert_array_equal(lane_cp.asarray(host).get(), host)
+    lane, _, worker = _lane_info()
+    assert lane is None and not worker["active"] and worker["bytes_in"] == 0
+
+
+def test_an_upload_into_memory_over_the_quota_is_dropped_and_the_lane_goes_on(monkeypatch):
+    """The array's creation fails (memory limit): the worker reads the lane's bytes
+    and drops them, the error surfaces as with chunks, and the next copy works."""
+    from gpushare import client, errors
+    srv = ServerProcess("--memory-limit", "24MiB")
+    try:
+        monkeypatch.setenv("GPUSHARE_SERVER", srv.address)
+        monkeypatch.delenv("GPUSHARE_LANES", raising=False)
+        client.reset_session()
+        import gpushare.cupy as cp
+        host = numpy.random.default_rng(6).random(MiB)            # 8 MiB
+        a = cp.asarray(host)                                      # the lane opens
+        numpy.testing.assert_array_equal(a.get(), host)
+        with pytest.raises(errors.OutOfMemoryError):
+            b = cp.asarray(numpy.ones(4 * MiB))                   # 32 MiB: over the limit
+            b.get()
+        numpy.testing.assert_array_equal((a * 2).get(), host * 2)
+        a.set(host + 1)
+        numpy.testing.assert_array_equal(a.get(), host + 1)
+        lane, _, worker = _lane_info()
+        assert lane is not None and worker["active"]
+    finally:
+        client.reset_session()
+        srv.stop()
