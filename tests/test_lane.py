@@ -254,3 +254,23 @@ def test_an_upload_into_memory_over_the_quota_is_dropped_and_the_lane_goes_on(mo
     finally:
         client.reset_session()
         srv.stop()
+
+
+def test_an_upload_waits_for_a_busy_worker(lane_cp):
+    """The worker is still computing when the client writes an upload bigger than the
+    sockets' buffers: the client's writes wait (it keeps the session alive meanwhile),
+    and the copy lands once the worker reaches it."""
+    cp = lane_cp
+    rng = numpy.random.default_rng(7)
+    small = rng.random(MiB)
+    numpy.testing.assert_array_equal(cp.asarray(small).get(), small)   # the lane is open
+    a = cp.asarray(rng.random((1200, 1200)))
+    b = a
+    for _ in range(6):
+        b = b @ a * 1e-3                                          # pipelined: ~1 s of work
+    host = rng.random(4 * MiB)                                    # 32 MiB
+    d = cp.asarray(host)
+    numpy.testing.assert_array_equal(d.get(), host)
+    assert numpy.isfinite(float(b[0, 0]))
+    lane, (up, _), worker = _lane_info()
+    assert lane is not None and worker["active"] and up >= small.nbytes + host.nbytes

@@ -41,10 +41,12 @@ once, and the session goes on without a lane.
 """
 from __future__ import annotations
 
-import os
+import select
 import socket
 import threading
 from typing import Callable
+
+from .settings import env_float
 
 #: copies from this many bytes go through the lane (smaller: chunk messages)
 LANE_MIN = 4 << 20
@@ -56,21 +58,18 @@ DEFAULT_STREAMS = 2
 TOKEN_BYTES = 16
 #: what the worker writes on connection 0 once an upload is in the array
 DONE = b"\x01"
+#: seconds a client waits for each of its connections to be accepted (a port the
+#: network does not let through must not stall the first big copy for long)
+CONNECT_S = 3.0
 
 
 class LaneError(ConnectionError):
     """A copy on the lane failed (a connection closed, or no progress)."""
 
 
-def streams_wanted(env: str = "GPUSHARE_LANES") -> int:
+def streams_wanted() -> int:
     """The number of connections ``GPUSHARE_LANES`` asks for: 0 (off) to MAX_STREAMS."""
-    value = os.environ.get(env, "").strip()
-    if not value:
-        return DEFAULT_STREAMS
-    try:
-        return max(0, min(MAX_STREAMS, int(value)))
-    except ValueError:
-        return DEFAULT_STREAMS if value.lower() not in ("off", "no", "false") else 0
+    return max(0, min(MAX_STREAMS, int(env_float("GPUSHARE_LANES", DEFAULT_STREAMS))))
 
 
 def host_of(address: str) -> str:
@@ -170,7 +169,8 @@ def connect(host: str, port: int, token: bytes, n: int, timeout: float) -> list:
     socks: list = []
     try:
         for k in range(n):
-            sock = socket.create_connection((host, port), timeout=timeout)
+            sock = socket.create_connection((host, port), timeout=min(timeout, CONNECT_S))
+            sock.settimeout(timeout)
             socks.append(sock)
             tune(sock)
             sock.sendall(token + bytes([k]))
@@ -195,10 +195,10 @@ class Lane:
 def wait_done(sock: socket.socket, idle: Callable[[], None], poll_s: float = 1.0) -> None:
     """Wait for the worker's ``DONE`` byte on ``sock`` (connection 0), calling
     ``idle()`` every ``poll_s`` seconds meanwhile (it may raise to give up)."""
-    import select
+    poller = select.poll()  # (not select(): any descriptor number)
+    poller.register(sock, select.POLLIN)
     while True:
-        ready, _, _ = select.select([sock], [], [], poll_s)
-        if not ready:
+        if not poller.poll(int(poll_s * 1000)):
             idle()
             continue
         got = sock.recv(1)
