@@ -274,3 +274,49 @@ def test_an_upload_waits_for_a_busy_worker(lane_cp):
     assert numpy.isfinite(float(b[0, 0]))
     lane, (up, _), worker = _lane_info()
     assert lane is not None and worker["active"] and up >= small.nbytes + host.nbytes
+
+
+class _DeviceLike:
+    """A backend whose arrays the lane cannot reach in place (as on a GPU: no
+    ``host_bytes``): copies go through a buffer per connection, ``write_bytes`` and
+    ``read_bytes`` (the CPU backend's, on NumPy arrays)."""
+
+    def __init__(self):
+        from gpushare_server.backends.cpu import CpuBackend
+        cpu = CpuBackend()
+        self.write_bytes, self.read_bytes = cpu.write_bytes, cpu.read_bytes
+
+    def synchronize(self):
+        pass
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_a_backend_without_host_memory_copies_through_buffers(n):
+    from gpushare import lane
+    from gpushare_server.lane import receive_into, send_from
+    backend = _DeviceLike()
+    assert not hasattr(backend, "host_bytes")
+    rng = numpy.random.default_rng(n)
+    source = numpy.asfortranarray(rng.random((700, 1100)))        # 5.9 MiB, F order
+    target = numpy.zeros_like(source, order="F")
+    a, b = _pairs(n)
+    # the worker sends a download from ``source``, then receives it back into ``target``
+    t = threading.Thread(target=send_from, args=(a, backend, source))
+    t.start()
+    back = numpy.empty(source.nbytes, numpy.uint8)
+    lane.recv_parts(b, memoryview(back))
+    t.join()
+    numpy.testing.assert_array_equal(back, source.reshape(-1, order="A").view(numpy.uint8))
+    t = threading.Thread(target=lane.send_parts, args=(b, memoryview(back)))
+    t.start()
+    receive_into(a, backend, target, source.nbytes)
+    t.join()
+    numpy.testing.assert_array_equal(target, source)
+    # and an upload nothing can take is read and dropped, leaving the lane in step
+    t = threading.Thread(target=lane.send_parts, args=(b, memoryview(back)))
+    t.start()
+    receive_into(a, backend, None, source.nbytes)
+    t.join()
+    b[0].sendall(b"!")
+    assert a[0].recv(1) == b"!"
+    lane.close(a + b)
