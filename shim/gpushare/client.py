@@ -970,19 +970,23 @@ class Session:
         raises once the session is lost, and, when ``silence_counts``, once nothing has
         been heard for ``timeout`` seconds, as any wait (after a while it pings: the
         broker answers while the worker is busy)."""
-        heard = [time.monotonic(), False]  # when we last heard anything, pinged since
+        # when we last heard anything, whether we pinged since, when we last resynced
+        heard = [time.monotonic(), False, time.monotonic()]
 
         def check(silence_counts: bool = True) -> None:
             now = time.monotonic()
             for sock in self._poll(0):
                 self._on_reply(sock.recv_multipart(copy=False))
-                heard[:] = [now, False]
+                heard[:2] = [now, False]
             if self._lost is not None:
                 raise self._lost
             if not silence_counts:
                 heard[0] = now
                 return
             silent = now - heard[0]
+            if self._monitor is None and silent >= 2.0 and now - heard[2] >= 3.0:
+                heard[2] = now  # no connection events to go by (as _wait_locked)
+                self._send_sync()
             if silent > self.timeout:
                 self._lost = errors.ServerUnavailableError(
                     f"gpushare: the server at {self.address} stopped answering "
