@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy
 
-from .. import client as _client
 from ..protocol import STREAM_MIN
 from ..namespace import module_names
 from . import _infer
