@@ -320,3 +320,34 @@ def test_a_backend_without_host_memory_copies_through_buffers(n):
     b[0].sendall(b"!")
     assert a[0].recv(1) == b"!"
     lane.close(a + b)
+
+
+def test_a_long_download_keeps_the_session_alive(lane_cp, monkeypatch):
+    """While a download's parts come in, the waiting thread keeps handling the
+    session (replies, pings): a slow copy (here: held back 2.5 s) ends well."""
+    from gpushare import lane
+    cp = lane_cp
+    host = numpy.random.default_rng(8).random(MiB)
+    d = cp.asarray(host)
+    numpy.testing.assert_array_equal(d.get(), host)              # the lane is open
+    real, checks = lane.recv_parts, []
+    session = _session()
+    watch = session._watch
+
+    def counted_watch():
+        check = watch()
+
+        def counted(*args, **kwargs):
+            checks.append(1)
+            return check(*args, **kwargs)
+        return counted
+
+    def slow(socks, flat):
+        import time
+        time.sleep(2.5)
+        real(socks, flat)
+    monkeypatch.setattr(lane, "recv_parts", slow)
+    monkeypatch.setattr(session, "_watch", counted_watch)
+    numpy.testing.assert_array_equal(d.get(), host)
+    assert len(checks) >= 2
+    assert _lane_info()[0] is not None                           # still on the lane

@@ -1095,15 +1095,34 @@ class Session:
         if lane:
             for sock in lane.socks:
                 sock.settimeout(self.timeout)  # the worker is on it: no progress fails
+            failed: list = []
+            done = threading.Event()
+
+            def receive() -> None:
+                try:
+                    lanes.recv_parts(lane.socks, memoryview(flat))
+                except BaseException as exc:  # noqa: BLE001 - (recv_parts shut the lane)
+                    failed.append(exc)
+                finally:
+                    done.set()
+            receiver = threading.Thread(target=receive, daemon=True,
+                                        name="gpushare-lane-receive")
+            receiver.start()
+            check = self._watch()
             try:
-                lanes.recv_parts(lane.socks, memoryview(flat))
-                lane.bytes[1] += total
-                return out
-            except lanes.LaneError:
-                pass
+                while not done.wait(1.0):
+                    check()  # a long copy: the broker hears from us (pings) meanwhile
             except BaseException:
                 self._lane_give_up()
+                receiver.join()
                 raise
+            receiver.join()
+            if not failed:
+                lane.bytes[1] += total
+                return out
+            if not isinstance(failed[0], lanes.LaneError):
+                self._lane_give_up()
+                raise failed[0]
         self._lane_give_up()
         return LANE_FAILED
 
