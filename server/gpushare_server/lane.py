@@ -19,7 +19,7 @@ import socket
 import time
 from typing import Any
 
-from gpushare.lane import (MAX_STREAMS, SLICE, TOKEN_BYTES, LaneError, close, host_of, in_parallel,
+from gpushare.lane import (SLICE, TOKEN_BYTES, LaneError, close, host_of, in_parallel,
                            recv_part, send_part, split, streams_wanted, tune)
 from gpushare.settings import env_float
 

@@ -21,11 +21,12 @@ from typing import Any
 import msgpack
 
 from gpushare import errors
-from gpushare.lane import LANE_MIN
+from gpushare import lane as lanes
 from gpushare.protocol import (CHUNK_BYTES, FLAG_C, FLAG_F, FLAG_OWN, STREAM_MIN, ArrayMeta,
                                Decoder, Encoder, HandleRef, HostArray, ProtocolError,
                                RemoteObject, dtype_to_wire)
 
+from . import lane
 from .handles import HandleTable
 
 try:  # a run of operators' records in C (_records.c), where it was built
@@ -172,11 +173,10 @@ class SessionExecutor:
     def _lane_open(self, kwargs: Any) -> Any:
         """Listen for the client's lane connections; answer where, and the token they
         must bring (None: no lane here)."""
-        from . import lane
         streams = kwargs.get("streams") if isinstance(kwargs, dict) else None
-        if type(streams) is not int or not 1 <= streams <= lane.MAX_STREAMS:
+        if type(streams) is not int or not 1 <= streams <= lanes.MAX_STREAMS:
             raise ValueError("lane_open: streams must be an integer from 1 to "
-                             f"{lane.MAX_STREAMS}")
+                             f"{lanes.MAX_STREAMS}")
         self._lane_drop()
         if not self.lane_streams or not self.lane_bind:
             return None
@@ -191,23 +191,21 @@ class SessionExecutor:
 
     def _lane_confirm(self) -> bool:
         """Take the client's connections (they were made before it asked)."""
-        from . import lane
         listener, self._lane_listener = self._lane_listener, None
         if listener is None:
             return False
         try:
             self._lane = listener.accept()
-        except lane.LaneError as exc:
+        except lanes.LaneError as exc:
             log.warning("no bulk lane: %s", exc)
             return False
         return True
 
     def _lane_drop(self) -> None:
-        from gpushare.lane import close
         if self._lane_listener is not None:
             self._lane_listener.close()
         if self._lane is not None:
-            close(self._lane)
+            lanes.close(self._lane)
         self._lane = self._lane_listener = None
         self._lane_downs = []
 
@@ -217,9 +215,6 @@ class SessionExecutor:
         it cannot take them: its creation failed, and that error surfaces at the
         client's next wait), then say ``DONE`` on connection 0. Without a lane (we
         closed it: the client's writes fail and it streams the copy instead), nothing."""
-        from gpushare.lane import DONE
-
-        from . import lane
         socks = self._lane
         if socks is None or not (isinstance(value, list) and len(value) == 3 and
                                  value[0] == "up" and type(value[1]) is int and
@@ -237,7 +232,7 @@ class SessionExecutor:
             arr = None
         try:
             lane.receive_into(socks, self.backend, arr, total)
-            socks[0].sendall(DONE)
+            socks[0].sendall(lanes.DONE)
         except Exception as exc:  # noqa: BLE001 - the client repeats it as chunks
             log.warning("bulk lane closed: an upload failed (%s)", exc)
             self._lane_drop()
@@ -260,7 +255,6 @@ class SessionExecutor:
 
     def _send_lane(self, first: Any) -> Any:
         """Yield ``first``, then write the queued downloads on the lane."""
-        from . import lane
         yield from first
         downs, self._lane_downs = self._lane_downs, []
         for arr in downs:
@@ -757,7 +751,7 @@ class SessionExecutor:
                     args[0].nbytes >= STREAM_MIN:
                 return self._shm_download(args[0])
             if self._lane is not None and backend.is_array(args[0]) and \
-                    args[0].nbytes >= LANE_MIN:
+                    args[0].nbytes >= lanes.LANE_MIN:
                 return self._lane_download(args[0])
             arr = args[0]
             if getattr(backend, "chunked_download", False) and backend.is_array(arr) and \

@@ -43,6 +43,7 @@ from gpushare.reliable import (GAP, NEW, Receiver, Sender, control, parse_contro
 from gpushare.wire import keep_receive_buffers, send_frames
 from gpushare.wire import spin as wait_readable
 
+from . import lane
 from .backends import load_backend
 from .session import SessionExecutor
 
@@ -197,7 +198,7 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
             direct, endpoint, authorized = _direct_socket(ctx, direct_bind, server_key,
                                                           authorized_keys, max_message_size)
             ready.append(endpoint.encode())
-            from . import lane  # big copies on plain TCP connections, when plaintext
+            # big copies on plain TCP connections, when the session is plaintext
             executor.lane_streams = lane.allowed(endpoint, bool(server_key))
             executor.lane_bind = endpoint
         except (zmq.ZMQError, ValueError, OSError) as exc:  # the broker path still works

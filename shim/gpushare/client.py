@@ -1047,42 +1047,21 @@ class Session:
 
     def _lane_upload(self, lane: Any, flat: memoryview, hid: int) -> bool:
         """Copy ``flat`` into array ``hid`` on the lane: one numbered message announces
-        it, a thread writes the parts while we wait, as any call waits, for the worker's
-        ``DONE``. False when the lane failed (it is closed then; the caller sends the
-        copy as chunk messages: the host data is still there)."""
+        it, then the parts go and the worker's ``DONE`` is awaited (``_on_lane``).
+        False when the lane failed (it is closed then; the caller sends the copy as
+        chunk messages: the host data is still there)."""
         total = flat.nbytes
         self._send_data([msgpack.packb({"t": "batch", "n": 0, "chunk": None,
                                         "lane": ["up", hid, total]})])
-        socks = lane.socks
-        for sock in socks:
-            sock.settimeout(None)  # the worker may be busy: our wait below decides
-        failed: list = []
+        for sock in lane.socks:
+            sock.settimeout(None)  # the worker may be busy: our wait decides (_on_lane)
 
-        def send() -> None:
-            try:
-                lanes.send_parts(socks, flat)
-            except BaseException as exc:  # noqa: BLE001 - (send_parts shut the lane)
-                failed.append(exc)
-        sender = threading.Thread(target=send, daemon=True, name="gpushare-lane-send")
-        sender.start()
-        check = self._watch()
-
-        def idle() -> None:
-            if failed:
-                raise lanes.LaneError(str(failed[0]))
-            check()
-        try:
-            lanes.wait_done(socks[0], idle)
-        except (lanes.LaneError, OSError):
-            self._lane_give_up()
-            sender.join()
+        def copy(socks: list) -> None:
+            lanes.send_parts(socks, flat)
+            lanes.recv_done(socks[0])
+        if not self._on_lane(lane, copy):
             self.submit("lane_close", None)
             return False
-        except BaseException:
-            self._lane_give_up()
-            sender.join()
-            raise
-        sender.join()
         lane.bytes[0] += total
         return True
 
@@ -1092,40 +1071,48 @@ class Session:
         ``LANE_FAILED`` when the lane failed (or was closed here already: the worker
         did not know yet); ``download`` then asks again."""
         lane = self.__dict__.get("_gs_lane")
-        if lane:
-            for sock in lane.socks:
-                sock.settimeout(self.timeout)  # the worker is on it: no progress fails
-            failed: list = []
-            done = threading.Event()
+        if not lane:
+            return LANE_FAILED
+        for sock in lane.socks:
+            sock.settimeout(self.timeout)  # the worker is on it: no progress fails
+        if not self._on_lane(lane, lambda socks: lanes.recv_parts(socks, memoryview(flat))):
+            return LANE_FAILED
+        lane.bytes[1] += total
+        return out
 
-            def receive() -> None:
-                try:
-                    lanes.recv_parts(lane.socks, memoryview(flat))
-                except BaseException as exc:  # noqa: BLE001 - (recv_parts shut the lane)
-                    failed.append(exc)
-                finally:
-                    done.set()
-            receiver = threading.Thread(target=receive, daemon=True,
-                                        name="gpushare-lane-receive")
-            receiver.start()
-            check = self._watch()
+    def _on_lane(self, lane: Any, copy: Callable[[list], None]) -> bool:
+        """Run ``copy(connections)`` on a thread while this one goes on handling the
+        session as any wait does (replies; pings, so that a long copy, or a worker
+        still busy with earlier calls, does not look like a gone client). False when
+        the copy failed on the lane; the lane is closed then. An interrupt or a lost
+        session closes it too, and raises."""
+        failed: list = []
+        done = threading.Event()
+
+        def run() -> None:
             try:
-                while not done.wait(1.0):
-                    check()  # a long copy: the broker hears from us (pings) meanwhile
-            except BaseException:
-                self._lane_give_up()
-                receiver.join()
-                raise
-            receiver.join()
-            if not failed:
-                lane.bytes[1] += total
-                return out
-            if not isinstance(failed[0], lanes.LaneError):
-                self._lane_give_up()
-                raise failed[0]
+                copy(lane.socks)
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                failed.append(exc)
+            finally:
+                done.set()
+        worker = threading.Thread(target=run, daemon=True, name="gpushare-lane")
+        worker.start()
+        check = self._watch()
+        try:
+            while not done.wait(1.0):
+                check()
+        except BaseException:
+            self._lane_give_up()  # (ends the copy: its connections are shut)
+            worker.join()
+            raise
+        worker.join()
+        if not failed:
+            return True
         self._lane_give_up()
-        return LANE_FAILED
-
+        if isinstance(failed[0], (lanes.LaneError, OSError)):
+            return False
+        raise failed[0]
 
 _NOT_PLAIN = object()
 

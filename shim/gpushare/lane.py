@@ -41,7 +41,6 @@ once, and the session goes on without a lane.
 """
 from __future__ import annotations
 
-import select
 import socket
 import threading
 from typing import Callable
@@ -192,18 +191,9 @@ class Lane:
         self.socks = []
 
 
-def wait_done(sock: socket.socket, idle: Callable[[], None], poll_s: float = 1.0) -> None:
-    """Wait for the worker's ``DONE`` byte on ``sock`` (connection 0), calling
-    ``idle()`` every ``poll_s`` seconds meanwhile (it may raise to give up)."""
-    poller = select.poll()  # (not select(): any descriptor number)
-    poller.register(sock, select.POLLIN)
-    while True:
-        if not poller.poll(int(poll_s * 1000)):
-            idle()
-            continue
-        got = sock.recv(1)
-        if got != DONE:
-            raise LaneError("the worker closed the lane" if not got else
-                            f"unexpected byte {got!r} on the lane")
-        return
-
+def recv_done(sock: socket.socket) -> None:
+    """Read the worker's ``DONE`` after an upload (connection 0)."""
+    got = sock.recv(1)
+    if got != DONE:
+        raise LaneError("the worker closed the lane" if not got else
+                        f"unexpected byte {got!r} on the lane")
