@@ -2,10 +2,12 @@
 
 Over ``tcp://``, a copy of ``LANE_MIN`` bytes and more goes through a few plain TCP
 connections of its own instead of 1 MiB ZeroMQ chunk messages: each connection carries
-one contiguous part of the array's bytes, the parts moving in parallel (one loopback
-or LAN stream is limited by its sender and receiver taking turns; two move up to ~2x
-one), and each side reads straight into the destination's memory (``recv_into``: no
-message buffer in between, one copy fewer than a chunk message).
+one contiguous part of the array's bytes, the parts moving in parallel (for a network
+where one stream is limited by its window or by one core's receive path; on a 2-core
+loopback, where both cores are busy with the two kernel copies each byte takes, one,
+two or three connections move about the same), and each side reads straight into the
+destination's memory (``recv_into``: no message buffer in between, one copy fewer
+than a chunk message).
 
 Only for a session whose calls travel in plaintext (no CurveZMQ: the lane carries
 bytes as they are, so an encrypted session keeps its data in ZeroMQ), over the direct
@@ -31,9 +33,10 @@ A copy (``send_parts`` / ``recv_parts`` on both sides, part ``k`` of ``split``):
   writes the parts once the reply is sent, and the client reads them. A download that
   fails on the lane is asked for again, as chunk messages.
 
-Both sides run a copy's parts in threads (``in_parallel``); the client holds its
-session's lock throughout, and the worker serves one message at a time, so at most
-one copy is on a lane at once.
+Both sides run a copy's parts in threads (``in_parallel``; on the client all of them
+off the caller's thread, which goes on handling the session meanwhile:
+``Session._on_lane``); the client holds its session's lock throughout, and the worker
+serves one message at a time, so at most one copy is on a lane at once.
 
 Either side that sees a connection fail, or no progress for ``GPUSHARE_TIMEOUT``
 seconds, closes every connection of the lane: the other side's copy then fails at
