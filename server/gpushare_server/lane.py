@@ -110,40 +110,39 @@ def _host_bytes(backend: Any, arr: Any) -> Any:
     return view(arr) if view is not None else None
 
 
-def receive_into(socks: list, backend: Any, arr: Any, total: int) -> None:
-    """Read an upload's parts into the contiguous ``arr`` (in its own memory order);
-    ``arr`` None: read and drop them (an array that cannot take them)."""
-    flat = _host_bytes(backend, arr) if arr is not None else None
+def _copy(socks: list, total: int, flat: Any, part: Any, through: Any) -> None:
+    """Move a copy's ``total`` bytes on the connections, part ``k`` on connection
+    ``k``: straight from or into ``flat`` (``part(sock, view)``) when the array's bytes
+    are at hand, else slice by slice through a buffer per connection
+    (``through(sock, buffer, offset)``)."""
     ranges = split(total, len(socks))
 
     def work(sock: socket.socket, k: int) -> None:
         start, end = ranges[k]
         if flat is not None:
-            recv_part(sock, flat[start:end])
+            part(sock, flat[start:end])
             return
         buf = memoryview(bytearray(min(SLICE, end - start)))
         for pos in range(start, end, SLICE):
-            size = min(SLICE, end - pos)
-            recv_part(sock, buf[:size])
-            if arr is not None:
-                backend.write_bytes(arr, pos, buf[:size])
+            through(sock, buf[:min(SLICE, end - pos)], pos)
     in_parallel(socks, work)
+
+
+def receive_into(socks: list, backend: Any, arr: Any, total: int) -> None:
+    """Read an upload's parts into the contiguous ``arr`` (in its own memory order);
+    ``arr`` None: read and drop them (an array that cannot take them)."""
+    def through(sock: socket.socket, buf: memoryview, pos: int) -> None:
+        recv_part(sock, buf)
+        if arr is not None:
+            backend.write_bytes(arr, pos, buf)
+    _copy(socks, total, _host_bytes(backend, arr) if arr is not None else None,
+          recv_part, through)
 
 
 def send_from(socks: list, backend: Any, arr: Any) -> None:
     """Write the contiguous ``arr``'s bytes (in its own memory order) as a download's
     parts."""
-    flat = _host_bytes(backend, arr)
-    ranges = split(int(arr.nbytes), len(socks))
-
-    def work(sock: socket.socket, k: int) -> None:
-        start, end = ranges[k]
-        if flat is not None:
-            send_part(sock, flat[start:end])
-            return
-        buf = memoryview(bytearray(min(SLICE, end - start)))
-        for pos in range(start, end, SLICE):
-            size = min(SLICE, end - pos)
-            backend.read_bytes(arr, pos, buf[:size])
-            sock.sendall(buf[:size])
-    in_parallel(socks, work)
+    def through(sock: socket.socket, buf: memoryview, pos: int) -> None:
+        backend.read_bytes(arr, pos, buf)
+        sock.sendall(buf)
+    _copy(socks, int(arr.nbytes), _host_bytes(backend, arr), send_part, through)
