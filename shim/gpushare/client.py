@@ -1053,13 +1053,11 @@ class Session:
         total = flat.nbytes
         self._send_data([msgpack.packb({"t": "batch", "n": 0, "chunk": None,
                                         "lane": ["up", hid, total]})])
-        for sock in lane.socks:
-            sock.settimeout(None)  # the worker may be busy: our wait decides (_on_lane)
-
         def copy(socks: list) -> None:
             lanes.send_parts(socks, flat)
             lanes.recv_done(socks[0])
-        if not self._on_lane(lane, copy):
+        # (no time limit on the sockets: the worker may be busy; our wait decides)
+        if not self._on_lane(lane, copy, None):
             self.submit("lane_close", None)
             return False
         lane.bytes[0] += total
@@ -1073,24 +1071,28 @@ class Session:
         lane = self.__dict__.get("_gs_lane")
         if not lane:
             return LANE_FAILED
-        for sock in lane.socks:
-            sock.settimeout(self.timeout)  # the worker is on it: no progress fails
-        if not self._on_lane(lane, lambda socks: lanes.recv_parts(socks, memoryview(flat))):
+        # (the worker is on it: no progress for ``timeout`` seconds fails)
+        if not self._on_lane(lane, lambda socks: lanes.recv_parts(socks, memoryview(flat)),
+                             self.timeout):
             return LANE_FAILED
         lane.bytes[1] += total
         return out
 
-    def _on_lane(self, lane: Any, copy: Callable[[list], None]) -> bool:
-        """Run ``copy(connections)`` on a thread while this one goes on handling the
-        session as any wait does (replies; pings, so that a long copy, or a worker
-        still busy with earlier calls, does not look like a gone client). False when
-        the copy failed on the lane; the lane is closed then. An interrupt or a lost
-        session closes it too, and raises."""
+    def _on_lane(self, lane: Any, copy: Callable[[list], None],
+                 timeout: float | None) -> bool:
+        """Run ``copy(connections)`` on a thread (each connection's time limit
+        ``timeout``) while this one goes on handling the session as any wait does
+        (replies; pings, so that a long copy, or a worker still busy with earlier
+        calls, does not look like a gone client). False when the copy failed on the
+        lane; the lane is closed then. An interrupt or a lost session closes it too,
+        and raises."""
         failed: list = []
         done = threading.Event()
 
         def run() -> None:
             try:
+                for sock in lane.socks:
+                    sock.settimeout(timeout)
                 copy(lane.socks)
             except BaseException as exc:  # noqa: BLE001 - reported below
                 failed.append(exc)
