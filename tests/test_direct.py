@@ -188,6 +188,43 @@ def test_a_busy_direct_client_is_not_expired(monkeypatch):
         srv.stop()
 
 
+@pytest.mark.parametrize("lanes", ["0", "2"])
+def test_a_long_download_does_not_expire_its_session(monkeypatch, lanes):
+    """A download that outlasts the session timeout twice over (here slowed to ~3 s
+    against 1 s) keeps its session: the client pings the broker while the chunks (or
+    the lane's parts) come in, since the worker, busy sending, cannot speak for it."""
+    import time
+
+    from gpushare import lane
+    monkeypatch.setenv("GPUSHARE_HEARTBEAT", "0")   # no idle pings: only the copy's
+    monkeypatch.setenv("GPUSHARE_LANES", lanes)
+    srv = ServerProcess("--session-timeout", "1")
+    s = _session(srv.address)
+    try:
+        host = numpy.random.default_rng(9).random(6 << 17)          # 6 MiB
+        a = s.call("upload", None, (host,), {"order": "C"})
+        take, recv_parts = s._take, lane.recv_parts
+
+        def slow_take(frames):                   # each chunk message held back 0.5 s
+            time.sleep(0.5)
+            return take(frames)
+
+        def slow_parts(socks, flat):             # the lane's copy held back 3 s
+            time.sleep(3.0)
+            recv_parts(socks, flat)
+        if lanes == "0":
+            monkeypatch.setattr(s, "_take", slow_take)
+        else:
+            assert s._lane(open_now=True) is not None
+            monkeypatch.setattr(lane, "recv_parts", slow_parts)
+        numpy.testing.assert_array_equal(s.download(a), host)
+        monkeypatch.undo()
+        assert float(s.call("method", "sum", (a,))) == pytest.approx(host.sum())
+    finally:
+        s.close()
+        srv.stop()
+
+
 MALLOC_PROBE = """
 import ctypes
 from gpushare.wire import keep_receive_buffers

@@ -216,6 +216,10 @@ class Session:
         self.make_object: Callable[[RemoteObject], Any] = lambda obj: obj
         self.info = self._handshake()
         self.session_id = self.info["session"]
+        try:  # how often the server asks idle clients to ping (see _ping_s)
+            self._beat = float(self.info.get("heartbeat") or 5.0)
+        except (TypeError, ValueError):
+            self._beat = 5.0
         self.backend = self.info["backend"]
         self._data = self._connect_direct(self.info.get("direct"))
         keep_receive_buffers()  # a streamed download's chunks reuse the same memory
@@ -234,6 +238,14 @@ class Session:
         from .heartbeat import start_heartbeat, start_idle_flush
         start_heartbeat(self)  # keeps an idle session alive on the server
         start_idle_flush(self, self._queued)  # sends queued calls when the program pauses
+
+    @property
+    def _ping_s(self) -> float:
+        """How long a wait that hears nothing goes before it pings the broker (which
+        answers while the worker computes or copies; a ping also tells it we are
+        here): as often as the server asks idle clients to, at least every 5 s, and
+        three times within ``timeout``."""
+        return max(0.05, min(5.0, self.timeout / 3, self._beat))
 
     # --- connection -------------------------------------------------------------
     def _handshake(self) -> dict:
@@ -622,7 +634,7 @@ class Session:
                 self._lost = errors.ServerUnavailableError(
                     f"gpushare: the server at {self.address} stopped answering "
                     f"({silent:.0f} s without a reply); the session's arrays may be lost")
-            elif not pinged and silent > min(5.0, self.timeout / 3):
+            elif not pinged and silent > self._ping_s:
                 self._send(Encoder().encode({"t": "ping"}))  # the broker answers while
                 pinged = True                                # the worker computes
         if self._warnings:  # before any error: CuPy warns, then raises
@@ -783,9 +795,14 @@ class Session:
         if desc.get("lane"):  # on the bulk lane
             return self._lane_download(total, out, flat)
         data_sock = self._data_sock
-        last_heard = time.monotonic()
+        last_heard = pinged = time.monotonic()
         while received < total:
             ready = self._poll(1000)
+            if time.monotonic() - pinged > self._ping_s:
+                # a long copy: the broker hears from us meanwhile (the worker, busy
+                # sending, cannot tell it we are here), so the session does not expire
+                pinged = time.monotonic()
+                self._send(Encoder().encode({"t": "ping"}))
             if not ready:
                 if time.monotonic() - last_heard > self.timeout:
                     self._lost = errors.ServerUnavailableError(
@@ -992,7 +1009,7 @@ class Session:
                     f"gpushare: the server at {self.address} stopped answering "
                     f"({silent:.0f} s without a reply); the session's arrays may be lost")
                 raise self._lost
-            if not heard[1] and silent > min(5.0, self.timeout / 3):
+            if not heard[1] and silent > self._ping_s:
                 self._send(Encoder().encode({"t": "ping"}))  # the broker answers
                 heard[1] = True                              # while the worker computes
         return check
@@ -1102,7 +1119,7 @@ class Session:
         worker.start()
         check = self._watch()
         try:
-            while not done.wait(1.0):
+            while not done.wait(min(1.0, self._ping_s)):
                 check()
         except BaseException:
             self._lane_give_up()  # (ends the copy: its connections are shut)
