@@ -39,3 +39,52 @@ def is_public_callable(path: str) -> bool:
     if not name or name.startswith("_"):
         return False
     return module_names(module).get(name) in CALLABLE_KINDS
+
+
+_PPOLY = (("antiderivative", "derivative", "extend", "integrate", "roots", "solve"),
+          ("axis", "c", "extrapolate", "x"))
+_UNIVARIATE = (("antiderivative", "derivative", "derivatives", "get_coeffs", "get_knots",
+                "get_residual", "integral", "set_smoothing_factor"), ("ext",))
+_ND = ((), ("offset", "points", "scale", "tri", "values"))
+
+#: ``cupyx.scipy.interpolate``'s classes, served as objects on the server (an instance
+#: is a handle; calling it or a method is a call): ``name -> (parent, methods,
+#: attributes)``, read off CuPy 14.2.0 (public methods and the attributes its
+#: constructors set; classmethods are not served). The client builds its classes from
+#: it (``cupyx/scipy/__init__.py``), the server allows these members and no others.
+SERVED_CLASSES: dict[str, tuple[str | None, tuple, tuple]] = {
+    "PPoly": (None, *_PPOLY),
+    "CubicHermiteSpline": ("PPoly", *_PPOLY),
+    "CubicSpline": ("CubicHermiteSpline", *_PPOLY),
+    "PchipInterpolator": ("CubicHermiteSpline", *_PPOLY),
+    "Akima1DInterpolator": ("CubicHermiteSpline", *_PPOLY),
+    "BPoly": (None, ("antiderivative", "derivative", "extend", "integrate"),
+              ("axis", "c", "extrapolate", "x")),
+    "NdPPoly": (None, ("antiderivative", "derivative", "integrate", "integrate_1d"),
+                ("c", "extrapolate", "x")),
+    "BSpline": (None, ("antiderivative", "derivative", "integrate"),
+                ("axis", "c", "extrapolate", "k", "t", "tck")),
+    "NdBSpline": (None, (), ("c", "extrapolate", "k", "t")),
+    "BarycentricInterpolator": (None, ("add_xi", "set_yi"), ("dtype", "n", "wi", "xi")),
+    "KroghInterpolator": (None, ("derivative", "derivatives"), ("c", "dtype", "n", "r", "xi",
+                                                               "yi")),
+    "interp1d": (None, (), ("axis", "bounds_error", "copy", "dtype", "fill_value", "x",
+                            "y")),
+    "RegularGridInterpolator": (None, (), ("bounds_error", "fill_value", "grid", "method",
+                                           "values")),
+    "RBFInterpolator": (None, (), ("d", "epsilon", "kernel", "neighbors", "powers",
+                                   "smoothing", "y")),
+    "LinearNDInterpolator": (None, *_ND),
+    "NearestNDInterpolator": (None, (), ("points", "tree", "values")),
+    "CloughTocher2DInterpolator": (None, *_ND),
+    "UnivariateSpline": (None, *_UNIVARIATE),
+    "InterpolatedUnivariateSpline": ("UnivariateSpline", *_UNIVARIATE),
+    "LSQUnivariateSpline": ("UnivariateSpline", *_UNIVARIATE),
+}
+
+
+def served_members() -> dict[str, frozenset[str]]:
+    """The server's allow-list for ``SERVED_CLASSES``: each one's methods (``__call__``
+    too) and attributes."""
+    return {name: frozenset({"__call__", *methods, *attributes})
+            for name, (_, methods, attributes) in SERVED_CLASSES.items()}

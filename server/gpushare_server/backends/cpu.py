@@ -17,7 +17,8 @@ from typing import Any, Callable
 
 import numpy
 
-from gpushare.namespace import is_public_callable, ndarray_members
+from gpushare.namespace import (SERVED_CLASSES, is_public_callable, ndarray_members,
+                                served_members)
 from gpushare.protocol import HostArray
 
 from . import check_member
@@ -37,6 +38,11 @@ MIRRORS = {
     "cupyx.scipy.ndimage": "scipy.ndimage",
     "cupyx.scipy.linalg": "scipy.linalg",
     "cupyx.scipy.signal": "scipy.signal",
+    "cupyx.scipy.signal.windows": "scipy.signal.windows",
+    "cupyx.scipy.interpolate": "scipy.interpolate",
+    "cupyx.scipy.spatial": "scipy.spatial",
+    "cupyx.scipy.spatial.distance": "scipy.spatial.distance",
+    "cupyx.scipy.fftpack": "scipy.fftpack",
     "cupyx.scipy.stats": "scipy.stats",
     "cupyx.scipy.fft": "scipy.fft",
     "cupyx.scipy.sparse": "scipy.sparse",
@@ -136,6 +142,30 @@ def _device_ufunc(uf: numpy.ufunc) -> Callable[..., Any]:
 def _wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``_device_results(fn)`` with ``fn``'s name, docs and ``__wrapped__``."""
     return functools.wraps(fn)(_device_results(fn))
+
+
+#: modules whose CuPy functions take host arrays too (they begin with
+#: ``cupy.asarray``: cuSignal's heritage), where the rest of CuPy refuses them
+HOST_OK_MODULES = frozenset({"cupyx.scipy.signal", "cupyx.scipy.signal.windows",
+                             "cupyx.scipy.interpolate", "cupyx.scipy.spatial",
+                             "cupyx.scipy.spatial.distance"})
+
+
+def _host_value(value: Any) -> Any:
+    if isinstance(value, HostArray):
+        return value.array
+    if type(value) in (list, tuple):
+        return type(value)(v.array if isinstance(v, HostArray) else v for v in value)
+    return value
+
+
+def _wrap_host_ok(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` taking host arrays as NumPy arrays, giving CuPy's results."""
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return to_device_result(fn(*map(_host_value, args),
+                                   **{k: _host_value(v) for k, v in kwargs.items()}))
+    return call
 
 
 # --- cupy.* functions whose CuPy behaviour differs from NumPy's -------------------
@@ -362,6 +392,7 @@ from .cpu_indexing import getitem as _getitem, setitem as _setitem  # noqa: E402
 from .cpu_kernels import KERNEL_OVERRIDES, KERNEL_REMOTE_TYPES  # noqa: E402
 from .cpu_random import RANDOM_OVERRIDES, RANDOM_REMOTE_TYPES  # noqa: E402
 from . import cpu_routines  # noqa: E402
+from .cpu_signal import SIGNAL_OVERRIDES  # noqa: E402
 from .cpu_routines import ROUTINE_ATTRIBUTES, ROUTINE_METHODS, ROUTINE_OVERRIDES  # noqa: E402
 
 
@@ -384,6 +415,7 @@ def _checked(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 OVERRIDES.update({name: _checked(fn) for name, fn in ROUTINE_OVERRIDES.items()})
+OVERRIDES.update({name: _wrap_host_ok(fn) for name, fn in SIGNAL_OVERRIDES.items()})
 OVERRIDES.update(INDEXING_OVERRIDES)
 #: ndarray methods and attributes whose CuPy semantics differ from NumPy's
 METHODS: dict[str, Callable[..., Any]] = {**ROUTINE_METHODS, **INDEXING_METHODS}
@@ -392,6 +424,7 @@ OVERRIDES.update(KERNEL_OVERRIDES)
 OVERRIDES.update(RANDOM_OVERRIDES)
 REMOTE_TYPES.update(KERNEL_REMOTE_TYPES)
 REMOTE_TYPES.update(RANDOM_REMOTE_TYPES)
+REMOTE_TYPES.update(served_members())  # SciPy's interpolators answer as CuPy's
 
 
 class CpuBackend:
@@ -570,7 +603,7 @@ class CpuBackend:
         fn = getattr(host, name, None)
         if fn is None:
             raise NotImplementedError(f"{path} is not available on gpushare's CPU backend")
-        return _wrap(fn)
+        return _wrap_host_ok(fn) if module in HOST_OK_MODULES else _wrap(fn)
 
     def method(self, obj: Any, name: str) -> Callable[..., Any]:
         if isinstance(obj, numpy.ndarray):
@@ -584,6 +617,8 @@ class CpuBackend:
                 return functools.partial(special, obj)
             return _device_results(getattr(obj, name))  # once per call: no metadata
         check_member(REMOTE_TYPES, obj, name, call=True)
+        if type(obj).__name__ in SERVED_CLASSES:  # they take host arrays (cupy.asarray)
+            return _wrap_host_ok(getattr(obj, name))
         return getattr(obj, name)
 
     def get_attribute(self, obj: Any, name: str) -> Any:
@@ -595,7 +630,8 @@ class CpuBackend:
                 return special(obj)
             return to_device_result(getattr(obj, name))
         check_member(REMOTE_TYPES, obj, name, call=False)
-        return getattr(obj, name)
+        value = getattr(obj, name)
+        return to_device_result(value) if type(obj).__name__ in SERVED_CLASSES else value
 
     def set_attribute(self, obj: Any, name: str, value: Any) -> None:
         if isinstance(obj, numpy.ndarray) and name in ("shape", "real", "imag", "strides"):

@@ -613,6 +613,21 @@ def _power(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
 power = _Ufunc(numpy.power, _power)
 
 
+def _rsqrt(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
+    """See Also: cupyx.rsqrt (``1 / sqrt(x)``; CuPy's loops are ``e f d F D``, which
+    ``numpy.sqrt`` picks for every input CuPy accepts)."""
+    for value in (x, out):
+        if isinstance(value, HostArray):
+            raise _unsupported(value.array)
+    result = numpy.sqrt(x, out=out, **kwargs)
+    if not isinstance(result, numpy.ndarray):  # a 0-d operand: NumPy's scalar
+        return result.dtype.type(1) / result
+    return numpy.divide(1, result, out=result, casting="unsafe")
+
+
+rsqrt = _Ufunc(numpy.sqrt, _rsqrt)
+
+
 def _comparison(ufunc: numpy.ufunc) -> _Ufunc:
     """Comparisons of bool arrays with Python ints beyond int64: CuPy compares in
     uint64 (NumPy picks int64 and raises OverflowError)."""
@@ -822,6 +837,8 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.require": require,
     "cupy.delete": delete,
     "cupy.power": power,
+    "cupyx.rsqrt": rsqrt,
+    "cupyx.scipy.linalg.kron": numpy.kron,  # CuPy's is cupy.kron (SciPy dropped its own)
     "cupy.einsum": einsum,
     "cupy.real": real,
     "cupy.imag": imag,

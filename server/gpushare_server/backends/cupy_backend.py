@@ -11,7 +11,8 @@ from typing import Any, Callable
 
 import numpy
 
-from gpushare.namespace import is_public_callable, ndarray_members
+from gpushare.namespace import (SERVED_CLASSES, is_public_callable, ndarray_members,
+                                served_members)
 from gpushare.protocol import HostArray
 
 from . import check_member
@@ -42,8 +43,9 @@ REMOTE_TYPES: dict[str, frozenset[str]] = {
 }
 
 
-# kernel objects answer the same methods on both backends
+# kernel objects answer the same methods on both backends; so do cupyx.scipy's
 REMOTE_TYPES.update(KERNEL_REMOTE_TYPES)
+REMOTE_TYPES.update(served_members())
 
 
 class CupyBackend:
@@ -111,6 +113,8 @@ class CupyBackend:
                     host.array if isinstance(host, HostArray) else host, stream)
             return _refuse_host(getattr(obj, name))
         check_member(REMOTE_TYPES, obj, name, call=True)
+        if type(obj).__name__ in SERVED_CLASSES:  # they take host arrays (cupy.asarray)
+            return _refuse_host(getattr(obj, name))
         return getattr(obj, name)
 
     def get_attribute(self, obj: Any, name: str) -> Any:

@@ -9,8 +9,14 @@ from typing import Any
 import numpy
 
 from ..cupy import _export_table, _remote
+from ..cupy._ufunc import ufunc as _ufunc
 
-_export_table(sys.modules[__name__], "cupyx", numpy, {})
+#: ``1 / sqrt(x)``; its loops are numpy.sqrt's (e f d F D), so its result's layout is
+#: inferred here as sqrt's and the call is pipelined
+rsqrt = _ufunc("rsqrt", "cupyx", numpy_ufunc=numpy.sqrt)
+rsqrt.__name__ = "cupy_rsqrt"
+
+_export_table(sys.modules[__name__], "cupyx", numpy, {"rsqrt": rsqrt})
 
 
 _config = threading.local()

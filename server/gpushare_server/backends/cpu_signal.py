@@ -1,0 +1,154 @@
+"""``cupyx.scipy.signal``'s filter states, on the CPU backend.
+
+CuPy filters in parallel blocks, so its initial and final filter states are not
+SciPy's (a direct-form II transposed delay line): ``lfilter``'s ``zi``/``zf`` are the
+last ``len(b) - 1`` inputs followed by the last ``len(a) - 1`` outputs, oldest first, along
+``axis``; ``sosfilt``'s are those four values for each section (shape
+``(n_sections, ..., 4, ...)``). ``lfiltic``, ``lfilter_zi`` and ``sosfilt_zi`` make
+states of that kind. (See cupyx/scipy/signal/_signaltools.py in CuPy 14.2.)
+
+Each function here converts CuPy's state to SciPy's, filters with SciPy, and returns
+the final state in CuPy's form, so that a program chaining calls gets CuPy's answers.
+The rest of the module is SciPy's (``MIRRORS`` in ``cpu.py``); these take over by name
+(``SIGNAL_OVERRIDES``).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy
+
+
+def _signal() -> Any:
+    import scipy.signal
+    return scipy.signal
+
+
+def _df2t_state(b: numpy.ndarray, a: numpy.ndarray, prev_in: numpy.ndarray,
+                prev_out: numpy.ndarray) -> numpy.ndarray:
+    """SciPy's ``lfilter`` state for the inputs ``prev_in`` and outputs ``prev_out`` that
+    came before (oldest first, along the last axis), for ``a[0] == 1`` (SciPy's
+    ``lfiltic``, along the last axis of arrays of any leading shape)."""
+    m, n = b.size - 1, a.size - 1
+    lead = numpy.broadcast_shapes(prev_in.shape[:-1], prev_out.shape[:-1])
+    dtype = numpy.result_type(b, a, prev_in, prev_out)
+    state = numpy.zeros(lead + (max(m, n),), dtype=dtype)
+    x_back, y_back = prev_in[..., ::-1], prev_out[..., ::-1]  # x[-1], x[-2], ...
+    for k in range(m):
+        state[..., k] += (b[k + 1:] * x_back[..., :m - k]).sum(-1)
+    for k in range(n):
+        state[..., k] -= (a[k + 1:] * y_back[..., :n - k]).sum(-1)
+    return state
+
+
+def _last(prev: numpy.ndarray, new: numpy.ndarray, count: int) -> numpy.ndarray:
+    """The last ``count`` values of ``prev`` followed by ``new`` (last axis)."""
+    prev = numpy.broadcast_to(prev, new.shape[:-1] + prev.shape[-1:])
+    return numpy.concatenate((prev, new), axis=-1)[..., new.shape[-1] + prev.shape[-1] - count:]
+
+
+def lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
+    """See Also: cupyx.scipy.signal.lfilter (``zi``/``zf``: CuPy's, see module docs)."""
+    if zi is None:
+        return _signal().lfilter(b, a, x, axis=axis)
+    b, a, x = numpy.asarray(b), numpy.asarray(a), numpy.asarray(x)
+    num_b, num_a = b.size - 1, a.size - 1
+    # CuPy's: the FIR part's type, then the IIR part's; the state's does not count
+    dtype = numpy.result_type(x, b)
+    if num_a:
+        dtype = numpy.result_type(dtype, a)
+    b, a = b / a[0], a / a[0]
+    axis = axis + x.ndim if axis < 0 else axis
+    zi = numpy.atleast_1d(numpy.asarray(zi))
+    zi_last = numpy.moveaxis(zi, axis, -1) if zi.ndim == x.ndim else zi
+    x_last = numpy.moveaxis(x, axis, -1)
+    size = zi_last.shape[-1]
+    prev_in = zi_last[..., :num_b]
+    prev_out = zi_last[..., size - num_a:]
+    state = _df2t_state(b, a, prev_in, prev_out)
+    state = numpy.broadcast_to(state, x_last.shape[:-1] + state.shape[-1:])
+    y, _ = _signal().lfilter(b, a, x_last, axis=-1, zi=state)
+    y = y.astype(dtype, copy=False)
+    zf = numpy.zeros(x_last.shape[:-1] + (size,), dtype=y.dtype)
+    if num_b:
+        zf[..., :num_b] = _last(prev_in, x_last, num_b)
+    if num_a:
+        zf[..., size - num_a:] = _last(prev_out, y, num_a)
+    return numpy.moveaxis(y, -1, axis), numpy.moveaxis(zf, -1, axis)
+
+
+def lfiltic(b: Any, a: Any, y: Any, x: Any = None) -> Any:
+    """See Also: cupyx.scipy.signal.lfiltic (CuPy's state: the given past inputs and
+    outputs, oldest first; ``y`` and ``x`` come newest first, as SciPy's)."""
+    b, a = numpy.asarray(b), numpy.asarray(a)
+    fir_len, iir_len = b.size - 1, a.size - 1
+    if y is None and x is None:
+        return None
+    zi = numpy.empty(0)
+    for values, length, fir in ((y, iir_len, False), (x, fir_len, True)):
+        if values is None or length <= 0:
+            continue
+        values = numpy.asarray(values)
+        pad = numpy.zeros(values.shape[:-1] + (max(length - values.shape[-1], 0),))
+        part = numpy.flip(numpy.concatenate((values, pad), axis=-1)[..., :length], -1)
+        zi = numpy.concatenate((part, zi), axis=-1) if fir else part
+    return zi
+
+
+def _steady(gain: Any) -> Any:
+    return numpy.nan_to_num(gain, nan=0, posinf=numpy.inf, neginf=-numpy.inf)
+
+
+def lfilter_zi(b: Any, a: Any) -> numpy.ndarray:
+    """See Also: cupyx.scipy.signal.lfilter_zi (CuPy's state for the steady state of
+    the step response: inputs 1, outputs the filter's gain at DC)."""
+    b, a = numpy.asarray(b), numpy.asarray(a)
+    zi = numpy.ones(b.size - 1)
+    if a.size > 1:
+        with numpy.errstate(all="ignore"):
+            gain = _steady(b.sum() / a.sum())
+        zi = numpy.r_[zi, numpy.full(a.size - 1, gain)]
+    return zi
+
+
+def _check_sos(sos: numpy.ndarray) -> None:
+    if sos.ndim != 2 or sos.shape[1] != 6:
+        raise ValueError("sos array must be shape (n_sections, 6)")
+    if not (numpy.abs(sos[:, 3] - 1.0) <= 1e-15).all():
+        raise ValueError("sos[:, 3] should be all ones")
+
+
+def sosfilt(sos: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
+    """See Also: cupyx.scipy.signal.sosfilt (``zi``/``zf``: per section, CuPy's
+    ``lfilter`` state of that section, shape ``(n_sections, ..., 4, ...)``)."""
+    if zi is None:
+        return _signal().sosfilt(sos, x, axis=axis)
+    sos, out = numpy.atleast_2d(numpy.asarray(sos)), numpy.asarray(x)
+    _check_sos(sos)
+    zi = numpy.asarray(zi)
+    finals = []
+    for s in range(sos.shape[0]):
+        out, zf = lfilter(sos[s, :3], sos[s, 3:], out, axis=axis, zi=zi[s])
+        finals.append(zf)
+    return out, numpy.stack(finals)
+
+
+def sosfilt_zi(sos: Any) -> numpy.ndarray:
+    """See Also: cupyx.scipy.signal.sosfilt_zi (each section's steady state for a unit
+    step into the first: its input the gain of the sections before it, its output that
+    times its own gain)."""
+    sos = numpy.asarray(sos)
+    zi = numpy.zeros((sos.shape[0], 4), dtype=sos.dtype)
+    level = 1.0
+    with numpy.errstate(all="ignore"):
+        for s in range(sos.shape[0]):
+            out = _steady(level * sos[s, :3].sum() / sos[s, 3:].sum())
+            zi[s, :2], zi[s, 2:] = level, out
+            level = out
+    return zi
+
+
+#: (``cpu.py`` gives them host arrays as NumPy arrays, as the rest of the module)
+SIGNAL_OVERRIDES: dict[str, Callable[..., Any]] = {
+    f"cupyx.scipy.signal.{fn.__name__}": fn
+    for fn in (lfilter, lfiltic, lfilter_zi, sosfilt, sosfilt_zi)}

@@ -1,0 +1,204 @@
+"""``cupyx.scipy``'s function modules and ``cupyx.rsqrt`` run on the server.
+
+``signal``, ``signal.windows``, ``linalg``, ``interpolate``, ``spatial``,
+``spatial.distance`` and ``fftpack`` are CuPy 14.2's lists of names (read off its
+source); the CPU backend answers with SciPy's functions, the ``cupy`` backend with
+CuPy's. ``interpolate``'s classes are objects on the server; the other classes (LTI
+systems, KD-trees) are not served: each raises ``NotImplementedError`` when constructed,
+never an object that answers wrongly.
+"""
+from __future__ import annotations
+
+import importlib
+
+import numpy
+import pytest
+import scipy.interpolate
+import scipy.linalg
+import scipy.signal
+import scipy.spatial.distance
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _module(name: str):
+    return importlib.import_module(f"gpushare.cupyx.scipy.{name}")
+
+
+def test_signal_functions_and_windows(cp):
+    sig = _module("signal")
+    x = numpy.random.default_rng(0).standard_normal(64).astype(numpy.float32)
+    k = numpy.array([0.25, 0.5, 0.25], numpy.float32)
+    got = sig.convolve(cp.asarray(x), cp.asarray(k))
+    assert isinstance(got, cp.ndarray) and got.dtype == numpy.float32
+    numpy.testing.assert_allclose(got.get(), scipy.signal.convolve(x, k), rtol=1e-6)
+    b, a = sig.butter(3, 0.25)
+    numpy.testing.assert_allclose(b.get(), scipy.signal.butter(3, 0.25)[0])
+    numpy.testing.assert_allclose(sig.lfilter(b, a, cp.asarray(x)).get(),
+                                  scipy.signal.lfilter(b.get(), a.get(), x), rtol=1e-5)
+    from gpushare.cupyx.scipy.signal import windows
+    assert windows is _module("signal.windows")
+    numpy.testing.assert_allclose(windows.hann(8).get(), scipy.signal.windows.hann(8))
+    numpy.testing.assert_allclose(sig.get_window("hamming", 8).get(),
+                                  scipy.signal.get_window("hamming", 8))
+    assert issubclass(sig.BadCoefficients, UserWarning)
+    with pytest.raises(NotImplementedError, match="LTI system and CZT objects are not served"):
+        sig.lti([1.0], [1.0, 1.0])
+
+
+def test_linalg_functions(cp):
+    sl = _module("linalg")
+    m = numpy.array([[4.0, 3.0], [6.0, 3.0]])
+    lu, piv = sl.lu_factor(cp.asarray(m))
+    ref_lu, ref_piv = scipy.linalg.lu_factor(m)
+    numpy.testing.assert_allclose(lu.get(), ref_lu)
+    assert piv.tolist() == ref_piv.tolist()
+    numpy.testing.assert_allclose(sl.lu_solve((lu, piv), cp.asarray([1.0, 2.0])).get(),
+                                  numpy.linalg.solve(m, [1.0, 2.0]))
+    # CuPy's cupyx.scipy.linalg.kron is cupy.kron (SciPy no longer has one)
+    assert sl.kron(cp.eye(2), cp.ones((2, 3))).get().tolist() == \
+        numpy.kron(numpy.eye(2), numpy.ones((2, 3))).tolist()
+    numpy.testing.assert_allclose(sl.toeplitz(cp.asarray([1.0, 2.0, 3.0])).get(),
+                                  scipy.linalg.toeplitz([1.0, 2.0, 3.0]))
+
+
+def test_interpolate_spatial_and_fftpack_functions(cp):
+    si = _module("interpolate")
+    xs, ys = numpy.arange(5.0), numpy.arange(5.0) ** 2
+    at = numpy.array([0.5, 2.25])
+    numpy.testing.assert_allclose(
+        si.pchip_interpolate(cp.asarray(xs), cp.asarray(ys), cp.asarray(at)).get(),
+        scipy.interpolate.pchip_interpolate(xs, ys, at))
+    dist = _module("spatial.distance")
+    assert _module("spatial").distance is dist
+    a, b = numpy.eye(3), numpy.ones((2, 3))
+    numpy.testing.assert_allclose(dist.cdist(cp.asarray(a), cp.asarray(b)).get(),
+                                  scipy.spatial.distance.cdist(a, b))
+    with pytest.raises(NotImplementedError, match="spatial index objects"):
+        _module("spatial").KDTree(cp.asarray(a))
+    numpy.testing.assert_allclose(_module("fftpack").fft(cp.arange(4.0)).get(),
+                                  numpy.fft.fft(numpy.arange(4.0)))
+
+
+@pytest.mark.parametrize("dtype, expected", [
+    ("int8", "float16"), ("int32", "float64"), ("float32", "float32"),
+    ("float64", "float64"), ("complex64", "complex64")])
+def test_rsqrt_dtypes_and_values(cp, dtype, expected):
+    import gpushare.cupyx as cupyx
+    x = numpy.array([1, 4, 16], dtype=dtype)
+    got = cupyx.rsqrt(cp.asarray(x))
+    assert got.dtype == numpy.dtype(expected)
+    numpy.testing.assert_allclose(got.get(), 1 / numpy.sqrt(x.astype(numpy.complex128)),
+                                  rtol=1e-3)
+
+
+def test_rsqrt_scalars_out_and_host_arrays(cp):
+    import gpushare.cupyx as cupyx
+    assert float(cupyx.rsqrt(cp.asarray(4.0))) == 0.5
+    out = cp.zeros(2, dtype=numpy.float32)
+    assert cupyx.rsqrt(cp.asarray([1.0, 0.25], dtype=numpy.float32), out=out) is out
+    assert out.tolist() == [1.0, 2.0]
+    with pytest.raises(TypeError, match="Unsupported type"):
+        cupyx.rsqrt(numpy.ones(2))
+
+
+def test_filter_states_are_cupys(cp):
+    """CuPy's filters keep their state as the last inputs then the last outputs, oldest
+    first (not SciPy's delay line); the CPU backend keeps CuPy's, so a signal filtered
+    in pieces, each piece starting from the state the last one returned, is the signal
+    filtered at once, and ``lfiltic``/``lfilter_zi``/``sosfilt_zi`` states mean what
+    they mean in CuPy."""
+    sig = _module("signal")
+    rng = numpy.random.default_rng(3)
+    x = rng.random(60)
+    b, a = numpy.array([0.3, 0.2, 0.1]), numpy.array([1.0, -0.4, 0.1, 0.05])
+    whole = scipy.signal.lfilter(b, a, x)
+    zi = cp.zeros(len(b) - 1 + len(a) - 1)
+    y1, zf = sig.lfilter(cp.asarray(b), cp.asarray(a), cp.asarray(x[:25]), zi=zi)
+    # the state: the last 2 inputs, then the last 3 outputs, oldest first
+    numpy.testing.assert_allclose(zf.get(), numpy.r_[x[23:25], whole[22:25]])
+    y2, _ = sig.lfilter(cp.asarray(b), cp.asarray(a), cp.asarray(x[25:]), zi=zf)
+    numpy.testing.assert_allclose(numpy.r_[y1.get(), y2.get()], whole)
+    # lfiltic takes the past newest first (as SciPy's) and gives CuPy's state
+    state = sig.lfiltic(cp.asarray(b), cp.asarray(a), cp.asarray(whole[:25][::-1]),
+                        cp.asarray(x[:25][::-1]))
+    numpy.testing.assert_allclose(state.get(), zf.get())
+    step, _ = sig.lfilter(cp.asarray(b), cp.asarray(a), cp.full(8, 2.0),
+                          zi=2.0 * sig.lfilter_zi(cp.asarray(b), cp.asarray(a)))
+    numpy.testing.assert_allclose(step.get(), 2.0 * b.sum() / a.sum())
+    # float32 in, float32 out, whatever the state's type (as CuPy)
+    y32, _ = sig.lfilter(cp.asarray(b, dtype=numpy.float32), cp.asarray(a, numpy.float32),
+                         cp.asarray(x, numpy.float32), zi=zi)
+    assert y32.dtype == numpy.float32
+    # along another axis
+    x2 = rng.random((40, 3))
+    z2 = cp.zeros((5, 3))
+    p1, z2 = sig.lfilter(cp.asarray(b), cp.asarray(a), cp.asarray(x2[:15]), axis=0, zi=z2)
+    p2, _ = sig.lfilter(cp.asarray(b), cp.asarray(a), cp.asarray(x2[15:]), axis=0, zi=z2)
+    numpy.testing.assert_allclose(numpy.r_[p1.get(), p2.get()],
+                                  scipy.signal.lfilter(b, a, x2, axis=0))
+
+
+def test_sos_filter_states_are_cupys(cp):
+    sig = _module("signal")
+    sos = scipy.signal.butter(4, 0.2, output="sos")
+    x = numpy.random.default_rng(4).random(90)
+    y1, zf = sig.sosfilt(cp.asarray(sos), cp.asarray(x[:30]), zi=cp.zeros((2, 4)))
+    assert zf.shape == (2, 4)
+    y2, _ = sig.sosfilt(cp.asarray(sos), cp.asarray(x[30:]), zi=zf)
+    numpy.testing.assert_allclose(numpy.r_[y1.get(), y2.get()], scipy.signal.sosfilt(sos, x))
+    zi = sig.sosfilt_zi(cp.asarray(sos))
+    steady, _ = sig.sosfilt(cp.asarray(sos), cp.full(10, 3.0), zi=3.0 * zi)
+    numpy.testing.assert_allclose(steady.get(), 3.0)
+    with pytest.raises(ValueError, match="should be all ones"):
+        sig.sosfilt(cp.asarray(sos * 2), cp.asarray(x), zi=zi)
+
+
+def test_signal_functions_take_host_arrays_as_cupys_do(cp):
+    """cupyx.scipy.signal's functions begin with cupy.asarray: a NumPy array is data."""
+    sig = _module("signal")
+    x = numpy.zeros(8)
+    x[0] = 1
+    f, p = sig.welch(x, nperseg=8)
+    ref_f, ref_p = scipy.signal.welch(x, nperseg=8)
+    assert isinstance(p, cp.ndarray)
+    numpy.testing.assert_allclose(p.get(), ref_p)
+    numpy.testing.assert_allclose(sig.czt(cp.asarray(x)).get(), scipy.signal.czt(x), atol=1e-12)
+
+
+def test_interpolators_are_objects_on_the_server(cp):
+    """An interpolator is a handle: calling it, its methods and its attributes reach the
+    server's object; methods that make new interpolators return handles of the right
+    class; host arrays are data to it (as to CuPy's, which begin with cupy.asarray)."""
+    si = _module("interpolate")
+    xs = numpy.arange(6.0)
+    ys = numpy.sin(xs)
+    at = numpy.array([0.5, 2.25, 4.75])
+    spline = si.CubicSpline(cp.asarray(xs), cp.asarray(ys))
+    ref = scipy.interpolate.CubicSpline(xs, ys)
+    assert isinstance(spline, si.CubicSpline) and isinstance(spline, si.PPoly)
+    got = spline(cp.asarray(at))
+    assert isinstance(got, cp.ndarray)
+    numpy.testing.assert_allclose(got.get(), ref(at))
+    numpy.testing.assert_allclose(spline(at).get(), ref(at))              # a host array
+    numpy.testing.assert_allclose(spline.c.get(), ref.c)                 # an attribute
+    slope = spline.derivative()
+    assert isinstance(slope, si.PPoly)
+    numpy.testing.assert_allclose(slope(cp.asarray(at)).get(), ref.derivative()(at))
+    numpy.testing.assert_allclose(float(spline.integrate(0, 3)), ref.integrate(0, 3))
+    bspl = si.make_interp_spline(cp.asarray(xs), cp.asarray(ys), k=3)
+    assert isinstance(bspl, si.BSpline) and bspl.k == 3
+    numpy.testing.assert_allclose(bspl(cp.asarray(at)).get(),
+                                  scipy.interpolate.make_interp_spline(xs, ys, k=3)(at))
+    linear = si.interp1d(cp.asarray(xs), cp.asarray(ys), bounds_error=False,
+                         fill_value=-1.0)
+    numpy.testing.assert_allclose(linear(cp.asarray([0.5, 9.0])).get(),
+                                  [numpy.interp(0.5, xs, ys), -1.0])
+    with pytest.raises(AttributeError, match="no attribute 'nosuch'"):
+        spline.nosuch
+    with pytest.raises(AttributeError):
+        spline._private
+    with pytest.raises(AttributeError, match="from_spline"):
+        spline.from_spline                  # classmethods are not served
+    with pytest.raises(ValueError):         # the server's error, as CuPy's
+        si.CubicSpline(cp.asarray(xs), cp.asarray(ys[:3]))
