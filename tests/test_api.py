@@ -262,15 +262,26 @@ def test_get_array_module_and_asnumpy(cp):
     assert b.tolist() == [4, 5, 6]
 
 
-def test_big_set_is_streamed_into_any_layout(cp):
-    """set() of MiBs travels like cupy.asarray (chunked), into C, F and strided arrays."""
-    host = numpy.random.default_rng(1).random((1024, 300))               # 2.4 MB
-    for target in (cp.zeros((1024, 300)), cp.zeros((1024, 300), order="F"),
-                   cp.zeros((2048, 300))[::2]):
-        target.set(host)
-        numpy.testing.assert_array_equal(target.get(), host)
+@pytest.mark.parametrize("rows", [1024, 4])                            # 2.4 MB, 9.6 KB
+def test_set_into_either_order_and_cupys_errors(cp, rows):
+    """set() of MiBs travels like cupy.asarray (chunked), into C and F arrays, from
+    host arrays of any layout; CuPy's errors come in CuPy's order: the type, the
+    dtype, the shape, then a target that is neither C- nor F-contiguous."""
+    host = numpy.random.default_rng(1).random((rows, 300))
+    for target in (cp.zeros((rows, 300)), cp.zeros((rows, 300), order="F")):
+        for source in (host, numpy.asfortranarray(host), host[::-1]):
+            target.set(source)
+            numpy.testing.assert_array_equal(target.get(), source)
+    with pytest.raises(TypeError, match="^Only numpy.ndarray can be set to cupy.ndarray$"):
+        cp.zeros(3).set([1.0, 2.0, 3.0])
+    with pytest.raises(TypeError, match="float32 array cannot be set to float64 array"):
+        cp.zeros((rows, 301)).set(host.astype(numpy.float32))   # dtype before shape
     with pytest.raises(ValueError, match="Shape mismatch"):
-        cp.zeros((1024, 301)).set(host)
+        cp.zeros((rows, 301)).set(host)
+    strided = cp.zeros((2 * rows, 300))
+    with pytest.raises(RuntimeError, match="Cannot set to non-contiguous array"):
+        strided[::2].set(host)
+    assert not strided.any()
 
 
 @pytest.mark.parametrize("path", ["direct", "lanes off", "through the broker"])
@@ -500,3 +511,77 @@ def test_dropped_arrays_are_freed_while_the_program_is_idle(cp, server):
     assert s._release and not s._queue  # the release waits in the client
     wait_for(lambda: memory() <= held - (16 << 20), timeout=15, interval=0.1)
     assert not s._release
+
+
+def test_get_out_errors_are_cupys(cp):
+    """``get(out=)`` checks as CuPy does: the type, the dtype (TypeError), the shape
+    (ValueError), then an ``out`` that is neither C- nor F-contiguous (RuntimeError);
+    an order that is not C, F or A is a ValueError."""
+    a = cp.arange(6.0).reshape(2, 3)
+    with pytest.raises(TypeError, match="Only numpy.ndarray"):
+        a.get(out=[0.0] * 6)
+    with pytest.raises(TypeError, match="float32 array cannot be obtained from float64 array"):
+        a.get(out=numpy.empty((3, 2), numpy.float32))
+    with pytest.raises(ValueError, match=r"Expected shape: \(2, 3\), actual shape: \(3, 2\)"):
+        a.get(out=numpy.empty((3, 2)))
+    with pytest.raises(RuntimeError, match="`out` cannot be specified when copying to "
+                                           "non-contiguous ndarray"):
+        a.get(out=numpy.empty((2, 6))[:, ::2])
+    with pytest.raises(ValueError, match="unsupported order: K"):
+        a.get(order="K")
+    out = numpy.empty((2, 3), order="F")
+    assert a.get(out=out) is out and out.tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert a.get(order="f").flags.f_contiguous
+
+
+def test_memory_pool_set_limit_is_the_sessions(cp):
+    """``MemoryPool.set_limit`` limits the session's device memory as CuPy's limits the
+    pool: an allocation over it raises OutOfMemoryError (at the next wait, as any
+    pipelined error), the arrays held stay, and 0 lifts it."""
+    pool = cp.get_default_memory_pool()
+    assert pool.get_limit() == 0
+    held = cp.ones(1 << 20, dtype=cp.uint8)
+    pool.set_limit(size=2 << 20)
+    assert pool.get_limit() == 2 << 20
+    with pytest.raises(cp.cuda.memory.OutOfMemoryError, match="limit set to: 2,097,152"):
+        cp.zeros(2 << 20, dtype=cp.uint8)
+        cp.cuda.Device().synchronize()
+    small = cp.zeros(1 << 19, dtype=cp.uint8)              # within the limit
+    assert int(held.sum()) == 1 << 20 and int(small.sum()) == 0
+    pool.set_limit(fraction=0.5)
+    assert 0 < pool.get_limit() <= cp.cuda.runtime.memGetInfo()[1] // 2 + 1
+    pool.set_limit()
+    assert pool.get_limit() == 0
+    assert cp.zeros(4 << 20, dtype=cp.uint8).size == 4 << 20
+    for bad, match in ((dict(size=-1), "size out of range"), (dict(fraction=1.5), "fraction"),
+                       (dict(size=1, fraction=0.5), "at one time")):
+        with pytest.raises(ValueError, match=match):
+            pool.set_limit(**bad)
+
+
+def test_memory_pool_set_limit_cannot_raise_the_servers(monkeypatch):
+    from gpushare import client
+    from _servers import ServerProcess
+    srv = ServerProcess("--memory-limit", "8MiB")
+    try:
+        monkeypatch.setenv("GPUSHARE_SERVER", srv.address)
+        client.reset_session()
+        import gpushare.cupy as cupy
+        pool = cupy.get_default_memory_pool()
+        assert pool.get_limit() == 8 << 20
+        pool.set_limit(size=64 << 20)
+        assert pool.get_limit() == 8 << 20
+        with pytest.raises(cupy.cuda.memory.OutOfMemoryError):
+            cupy.zeros(16 << 20, dtype=cupy.uint8)
+            cupy.cuda.Device().synchronize()
+        pool.set_limit(size=1 << 20)
+        assert pool.get_limit() == 1 << 20
+        with pytest.raises(cupy.cuda.memory.OutOfMemoryError):
+            cupy.zeros(2 << 20, dtype=cupy.uint8)
+            cupy.cuda.Device().synchronize()
+        pool.set_limit(0)
+        assert pool.get_limit() == 8 << 20
+        assert cupy.zeros(4 << 20, dtype=cupy.uint8).size == 4 << 20
+    finally:
+        client.reset_session()
+        srv.stop()

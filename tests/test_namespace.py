@@ -83,7 +83,7 @@ def test_kinds_match(cp):
 
 @pytest.mark.parametrize("path", [
     "cupy.cuda.runtime.malloc", "cupy.cuda.runtime.memcpy", "cupy.cuda.runtime.streamCreate",
-    "cupy.cuda.get_cublas_handle", "cupy.cuda.alloc_pinned_memory",
+    "cupy.cuda.get_cublas_handle", "cupy.cuda.runtime.hostAlloc",
     "cupy.cuda.nvrtc.compileProgram", "cupyx.linalg.cho_solve",
 ])
 def test_unservable_functions_raise_not_implemented(cp, path):

@@ -72,10 +72,13 @@ def _root(arr: Any, backend: Any) -> Any:
 
 
 class MemoryQuota:
-    """Holds one session under ``limit`` bytes of arrays."""
+    """Holds one session under ``limit`` bytes of arrays (0: no limit): the lower of the
+    server's ``--memory-limit`` and the one the client sets (``MemoryPool.set_limit``,
+    which cannot raise the server's)."""
 
     def __init__(self, backend: Any, limit: int) -> None:
         self.backend = backend
+        self.server_limit = int(limit)
         self.limit = int(limit)
         self.executor: Any = None
         # an upper bound of the session's usage: the last full count plus every result
@@ -86,11 +89,23 @@ class MemoryQuota:
     def install(self, executor: Any) -> None:
         """Enforce the limit on ``executor`` (a ``SessionExecutor``)."""
         self.executor = executor
+        executor.quota = self
         cupy = getattr(self.backend, "cupy", None)
         if cupy is not None:  # a real allocator: let CuPy enforce it
             cupy.get_default_memory_pool().set_limit(size=self.limit)
             return
         executor.after_call = self.check
+
+    def set_session_limit(self, size: int) -> None:
+        """The client's own limit (0: none): the session gets the lower of it and the
+        server's."""
+        limits = [x for x in (self.server_limit, int(size)) if x > 0]
+        self.limit = min(limits) if limits else 0
+        cupy = getattr(self.backend, "cupy", None)
+        if cupy is not None:
+            cupy.get_default_memory_pool().set_limit(size=self.limit)
+        elif self.executor is not None:
+            self._estimate = self.used()  # what the session holds now counts too
 
     def used(self, extra: list | None = None) -> int:
         arrays = self.executor.handles.values() if self.executor is not None else []
@@ -100,7 +115,7 @@ class MemoryQuota:
         """Fail the call that made ``result`` (stored under ``out_id``, if any) when the
         session is now over its limit; drop the result then."""
         arrays = _arrays(result, self.backend)
-        if not arrays:
+        if not arrays or not self.limit:
             return
         self._estimate += sum(int(getattr(_root(a, self.backend), "nbytes", 0))
                               for a in arrays)

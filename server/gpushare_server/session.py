@@ -19,6 +19,7 @@ from operator import itemgetter
 from typing import Any
 
 import msgpack
+import numpy
 
 from gpushare import errors
 from gpushare import lane as lanes
@@ -27,6 +28,7 @@ from gpushare.protocol import (CHUNK_BYTES, FLAG_C, FLAG_F, FLAG_OWN, STREAM_MIN
                                RemoteObject, dtype_to_wire)
 
 from . import lane
+from .backends import check_view
 from .handles import HandleTable
 
 try:  # a run of operators' records in C (_records.c), where it was built
@@ -99,6 +101,9 @@ class SessionExecutor:
         # called as after_call(out_id, result) once a call's result is stored; it may
         # raise to fail the call (the memory quota, see quota.py)
         self.after_call: Any = None
+        # the session's memory limit (quota.MemoryQuota): the server's --memory-limit,
+        # or the client's MemoryPool.set_limit; None while neither was set
+        self.quota: Any = None
         # the shared-memory ring (same-host clients, opt-in; see shm.py); the worker
         # says whether this server offers it (shm.allowed)
         self.shm_allowed = False
@@ -114,6 +119,12 @@ class SessionExecutor:
         self._lane_listener: Any = None     # listening, between lane_open and _confirm
         self._lane_downs: list = []         # downloads to write on it after the reply
         self.lane_bytes = [0, 0]            # bytes copied through it: in, out
+
+    def _quota(self) -> Any:
+        if self.quota is None:
+            from .quota import MemoryQuota
+            MemoryQuota(self.backend, 0).install(self)
+        return self.quota
 
     def record_warnings(self) -> None:
         """Record every warning of this process for the batch being run, once and for
@@ -738,6 +749,9 @@ class SessionExecutor:
                 root = root.base
             return [root, backend.address(arr) - backend.address(root)]
         if op == "from_pointer":
+            root, offset, shape, dtype, strides = args
+            check_view(root.nbytes, int(offset), tuple(shape), numpy.dtype(dtype).itemsize,
+                       strides)
             return backend.view_of(*args)
         if op == "flat_getitem":
             return backend.normalize(args[0].flat[_unwrap(args[1])])
@@ -779,6 +793,11 @@ class SessionExecutor:
             self._lane_drop()
             return None
         if op == "memory":
+            if target == "set_limit":  # cupy.cuda.MemoryPool.set_limit (see quota.py)
+                self._quota().set_session_limit(int(args[0]))
+                return None
+            if target == "get_limit":
+                return self.quota.limit if self.quota is not None else 0
             return backend.memory(str(target), self.handles.values())
         if op == "info":
             info = backend.info()

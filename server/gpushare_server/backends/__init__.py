@@ -81,6 +81,27 @@ class Backend(Protocol):
     # downloads from it directly; without it, through ``write_bytes``/``read_bytes``.
 
 
+def check_view(root_nbytes: int, offset: int, shape: tuple, itemsize: int,
+               strides: Any) -> None:
+    """Raise ValueError unless a view of ``shape`` (``strides``: None for C order) at byte
+    ``offset`` of an allocation of ``root_nbytes`` bytes stays inside it (``ndarray(memptr=)``
+    and ``MemoryPointer`` copies: CuPy would read or write past the allocation; a server
+    refuses it for both backends alike)."""
+    if any(n == 0 for n in shape):
+        return
+    if strides is None:
+        strides = []
+        step = itemsize
+        for n in reversed(shape):
+            strides.insert(0, step)
+            step *= n
+    low = offset + sum((n - 1) * st for n, st in zip(shape, strides) if st < 0)
+    high = offset + sum((n - 1) * st for n, st in zip(shape, strides) if st > 0) + itemsize
+    if low < 0 or high > root_nbytes:
+        raise ValueError(f"gpushare: a view of bytes {low}..{high} reaches outside its "
+                         f"allocation of {root_nbytes} bytes")
+
+
 def check_member(remote_types: dict, obj: Any, name: str, call: bool) -> None:
     """Raise CuPy's AttributeError unless a client may reach ``name`` on the server object
     ``obj``: its type must be in ``remote_types`` and ``name`` in its allow-list (an empty

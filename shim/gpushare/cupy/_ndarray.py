@@ -86,6 +86,88 @@ class MemoryPointer:
     def __repr__(self) -> str:
         return f"<gpushare MemoryPointer 0x{self.ptr:x}>"
 
+    # --- memcopies: each a copy into or out of a byte view of the server memory ---
+    def _bytes(self, size: Any) -> "ndarray":
+        """A uint8 view of ``size`` bytes of the server memory from this address
+        (the server refuses one that reaches outside the allocation)."""
+        s = self._root._gs_session if self._root is not None else session()
+        return from_pointer(s, self.ptr, (int(size),), numpy.uint8, None)
+
+    def copy_from_device(self, src: "MemoryPointer", size: int) -> None:
+        """Copy ``size`` bytes from the device memory at ``src`` (see
+        cupy.cuda.MemoryPointer.copy_from_device)."""
+        if not isinstance(src, MemoryPointer):
+            raise TypeError(f"src must be a cupy.cuda.MemoryPointer, not {type(src).__name__}")
+        if _size(size):
+            self._bytes(size)[...] = src._bytes(size)
+
+    def copy_from_device_async(self, src: "MemoryPointer", size: int, stream: Any = None) -> None:
+        """As copy_from_device: the session's calls run in order on the server."""
+        self.copy_from_device(src, size)
+
+    def copy_from_host(self, mem: Any, size: int) -> None:
+        """Copy ``size`` bytes from the host address ``mem`` (an int or a
+        ``ctypes.c_void_p``); they are read before this returns."""
+        if _size(size):
+            self._bytes(size).set(_host_bytes(mem, size))
+
+    def copy_from_host_async(self, mem: Any, size: int, stream: Any = None) -> None:
+        """As copy_from_host (the host bytes are read before this returns)."""
+        self.copy_from_host(mem, size)
+
+    def copy_from(self, mem: Any, size: int) -> None:
+        """copy_from_device for a MemoryPointer, copy_from_host for anything else."""
+        if isinstance(mem, MemoryPointer):
+            self.copy_from_device(mem, size)
+        else:
+            self.copy_from_host(mem, size)
+
+    def copy_from_async(self, mem: Any, size: int, stream: Any = None) -> None:
+        self.copy_from(mem, size)
+
+    def copy_to_host(self, mem: Any, size: int) -> None:
+        """Copy ``size`` bytes to the host address ``mem`` (an int or a ``ctypes.c_void_p``)."""
+        if _size(size):
+            self._bytes(size).get(out=_host_bytes(mem, size))
+
+    def copy_to_host_async(self, mem: Any, size: int, stream: Any = None) -> None:
+        """As copy_to_host: the bytes are in host memory when this returns."""
+        self.copy_to_host(mem, size)
+
+    def memset(self, value: int, size: int) -> None:
+        """Set ``size`` bytes to ``value`` (its low byte, as ``cudaMemset``)."""
+        if _size(size):
+            self._bytes(size).fill(int(value) & 0xFF)
+
+    def memset_async(self, value: int, size: int, stream: Any = None) -> None:
+        self.memset(value, size)
+
+
+def _size(size: Any) -> int:
+    """A byte count, as CuPy's ``size_t`` arguments take it."""
+    size = operator.index(size)
+    if size < 0:
+        raise OverflowError("can't convert negative value to size_t")
+    return size
+
+
+def _host_bytes(mem: Any, size: Any) -> numpy.ndarray:
+    """The ``size`` bytes of this process's memory at ``mem`` (an int address or a ctypes
+    pointer, as CuPy takes them), as a writable uint8 array that does not copy them."""
+    import ctypes
+    address = ctypes.cast(mem, ctypes.c_void_p).value \
+        if isinstance(mem, (ctypes.c_void_p, ctypes.c_char_p)) else mem
+    if address is None:  # a NULL ctypes pointer
+        address = 0
+    try:
+        address = operator.index(address)
+    except TypeError:
+        raise TypeError("a host memory address must be an int or a ctypes.c_void_p, "
+                        f"not {type(mem).__name__}") from None
+    if not address:
+        raise ValueError("the host memory address is NULL")
+    return numpy.frombuffer((ctypes.c_ubyte * int(size)).from_address(address), numpy.uint8)
+
 
 class _Memory:
     """The allocation behind a MemoryPointer (``cupy.cuda.Memory``'s ``size``/``ptr``)."""
@@ -350,11 +432,17 @@ class ndarray(_client.RemoteHandle):
         --------
         cupy.ndarray.get
         """
-        if out is not None:
+        if out is not None:  # CuPy's checks, in CuPy's order
             if not isinstance(out, numpy.ndarray):
                 raise TypeError("Only numpy.ndarray can be obtained from cupy.ndarray")
-            if out.shape != self.shape or out.dtype != self.dtype:
-                raise ValueError("Shape mismatch or dtype mismatch")
+            if out.dtype != self.dtype:
+                raise TypeError(f"{out.dtype} array cannot be obtained from {self.dtype} array")
+            if out.shape != self.shape:
+                raise ValueError(f"Shape mismatch. Expected shape: {self.shape}, "
+                                 f"actual shape: {out.shape}")
+            if not (out.flags.c_contiguous or out.flags.f_contiguous):
+                raise RuntimeError("`out` cannot be specified when copying to "
+                                   "non-contiguous ndarray")
             session = self._gs_session
             session.download_into = out  # a streamed copy lands in it directly
             try:
@@ -364,6 +452,9 @@ class ndarray(_client.RemoteHandle):
             if host is not out:
                 numpy.copyto(out, host)
             return out
+        order = order.upper() if isinstance(order, str) else order
+        if order not in ("C", "F", "A") and self.size:
+            raise ValueError(f"unsupported order: {order}")
         host = self._gs_session.download(self)
         if order == "F" or (order == "A" and self.flags.f_contiguous and not
                             self.flags.c_contiguous):
@@ -381,26 +472,26 @@ class ndarray(_client.RemoteHandle):
         --------
         cupy.ndarray.set
         """
+        # CuPy's checks, in CuPy's order
         if not isinstance(arr, numpy.ndarray):
-            raise TypeError(f"Only numpy.ndarray can be set to cupy.ndarray (got {type(arr)})")
-        if arr.shape != self.shape:
-            raise ValueError(f"Shape mismatch. Old shape: {self.shape}, new shape: {arr.shape}")
+            raise TypeError("Only numpy.ndarray can be set to cupy.ndarray")
         if arr.dtype != self.dtype:
             raise TypeError(f"{arr.dtype} array cannot be set to {self.dtype} array")
+        if arr.shape != self.shape:
+            raise ValueError(f"Shape mismatch. Old shape: {self.shape}, new shape: {arr.shape}")
+        flags = self.flags
+        if flags.c_contiguous:
+            order = "C"
+        elif flags.f_contiguous:
+            order = "F"
+        else:
+            raise RuntimeError("Cannot set to non-contiguous array")
         from ..protocol import STREAM_MIN
-        if arr.nbytes >= STREAM_MIN:  # big: streamed (or through shared memory)
-            _client._handle_of(self)  # raises the failure of the call that made self
-            flags = self.flags
-            for order, contiguous in (("C", flags.c_contiguous), ("F", flags.f_contiguous)):
-                if contiguous:  # straight into this array's memory, in its order
-                    host = arr if (arr.flags.f_contiguous if order == "F"
-                                   else arr.flags.c_contiguous) else arr.copy(order=order)
-                    self._gs_session.upload_stream(host, order, self._gs_id, "ndarray.set",
-                                                   existing=True)
-                    return
-            from . import _upload  # a strided view: upload, then copy into place
-            self._gs_session.submit("call", "cupy.copyto", (self, _upload(arr)),
-                                    description="ndarray.set")
+        if arr.nbytes >= STREAM_MIN:  # big: streamed (or through shared memory), straight
+            _client._handle_of(self)  # into this array's memory, in its order (this
+            host = numpy.asarray(arr, order=order)  # raises the failure that made self)
+            self._gs_session.upload_stream(host, order, self._gs_id, "ndarray.set",
+                                           existing=True)
             return
         self._gs_session.submit("method", "set", (self, arr if arr.flags.c_contiguous
                                                   else arr.copy(order="C")),

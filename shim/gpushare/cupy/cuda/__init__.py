@@ -8,7 +8,8 @@ from .. import _objects
 from .._objects import RemoteObjectProxy
 from . import compiler, cufft, driver, memory, pinned_memory, runtime  # noqa: F401
 from .memory import MemoryPointer, MemoryPool, OutOfMemoryError  # noqa: F401
-from .pinned_memory import PinnedMemoryPool  # noqa: F401
+from .pinned_memory import (PinnedMemory, PinnedMemoryPointer, PinnedMemoryPool,  # noqa: F401
+                            alloc_pinned_memory, set_pinned_memory_allocator)
 
 
 class Device:
@@ -246,9 +247,6 @@ malloc_managed = alloc  # where the memory lives is the server's business
 malloc_async = alloc
 
 
-def set_pinned_memory_allocator(allocator: Any = None) -> None:
-    """Accepted so programs run unchanged: pinned memory is plain host memory here."""
-    return None
 
 
 def get_local_runtime_version() -> int:
@@ -263,14 +261,11 @@ def get_cuda_path() -> None:
 
 get_nvcc_path = get_hipcc_path = get_rocm_path = get_cuda_path
 
-alloc_pinned_memory = _unsupported.function("cupy.cuda.alloc_pinned_memory",
-                                            "pinned host memory is plain host memory here; "
-                                            "use cupyx.empty_pinned")
 get_cublas_handle = _unsupported.function("cupy.cuda.get_cublas_handle",
                                           "library handles live on the server")
 for _name in ("BaseMemory", "Memory", "ManagedMemory", "MemoryAsync", "UnownedMemory",
               "MemoryAsyncPool", "CFunctionAllocator", "PythonFunctionAllocator",
-              "PinnedMemory", "PinnedMemoryPointer", "MemoryHook"):
+              "MemoryHook"):
     globals()[_name] = _unsupported.cls(f"cupy.cuda.{_name}", _WHY_MEM)
 ExternalStream = _unsupported.cls("cupy.cuda.ExternalStream",
                                   "streams of other libraries cannot reach the server")

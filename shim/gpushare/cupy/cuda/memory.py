@@ -17,10 +17,10 @@ class MemoryPool:
     """
 
     def __init__(self, allocator: Any = None) -> None:
-        self._limit = 0
+        pass
 
-    def _query(self, op: str) -> Any:
-        return _client.get_session().call("memory", op)
+    def _query(self, op: str, *args: Any) -> Any:
+        return _client.get_session().call("memory", op, args)
 
     def used_bytes(self) -> int:
         return int(self._query("used_bytes"))
@@ -38,10 +38,32 @@ class MemoryPool:
         self._query("free_all_blocks")
 
     def set_limit(self, size: Any = None, fraction: Any = None) -> None:
-        self._limit = int(size or 0)
+        """Limit the session's device memory to ``size`` bytes, or to ``fraction`` of
+        the device's (0, or neither: no limit of the session's own). The server's
+        ``--memory-limit`` still holds: the session gets the lower of the two.
+
+        See Also
+        --------
+        cupy.cuda.MemoryPool.set_limit
+        """
+        if size is None:
+            if fraction is None:
+                size = 0
+            else:
+                if not 0 <= fraction <= 1:
+                    raise ValueError(f"memory limit fraction out of range: {fraction}")
+                from . import runtime
+                size = int(fraction * runtime.memGetInfo()[1])
+        elif fraction is not None:
+            raise ValueError("size and fraction cannot be specified at one time")
+        if size < 0:
+            raise ValueError(f"memory limit size out of range: {size}")
+        self._query("set_limit", int(size))
 
     def get_limit(self) -> int:
-        return self._limit
+        """The session's limit in bytes (0: none), the server's ``--memory-limit``
+        included (see cupy.cuda.MemoryPool.get_limit)."""
+        return int(self._query("get_limit"))
 
 
 _DEFAULT_POOL = MemoryPool()
