@@ -631,16 +631,26 @@ class Session:
                 last_sync = now  # no connection events to go by: ask now and then
                 self._send_sync()
             if silent > self.timeout:
-                self._lost = errors.ServerUnavailableError(
-                    f"gpushare: the server at {self.address} stopped answering "
-                    f"({silent:.0f} s without a reply); the session's arrays may be lost")
+                self._lost = self._silent_error(silent)
             elif not pinged and silent > self._ping_s:
-                self._send(Encoder().encode({"t": "ping"}))  # the broker answers while
-                pinged = True                                # the worker computes
+                self._ping()
+                pinged = True
         if self._warnings:  # before any error: CuPy warns, then raises
             items, self._warnings = self._warnings, []
             errors.reissue_warnings(items, stacklevel=4)
         self._raise_pending(own_call)
+
+    def _ping(self) -> None:
+        """Ping the broker, which answers while the worker computes or copies (the
+        worker, busy, cannot), and so hears that this client is still here: the waits
+        do it once ``_ping_s`` passes without a word."""
+        self._send(Encoder().encode({"t": "ping"}))
+
+    def _silent_error(self, silent: float) -> errors.ServerUnavailableError:
+        """The error of a wait that heard nothing for ``silent`` (> timeout) seconds."""
+        return errors.ServerUnavailableError(
+            f"gpushare: the server at {self.address} stopped answering "
+            f"({silent:.0f} s without a reply); the session's arrays may be lost")
 
     def _raise_pending(self, own_call: int | None = None) -> None:
         if self._lost is not None:
@@ -802,7 +812,7 @@ class Session:
                 # a long copy: the broker hears from us meanwhile (the worker, busy
                 # sending, cannot tell it we are here), so the session does not expire
                 pinged = time.monotonic()
-                self._send(Encoder().encode({"t": "ping"}))
+                self._ping()
             if not ready:
                 if time.monotonic() - last_heard > self.timeout:
                     self._lost = errors.ServerUnavailableError(
@@ -1005,13 +1015,11 @@ class Session:
                 heard[2] = now  # no connection events to go by (as _wait_locked)
                 self._send_sync()
             if silent > self.timeout:
-                self._lost = errors.ServerUnavailableError(
-                    f"gpushare: the server at {self.address} stopped answering "
-                    f"({silent:.0f} s without a reply); the session's arrays may be lost")
+                self._lost = self._silent_error(silent)
                 raise self._lost
             if not heard[1] and silent > self._ping_s:
-                self._send(Encoder().encode({"t": "ping"}))  # the broker answers
-                heard[1] = True                              # while the worker computes
+                self._ping()
+                heard[1] = True
         return check
 
     # --- the bulk lane (plain TCP connections for big copies; see lane.py) --------
