@@ -3,9 +3,9 @@
 ``signal``, ``signal.windows``, ``linalg``, ``interpolate``, ``spatial``,
 ``spatial.distance`` and ``fftpack`` are CuPy 14.2's lists of names (read off its
 source); the CPU backend answers with SciPy's functions, the ``cupy`` backend with
-CuPy's. ``interpolate``'s classes are objects on the server; the other classes (LTI
-systems, KD-trees) are not served: each raises ``NotImplementedError`` when constructed,
-never an object that answers wrongly.
+CuPy's. ``interpolate``'s classes and ``spatial``'s ``KDTree``/``Delaunay`` are objects
+on the server; the other classes (LTI systems, CZT plans) are not served: each raises
+``NotImplementedError`` when constructed, never an object that answers wrongly.
 """
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import pytest
 import scipy.interpolate
 import scipy.linalg
 import scipy.signal
+import scipy.spatial
 import scipy.spatial.distance
 
 pytestmark = pytest.mark.timeout(120)
@@ -74,8 +75,14 @@ def test_interpolate_spatial_and_fftpack_functions(cp):
     a, b = numpy.eye(3), numpy.ones((2, 3))
     numpy.testing.assert_allclose(dist.cdist(cp.asarray(a), cp.asarray(b)).get(),
                                   scipy.spatial.distance.cdist(a, b))
-    with pytest.raises(NotImplementedError, match="spatial index objects"):
-        _module("spatial").KDTree(cp.asarray(a))
+    points = numpy.random.default_rng(5).random((40, 2))
+    tree = _module("spatial").KDTree(cp.asarray(points))
+    dist_, index = tree.query(cp.asarray([[0.5, 0.5], [0.1, 0.9]]), k=2)
+    ref_dist, ref_index = scipy.spatial.KDTree(points).query([[0.5, 0.5], [0.1, 0.9]], k=2)
+    numpy.testing.assert_allclose(dist_.get(), ref_dist)
+    assert index.tolist() == ref_index.tolist() and tree.n == 40
+    with pytest.raises(AttributeError):     # its result is not SciPy's: not served
+        tree.query_ball_point(cp.asarray([0.5, 0.5]), 0.1)
     numpy.testing.assert_allclose(_module("fftpack").fft(cp.arange(4.0)).get(),
                                   numpy.fft.fft(numpy.arange(4.0)))
 
@@ -202,3 +209,21 @@ def test_interpolators_are_objects_on_the_server(cp):
         spline.from_spline                  # classmethods are not served
     with pytest.raises(ValueError):         # the server's error, as CuPy's
         si.CubicSpline(cp.asarray(xs), cp.asarray(ys[:3]))
+
+
+def test_wavelets_scipy_dropped(cp):
+    """ricker, morlet, morlet2 and qmf: deprecated in CuPy 14 (a warning), gone from
+    SciPy; the CPU backend has CuPy's."""
+    sig = _module("signal")
+    with pytest.warns(numpy.exceptions.VisibleDeprecationWarning):
+        r = sig.ricker(7, 2.0)
+    x = numpy.arange(7) - 3.0
+    numpy.testing.assert_allclose(
+        r.get(), 2 / (numpy.sqrt(6.0) * numpy.pi ** 0.25) * (1 - x * x / 4) * numpy.exp(-x * x / 8))
+    with pytest.warns(numpy.exceptions.VisibleDeprecationWarning):
+        assert sig.qmf(cp.asarray([1.0, 2.0, 3.0])).tolist() == [3.0, -2.0, 1.0]
+    with pytest.warns(numpy.exceptions.VisibleDeprecationWarning):
+        m = sig.morlet2(5, 2.0)
+    assert m.dtype == numpy.complex128 and abs(complex(m[2]) - (0.5 ** 0.5) * numpy.pi ** -0.25) < 1e-12
+    with pytest.warns(numpy.exceptions.VisibleDeprecationWarning):
+        assert sig.morlet(4).shape == (4,)

@@ -47,11 +47,12 @@ _UNIVARIATE = (("antiderivative", "derivative", "derivatives", "get_coeffs", "ge
                 "get_residual", "integral", "set_smoothing_factor"), ("ext",))
 _ND = ((), ("offset", "points", "scale", "tri", "values"))
 
-#: ``cupyx.scipy.interpolate``'s classes, served as objects on the server (an instance
-#: is a handle; calling it or a method is a call): ``name -> (parent, methods,
-#: attributes)``, read off CuPy 14.2.0 (public methods and the attributes its
-#: constructors set; classmethods are not served). The client builds its classes from
-#: it (``cupyx/scipy/__init__.py``), the server allows these members and no others.
+#: ``cupyx.scipy``'s classes served as objects on the server (an instance is a handle;
+#: calling it or a method is a call): ``name -> (parent, methods, attributes)``, read
+#: off CuPy 14.2.0 (public methods and the attributes its constructors set;
+#: classmethods are not served), in ``SERVED_MODULES[name]``. The client builds its
+#: classes from it (``cupyx/scipy/__init__.py``), the server allows these members and no
+#: others.
 SERVED_CLASSES: dict[str, tuple[str | None, tuple, tuple]] = {
     "PPoly": (None, *_PPOLY),
     "CubicHermiteSpline": ("PPoly", *_PPOLY),
@@ -80,7 +81,13 @@ SERVED_CLASSES: dict[str, tuple[str | None, tuple, tuple]] = {
     "UnivariateSpline": (None, *_UNIVARIATE),
     "InterpolatedUnivariateSpline": ("UnivariateSpline", *_UNIVARIATE),
     "LSQUnivariateSpline": ("UnivariateSpline", *_UNIVARIATE),
+    # cupyx.scipy.spatial (the methods whose results SciPy's and CuPy's give alike)
+    "KDTree": (None, ("query",), ("boxsize", "data", "m", "maxes", "mins", "n")),
+    "Delaunay": (None, ("find_simplex",), ("neighbors", "points", "simplices")),
 }
+SERVED_MODULES = {name: "cupyx.scipy.spatial" if name in ("KDTree", "Delaunay")
+                  else "cupyx.scipy.interpolate" for name in SERVED_CLASSES}
+
 
 
 def served_members() -> dict[str, frozenset[str]]:

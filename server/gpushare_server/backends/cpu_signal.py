@@ -10,7 +10,8 @@ states of that kind. (See cupyx/scipy/signal/_signaltools.py in CuPy 14.2.)
 Each function here converts CuPy's state to SciPy's, filters with SciPy, and returns
 the final state in CuPy's form, so that a program chaining calls gets CuPy's answers.
 The rest of the module is SciPy's (``MIRRORS`` in ``cpu.py``); these take over by name
-(``SIGNAL_OVERRIDES``).
+(``SIGNAL_OVERRIDES``), with the wavelets SciPy no longer has (``ricker``, ``morlet``,
+``morlet2``, ``qmf``; ``cwt`` takes a Python function, which cannot be sent).
 """
 from __future__ import annotations
 
@@ -148,7 +149,57 @@ def sosfilt_zi(sos: Any) -> numpy.ndarray:
     return zi
 
 
+# --- wavelets: gone from SciPy, deprecated in CuPy 14 (its kernels, in NumPy) ----------
+
+_DEPRECATED = ("Following the change in SciPy 1.12, all wavelet functions have been "
+               "deprecated in CuPy v14 and are planned to be removed in the future. "
+               "To request continued support of the features, "
+               "please leave a comment at https://github.com/cupy/cupy/issues/8864.")
+
+
+def _deprecated() -> None:
+    import warnings
+    warnings.warn(_DEPRECATED, numpy.exceptions.VisibleDeprecationWarning, stacklevel=3)
+
+
+def qmf(hk: Any) -> numpy.ndarray:
+    """See Also: cupyx.scipy.signal.qmf"""
+    _deprecated()
+    hk = numpy.asarray(hk)
+    out = hk[::-1].copy()
+    out[1::2] *= -1
+    return out
+
+
+def ricker(points: int, a: float) -> numpy.ndarray:
+    """See Also: cupyx.scipy.signal.ricker"""
+    _deprecated()
+    a = float(a)
+    x = numpy.arange(int(points)) - (int(points) - 1.0) * 0.5
+    amplitude = 2.0 / (numpy.sqrt(3 * a) * numpy.pi ** 0.25)
+    return amplitude * (1 - x * x / (a * a)) * numpy.exp(-x * x / (2.0 * a * a))
+
+
+def morlet(M: int, w: float = 5.0, s: float = 1.0, complete: bool = True) -> numpy.ndarray:
+    """See Also: cupyx.scipy.signal.morlet"""
+    _deprecated()
+    x = numpy.linspace(-s * 2 * numpy.pi, s * 2 * numpy.pi, int(M))
+    out = numpy.exp(1j * w * x)
+    if complete:
+        out -= numpy.exp(-0.5 * w * w)
+    return out * numpy.exp(-0.5 * x * x) * numpy.pi ** -0.25
+
+
+def morlet2(M: int, s: float, w: float = 5) -> numpy.ndarray:
+    """See Also: cupyx.scipy.signal.morlet2"""
+    _deprecated()
+    x = (numpy.arange(int(M)) - (int(M) - 1.0) * 0.5) / s
+    return numpy.sqrt(1 / s) * numpy.exp(1j * w * x) * numpy.exp(-0.5 * x * x) * \
+        numpy.pi ** -0.25
+
+
 #: (``cpu.py`` gives them host arrays as NumPy arrays, as the rest of the module)
 SIGNAL_OVERRIDES: dict[str, Callable[..., Any]] = {
     f"cupyx.scipy.signal.{fn.__name__}": fn
-    for fn in (lfilter, lfiltic, lfilter_zi, sosfilt, sosfilt_zi)}
+    for fn in (lfilter, lfiltic, lfilter_zi, sosfilt, sosfilt_zi, qmf, ricker, morlet,
+               morlet2)}

@@ -1,9 +1,10 @@
 """gpushare's ``cupyx.scipy``: each submodule forwards its public functions to the server.
 
-``interpolate``'s classes are served as objects on the server (``namespace.SERVED_CLASSES``):
-constructing one, calling it and its methods are calls; its attributes are read from
-the server. The other classes (sparse matrices, LTI systems, CZT plans, KD-trees) are
-not served yet: each exists and raises ``NotImplementedError`` when constructed.
+``interpolate``'s classes and ``spatial``'s ``KDTree``/``Delaunay`` are served as objects on
+the server (``namespace.SERVED_CLASSES``): constructing one, calling it and its methods
+are calls; its attributes are read from the server. The other classes (sparse matrices,
+LTI systems, CZT plans) are not served yet: each exists and raises
+``NotImplementedError`` when constructed.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from typing import Any
 import numpy
 
 from ...cupy import _export_table, _objects, _unsupported
-from ...namespace import SERVED_CLASSES, module_names
+from ...namespace import SERVED_CLASSES, SERVED_MODULES, module_names
 
 try:  # as CuPy's: whether this machine has SciPy (its tests compare against it)
     import scipy as _scipy  # noqa: F401
@@ -29,7 +30,6 @@ _SUBMODULES = ("special", "ndimage", "linalg", "signal", "signal.windows", "spar
 _NO_CLASSES = {
     "sparse": "sparse matrices are not served yet",
     "signal": "LTI system and CZT objects are not served yet; the functions are",
-    "spatial": "spatial index objects are not served yet",
     "spatial.distance": "only the distance functions are served",
 }
 
@@ -75,7 +75,7 @@ def _make(name: str) -> types.ModuleType:
     _export_table(mod, cupy_module, numpy, {})
     made: dict[str, type] = {}
     for cls, kind in module_names(cupy_module).items():
-        if kind == "class" and name == "interpolate" and cls in SERVED_CLASSES:
+        if kind == "class" and SERVED_MODULES.get(cls) == cupy_module:
             setattr(mod, cls, _served_class(cupy_module, cls, made))
         elif kind == "class":
             setattr(mod, cls, _unsupported.cls(f"{cupy_module}.{cls}",
