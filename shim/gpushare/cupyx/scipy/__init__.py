@@ -8,6 +8,7 @@ LTI systems, CZT plans) are not served yet: each exists and raises
 """
 from __future__ import annotations
 
+import importlib.util
 import sys
 import types
 from typing import Any
@@ -17,11 +18,9 @@ import numpy
 from ...cupy import _export_table, _objects, _unsupported
 from ...namespace import SERVED_CLASSES, SERVED_MODULES, module_names
 
-try:  # as CuPy's: whether this machine has SciPy (its tests compare against it)
-    import scipy as _scipy  # noqa: F401
-    _scipy_available = True
-except ImportError:
-    _scipy_available = False
+#: as CuPy's: whether this machine has SciPy (CuPy's tests compare against it); looked
+#: up, not imported (the client stays light)
+_scipy_available = importlib.util.find_spec("scipy") is not None
 
 _SUBMODULES = ("special", "ndimage", "linalg", "signal", "signal.windows", "sparse", "stats",
                "fft", "fftpack", "interpolate", "spatial", "spatial.distance")
