@@ -131,7 +131,7 @@ class ufunc:
     def __init__(self, name: str, module: str = "cupy", numpy_ufunc: Any = None) -> None:
         self.__name__ = self.name = name
         self._path = f"{module}.{name}"
-        self._description = f"cupy.{name}"
+        self._description = self._path  # the name errors of its pipelined calls give
         self._np = numpy_ufunc if numpy_ufunc is not None else getattr(numpy, name, None)
         if not isinstance(self._np, numpy.ufunc):
             self._np = None
