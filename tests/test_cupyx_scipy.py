@@ -227,3 +227,13 @@ def test_wavelets_scipy_dropped(cp):
     assert m.dtype == numpy.complex128 and abs(complex(m[2]) - (0.5 ** 0.5) * numpy.pi ** -0.25) < 1e-12
     with pytest.warns(numpy.exceptions.VisibleDeprecationWarning):
         assert sig.morlet(4).shape == (4,)
+
+
+def test_filters_on_a_server_without_scipy_say_so(monkeypatch):
+    """A CPU-backend server without SciPy answers CuPy's filters with a clear
+    NotImplementedError, as the rest of cupyx.scipy (not an ImportError from inside)."""
+    import sys
+    from gpushare_server.backends import cpu_signal
+    monkeypatch.setitem(sys.modules, "scipy.signal", None)
+    with pytest.raises(NotImplementedError, match="needs scipy on the CPU backend"):
+        cpu_signal.lfilter([1.0], [1.0], [1.0, 2.0])

@@ -21,7 +21,11 @@ import numpy
 
 
 def _signal() -> Any:
-    import scipy.signal
+    try:
+        import scipy.signal
+    except ImportError:  # as for the rest of the module (cpu.py: _resolve_host)
+        raise NotImplementedError(
+            "cupyx.scipy.signal needs scipy on the CPU backend's server") from None
     return scipy.signal
 
 
