@@ -86,13 +86,19 @@ class MemoryQuota:
         # limit instead of after every call
         self._estimate = 0
 
+    def _pool(self) -> Any:
+        """The CuPy backend's memory pool (a real allocator: CuPy enforces the limit);
+        None on the CPU backend."""
+        cupy = getattr(self.backend, "cupy", None)
+        return None if cupy is None else cupy.get_default_memory_pool()
+
     def install(self, executor: Any) -> None:
         """Enforce the limit on ``executor`` (a ``SessionExecutor``)."""
         self.executor = executor
         executor.quota = self
-        cupy = getattr(self.backend, "cupy", None)
-        if cupy is not None:  # a real allocator: let CuPy enforce it
-            cupy.get_default_memory_pool().set_limit(size=self.limit)
+        pool = self._pool()
+        if pool is not None:
+            pool.set_limit(size=self.limit)
             return
         executor.after_call = self.check
 
@@ -101,9 +107,9 @@ class MemoryQuota:
         server's."""
         limits = [x for x in (self.server_limit, int(size)) if x > 0]
         self.limit = min(limits) if limits else 0
-        cupy = getattr(self.backend, "cupy", None)
-        if cupy is not None:
-            cupy.get_default_memory_pool().set_limit(size=self.limit)
+        pool = self._pool()
+        if pool is not None:
+            pool.set_limit(size=self.limit)
         elif self.executor is not None:
             self._estimate = self.used()  # what the session holds now counts too
 

@@ -7,6 +7,7 @@ Everything above this interface (worker, broker, client) is the same for both:
 """
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -89,14 +90,11 @@ def check_view(root_nbytes: int, offset: int, shape: tuple, itemsize: int,
     refuses it for both backends alike)."""
     if any(n == 0 for n in shape):
         return
-    if strides is None:
-        strides = []
-        step = itemsize
-        for n in reversed(shape):
-            strides.insert(0, step)
-            step *= n
-    low = offset + sum((n - 1) * st for n, st in zip(shape, strides) if st < 0)
-    high = offset + sum((n - 1) * st for n, st in zip(shape, strides) if st > 0) + itemsize
+    if strides is None:  # C order: the next size * itemsize bytes
+        low, high = offset, offset + math.prod(shape) * itemsize
+    else:
+        low = offset + sum((n - 1) * st for n, st in zip(shape, strides) if st < 0)
+        high = offset + sum((n - 1) * st for n, st in zip(shape, strides) if st > 0) + itemsize
     if low < 0 or high > root_nbytes:
         raise ValueError(f"gpushare: a view of bytes {low}..{high} reaches outside its "
                          f"allocation of {root_nbytes} bytes")
