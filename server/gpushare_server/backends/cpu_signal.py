@@ -47,9 +47,9 @@ def _df2t_state(b: numpy.ndarray, a: numpy.ndarray, prev_in: numpy.ndarray,
 
 
 def _last(prev: numpy.ndarray, new: numpy.ndarray, count: int) -> numpy.ndarray:
-    """The last ``count`` values of ``prev`` followed by ``new`` (last axis)."""
+    """The last ``count`` (at least 1) values of ``prev`` followed by ``new`` (last axis)."""
     prev = numpy.broadcast_to(prev, new.shape[:-1] + prev.shape[-1:])
-    return numpy.concatenate((prev, new), axis=-1)[..., new.shape[-1] + prev.shape[-1] - count:]
+    return numpy.concatenate((prev, new), axis=-1)[..., -count:]
 
 
 def lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
