@@ -95,6 +95,25 @@ class PerformanceWarning(RuntimeWarning):
     """cupyx's PerformanceWarning."""
 
 
+class SparseWarning(Warning):
+    """cupyx.scipy.sparse's SparseWarning."""
+
+    __module__ = "cupyx.scipy.sparse"
+
+
+class SparseEfficiencyWarning(SparseWarning):
+    """cupyx.scipy.sparse's SparseEfficiencyWarning (an operation that is slow in this
+    format)."""
+
+    __module__ = "cupyx.scipy.sparse"
+
+
+class BadCoefficients(UserWarning):
+    """cupyx.scipy.signal's BadCoefficients (a badly conditioned filter)."""
+
+    __module__ = "cupyx.scipy.signal"
+
+
 def _table() -> dict[str, type[BaseException]]:
     table: dict[str, type[BaseException]] = {}
     for name in ("ValueError", "TypeError", "IndexError", "KeyError", "ZeroDivisionError",
@@ -130,8 +149,15 @@ WARNING_CLASSES: dict[str, type[Warning]] = {
     "numpy.exceptions.VisibleDeprecationWarning": numpy.exceptions.VisibleDeprecationWarning,
     "numpy.exceptions.RankWarning": numpy.exceptions.RankWarning,
     "cupyx.PerformanceWarning": PerformanceWarning,
+    "cupyx.scipy.sparse.SparseWarning": SparseWarning,
+    "cupyx.scipy.sparse.SparseEfficiencyWarning": SparseEfficiencyWarning,
+    "cupyx.scipy.signal.BadCoefficients": BadCoefficients,
 }
 _WARNING_KEYS = {cls: key for key, cls in WARNING_CLASSES.items()}
+#: the server's SciPy (or CuPy) classes of the warnings above, by name
+_WARNING_NAMES = {"SparseWarning": "cupyx.scipy.sparse.SparseWarning",
+                  "SparseEfficiencyWarning": "cupyx.scipy.sparse.SparseEfficiencyWarning",
+                  "BadCoefficients": "cupyx.scipy.signal.BadCoefficients"}
 
 
 def error_key(exc: BaseException, extra: dict[type, str] | None = None) -> str:
@@ -150,6 +176,8 @@ def warning_key(category: type[Warning], extra: dict[type, str] | None = None) -
             return extra[cls]
         if cls in _WARNING_KEYS:
             return _WARNING_KEYS[cls]
+        if cls.__qualname__ in _WARNING_NAMES and cls.__module__.startswith(("scipy.", "cupyx.")):
+            return _WARNING_NAMES[cls.__qualname__]
     return "Warning"
 
 

@@ -46,6 +46,9 @@ _PPOLY = (("antiderivative", "derivative", "extend", "integrate", "roots", "solv
 _UNIVARIATE = (("antiderivative", "derivative", "derivatives", "get_coeffs", "get_knots",
                 "get_residual", "integral", "set_smoothing_factor"), ("ext",))
 _ND = ((), ("offset", "points", "scale", "tri", "values"))
+_OPERATOR = (("adjoint", "dot", "matmat", "matvec", "rmatmat", "rmatvec", "transpose",
+              "__add__", "__matmul__", "__mul__", "__neg__", "__pow__", "__rmatmul__",
+              "__rmul__", "__sub__", "__truediv__"), ("H", "T", "args", "dtype", "ndim", "shape"))
 
 #: ``cupyx.scipy``'s classes served as objects on the server (an instance is a handle;
 #: calling it or a method is a call): ``name -> (parent, methods, attributes)``, read
@@ -84,14 +87,62 @@ SERVED_CLASSES: dict[str, tuple[str | None, tuple, tuple]] = {
     # cupyx.scipy.spatial (the methods whose results SciPy's and CuPy's give alike)
     "KDTree": (None, ("query",), ("boxsize", "data", "m", "maxes", "mins", "n")),
     "Delaunay": (None, ("find_simplex",), ("neighbors", "points", "simplices")),
+    # cupyx.scipy.sparse.linalg: the operators the server makes (aslinearoperator, and
+    # their sums, products, transposes...; one of Python functions cannot be served)
+    "LinearOperator": (None, *_OPERATOR),
+    "MatrixLinearOperator": ("LinearOperator", _OPERATOR[0], (*_OPERATOR[1], "A")),
+    "_AdjointMatrixOperator": ("MatrixLinearOperator", _OPERATOR[0], (*_OPERATOR[1], "A")),
+    **{name: ("LinearOperator", *_OPERATOR) for name in (
+        "IdentityOperator", "_AdjointLinearOperator", "_TransposedLinearOperator",
+        "_SumLinearOperator", "_ProductLinearOperator", "_ScaledLinearOperator",
+        "_PowerLinearOperator")},
+    "SuperLU": (None, ("solve",), ("L", "U", "nnz", "perm_c", "perm_r", "shape")),
 }
 SERVED_MODULES = {name: "cupyx.scipy.spatial" if name in ("KDTree", "Delaunay")
+                  else "cupyx.scipy.sparse.linalg" if name.endswith(("Operator", "SuperLU"))
                   else "cupyx.scipy.interpolate" for name in SERVED_CLASSES}
 
 
 
+#: ``cupyx.scipy.sparse``'s matrices and arrays, objects on the server (``SPARSE_FORMATS``
+#: name their formats). The client's classes are in ``cupyx/scipy/_sparse.py``; the
+#: server's operators in ``backends/sparse.py``.
+SPARSE_FORMATS = ("csr", "csc", "coo", "dia")
+SPARSE_CLASSES = tuple(f"{fmt}_{kind}" for fmt in SPARSE_FORMATS for kind in ("matrix", "array"))
+#: their public methods (CuPy 14.2's ``_spbase`` and subclasses; ``spmatrix``'s own) and the
+#: operators a client calls as methods
+SPARSE_METHODS = frozenset((
+    "argmax", "argmin", "asformat", "asfptype", "astype", "conj", "conjugate", "copy",
+    "count_nonzero", "diagonal", "dot", "eliminate_zeros", "getH", "get_shape", "getcol",
+    "getformat", "getmaxprint", "getnnz", "getrow", "max", "maximum", "mean", "min",
+    "minimum", "multiply", "nonzero", "power", "prune", "reshape", "set_shape", "setdiag",
+    "sort_indices", "sorted_indices", "sum", "sum_duplicates", "toarray", "tobsr", "tocoo",
+    "tocsc", "tocsr", "todense", "todia", "todok", "tolil", "trace", "transpose",
+    "__abs__", "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+    "__truediv__", "__rtruediv__", "__matmul__", "__rmatmul__", "__pow__", "__neg__",
+    "__round__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__iadd__",
+    "__isub__", "__imul__", "__itruediv__", "__getitem__", "__setitem__", "__str__",
+    # the ufuncs CuPy's ``_data_matrix`` applies to the stored values
+    "arcsin", "arcsinh", "arctan", "arctanh", "ceil", "deg2rad", "expm1", "floor", "log1p",
+    "rad2deg", "rint", "sign", "sin", "sinh", "sqrt", "tan", "tanh", "trunc"))
+#: the methods only the matrix kind has (``spmatrix``'s own; sparse arrays lack them)
+SPARSE_MATRIX_ONLY = frozenset(("asfptype", "getH", "get_shape", "getcol", "getformat",
+                                "getmaxprint", "getnnz", "getrow", "set_shape"))
+SPARSE_ATTRIBUTES = frozenset((
+    "T", "col", "coords", "data", "dtype", "has_canonical_format",
+    "has_sorted_indices", "imag", "indices", "indptr", "nnz", "offsets", "real", "row",
+    "shape", "size"))
+#: the attributes a client may set (as on CuPy's: its arrays, flags and shape)
+SPARSE_SETTABLE = frozenset(("col", "data", "has_canonical_format", "has_sorted_indices",
+                             "indices", "indptr", "offsets", "row", "shape"))
+
+
 def served_members() -> dict[str, frozenset[str]]:
-    """The server's allow-list for ``SERVED_CLASSES``: each one's methods (``__call__``
-    too) and attributes."""
-    return {name: frozenset({"__call__", *methods, *attributes})
-            for name, (_, methods, attributes) in SERVED_CLASSES.items()}
+    """The server's allow-list for ``SERVED_CLASSES`` and ``SPARSE_CLASSES``: each one's
+    methods (``__call__`` too) and attributes."""
+    members = {name: frozenset({"__call__", *methods, *attributes})
+               for name, (_, methods, attributes) in SERVED_CLASSES.items()}
+    for name in SPARSE_CLASSES:
+        own = SPARSE_METHODS if name.endswith("_matrix") else SPARSE_METHODS - SPARSE_MATRIX_ONLY
+        members[name] = own | SPARSE_ATTRIBUTES
+    return members

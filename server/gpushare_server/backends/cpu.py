@@ -21,7 +21,7 @@ from gpushare.namespace import (SERVED_CLASSES, is_public_callable, ndarray_memb
                                 served_members)
 from gpushare.protocol import HostArray
 
-from . import check_member
+from . import check_member, sparse
 from .cpu_random import RandomState, random_function
 
 # CuPy never reports floating point errors (the GPU does not trap them).
@@ -46,6 +46,8 @@ MIRRORS = {
     "cupyx.scipy.stats": "scipy.stats",
     "cupyx.scipy.fft": "scipy.fft",
     "cupyx.scipy.sparse": "scipy.sparse",
+    "cupyx.scipy.sparse.linalg": "scipy.sparse.linalg",
+    "cupyx.scipy.sparse.csgraph": "scipy.sparse.csgraph",
 }
 
 
@@ -76,6 +78,8 @@ def to_device_result(value: Any) -> Any:
         return value
     if isinstance(value, numpy.generic):
         return numpy.asarray(value)
+    if type(value) is numpy.matrix:  # SciPy's sparse matrices give these; CuPy ndarrays
+        return value.A
     if isinstance(value, tuple) and type(value) is not tuple:  # namedtuple results
         return type(value)(*(to_device_result(v) for v in value))
     if isinstance(value, tuple):
@@ -373,6 +377,7 @@ OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.cuda.runtime.runtimeGetVersion": lambda: 0,
     "cupy.cuda.runtime.driverGetVersion": lambda: 0,
     "cupy.cuda.runtime.deviceSynchronize": lambda: None,
+    "cupy.cuda.driver.get_build_version": lambda: 0,
 }
 for _fft_name in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2",
                   "irfft2", "rfftn", "irfftn", "hfft", "ihfft"):
@@ -393,6 +398,7 @@ from .cpu_kernels import KERNEL_OVERRIDES, KERNEL_REMOTE_TYPES  # noqa: E402
 from .cpu_random import RANDOM_OVERRIDES, RANDOM_REMOTE_TYPES  # noqa: E402
 from . import cpu_routines  # noqa: E402
 from .cpu_signal import SIGNAL_OVERRIDES  # noqa: E402
+from . import cpu_sparse  # noqa: E402
 from .cpu_routines import ROUTINE_ATTRIBUTES, ROUTINE_METHODS, ROUTINE_OVERRIDES  # noqa: E402
 
 
@@ -417,6 +423,7 @@ def _checked(fn: Callable[..., Any]) -> Callable[..., Any]:
 OVERRIDES.update({name: _checked(fn) for name, fn in ROUTINE_OVERRIDES.items()})
 OVERRIDES.update({name: _wrap_host_ok(fn) for name, fn in SIGNAL_OVERRIDES.items()})
 OVERRIDES.update(INDEXING_OVERRIDES)
+OVERRIDES.update({name: _wrap(fn) for name, fn in cpu_sparse.SPARSE_OVERRIDES.items()})
 #: ndarray methods and attributes whose CuPy semantics differ from NumPy's
 METHODS: dict[str, Callable[..., Any]] = {**ROUTINE_METHODS, **INDEXING_METHODS}
 ATTRIBUTES: dict[str, Callable[..., Any]] = dict(ROUTINE_ATTRIBUTES)
@@ -617,6 +624,9 @@ class CpuBackend:
                 return functools.partial(special, obj)
             return _device_results(getattr(obj, name))  # once per call: no metadata
         check_member(REMOTE_TYPES, obj, name, call=True)
+        if sparse.is_sparse(obj):
+            fn = cpu_sparse.method(obj, name)
+            return _wrap_host_ok(fn) if name in cpu_sparse.HOST_OK else _device_results(fn)
         if type(obj).__name__ in SERVED_CLASSES:  # they take host arrays (cupy.asarray)
             return _wrap_host_ok(getattr(obj, name))
         return getattr(obj, name)
@@ -631,7 +641,11 @@ class CpuBackend:
             return to_device_result(getattr(obj, name))
         check_member(REMOTE_TYPES, obj, name, call=False)
         value = getattr(obj, name)
-        return to_device_result(value) if type(obj).__name__ in SERVED_CLASSES else value
+        if type(obj).__name__ == "SuperLU" and name in ("L", "U"):
+            return cpu_sparse.csr_matrix(value)  # CuPy's factors are CSR matrices
+        if type(obj).__name__ in SERVED_CLASSES or sparse.is_sparse(obj):
+            return to_device_result(value)
+        return value
 
     def set_attribute(self, obj: Any, name: str, value: Any) -> None:
         if isinstance(obj, numpy.ndarray) and name in ("shape", "real", "imag", "strides"):
@@ -641,6 +655,10 @@ class CpuBackend:
             return
         if type(obj).__name__ == "RawKernel" and name in REMOTE_TYPES["RawKernel"]:
             setattr(obj, name, value)
+            return
+        if sparse.is_sparse(obj):
+            _check_args((value,), {})
+            sparse.set_attribute(obj, name, value)
             return
         raise AttributeError(f"gpushare: attribute {name!r} cannot be set")
 

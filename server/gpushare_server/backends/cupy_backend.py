@@ -15,7 +15,7 @@ from gpushare.namespace import (SERVED_CLASSES, is_public_callable, ndarray_memb
                                 served_members)
 from gpushare.protocol import HostArray
 
-from . import check_member
+from . import check_member, sparse
 from .cpu_kernels import KERNEL_REMOTE_TYPES
 
 #: Types a client may hold handles to, and the methods it may call on them
@@ -113,6 +113,8 @@ class CupyBackend:
                     host.array if isinstance(host, HostArray) else host, stream)
             return _refuse_host(getattr(obj, name))
         check_member(REMOTE_TYPES, obj, name, call=True)
+        if sparse.is_sparse(obj):
+            return _refuse_host(sparse.method(obj, name))
         if type(obj).__name__ in SERVED_CLASSES:  # they take host arrays (cupy.asarray)
             return _refuse_host(getattr(obj, name))
         return getattr(obj, name)
@@ -131,6 +133,9 @@ class CupyBackend:
             return
         if type(obj).__name__ == "RawKernel" and name in REMOTE_TYPES["RawKernel"]:
             setattr(obj, name, value)
+            return
+        if sparse.is_sparse(obj):
+            sparse.set_attribute(obj, name, value.array if isinstance(value, HostArray) else value)
             return
         raise AttributeError(f"gpushare: attribute {name!r} cannot be set")
 
@@ -218,6 +223,7 @@ _CUDA_ALLOWED = {
                   "get_current_stream", "is_available"},
     "cupy.cuda.runtime": {"getDeviceCount", "getDevice", "getDeviceProperties", "memGetInfo",
                           "runtimeGetVersion", "driverGetVersion", "deviceSynchronize"},
+    "cupy.cuda.driver": {"get_build_version"},
 }
 
 

@@ -390,8 +390,9 @@ def asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None,
 
 def get_array_module(*args: Any) -> types.ModuleType:
     """See Also: cupy.get_array_module"""
+    sparse = sys.modules.get("gpushare.cupyx.scipy._sparse")  # (no sparse object without it)
     for a in args:
-        if isinstance(a, ndarray):
+        if isinstance(a, ndarray) or sparse is not None and isinstance(a, sparse._spbase):
             return sys.modules[__name__]
     return numpy
 

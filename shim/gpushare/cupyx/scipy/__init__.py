@@ -2,9 +2,9 @@
 
 ``interpolate``'s classes and ``spatial``'s ``KDTree``/``Delaunay`` are served as objects on
 the server (``namespace.SERVED_CLASSES``): constructing one, calling it and its methods
-are calls; its attributes are read from the server. The other classes (sparse matrices,
-LTI systems, CZT plans) are not served yet: each exists and raises
-``NotImplementedError`` when constructed.
+are calls; its attributes are read from the server. So are ``sparse``'s matrices and arrays
+(``_sparse.py``). The other classes (LTI systems, CZT plans, linear operators) are not
+served yet: each exists and raises ``NotImplementedError`` when constructed.
 """
 from __future__ import annotations
 
@@ -15,22 +15,32 @@ from typing import Any
 
 import numpy
 
+from ... import errors
 from ...cupy import _export_table, _objects, _unsupported
 from ...namespace import SERVED_CLASSES, SERVED_MODULES, module_names
+from . import _sparse
 
 #: as CuPy's: whether this machine has SciPy (CuPy's tests compare against it); looked
 #: up, not imported (the client stays light)
 _scipy_available = importlib.util.find_spec("scipy") is not None
 
-_SUBMODULES = ("special", "ndimage", "linalg", "signal", "signal.windows", "sparse", "stats",
-               "fft", "fftpack", "interpolate", "spatial", "spatial.distance")
+_SUBMODULES = ("special", "ndimage", "linalg", "signal", "signal.windows", "sparse",
+               "sparse.linalg", "sparse.csgraph", "stats", "fft", "fftpack", "interpolate",
+               "spatial", "spatial.distance")
 
 #: why each module's classes are not served
 _NO_CLASSES = {
-    "sparse": "sparse matrices are not served yet",
     "signal": "LTI system and CZT objects are not served yet; the functions are",
     "spatial.distance": "only the distance functions are served",
 }
+
+
+#: served classes whose objects only the server makes (a client's would hold Python
+#: functions, which cannot run there)
+_MADE_ON_SERVER = {
+    "LinearOperator": "an operator of Python functions cannot run on the server; "
+                      "aslinearoperator(matrix) and the operators it makes are served",
+    "SuperLU": "splu and spilu make it"}
 
 
 def _served_class(module: str, name: str, made: dict[str, type]) -> type:
@@ -44,6 +54,9 @@ def _served_class(module: str, name: str, made: dict[str, type]) -> type:
     method_names = frozenset(methods)
 
     def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
+        if name in _MADE_ON_SERVER:
+            raise NotImplementedError(f"gpushare: {path} is not supported ("
+                                      f"{_MADE_ON_SERVER[name]})")
         return _objects.create(cls, path, name, *args, **kwargs)
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
@@ -59,10 +72,15 @@ def _served_class(module: str, name: str, made: dict[str, type]) -> type:
             return _objects._BoundRemoteMethod(self, attr)
         return self._gs_session.call("getattr", attr, (self,))
 
-    cls = type(name, (base,), {
+    namespace = {
         "__slots__": (), "__new__": __new__, "__init__": __init__, "__call__": __call__,
         "__getattr__": __getattr__, "__module__": module,
-        "__doc__": f"{path}, an object on the gpushare server.\n\nSee Also\n--------\n{path}"})
+        "__doc__": f"{path}, an object on the gpushare server.\n\nSee Also\n--------\n{path}"}
+    for method in methods:  # operators: Python looks them up on the class
+        if method.startswith("__"):
+            namespace[method] = (lambda method: lambda self, *args, **kwargs: self._call(
+                method, *args, **kwargs))(method)
+    cls = type(name, (base,), namespace)
     made[name] = _objects.register(name)(cls)
     return cls
 
@@ -73,19 +91,28 @@ def _make(name: str) -> types.ModuleType:
     mod = types.ModuleType(full, f"{cupy_module}, run on the gpushare server.")
     _export_table(mod, cupy_module, numpy, {})
     made: dict[str, type] = {}
+    sparse_classes = _sparse.classes() if name == "sparse" else {}
+    if name == "sparse":
+        mod._spbase = _sparse._spbase
+    for cls in SERVED_MODULES:  # (the private ones too: the server's results)
+        if SERVED_MODULES[cls] == cupy_module:
+            _served_class(cupy_module, cls, made)
     for cls, kind in module_names(cupy_module).items():
-        if kind == "class" and SERVED_MODULES.get(cls) == cupy_module:
+        if cls in sparse_classes:
+            setattr(mod, cls, sparse_classes[cls])
+        elif kind == "class" and SERVED_MODULES.get(cls) == cupy_module:
             setattr(mod, cls, _served_class(cupy_module, cls, made))
         elif kind == "class":
             setattr(mod, cls, _unsupported.cls(f"{cupy_module}.{cls}",
                                                _NO_CLASSES.get(name, "not served yet")))
     if name == "sparse":
-        mod.issparse = lambda x: False
-        mod.SparseWarning = type("SparseWarning", (Warning,), {"__module__": full})
-        mod.SparseEfficiencyWarning = type("SparseEfficiencyWarning", (mod.SparseWarning,),
-                                           {"__module__": full})
+        for pname, predicate in _sparse.predicates(sparse_classes).items():
+            predicate.__module__, predicate.__name__ = cupy_module, pname
+            setattr(mod, pname, predicate)
+        mod.SparseWarning = errors.SparseWarning  # (warnings the server's calls raise)
+        mod.SparseEfficiencyWarning = errors.SparseEfficiencyWarning
     elif name == "signal":  # a warning, raised by the server's filter design functions
-        mod.BadCoefficients = type("BadCoefficients", (UserWarning,), {"__module__": full})
+        mod.BadCoefficients = errors.BadCoefficients
     parent, _, child = name.rpartition(".")
     if parent:
         setattr(sys.modules[f"{__name__}.{parent}"], child, mod)
@@ -100,6 +127,15 @@ for _name in _SUBMODULES:
         _make(_name)
 
 
-def get_array_module(*args: Any) -> Any:
+def get_array_module(*args: Any) -> types.ModuleType:
+    """``cupyx.scipy`` for device arrays and sparse matrices, else ``scipy``.
+
+    See Also
+    --------
+    cupyx.scipy.get_array_module
+    """
     from ... import cupy
-    return cupy.get_array_module(*args)
+    if cupy.get_array_module(*args) is cupy:
+        return sys.modules[__name__]
+    import scipy
+    return scipy

@@ -1,0 +1,217 @@
+"""``cupyx.scipy.sparse`` on the CPU backend: SciPy's sparse matrices and arrays, with
+CuPy's semantics where the two differ (the shared operators are in ``sparse.py``).
+
+- CuPy's sparse data is bool, float32, float64, complex64 or complex128: its
+  constructors refuse other dtypes with ``ValueError`` (SciPy's keep them).
+- ``kron`` gives COO, as CuPy's does (SciPy's picks BSR for dense blocks).
+- SciPy's ``numpy.matrix`` results are CuPy's ndarrays (``cpu.to_device_result``).
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable
+
+import numpy
+
+from gpushare.namespace import SPARSE_CLASSES, module_names
+
+from . import sparse
+
+
+def _scipy_sparse() -> Any:
+    try:
+        import scipy.sparse
+    except ImportError:
+        raise NotImplementedError(
+            "cupyx.scipy.sparse needs scipy on the CPU backend's server") from None
+    return scipy.sparse
+
+
+def check_dtype(dtype: Any) -> None:
+    if numpy.dtype(dtype).char not in "?fdFD":
+        raise ValueError("Only bool, float32, float64, complex64 and complex128 are supported")
+
+
+def csr_matrix(x: Any) -> Any:
+    return _scipy_sparse().csr_matrix(x)
+
+
+def _constructor(name: str) -> Callable[..., Any]:
+    def make(*args: Any, **kwargs: Any) -> Any:
+        matrix = getattr(_scipy_sparse(), name)(*args, **kwargs)
+        check_dtype(matrix.dtype)
+        return matrix
+    make.__name__ = name
+    return make
+
+
+def _kron(A: Any, B: Any, format: str | None = None) -> Any:
+    return _scipy_sparse().kron(A, B, format="coo" if format is None else format)
+
+
+def _cusparse_available(name: str) -> bool:
+    """Every cuSPARSE routine CuPy names is available here (through SciPy)."""
+    if module_names("cupyx.cusparse").get(name) != "function":
+        raise ValueError(f"Unknown name {name}")
+    return True
+
+
+def _random(m: int, n: int, density: float = 0.01, format: str = "coo", dtype: Any = None,
+            random_state: Any = None, data_rvs: Any = None) -> Any:
+    """CuPy's ``random``: float32/float64 only, its positions drawn by
+    ``random_state.choice`` and its values by ``random_state.rand`` (a ``RandomState`` or
+    a seed)."""
+    from .cpu_random import RandomState
+    if density < 0 or density > 1:
+        raise ValueError("density expected to be 0 <= density <= 1")
+    dtype = numpy.dtype(dtype)
+    if dtype.char not in "fd":
+        raise NotImplementedError(f"type {dtype} not supported")
+    k = int(density * m * n)
+    if random_state is None or isinstance(random_state, (int, numpy.integer)):
+        random_state = RandomState(random_state)
+    if data_rvs is None:
+        data_rvs = random_state.rand
+    ind = random_state.choice(m * n, size=k, replace=False)
+    ind = ind.astype(numpy.int32 if m * n - 1 <= numpy.iinfo(numpy.int32).max
+                     else numpy.int64, copy=False)
+    j = ind // m
+    vals = numpy.asarray(data_rvs(k)).astype(dtype)
+    return _scipy_sparse().coo_matrix((vals, (ind - j * m, j)), shape=(m, n)).asformat(format)
+
+
+def _rand(m: int, n: int, density: float = 0.01, format: str = "coo", dtype: Any = None,
+          random_state: Any = None) -> Any:
+    return _random(m, n, density, format, dtype, random_state)
+
+
+def _diagonals_dtype(diagonals: Any) -> Any:
+    """CuPy's ``common_type`` of the diagonals (float64 for integers), where SciPy's keeps
+    integers and warns of a future change."""
+    if isinstance(diagonals, (list, tuple)) and diagonals and \
+            isinstance(diagonals[0], (list, tuple, numpy.ndarray)):
+        arrays = [numpy.atleast_1d(numpy.asarray(d)) for d in diagonals]
+    else:
+        arrays = [numpy.atleast_1d(numpy.asarray(diagonals))]
+    try:
+        return numpy.common_type(*arrays)
+    except TypeError:  # (booleans: SciPy decides)
+        return None
+
+
+def _diags(diagonals: Any, offsets: Any = 0, shape: Any = None, format: Any = None,
+           dtype: Any = None) -> Any:
+    if dtype is None:
+        dtype = _diagonals_dtype(diagonals)
+    return _scipy_sparse().diags(diagonals, offsets, shape, format, dtype)
+
+
+def _diags_array(diagonals: Any, /, *, offsets: Any = 0, shape: Any = None,
+                 format: Any = None, dtype: Any = None) -> Any:
+    if dtype is None:
+        dtype = _diagonals_dtype(diagonals)
+    return _scipy_sparse().diags_array(diagonals, offsets=offsets, shape=shape, format=format,
+                                       dtype=dtype)
+
+
+def _matrix_transpose(x: Any) -> Any:
+    return x.transpose()
+
+
+def _permute_dims(x: Any, axes: Any = None, copy: bool = False) -> Any:
+    if axes is not None and tuple(a % x.ndim for a in axes) == tuple(range(x.ndim)):
+        return x.copy() if copy else x
+    return x.transpose(copy=copy)
+
+
+def _swapaxes(x: Any, axis1: int, axis2: int) -> Any:
+    if axis1 % x.ndim == axis2 % x.ndim:
+        return x
+    return x.transpose()
+
+
+SPARSE_OVERRIDES: dict[str, Callable[..., Any]] = {
+    **{f"cupyx.scipy.sparse.{name}": _constructor(name) for name in SPARSE_CLASSES},
+    "cupyx.scipy.sparse.kron": _kron,
+    "cupyx.scipy.sparse.random": _random,
+    "cupyx.scipy.sparse.rand": _rand,
+    "cupyx.scipy.sparse.diags": _diags,
+    "cupyx.scipy.sparse.diags_array": _diags_array,
+    "cupyx.scipy.sparse.matrix_transpose": _matrix_transpose,
+    "cupyx.scipy.sparse.permute_dims": _permute_dims,
+    "cupyx.scipy.sparse.swapaxes": _swapaxes,
+    "cupyx.cusparse.check_availability": _cusparse_available,
+    "cupyx.cusparse.getVersion": lambda: 0,  # (as its CUDA runtime's version)
+}
+
+
+#: the methods that take host (numpy) arrays as CuPy's do: indices (``cupy.asarray``)
+HOST_OK = frozenset({"__getitem__", "__setitem__"})
+#: elementwise operations between two sparse operands, which broadcast in CuPy
+#: (``binopt_csr``, ``multiply_by_csr``) and need equal shapes in SciPy
+_BROADCAST = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
+                        "maximum", "minimum", "multiply"})
+
+
+def method(obj: Any, name: str) -> Callable[..., Any]:
+    """The sparse ``obj``'s method ``name`` as CuPy's answers."""
+    if name in _BROADCAST:
+        return functools.partial(_broadcasting, obj, name)
+    if name in ("sum", "mean"):
+        return functools.partial(_reduction, sparse.method(obj, name))
+    if name in ("toarray", "todense"):
+        return functools.partial(_dense, getattr(obj, name))
+    if name == "todia" and obj.format != "dia":
+        return _no_dia
+    return sparse.method(obj, name)
+
+
+def _dense(fn: Callable[..., Any], order: Any = None, out: Any = None) -> Any:
+    """CuPy's dense results are C-ordered unless ``order='F'`` (SciPy's follow the
+    format: CSC gives Fortran order)."""
+    result = numpy.asarray(fn(order=order, out=out))
+    if order is None and out is None and not result.flags.c_contiguous:
+        return numpy.ascontiguousarray(result)
+    return result
+
+
+def _no_dia(*args: Any, **kwargs: Any) -> Any:
+    raise NotImplementedError("gpushare: only a DIA matrix converts to DIA here (as CuPy's "
+                              "todia)")
+
+
+def _broadcasting(obj: Any, name: str, other: Any) -> Any:
+    sp = _scipy_sparse()
+    if sp.issparse(other) and obj.ndim == other.ndim == 2 and obj.shape != other.shape:
+        (a_m, a_n), (b_m, b_n) = obj.shape, other.shape
+        if a_m != b_m and 1 not in (a_m, b_m) or a_n != b_n and 1 not in (a_n, b_n):
+            raise ValueError("inconsistent shape")
+        shape = (max(a_m, b_m), max(a_n, b_n))
+        obj, other = _broadcast_to(obj, shape), _broadcast_to(other, shape)
+    return sparse.method(obj, name)(other)
+
+
+def _broadcast_to(x: Any, shape: tuple) -> Any:
+    """The sparse ``x`` (a row, a column or one value) repeated to ``shape``."""
+    sp = _scipy_sparse()
+    rows, cols = shape[0] // x.shape[0], shape[1] // x.shape[1]
+    if rows > 1:
+        x = sp.kron(type(x)(numpy.ones((rows, 1), x.dtype)), x, format=x.format)
+    if cols > 1:
+        x = sp.kron(x, type(x)(numpy.ones((1, cols), x.dtype)), format=x.format)
+    return x
+
+
+def _reduction(fn: Callable[..., Any], axis: Any = None, dtype: Any = None,
+               out: Any = None) -> Any:
+    """``sum``/``mean`` into CuPy's ``out``: an ndarray of the result's shape (SciPy's
+    must be a ``numpy.matrix``)."""
+    result = numpy.asarray(fn(axis=axis, dtype=dtype))
+    if out is None:
+        return result
+    if out.shape != result.shape:
+        raise ValueError(f"output parameter for reduction has the wrong shape: found "
+                         f"{out.shape} but expected {result.shape}")
+    out[...] = result
+    return out
+

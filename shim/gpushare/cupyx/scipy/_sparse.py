@@ -1,0 +1,204 @@
+"""gpushare's ``cupyx.scipy.sparse`` matrices and arrays: objects on the server.
+
+A ``csr_matrix`` (or any of ``namespace.SPARSE_CLASSES``) here is a handle of the server's
+sparse object: constructing one, its methods and its operators are calls, its attributes
+(``data``, ``indices``, ``shape``, ``nnz``...) are read from the server, and ``get()``
+builds SciPy's object from them, as CuPy's does. The classes keep CuPy's hierarchy
+(``spmatrix``, ``sparray``), so ``isinstance`` and ``issparse`` answer as CuPy's.
+The server side is ``gpushare_server/backends/sparse.py``.
+"""
+from __future__ import annotations
+
+import importlib.util
+import warnings
+from typing import Any
+
+from ...cupy import _objects
+from ...namespace import (SPARSE_ATTRIBUTES, SPARSE_MATRIX_ONLY, SPARSE_METHODS,
+                          SPARSE_SETTABLE)
+
+_MODULE = "cupyx.scipy.sparse"
+_FORMAT_NAMES = {"csr": "Compressed Sparse Row", "csc": "Compressed Sparse Column",
+                 "coo": "COOrdinate", "dia": "DIAgonal"}
+#: each format's arrays, in the order of its ``(data, ...)`` initializer
+_PARTS = {"csr": ("data", "indices", "indptr"), "csc": ("data", "indices", "indptr"),
+          "coo": ("data", "row", "col"), "dia": ("data", "offsets")}
+
+
+def _is_scipy_sparse(value: Any) -> bool:
+    """A SciPy sparse matrix or array (looked up without importing SciPy)."""
+    return type(value).__module__.startswith("scipy.sparse") and hasattr(value, "asformat")
+
+
+class _spbase(_objects.RemoteObjectProxy):
+    """See Also: cupyx.scipy.sparse.spmatrix (an object on the gpushare server)."""
+
+    __slots__ = ()
+    __array_priority__ = 101
+    __hash__ = None  # type: ignore[assignment]  # (it compares elementwise)
+    maxprint = 50
+    format: str = ""
+
+    def __new__(cls, arg1: Any, shape: Any = None, dtype: Any = None,
+                copy: bool = False) -> Any:
+        if cls.format == "":
+            raise ValueError("This class is not intended to be instantiated directly.")
+        if _is_scipy_sparse(arg1):  # as CuPy's: SciPy's object, copied to the device
+            arg1, shape = _from_scipy(arg1, cls.format), arg1.shape if shape is None else shape
+        return _objects.create(cls, f"{_MODULE}.{cls.__name__}", cls.__name__, arg1,
+                               shape=shape, dtype=dtype, copy=copy)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def get(self, stream: Any = None) -> Any:
+        """A copy on the host: SciPy's sparse object of the same format and kind."""
+        if importlib.util.find_spec("scipy") is None:
+            raise RuntimeError("scipy is not available")
+        import scipy.sparse
+        kind = "array" if isinstance(self, sparray) else "matrix"
+        sp_cls = getattr(scipy.sparse, f"{self.format}_{kind}")
+        host = [getattr(self, name).get(stream) for name in _PARTS[self.format]]
+        if self.format in ("csr", "csc"):
+            return sp_cls(tuple(host), shape=self.shape)
+        if self.format == "coo":
+            return sp_cls((host[0], (host[1], host[2])), shape=self.shape)
+        return sp_cls((host[0], host[1]), shape=self.shape)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def mT(self) -> Any:
+        """The matrix transpose (of the last two axes: here, the transpose)."""
+        return self.transpose()
+
+    def __reduce__(self) -> tuple:
+        """Pickled as CuPy's are: the format's arrays (their data) and the shape."""
+        return _rebuild, (type(self).__name__, tuple(getattr(self, name)
+                                                     for name in _PARTS[self.format]),
+                          self.shape)
+
+    def __len__(self) -> int:
+        raise TypeError("sparse array length is ambiguous; use shape[0] or .nnz")
+
+    def __iter__(self) -> Any:
+        for i in range(self.shape[0]):
+            yield self[i] if self.ndim == 1 else self[i, :]
+
+    def __bool__(self) -> bool:
+        if self.shape == (1, 1):
+            return bool(self.nnz != 0)
+        raise ValueError("The truth value of an array with more than one element is "
+                         "ambiguous. Use a.any() or a.all().")
+
+    def __repr__(self) -> str:
+        kind = "array" if isinstance(self, sparray) else "matrix"
+        return (f"<{_FORMAT_NAMES[self.format]} sparse {kind} of dtype '{self.dtype}'\n"
+                f"\twith {self.nnz} stored elements and shape {self.shape}>")
+
+    def __str__(self) -> str:
+        return self._call("__str__")
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+
+def _method(name: str) -> Any:
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return self._call(name, *args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"See Also: {_MODULE}.spmatrix.{name} (run on the gpushare server)."
+    return call
+
+
+def _attribute(name: str) -> property:
+    def fget(self: Any) -> Any:
+        return self._gs_session.call("getattr", name, (self,))
+
+    def fset(self: Any, value: Any) -> None:
+        self._gs_session.call("setattr", name, (self, value))
+    return property(fget, fset if name in SPARSE_SETTABLE else None,
+                    doc=f"See Also: {_MODULE}.spmatrix.{name}")
+
+
+class spmatrix:
+    """See Also: cupyx.scipy.sparse.spmatrix (the matrix kind: ``*`` multiplies
+    matrices)."""
+
+    __slots__ = ()
+
+    @property
+    def A(self) -> Any:
+        warnings.warn("`spmatrix.A` is deprecated; use `.toarray()` instead.",
+                      DeprecationWarning, stacklevel=2)
+        return self.toarray()  # type: ignore[attr-defined]
+
+    @property
+    def H(self) -> Any:
+        warnings.warn("`spmatrix.H` is deprecated; use `.T.conj()` instead.",
+                      DeprecationWarning, stacklevel=2)
+        return self.transpose().conj()  # type: ignore[attr-defined]
+
+
+for _name in SPARSE_METHODS:
+    setattr(spmatrix if _name in SPARSE_MATRIX_ONLY else _spbase, _name, _method(_name))
+for _name in SPARSE_ATTRIBUTES:
+    setattr(_spbase, _name, _attribute(_name))
+
+
+class sparray:
+    """See Also: cupyx.scipy.sparse.sparray (the array kind: ``*`` multiplies
+    elementwise)."""
+
+    __slots__ = ()
+
+
+def _rebuild(name: str, parts: tuple, shape: tuple) -> Any:
+    cls = _objects._CLASSES[name]
+    if cls.format == "coo":
+        return cls((parts[0], (parts[1], parts[2])), shape=shape)
+    return cls(parts, shape=shape)
+
+
+def _from_scipy(x: Any, fmt: str) -> tuple:
+    """SciPy's sparse ``x`` as CuPy's ``(data, ...)`` initializer of format ``fmt``, its
+    arrays on the device."""
+    from ... import cupy
+    x = x.asformat(fmt)
+    if fmt in ("csr", "csc"):
+        return (cupy.array(x.data), cupy.array(x.indices), cupy.array(x.indptr))
+    if fmt == "coo":
+        return (cupy.array(x.data), (cupy.array(x.row), cupy.array(x.col)))
+    return (cupy.array(x.data), cupy.array(x.offsets))
+
+
+def classes() -> dict[str, type]:
+    """The module's classes: the bases and one class per format and kind."""
+    made: dict[str, type] = {"spmatrix": spmatrix, "sparray": sparray}
+    for fmt in _FORMAT_NAMES:
+        base = type(f"_{fmt}_base", (_spbase,), {"__slots__": (), "format": fmt,
+                                                 "__module__": _MODULE})
+        for kind, mixin in (("matrix", spmatrix), ("array", sparray)):
+            name = f"{fmt}_{kind}"
+            bases = (mixin, base) if kind == "matrix" else (base, mixin)
+            made[name] = _objects.register(name)(type(name, bases, {
+                "__slots__": (), "__module__": _MODULE,
+                "__doc__": f"{_MODULE}.{name}, an object on the gpushare server.\n\n"
+                           f"See Also\n--------\n{_MODULE}.{name}"}))
+    return made
+
+
+def predicates(made: dict[str, type]) -> dict[str, Any]:
+    """``issparse``, ``isspmatrix`` and ``isspmatrix_<format>``: answered here."""
+    def issparse(x: Any) -> bool:
+        return isinstance(x, _spbase)
+
+    def isspmatrix(x: Any) -> bool:
+        return isinstance(x, spmatrix)
+    found = {"issparse": issparse, "isspmatrix": isspmatrix}
+    for fmt in _FORMAT_NAMES:
+        cls = made[f"{fmt}_matrix"]
+        found[f"isspmatrix_{fmt}"] = (lambda cls: lambda x: isinstance(x, cls))(cls)
+    return found

@@ -1,0 +1,244 @@
+"""``cupyx.scipy.sparse``: matrices and arrays are objects on the server.
+
+Each answer is checked against SciPy's on the same data (the CPU backend runs SciPy, with
+CuPy's semantics where the two differ: dense results are ndarrays, C-ordered; only
+float/complex/bool data; sparse operands broadcast in comparisons and ``maximum``).
+"""
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy
+import pytest
+import scipy.sparse
+import scipy.sparse.linalg
+
+pytestmark = pytest.mark.timeout(120)
+
+DENSE = numpy.array([[1.0, 0.0, 2.0], [0.0, 0.0, 3.0], [4.0, 5.0, 6.0]])
+SPD = numpy.array([[4.0, 1.0, 0.0], [1.0, 3.0, 0.0], [0.0, 0.0, 2.0]])
+
+
+@pytest.fixture
+def sp(cp):
+    from gpushare.cupyx.scipy import sparse
+    return sparse
+
+
+@pytest.fixture
+def spl(cp):
+    from gpushare.cupyx.scipy.sparse import linalg
+    return linalg
+
+
+def test_construction_and_attributes(cp, sp):
+    a = sp.csr_matrix(cp.asarray(DENSE))
+    ref = scipy.sparse.csr_matrix(DENSE)
+    assert type(a) is sp.csr_matrix and a.format == "csr"
+    assert a.shape == (3, 3) and a.nnz == 6 and a.dtype == numpy.float64 and a.ndim == 2
+    assert sp.issparse(a) and sp.isspmatrix(a) and sp.isspmatrix_csr(a)
+    assert not sp.isspmatrix_csc(a) and not sp.issparse(cp.asarray(DENSE))
+    for name in ("data", "indices", "indptr"):
+        part = getattr(a, name)
+        assert isinstance(part, cp.ndarray)
+        numpy.testing.assert_array_equal(part.get(), getattr(ref, name))
+    # the three-array initializer, COO's (data, (row, col)) and DIA's (data, offsets)
+    b = sp.csr_matrix((a.data, a.indices, a.indptr), shape=(3, 3))
+    numpy.testing.assert_array_equal(b.toarray().get(), DENSE)
+    coo = sp.coo_matrix((cp.asarray([1.0, 2.0]), (cp.asarray([0, 2]), cp.asarray([1, 0]))),
+                        shape=(3, 3))
+    assert coo.toarray().get().tolist() == [[0, 1, 0], [0, 0, 0], [2, 0, 0]]
+    dia = sp.dia_matrix((cp.asarray([[1.0, 2.0, 3.0]]), cp.asarray([0])), shape=(3, 3))
+    assert dia.toarray().get().tolist() == numpy.diag([1.0, 2.0, 3.0]).tolist()
+    # an empty matrix of a shape, and SciPy's host matrix copied to the device (as CuPy's)
+    assert sp.csc_matrix((2, 4), dtype=numpy.float32).toarray().get().tolist() == \
+        numpy.zeros((2, 4)).tolist()
+    host = sp.csc_matrix(scipy.sparse.random(5, 4, density=0.5, format="csr", random_state=1))
+    assert type(host) is sp.csc_matrix
+    numpy.testing.assert_array_equal(
+        host.toarray().get(),
+        scipy.sparse.random(5, 4, density=0.5, format="csr", random_state=1).toarray())
+
+
+def test_only_float_complex_and_bool_data(cp, sp):
+    with pytest.raises(ValueError, match="Only bool, float32, float64, complex64 and "
+                                         "complex128 are supported"):
+        sp.csr_matrix(cp.asarray([[1, 2], [0, 3]]))
+    assert sp.csr_matrix(cp.asarray([[True, False]])).dtype == numpy.bool_
+
+
+def test_operators_match_scipy(cp, sp):
+    a, ref = sp.csr_matrix(cp.asarray(DENSE)), scipy.sparse.csr_matrix(DENSE)
+    x = numpy.array([1.0, -2.0, 0.5])
+    y = a @ cp.asarray(x)
+    assert isinstance(y, cp.ndarray)
+    numpy.testing.assert_allclose(y.get(), ref @ x)
+    numpy.testing.assert_allclose(a.dot(cp.asarray(x)).get(), ref.dot(x))
+    numpy.testing.assert_allclose((cp.asarray(x) @ a).get(), x @ ref)  # reflected
+    numpy.testing.assert_allclose((a + a).toarray().get(), (ref + ref).toarray())
+    numpy.testing.assert_allclose((a - a * 2).toarray().get(), (ref - ref * 2).toarray())
+    numpy.testing.assert_allclose((a * a).toarray().get(), (ref * ref).toarray())  # matmul
+    numpy.testing.assert_allclose((2 * a / 4).toarray().get(), (2 * ref / 4).toarray())
+    numpy.testing.assert_allclose((-a).toarray().get(), (-ref).toarray())
+    numpy.testing.assert_allclose(abs(-a).toarray().get(), DENSE)
+    # sparse + dense is dense: CuPy's ndarray, never numpy.matrix
+    s = cp.asarray(DENSE) + a
+    assert isinstance(s, cp.ndarray)
+    numpy.testing.assert_allclose(s.get(), 2 * DENSE)
+    # the array kind multiplies elementwise
+    arr = sp.csr_array(cp.asarray(DENSE))
+    assert type(arr) is sp.csr_array and not sp.isspmatrix(arr) and sp.issparse(arr)
+    numpy.testing.assert_allclose((arr * arr).toarray().get(), DENSE * DENSE)
+    assert type(a.T) is sp.csc_matrix
+    numpy.testing.assert_allclose(a.T.toarray().get(), DENSE.T)
+
+
+def test_in_place_scaling_keeps_the_object(cp, sp):
+    a = sp.csr_matrix(cp.asarray(DENSE))
+    data = a.data
+    a *= 2
+    numpy.testing.assert_allclose(a.toarray().get(), 2 * DENSE)
+    a.data[:] = 7.0  # the attributes are the matrix's own arrays, as in CuPy
+    assert a.toarray().get().tolist() == numpy.where(DENSE != 0, 7.0, 0.0).tolist()
+    assert data.shape == (6,)
+
+
+def test_reductions_and_conversions(cp, sp):
+    a, ref = sp.csr_matrix(cp.asarray(DENSE)), scipy.sparse.csr_matrix(DENSE)
+    total = a.sum()
+    assert isinstance(total, cp.ndarray) and total.shape == () and float(total) == 21.0
+    col = a.sum(axis=0)
+    assert isinstance(col, cp.ndarray) and col.shape == (1, 3)  # an ndarray, not a matrix
+    numpy.testing.assert_allclose(col.get(), numpy.asarray(ref.sum(axis=0)))
+    out = cp.empty((3, 1))
+    assert a.sum(axis=1, out=out) is out
+    numpy.testing.assert_allclose(out.get(), numpy.asarray(ref.sum(axis=1)))
+    dense = a.todense()
+    assert isinstance(dense, cp.ndarray) and dense.shape == (3, 3)
+    csc_dense = sp.csc_matrix(cp.asarray(DENSE)).toarray()
+    assert csc_dense.flags.c_contiguous  # CuPy's are C-ordered whatever the format
+    assert a.max().item() == 6.0 and a.diagonal().get().tolist() == [1.0, 0.0, 6.0]
+    coo = a.tocoo()
+    assert type(coo) is sp.coo_matrix
+    assert coo.row.get().tolist() == ref.tocoo().row.tolist()
+    assert type(a.tocsc()) is sp.csc_matrix
+    with pytest.raises(NotImplementedError):
+        a.todia()  # CuPy converts to DIA from DIA only
+    with pytest.raises(NotImplementedError):
+        a.tolil()  # a format CuPy does not have
+    numpy.testing.assert_allclose(a.sqrt().toarray().get(), numpy.sqrt(DENSE))
+
+
+def test_indexing_takes_host_indices(cp, sp):
+    a = sp.csr_matrix(cp.asarray(DENSE))
+    assert float(a[2, 1]) == 5.0
+    row = a[0]
+    assert type(row) is sp.csr_matrix and row.toarray().get().tolist() == [[1.0, 0.0, 2.0]]
+    picked = a[numpy.array([2, 0])]  # a host index array, as CuPy takes them
+    assert picked.toarray().get().tolist() == DENSE[[2, 0]].tolist()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a[1, 1] = 9.0
+    assert a.toarray().get()[1, 1] == 9.0
+    with pytest.raises(IndexError):
+        a[5, 0]
+
+
+def test_broadcasting_comparisons_and_maximum(cp, sp):
+    a = sp.csr_matrix(cp.asarray(DENSE))
+    row = sp.csr_matrix(cp.asarray([[1.0, 0.0, 3.0]]))
+    # CuPy broadcasts a sparse row against a matrix (SciPy refuses)
+    numpy.testing.assert_array_equal(a.maximum(row).toarray().get(),
+                                     numpy.maximum(DENSE, [[1.0, 0.0, 3.0]]))
+    numpy.testing.assert_array_equal((a != row).toarray().get(), DENSE != [[1.0, 0.0, 3.0]])
+    with pytest.raises(ValueError, match="inconsistent shape"):
+        a.maximum(sp.csr_matrix(cp.ones((2, 2))))
+    with pytest.warns(sp.SparseEfficiencyWarning):  # the server's warning, raised here
+        a == a
+
+
+def test_matrix_only_api_and_deprecations(cp, sp):
+    m, arr = sp.csr_matrix(cp.asarray(DENSE)), sp.csr_array(cp.asarray(DENSE))
+    assert m.getnnz() == 6 and m.getformat() == "csr"
+    assert m.getrow(2).toarray().get().tolist() == [[4.0, 5.0, 6.0]]
+    for name in ("getnnz", "getrow", "getformat", "A", "H"):
+        with pytest.raises(AttributeError):
+            getattr(arr, name)
+    with pytest.warns(DeprecationWarning, match="toarray"):
+        assert m.A.get().tolist() == DENSE.tolist()
+    with pytest.raises(TypeError, match="ambiguous"):
+        len(m)
+    with pytest.raises(ValueError, match="ambiguous"):
+        bool(m)
+    assert bool(sp.csr_matrix(cp.asarray([[2.0]])))
+    assert "Compressed Sparse Row sparse matrix of dtype 'float64'" in repr(m)
+    assert "(2, 1)\t5.0" in str(m)
+
+
+def test_get_and_pickle(cp, sp):
+    m = sp.coo_matrix(cp.asarray(DENSE))
+    host = m.get()
+    assert isinstance(host, scipy.sparse.coo_matrix)
+    numpy.testing.assert_array_equal(host.toarray(), DENSE)
+    assert isinstance(sp.csr_array(cp.asarray(DENSE)).get(), scipy.sparse.csr_array)
+    again = pickle.loads(pickle.dumps(m))
+    assert type(again) is sp.coo_matrix and again is not m
+    numpy.testing.assert_array_equal(again.toarray().get(), DENSE)
+    assert cp.get_array_module(m) is cp
+
+
+def test_construction_functions(cp, sp):
+    eye = sp.eye(3, dtype=numpy.float32)
+    assert type(eye) is sp.dia_matrix and eye.dtype == numpy.float32
+    a = sp.csr_matrix(cp.asarray(DENSE))
+    k = sp.kron(a, a)
+    assert type(k) is sp.coo_matrix  # CuPy's (SciPy's may be BSR)
+    numpy.testing.assert_array_equal(k.toarray().get(), numpy.kron(DENSE, DENSE))
+    stacked = sp.vstack([a, a]).toarray().get()
+    numpy.testing.assert_array_equal(stacked, numpy.vstack([DENSE, DENSE]))
+    d = sp.diags([cp.asarray([1, 2, 3])], [0])
+    assert d.dtype == numpy.float64  # CuPy's common type: integers become float64
+    r = sp.random(20, 10, density=0.3, format="csr", random_state=1)
+    assert type(r) is sp.csr_matrix and r.nnz == 60 and r.dtype == numpy.float64
+    with pytest.raises(NotImplementedError, match="not supported"):
+        sp.random(4, 4, dtype=numpy.int32)
+    numpy.testing.assert_array_equal(sp.triu(a).toarray().get(), numpy.triu(DENSE))
+
+
+def test_linalg_solvers(cp, sp, spl):
+    a = sp.csr_matrix(cp.asarray(SPD))
+    b = numpy.array([1.0, 2.0, 3.0])
+    x, info = spl.cg(a, cp.asarray(b))
+    assert info == 0 and isinstance(x, cp.ndarray)
+    numpy.testing.assert_allclose(SPD @ x.get(), b, rtol=1e-4)
+    numpy.testing.assert_allclose(spl.spsolve(a, cp.asarray(b)).get(), numpy.linalg.solve(SPD, b))
+    w = spl.eigsh(a, k=1, return_eigenvectors=False)
+    numpy.testing.assert_allclose(w.get(), [numpy.linalg.eigvalsh(SPD)[-1]])
+    assert float(spl.norm(a)) == pytest.approx(numpy.linalg.norm(SPD))
+    lu = spl.splu(sp.csc_matrix(cp.asarray(SPD)))
+    assert type(lu) is spl.SuperLU and type(lu.L) is sp.csr_matrix
+    numpy.testing.assert_allclose(lu.solve(cp.asarray(b)).get(), numpy.linalg.solve(SPD, b))
+
+
+def test_linear_operators_made_on_the_server(cp, sp, spl):
+    a = sp.csr_matrix(cp.asarray(SPD))
+    op = spl.aslinearoperator(a)
+    assert isinstance(op, spl.LinearOperator) and op.shape == (3, 3)
+    x = cp.asarray([1.0, 1.0, 1.0])
+    numpy.testing.assert_allclose((op @ x).get(), SPD @ numpy.ones(3))
+    numpy.testing.assert_allclose((2 * op + op).matvec(x).get(), 3 * SPD @ numpy.ones(3))
+    numpy.testing.assert_allclose(op.T.matvec(x).get(), SPD.T @ numpy.ones(3))
+    w = spl.eigsh(op, k=1, return_eigenvectors=False)
+    numpy.testing.assert_allclose(w.get(), [numpy.linalg.eigvalsh(SPD)[-1]])
+    # an operator of Python functions would have to run them on the server
+    with pytest.raises(NotImplementedError, match="Python functions"):
+        spl.LinearOperator((3, 3), matvec=lambda v: v)
+
+
+def test_host_arrays_refused_where_cupy_refuses_them(cp, sp):
+    a = sp.csr_matrix(cp.asarray(DENSE))
+    with pytest.raises(TypeError):
+        a.dot(numpy.ones(3))
+    with pytest.raises(AttributeError):
+        a.no_such_method()
