@@ -231,9 +231,7 @@ def test_linear_operators_made_on_the_server(cp, sp, spl):
     numpy.testing.assert_allclose(op.T.matvec(x).get(), SPD.T @ numpy.ones(3))
     w = spl.eigsh(op, k=1, return_eigenvectors=False)
     numpy.testing.assert_allclose(w.get(), [numpy.linalg.eigvalsh(SPD)[-1]])
-    # an operator of Python functions would have to run them on the server
-    with pytest.raises(NotImplementedError, match="Python functions"):
-        spl.LinearOperator((3, 3), matvec=lambda v: v)
+    assert repr(op) == "<3x3 MatrixLinearOperator with dtype=float64>"
 
 
 def test_host_arrays_refused_where_cupy_refuses_them(cp, sp):
@@ -242,3 +240,33 @@ def test_host_arrays_refused_where_cupy_refuses_them(cp, sp):
         a.dot(numpy.ones(3))
     with pytest.raises(AttributeError):
         a.no_such_method()
+
+
+def test_operators_of_python_functions_solve_on_the_client(cp, sp, spl):
+    a = cp.asarray(SPD)
+    calls = []
+
+    def matvec(v):
+        calls.append(v.shape)
+        return a @ v
+    op = spl.LinearOperator((3, 3), matvec=matvec, dtype=numpy.float64)
+    assert isinstance(op, spl.LinearOperator) and repr(op).startswith("<3x3")
+    b = numpy.array([1.0, 2.0, 3.0])
+    for solver in (spl.cg, spl.cgs, spl.gmres, spl.bicgstab):
+        calls.clear()
+        x, info = solver(op, cp.asarray(b))
+        assert info == 0 and calls, solver.__name__  # the user's function ran, here
+        numpy.testing.assert_allclose(SPD @ x.get(), b, rtol=1e-4)
+    # a callback runs here too, with the server's matrix
+    seen = []
+    x, info = spl.cg(sp.csr_matrix(a), cp.asarray(b), callback=lambda xk: seen.append(xk))
+    assert info == 0 and seen and isinstance(seen[-1], cp.ndarray)
+    # the client's and the server's operators combine
+    served = spl.aslinearoperator(sp.csr_matrix(a))
+    numpy.testing.assert_allclose((op + served).matvec(cp.ones(3)).get(),
+                                  2 * SPD @ numpy.ones(3))
+    x, info = spl.cg(served, cp.asarray(b), M=op)
+    assert info == 0
+    # the solvers that run on the server refuse them clearly
+    with pytest.raises(NotImplementedError, match="eigsh runs on the server"):
+        spl.eigsh(op, k=1)

@@ -18,7 +18,7 @@ import numpy
 from ... import errors
 from ...cupy import _export_table, _objects, _unsupported
 from ...namespace import SERVED_CLASSES, SERVED_MODULES, module_names
-from . import _sparse
+from . import _iterative, _operators, _sparse
 
 #: as CuPy's: whether this machine has SciPy (CuPy's tests compare against it); looked
 #: up, not imported (the client stays light)
@@ -37,10 +37,11 @@ _NO_CLASSES = {
 
 #: served classes whose objects only the server makes (a client's would hold Python
 #: functions, which cannot run there)
-_MADE_ON_SERVER = {
-    "LinearOperator": "an operator of Python functions cannot run on the server; "
-                      "aslinearoperator(matrix) and the operators it makes are served",
-    "SuperLU": "splu and spilu make it"}
+_MADE_ON_SERVER = {"LinearOperator": "the server's operators are made by aslinearoperator",
+                   "SuperLU": "splu and spilu make it"}
+#: ``sparse.linalg``'s solvers that run on the client for an operator of Python functions
+#: or a callback (``_iterative.py``); the others run on the server only
+_CLIENT_SOLVERS = ("bicgstab", "cg", "cgs", "gmres")
 
 
 def _served_class(module: str, name: str, made: dict[str, type]) -> type:
@@ -49,7 +50,12 @@ def _served_class(module: str, name: str, made: dict[str, type]) -> type:
     if name in made:
         return made[name]
     parent, methods, _ = SERVED_CLASSES[name]
-    base = _served_class(module, parent, made) if parent else _objects.RemoteObjectProxy
+    if parent:
+        bases: tuple = (_served_class(module, parent, made),)
+    elif name == "LinearOperator":  # the server's operators are LinearOperators here too
+        bases = (_objects.RemoteObjectProxy, _operators.LinearOperator)
+    else:
+        bases = (_objects.RemoteObjectProxy,)
     path = f"{module}.{name}"
     method_names = frozenset(methods)
 
@@ -76,11 +82,16 @@ def _served_class(module: str, name: str, made: dict[str, type]) -> type:
         "__slots__": (), "__new__": __new__, "__init__": __init__, "__call__": __call__,
         "__getattr__": __getattr__, "__module__": module,
         "__doc__": f"{path}, an object on the gpushare server.\n\nSee Also\n--------\n{path}"}
-    for method in methods:  # operators: Python looks them up on the class
-        if method.startswith("__"):
-            namespace[method] = (lambda method: lambda self, *args, **kwargs: self._call(
-                method, *args, **kwargs))(method)
-    cls = type(name, (base,), namespace)
+    for method in methods:  # (operators must be: Python looks them up on the class)
+        namespace[method] = (lambda method: lambda self, *args, **kwargs: self._call(
+            method, *args, **kwargs))(method)
+    if name == "LinearOperator":  # what the client's operators call on their operands
+        for own, public in (("_matvec", "matvec"), ("_rmatvec", "rmatvec"),
+                            ("_matmat", "matmat"), ("_rmatmat", "rmatmat"),
+                            ("_adjoint", "adjoint"), ("_transpose", "transpose")):
+            namespace[own] = namespace[public]
+        namespace["__repr__"] = _operators.LinearOperator.__repr__
+    cls = type(name, bases, namespace)
     made[name] = _objects.register(name)(cls)
     return cls
 
@@ -111,6 +122,8 @@ def _make(name: str) -> types.ModuleType:
             setattr(mod, pname, predicate)
         mod.SparseWarning = errors.SparseWarning  # (warnings the server's calls raise)
         mod.SparseEfficiencyWarning = errors.SparseEfficiencyWarning
+    elif name == "sparse.linalg":
+        _client_operators(mod)
     elif name == "signal":  # a warning, raised by the server's filter design functions
         mod.BadCoefficients = errors.BadCoefficients
     parent, _, child = name.rpartition(".")
@@ -118,6 +131,43 @@ def _make(name: str) -> types.ModuleType:
         setattr(sys.modules[f"{__name__}.{parent}"], child, mod)
     sys.modules[full] = mod
     return mod
+
+
+def _client_operators(mod: types.ModuleType) -> None:
+    """``sparse.linalg`` with the client's ``LinearOperator`` (of Python functions): its
+    iterative solvers take one (and callbacks) by running here; the other functions
+    refuse one clearly (they run on the server, where Python functions cannot)."""
+    mod.LinearOperator = _operators.LinearOperator
+    served_aslinearoperator = mod.aslinearoperator
+
+    def aslinearoperator(A: Any) -> Any:
+        from ... import cupy
+        if isinstance(A, (cupy.ndarray, _sparse._spbase)):
+            return served_aslinearoperator(A)  # an operator on the server
+        return _operators.aslinearoperator(A)
+    aslinearoperator.__doc__ = _operators.aslinearoperator.__doc__
+    mod.aslinearoperator = aslinearoperator
+    for fname, kind in module_names("cupyx.scipy.sparse.linalg").items():
+        if fname in _CLIENT_SOLVERS:
+            setattr(mod, fname, _iterative.routed(fname, getattr(mod, fname)))
+        elif kind == "function" and fname != "aslinearoperator":
+            setattr(mod, fname, _refusing_client_operators(getattr(mod, fname),
+                                                           f"cupyx.scipy.sparse.linalg.{fname}"))
+
+
+def _refusing_client_operators(fn: Any, path: str) -> Any:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        for value in (*args, *kwargs.values()):
+            if callable(value) and not isinstance(value, type) and \
+                    not hasattr(value, "_gs_id"):  # (a LinearOperator is callable)
+                raise NotImplementedError(
+                    f"gpushare: {path} runs on the server, which cannot call this "
+                    f"client's Python functions ({type(value).__name__}); "
+                    f"{', '.join(_CLIENT_SOLVERS)} can")
+        return fn(*args, **kwargs)
+    call.__name__ = call.__qualname__ = fn.__name__
+    call.__doc__ = fn.__doc__
+    return call
 
 
 for _name in _SUBMODULES:

@@ -1,0 +1,471 @@
+"""CuPy's iterative solvers (``cg``, ``cgs``, ``gmres``, ``bicgstab``) run on the client,
+for what cannot travel to the server: an operator of the user's Python functions
+(``_operators.py``) or a ``callback``. Each step's work still runs on the server (the
+operator's own calls, the vector updates); only the loop is here. Otherwise the solver is
+the server's (one call). Adapted from CuPy 14.2.0's
+``cupyx/scipy/sparse/linalg/_iterative.py`` (MIT licence, see LICENSE.cupy), with
+cuBLAS's ``dotc``/``nrm2``/``gemv`` written as ``vdot``, ``linalg.norm`` and ``@``.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy
+
+from ... import cupy
+from . import _operators
+
+
+def cg(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None,
+       callback=None):
+    """Uses Conjugate Gradient iteration to solve ``Ax = b``.
+
+    Args:
+        A (ndarray, spmatrix or LinearOperator): The real or complex matrix of
+            the linear system with shape ``(n, n)``. ``A`` must be a hermitian,
+            positive definitive matrix with type of :class:`cupy.ndarray`,
+            :class:`cupyx.scipy.sparse.spmatrix` or
+            :class:`cupyx.scipy.sparse.linalg.LinearOperator`.
+        b (cupy.ndarray): Right hand side of the linear system with shape
+            ``(n,)`` or ``(n, 1)``.
+        x0 (cupy.ndarray): Starting guess for the solution.
+        rtol, atol (float): Tolerance for convergence.
+        maxiter (int): Maximum number of iterations.
+        M (ndarray, spmatrix or LinearOperator): Preconditioner for ``A``.
+            The preconditioner should approximate the inverse of ``A``.
+            ``M`` must be :class:`cupy.ndarray`,
+            :class:`cupyx.scipy.sparse.spmatrix` or
+            :class:`cupyx.scipy.sparse.linalg.LinearOperator`.
+        callback (function): User-specified function to call after each
+            iteration. It is called as ``callback(xk)``, where ``xk`` is the
+            current solution vector.
+
+    Returns:
+        tuple:
+            It returns ``x`` (cupy.ndarray) and ``info`` (int) where ``x`` is
+            the converged solution and ``info`` provides convergence
+            information.
+
+    .. seealso:: :func:`scipy.sparse.linalg.cg`
+    """
+    A, M, x, b = _make_system(A, M, x0, b)
+    matvec = A.matvec
+    psolve = M.matvec
+
+    n = A.shape[0]
+    if maxiter is None:
+        maxiter = n * 10
+    if n == 0:
+        return cupy.empty_like(b), 0
+    b_norm = cupy.linalg.norm(b)
+    if b_norm == 0:
+        return b, 0
+    atol = max(float(atol), rtol * float(b_norm))
+
+    r = b - matvec(x)
+    iters = 0
+    rho = 0
+    while iters < maxiter:
+        z = psolve(r)
+        rho1 = rho
+        rho = cupy.vdot(r, z)
+        if iters == 0:
+            p = z
+        else:
+            beta = rho / rho1
+            p = z + beta * p
+        q = matvec(p)
+        alpha = rho / cupy.vdot(p, q)
+        x = x + alpha * p
+        r = r - alpha * q
+        iters += 1
+        if callback is not None:
+            callback(x)
+        resid = cupy.linalg.norm(r)
+        if resid <= atol:
+            break
+
+    info = 0
+    if iters == maxiter and not (resid <= atol):
+        info = iters
+
+    return x, info
+
+
+def gmres(A, b, x0=None, *, rtol=1e-5, atol=0.0, restart=None, maxiter=None,
+          M=None, callback=None, callback_type=None):
+    """Uses Generalized Minimal RESidual iteration to solve ``Ax = b``.
+
+    Args:
+        A (ndarray, spmatrix or LinearOperator): The real or complex
+            matrix of the linear system with shape ``(n, n)``. ``A`` must be
+            :class:`cupy.ndarray`, :class:`cupyx.scipy.sparse.spmatrix` or
+            :class:`cupyx.scipy.sparse.linalg.LinearOperator`.
+        b (cupy.ndarray): Right hand side of the linear system with shape
+            ``(n,)`` or ``(n, 1)``.
+        x0 (cupy.ndarray): Starting guess for the solution.
+        rtol, atol (float): Tolerance for convergence.
+        restart (int): Number of iterations between restarts. Larger values
+            increase iteration cost, but may be necessary for convergence.
+        maxiter (int): Maximum number of iterations.
+        M (ndarray, spmatrix or LinearOperator): Preconditioner for ``A``.
+            The preconditioner should approximate the inverse of ``A``.
+            ``M`` must be :class:`cupy.ndarray`,
+            :class:`cupyx.scipy.sparse.spmatrix` or
+            :class:`cupyx.scipy.sparse.linalg.LinearOperator`.
+        callback (function): User-specified function to call on every restart.
+            It is called as ``callback(arg)``, where ``arg`` is selected by
+            ``callback_type``.
+        callback_type (str): 'x' or 'pr_norm'. If 'x', the current solution
+            vector is used as an argument of callback function. if 'pr_norm',
+            relative (preconditioned) residual norm is used as an argument.
+
+    Returns:
+        tuple:
+            It returns ``x`` (cupy.ndarray) and ``info`` (int) where ``x`` is
+            the converged solution and ``info`` provides convergence
+            information.
+
+    Reference:
+        M. Wang, H. Klie, M. Parashar and H. Sudan, "Solving Sparse Linear
+        Systems on NVIDIA Tesla GPUs", ICCS 2009 (2009).
+
+    .. seealso:: :func:`scipy.sparse.linalg.gmres`
+    """
+    A, M, x, b = _make_system(A, M, x0, b)
+    matvec = A.matvec
+    psolve = M.matvec
+
+    n = A.shape[0]
+    if n == 0:
+        return cupy.empty_like(b), 0
+    b_norm = cupy.linalg.norm(b)
+    if b_norm == 0:
+        return b, 0
+    atol = max(float(atol), rtol * float(b_norm))
+    if maxiter is None:
+        maxiter = n * 10
+    if restart is None:
+        restart = 20
+    restart = min(restart, n)
+    if callback_type is None:
+        callback_type = 'pr_norm'
+    if callback_type not in ('x', 'pr_norm'):
+        raise ValueError('Unknown callback_type: {}'.format(callback_type))
+    if callback is None:
+        callback_type = None
+
+    V = cupy.empty((n, restart), dtype=A.dtype, order='F')
+    H = cupy.zeros((restart+1, restart), dtype=A.dtype, order='F')
+    e = numpy.zeros((restart+1,), dtype=A.dtype)
+
+
+    iters = 0
+    while True:
+        mx = psolve(x)
+        r = b - matvec(mx)
+        r_norm = cupy.linalg.norm(r)
+        if callback_type == 'x':
+            callback(mx)
+        elif callback_type == 'pr_norm' and iters > 0:
+            callback(r_norm / b_norm)
+        if r_norm <= atol or iters >= maxiter:
+            break
+        v = r / r_norm
+        V[:, 0] = v
+        e[0] = r_norm
+
+        # Arnoldi iteration
+        for j in range(restart):
+            z = psolve(v)
+            u = matvec(z)
+            h = V[:, :j+1].conj().T @ u
+            u -= V[:, :j+1] @ h
+            H[:j+1, j] = h
+            H[j+1, j] = cupy.linalg.norm(u)
+            if j+1 < restart:
+                v = u / H[j+1, j]
+                V[:, j+1] = v
+
+        # Note: The least-square solution to equation Hy = e is computed on CPU
+        # because it is faster if the matrix size is small.
+        ret = numpy.linalg.lstsq(cupy.asnumpy(H), e)
+        y = cupy.array(ret[0])
+        x += V @ y
+        iters += restart
+
+    info = 0
+    if iters >= maxiter and not (r_norm <= atol):
+        info = iters
+    return mx, info
+
+
+def cgs(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None,
+        callback=None):
+    """Use Conjugate Gradient Squared iteration to solve ``Ax = b``.
+
+    Args:
+        A (ndarray, spmatrix or LinearOperator): The real or complex matrix of
+            the linear system with shape ``(n, n)``.
+        b (cupy.ndarray): Right hand side of the linear system with shape
+            ``(n,)`` or ``(n, 1)``.
+        x0 (cupy.ndarray): Starting guess for the solution.
+        rtol, atol (float): Tolerance for convergence.
+        maxiter (int): Maximum number of iterations.
+        M (ndarray, spmatrix or LinearOperator): Preconditioner for ``A``.
+            The preconditioner should approximate the inverse of ``A``.
+            ``M`` must be :class:`cupy.ndarray`,
+            :class:`cupyx.scipy.sparse.spmatrix` or
+            :class:`cupyx.scipy.sparse.linalg.LinearOperator`.
+        callback (function): User-specified function to call after each
+            iteration. It is called as ``callback(xk)``, where ``xk`` is the
+            current solution vector.
+
+    Returns:
+        tuple:
+            It returns ``x`` (cupy.ndarray) and ``info`` (int) where ``x`` is
+            the converged solution and ``info`` provides convergence
+            information.
+
+    .. seealso:: :func:`scipy.sparse.linalg.cgs`
+    """
+    A, M, x, b = _make_system(A, M, x0, b)
+
+    matvec = A.matvec
+    psolve = M.matvec
+
+    n = A.shape[0]
+    if n == 0:
+        return cupy.empty_like(b), 0
+    b_norm = cupy.linalg.norm(b)
+    if b_norm == 0:
+        return b, 0
+    atol = max(float(atol), rtol * float(b_norm))
+    if maxiter is None:
+        maxiter = n * 5
+
+    r0 = b - matvec(x)
+
+    rho = cupy.dot(r0, r0)
+
+    # initialise vectors
+    r = r0.copy()
+    u = r0
+    p = r0.copy()
+
+    iters = 0
+    while True:
+        y = psolve(p)
+        v = matvec(y)
+        sigma = cupy.dot(r0, v)
+        alpha = rho / sigma
+        q = u - alpha * v
+
+        z = psolve(u + q)
+        x += alpha * z
+        Az = matvec(z)
+        r -= alpha * Az
+
+        # Update residual norm and check convergence
+        r_norm = cupy.linalg.norm(r)
+
+        iters += 1
+        if callback is not None:
+            callback(x)
+
+        if r_norm <= atol or iters >= maxiter:
+            break
+
+        rho_new = cupy.dot(r0, r)
+        beta = rho_new / rho
+        rho = rho_new
+        u = r + beta * q
+        p *= beta
+        p += q
+        p *= beta
+        p += u
+
+    info = 0
+    if iters == maxiter and not (r_norm < atol):
+        info = iters
+
+    return x, info
+
+
+def bicgstab(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None,
+             callback=None):
+    """Uses BIConjugate Gradient STABilized iteration to solve ``Ax = b``.
+
+    Args:
+        A (ndarray, spmatrix or LinearOperator): The real or complex matrix of
+            the linear system with shape ``(n, n)``.
+        b (cupy.ndarray): Right hand side of the linear system with shape
+            ``(n,)`` or ``(n, 1)``.
+        x0 (cupy.ndarray): Starting guess for the solution.
+        rtol, atol (float): Tolerance for convergence.
+        maxiter (int): Maximum number of iterations.
+        M (ndarray, spmatrix or LinearOperator): Preconditioner for ``A``.
+            The preconditioner should approximate the inverse of ``A``.
+            ``M`` must be :class:`cupy.ndarray`,
+            :class:`cupyx.scipy.sparse.spmatrix` or
+            :class:`cupyx.scipy.sparse.linalg.LinearOperator`.
+        callback (function): User-specified function to call after each
+            iteration. It is called as ``callback(xk)``, where ``xk`` is the
+            current solution vector.
+
+    Returns:
+        tuple:
+            It returns ``x`` (cupy.ndarray) and ``info`` (int) where ``x`` is
+            the converged solution and ``info`` provides convergence
+            information.
+
+    .. seealso:: :func:`scipy.sparse.linalg.bicgstab`
+    """
+    A, M, x, b = _make_system(A, M, x0, b)
+
+    matvec = A.matvec
+    psolve = M.matvec
+
+    n = A.shape[0]
+    if n == 0:
+        return cupy.empty_like(b), 0
+
+    b_norm = cupy.linalg.norm(b)
+    if b_norm == 0:
+        return b, 0
+
+    atol = max(float(atol), rtol * float(b_norm))
+    if maxiter is None:
+        maxiter = 10 * n
+
+    # Complex inputs need the conjugate dot.
+    dotprod = cupy.vdot if x.dtype.kind == 'c' else cupy.dot
+
+    rhotol = cupy.finfo(x.dtype.char).eps ** 2
+    omegatol = rhotol
+
+    r = b - matvec(x)
+    rtilde = r.copy()
+
+    # Dummy values to silence linter warnings; first iteration sets them.
+    rho_prev, omega, alpha, p, v = None, None, None, None, None
+
+    info = 0
+    iters = 0
+    while True:
+        r_norm = cupy.linalg.norm(r)
+        if r_norm <= atol or iters >= maxiter:
+            break
+
+        rho = dotprod(rtilde, r).item()  # synchronize!
+        if abs(rho) < rhotol:  # rho breakdown
+            info = -10
+            break
+
+        if iters > 0:
+            if abs(omega) < omegatol:  # omega breakdown
+                info = -11
+                break
+            beta = (rho / rho_prev) * (alpha / omega)
+            p -= omega * v
+            p *= beta
+            p += r
+        else:
+            p = r.copy()
+
+        phat = psolve(p)
+        v = matvec(phat)
+        rv = dotprod(rtilde, v).item()  # synchronize!
+        if rv == 0:
+            info = -11
+            break
+        alpha = rho / rv
+        r -= alpha * v
+
+        # Half-step convergence check: commit the alpha-update and
+        # exit before computing shat / t / omega.
+        if cupy.linalg.norm(r) <= atol:
+            x += alpha * phat
+            break
+
+        shat = psolve(r)
+        t = matvec(shat)
+        omega = (dotprod(t, r) / dotprod(t, t)).item()  # synchronize!
+
+        x += alpha * phat
+        x += omega * shat
+        r -= omega * t
+
+        rho_prev = rho
+        iters += 1
+
+        if callback is not None:
+            callback(x)
+
+    if info == 0 and iters >= maxiter and not (r_norm <= atol):
+        info = iters
+    return x, info
+
+
+def _make_system(A, M, x0, b):
+    """Make a linear system Ax = b
+
+    Args:
+        A (cupy.ndarray or cupyx.scipy.sparse.spmatrix or
+            cupyx.scipy.sparse.LinearOperator): sparse or dense matrix.
+        M (cupy.ndarray or cupyx.scipy.sparse.spmatrix or
+            cupyx.scipy.sparse.LinearOperator): preconditioner.
+        x0 (cupy.ndarray): initial guess to iterative method.
+        b (cupy.ndarray): right hand side.
+
+    Returns:
+        tuple:
+            It returns (A, M, x, b).
+            A (LinaerOperator): matrix of linear system
+            M (LinearOperator): preconditioner
+            x (cupy.ndarray): initial guess
+            b (cupy.ndarray): right hand side.
+    """
+    A = _operators.aslinearoperator(A)
+    if A.shape[0] != A.shape[1]:
+        raise ValueError('expected square matrix (shape: {})'.format(A.shape))
+    if A.dtype.char not in 'fdFD':
+        raise TypeError('unsupprted dtype (actual: {})'.format(A.dtype))
+    n = A.shape[0]
+    if not (b.shape == (n,) or b.shape == (n, 1)):
+        raise ValueError('b has incompatible dimensions')
+    b = b.astype(A.dtype).ravel()
+    if x0 is None:
+        x = cupy.zeros((n,), dtype=A.dtype)
+    else:
+        if not (x0.shape == (n,) or x0.shape == (n, 1)):
+            raise ValueError('x0 has incompatible dimensions')
+        x = x0.astype(A.dtype).ravel()
+    if M is None:
+        M = _operators.IdentityOperator(shape=A.shape, dtype=A.dtype)
+    else:
+        M = _operators.aslinearoperator(M)
+        if A.shape != M.shape:
+            raise ValueError('matrix and preconditioner have different shapes')
+    return A, M, x, b
+
+
+def _runs_here(A: Any, M: Any, callback: Any) -> bool:
+    """Whether the solver must run on the client: it calls back into Python here."""
+    return callback is not None or any(
+        isinstance(op, _operators.LinearOperator) and not hasattr(op, "_gs_id")
+        for op in (A, M))
+
+
+def routed(name: str, served: Callable[..., Any]) -> Callable[..., Any]:
+    """``cupyx.scipy.sparse.linalg.<name>``: the server's, or the port above when
+    ``_runs_here``."""
+    local = globals()[name]
+
+    def solve(A: Any, b: Any, x0: Any = None, **kwargs: Any) -> Any:
+        if _runs_here(A, kwargs.get("M"), kwargs.get("callback")):
+            return local(A, b, x0, **kwargs)
+        return served(A, b, x0, **kwargs)
+    solve.__name__ = solve.__qualname__ = name
+    solve.__doc__ = local.__doc__
+    return solve
