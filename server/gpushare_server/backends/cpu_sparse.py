@@ -130,19 +130,6 @@ def _swapaxes(x: Any, axis1: int, axis2: int) -> Any:
     return x.transpose()
 
 
-SPARSE_OVERRIDES: dict[str, Callable[..., Any]] = {
-    **{f"cupyx.scipy.sparse.{name}": _constructor(name) for name in SPARSE_CLASSES},
-    "cupyx.scipy.sparse.kron": _kron,
-    "cupyx.scipy.sparse.random": _random,
-    "cupyx.scipy.sparse.rand": _rand,
-    "cupyx.scipy.sparse.diags": _diags,
-    "cupyx.scipy.sparse.diags_array": _diags_array,
-    "cupyx.scipy.sparse.matrix_transpose": _matrix_transpose,
-    "cupyx.scipy.sparse.permute_dims": _permute_dims,
-    "cupyx.scipy.sparse.swapaxes": _swapaxes,
-    "cupyx.cusparse.check_availability": _cusparse_available,
-    "cupyx.cusparse.getVersion": lambda: 0,  # (as its CUDA runtime's version)
-}
 
 
 #: the methods that take host (numpy) arrays as CuPy's do: indices (``cupy.asarray``)
@@ -153,8 +140,53 @@ _BROADCAST = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge_
                         "maximum", "minimum", "multiply"})
 
 
+def _index_arrays(x: Any) -> tuple:
+    """The sparse ``x``'s index arrays (none for DIA)."""
+    if x.format in ("csr", "csc"):
+        return (x.indices, x.indptr)
+    if x.format == "coo":
+        return tuple(x.coords) if hasattr(x, "coords") else (x.row, x.col)
+    return ()
+
+
+def _has_int64_indices(values: Any) -> bool:
+    for value in values:
+        if sparse.is_sparse(value):
+            if any(a.dtype == numpy.int64 for a in _index_arrays(value)):
+                return True
+        elif isinstance(value, (list, tuple)) and _has_int64_indices(value):
+            return True
+    return False
+
+
+def keeps_int64_indices(fn: Callable[..., Any], operands: tuple = ()) -> Callable[..., Any]:
+    """``fn`` whose sparse result keeps int64 indices when an operand (its arguments and
+    ``operands``) has them, as CuPy 14's do (SciPy's shrink them to int32 when the values
+    fit)."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        result = fn(*args, **kwargs)
+        if sparse.is_sparse(result) and result.format != "dia" and \
+                _has_int64_indices((*operands, *args, *kwargs.values())):
+            if result.format == "coo":
+                if hasattr(result, "coords"):
+                    result.coords = tuple(c.astype(numpy.int64) for c in result.coords)
+                else:
+                    result.row, result.col = (result.row.astype(numpy.int64),
+                                              result.col.astype(numpy.int64))
+            else:
+                result.indices = result.indices.astype(numpy.int64)
+                result.indptr = result.indptr.astype(numpy.int64)
+        return result
+    return call
+
+
 def method(obj: Any, name: str) -> Callable[..., Any]:
-    """The sparse ``obj``'s method ``name`` as CuPy's answers."""
+    """The sparse ``obj``'s method ``name`` as CuPy's answers; a sparse result keeps
+    int64 indices (``keeps_int64_indices``)."""
+    return keeps_int64_indices(_method(obj, name), (obj,))
+
+
+def _method(obj: Any, name: str) -> Callable[..., Any]:
     if name in _BROADCAST:
         return functools.partial(_broadcasting, obj, name)
     if name in ("sum", "mean"):
@@ -215,3 +247,24 @@ def _reduction(fn: Callable[..., Any], axis: Any = None, dtype: Any = None,
     out[...] = result
     return out
 
+
+def _stacking(name: str) -> Callable[..., Any]:
+    return keeps_int64_indices(lambda *args, **kwargs: getattr(_scipy_sparse(), name)(
+        *args, **kwargs))
+
+
+SPARSE_OVERRIDES: dict[str, Callable[..., Any]] = {
+    **{f"cupyx.scipy.sparse.{name}": _stacking(name) for name in (
+        "vstack", "hstack", "bmat", "block_array", "block_diag", "tril", "triu")},
+    **{f"cupyx.scipy.sparse.{name}": _constructor(name) for name in SPARSE_CLASSES},
+    "cupyx.scipy.sparse.kron": keeps_int64_indices(_kron),
+    "cupyx.scipy.sparse.random": _random,
+    "cupyx.scipy.sparse.rand": _rand,
+    "cupyx.scipy.sparse.diags": _diags,
+    "cupyx.scipy.sparse.diags_array": _diags_array,
+    "cupyx.scipy.sparse.matrix_transpose": _matrix_transpose,
+    "cupyx.scipy.sparse.permute_dims": _permute_dims,
+    "cupyx.scipy.sparse.swapaxes": _swapaxes,
+    "cupyx.cusparse.check_availability": _cusparse_available,
+    "cupyx.cusparse.getVersion": lambda: 0,  # (as its CUDA runtime's version)
+}
