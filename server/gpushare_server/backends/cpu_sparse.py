@@ -114,20 +114,32 @@ def _diags_array(diagonals: Any, /, *, offsets: Any = 0, shape: Any = None,
                                        dtype=dtype)
 
 
-def _matrix_transpose(x: Any) -> Any:
-    return x.transpose()
+def _sparse_operand(A: Any, name: str) -> None:
+    if not sparse.is_sparse(A):
+        raise TypeError(f"{name} expected a sparse object")
 
 
-def _permute_dims(x: Any, axes: Any = None, copy: bool = False) -> Any:
-    if axes is not None and tuple(a % x.ndim for a in axes) == tuple(range(x.ndim)):
-        return x.copy() if copy else x
-    return x.transpose(copy=copy)
+def _matrix_transpose(A: Any) -> Any:
+    _sparse_operand(A, "matrix_transpose")
+    return A.transpose()
 
 
-def _swapaxes(x: Any, axis1: int, axis2: int) -> Any:
-    if axis1 % x.ndim == axis2 % x.ndim:
-        return x
-    return x.transpose()
+def _permute_dims(A: Any, axes: Any = None, copy: bool = False) -> Any:
+    _sparse_operand(A, "permute_dims")
+    axes = (1, 0) if axes is None else tuple(a + 2 if a < 0 else a for a in axes)
+    if sorted(axes) != [0, 1]:
+        raise ValueError("axes must be a permutation of (0, 1)")
+    if axes == (0, 1):
+        return A.copy() if copy else A
+    return A.transpose(copy=copy)
+
+
+def _swapaxes(A: Any, axis1: int, axis2: int) -> Any:
+    _sparse_operand(A, "swapaxes")
+    a1, a2 = (axis1 + 2 if axis1 < 0 else axis1), (axis2 + 2 if axis2 < 0 else axis2)
+    if a1 not in (0, 1) or a2 not in (0, 1):
+        raise ValueError("axis out of range for 2-D sparse object")
+    return A if a1 == a2 else A.transpose()
 
 
 

@@ -147,10 +147,20 @@ def _client_operators(mod: types.ModuleType) -> None:
         return _operators.aslinearoperator(A)
     aslinearoperator.__doc__ = _operators.aslinearoperator.__doc__
     mod.aslinearoperator = aslinearoperator
+
+    def factorized(A: Any) -> Any:
+        """CuPy's: ``splu(A).solve`` (a method of the server's LU object).
+
+        See Also
+        --------
+        cupyx.scipy.sparse.linalg.factorized
+        """
+        return mod.splu(A).solve
+    mod.factorized = factorized
     for fname, kind in module_names("cupyx.scipy.sparse.linalg").items():
         if fname in _CLIENT_SOLVERS:
             setattr(mod, fname, _iterative.routed(fname, getattr(mod, fname)))
-        elif kind == "function" and fname != "aslinearoperator":
+        elif kind == "function" and fname not in ("aslinearoperator", "factorized"):
             setattr(mod, fname, _refusing_client_operators(getattr(mod, fname),
                                                            f"cupyx.scipy.sparse.linalg.{fname}"))
 

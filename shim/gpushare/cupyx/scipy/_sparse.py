@@ -10,6 +10,7 @@ The server side is ``gpushare_server/backends/sparse.py``.
 from __future__ import annotations
 
 import importlib.util
+import types
 import warnings
 from typing import Any
 
@@ -38,6 +39,7 @@ class _spbase(_objects.RemoteObjectProxy):
     __hash__ = None  # type: ignore[assignment]  # (it compares elementwise)
     maxprint = 50
     format: str = ""
+    __class_getitem__ = classmethod(types.GenericAlias)  # (``csr_matrix[float]``: typing)
 
     def __new__(cls, arg1: Any, shape: Any = None, dtype: Any = None,
                 copy: bool = False) -> Any:
