@@ -4,8 +4,8 @@
 ``spatial.distance`` and ``fftpack`` are CuPy 14.2's lists of names (read off its
 source); the CPU backend answers with SciPy's functions, the ``cupy`` backend with
 CuPy's. ``interpolate``'s classes and ``spatial``'s ``KDTree``/``Delaunay`` are objects
-on the server; the other classes (LTI systems, CZT plans) are not served: each raises
-``NotImplementedError`` when constructed, never an object that answers wrongly.
+on the server, and so are ``signal``'s LTI systems and CZT plans (``test_sparse.py`` has
+``sparse``'s).
 """
 from __future__ import annotations
 
@@ -43,8 +43,34 @@ def test_signal_functions_and_windows(cp):
     numpy.testing.assert_allclose(sig.get_window("hamming", 8).get(),
                                   scipy.signal.get_window("hamming", 8))
     assert issubclass(sig.BadCoefficients, UserWarning)
-    with pytest.raises(NotImplementedError, match="LTI system and CZT objects are not served"):
-        sig.lti([1.0], [1.0, 1.0])
+
+
+def test_signal_lti_systems_and_czt_plans_are_server_objects(cp):
+    sig = _module("signal")
+    s = sig.lti([1.0], [1.0, 2.0, 1.0])
+    ref = scipy.signal.lti([1.0], [1.0, 2.0, 1.0])
+    # CuPy's hierarchy: a continuous transfer function is a TransferFunction and an lti
+    assert type(s).__name__ == "TransferFunctionContinuous"
+    assert isinstance(s, sig.lti) and isinstance(s, sig.TransferFunction)
+    assert not isinstance(s, sig.dlti)
+    numpy.testing.assert_allclose(s.poles.get(), ref.poles)
+    t, y = s.step(N=6)
+    assert isinstance(y, cp.ndarray)
+    numpy.testing.assert_allclose(y.get(), ref.step(N=6)[1])
+    ss = s.to_ss()
+    assert isinstance(ss, sig.StateSpace) and isinstance(-ss, sig.StateSpace)
+    numpy.testing.assert_allclose(ss.A.get(), ref.to_ss().A)
+    numpy.testing.assert_allclose((ss * 2).C.get(), (ref.to_ss() * 2).C)
+    d = sig.dlti([1.0], [1.0, -0.5], dt=0.1)
+    assert isinstance(d, sig.dlti) and d.dt == 0.1
+    x = numpy.arange(8.0)
+    zoom = sig.ZoomFFT(8, 0.5)
+    assert isinstance(zoom, sig.CZT)
+    numpy.testing.assert_allclose(zoom(cp.asarray(x)).get(), scipy.signal.ZoomFFT(8, 0.5)(x),
+                                  atol=1e-9)
+    result = sig.place_poles(cp.asarray(ref.to_ss().A), cp.asarray(ref.to_ss().B),
+                             cp.asarray([-2.0, -3.0]))
+    numpy.testing.assert_allclose(sorted(result.computed_poles.get()), [-3.0, -2.0])
 
 
 def test_linalg_functions(cp):

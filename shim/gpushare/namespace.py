@@ -46,17 +46,19 @@ _PPOLY = (("antiderivative", "derivative", "extend", "integrate", "roots", "solv
 _UNIVARIATE = (("antiderivative", "derivative", "derivatives", "get_coeffs", "get_knots",
                 "get_residual", "integral", "set_smoothing_factor"), ("ext",))
 _ND = ((), ("offset", "points", "scale", "tri", "values"))
+_LTI = ("bode", "freqresp", "impulse", "output", "step", "to_discrete")
+_CONVERT = ("to_ss", "to_tf", "to_zpk")
 _OPERATOR = (("adjoint", "dot", "matmat", "matvec", "rmatmat", "rmatvec", "transpose",
               "__add__", "__matmul__", "__mul__", "__neg__", "__pow__", "__rmatmul__",
               "__rmul__", "__sub__", "__truediv__"), ("H", "T", "args", "dtype", "ndim", "shape"))
 
 #: ``cupyx.scipy``'s classes served as objects on the server (an instance is a handle;
-#: calling it or a method is a call): ``name -> (parent, methods, attributes)``, read
+#: calling it or a method is a call): ``name -> (parent(s), methods, attributes)``, read
 #: off CuPy 14.2.0 (public methods and the attributes its constructors set;
 #: classmethods are not served), in ``SERVED_MODULES[name]``. The client builds its
 #: classes from it (``cupyx/scipy/__init__.py``), the server allows these members and no
 #: others.
-SERVED_CLASSES: dict[str, tuple[str | None, tuple, tuple]] = {
+SERVED_CLASSES: dict[str, tuple[str | tuple | None, tuple, tuple]] = {
     "PPoly": (None, *_PPOLY),
     "CubicHermiteSpline": ("PPoly", *_PPOLY),
     "CubicSpline": ("CubicHermiteSpline", *_PPOLY),
@@ -97,9 +99,29 @@ SERVED_CLASSES: dict[str, tuple[str | None, tuple, tuple]] = {
         "_SumLinearOperator", "_ProductLinearOperator", "_ScaledLinearOperator",
         "_PowerLinearOperator")},
     "SuperLU": (None, ("solve",), ("L", "U", "nnz", "perm_c", "perm_r", "shape")),
+    # cupyx.scipy.signal: LTI systems (CuPy's hierarchy: a continuous transfer function is
+    # a TransferFunction and an lti) and CZT plans
+    "LinearTimeInvariant": (None, (), ("dt", "poles", "zeros")),
+    "lti": ("LinearTimeInvariant", _LTI, ()),
+    "dlti": ("LinearTimeInvariant", _LTI[:-1], ()),
+    "TransferFunction": ("LinearTimeInvariant", _CONVERT, ("den", "num")),
+    "ZerosPolesGain": ("LinearTimeInvariant", _CONVERT, ("gain",)),
+    "StateSpace": ("LinearTimeInvariant", (*_CONVERT, "__add__", "__mul__", "__neg__",
+                                           "__radd__", "__rmul__", "__rsub__", "__sub__",
+                                           "__truediv__"), ("A", "B", "C", "D")),
+    **{f"{kind}{time}": ((kind, "lti" if time == "Continuous" else "dlti"), (), ())
+       for kind in ("TransferFunction", "ZerosPolesGain", "StateSpace")
+       for time in ("Continuous", "Discrete")},
+    "Bunch": (None, (), ("X", "computed_poles", "gain_matrix", "nb_iter", "requested_poles",
+                         "rtol")),  # (what place_poles returns)
+    "CZT": (None, ("points",), ("a", "m", "n", "w")),
+    "ZoomFFT": ("CZT", (), ()),
 }
+_SIGNAL = ("LinearTimeInvariant", "lti", "dlti", "TransferFunction", "ZerosPolesGain",
+           "StateSpace", "CZT", "ZoomFFT", "Bunch")
 SERVED_MODULES = {name: "cupyx.scipy.spatial" if name in ("KDTree", "Delaunay")
                   else "cupyx.scipy.sparse.linalg" if name.endswith(("Operator", "SuperLU"))
+                  else "cupyx.scipy.signal" if name.startswith(_SIGNAL)
                   else "cupyx.scipy.interpolate" for name in SERVED_CLASSES}
 
 
@@ -139,9 +161,13 @@ SPARSE_SETTABLE = frozenset(("col", "data", "has_canonical_format", "has_sorted_
 
 def served_members() -> dict[str, frozenset[str]]:
     """The server's allow-list for ``SERVED_CLASSES`` and ``SPARSE_CLASSES``: each one's
-    methods (``__call__`` too) and attributes."""
-    members = {name: frozenset({"__call__", *methods, *attributes})
-               for name, (_, methods, attributes) in SERVED_CLASSES.items()}
+    methods (``__call__`` too) and attributes, its parents' with them."""
+    def own_and_inherited(name: str) -> frozenset[str]:
+        parent, methods, attributes = SERVED_CLASSES[name]
+        parents = () if parent is None else (parent,) if isinstance(parent, str) else parent
+        return frozenset({"__call__", *methods, *attributes}).union(
+            *(own_and_inherited(p) for p in parents))
+    members = {name: own_and_inherited(name) for name in SERVED_CLASSES}
     for name in SPARSE_CLASSES:
         own = SPARSE_METHODS if name.endswith("_matrix") else SPARSE_METHODS - SPARSE_MATRIX_ONLY
         members[name] = own | SPARSE_ATTRIBUTES

@@ -30,7 +30,6 @@ _SUBMODULES = ("special", "ndimage", "linalg", "signal", "signal.windows", "spar
 
 #: why each module's classes are not served
 _NO_CLASSES = {
-    "signal": "LTI system and CZT objects are not served yet; the functions are",
     "spatial.distance": "only the distance functions are served",
 }
 
@@ -51,7 +50,8 @@ def _served_class(module: str, name: str, made: dict[str, type]) -> type:
         return made[name]
     parent, methods, _ = SERVED_CLASSES[name]
     if parent:
-        bases: tuple = (_served_class(module, parent, made),)
+        bases: tuple = tuple(_served_class(module, p, made)
+                             for p in ((parent,) if isinstance(parent, str) else parent))
     elif name == "LinearOperator":  # the server's operators are LinearOperators here too
         bases = (_objects.RemoteObjectProxy, _operators.LinearOperator)
     else:
