@@ -2,9 +2,17 @@
 CuPy's semantics where the two differ (the shared operators are in ``sparse.py``).
 
 - CuPy's sparse data is bool, float32, float64, complex64 or complex128: its
-  constructors refuse other dtypes with ``ValueError`` (SciPy's keep them).
-- ``kron`` gives COO, as CuPy's does (SciPy's picks BSR for dense blocks).
-- SciPy's ``numpy.matrix`` results are CuPy's ndarrays (``cpu.to_device_result``).
+  constructors refuse other dtypes with ``ValueError`` (SciPy's keep them); ``random``
+  makes float32/float64 only, by CuPy's algorithm on the session's ``RandomState``;
+  ``diags`` of integers is float64 (CuPy's ``common_type``).
+- Dense results are CuPy's C-ordered ndarrays (SciPy's are ``numpy.matrix`` for
+  matrices, Fortran-ordered for CSC: ``cpu.to_device_result``, ``_dense``), and
+  ``sum``/``mean`` write into an ndarray ``out``.
+- Two sparse operands of comparisons, ``maximum``, ``minimum`` and ``multiply``
+  broadcast (a row, a column, one value), as CuPy's kernels do.
+- Sparse results keep int64 indices when an operand has them (CuPy 14's rule).
+- ``kron`` gives COO (SciPy's picks BSR for dense blocks); only DIA converts to DIA;
+  ``permute_dims``/``swapaxes``/``matrix_transpose`` check their arguments as CuPy's.
 """
 from __future__ import annotations
 

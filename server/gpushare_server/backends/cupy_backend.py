@@ -114,7 +114,10 @@ class CupyBackend:
             return _refuse_host(getattr(obj, name))
         check_member(REMOTE_TYPES, obj, name, call=True)
         if sparse.is_sparse(obj):
-            return _refuse_host(sparse.method(obj, name))
+            fn = sparse.method(obj, name)
+            if name in ("__getitem__", "__setitem__"):  # host index arrays, as CuPy's
+                return lambda key, *value: fn(_unwrap_key(key), *value)
+            return _refuse_host(fn)
         if type(obj).__name__ in SERVED_CLASSES:  # they take host arrays (cupy.asarray)
             return _refuse_host(getattr(obj, name))
         return getattr(obj, name)
