@@ -267,6 +267,15 @@ def test_operators_of_python_functions_solve_on_the_client(cp, sp, spl):
                                   2 * SPD @ numpy.ones(3))
     x, info = spl.cg(served, cp.asarray(b), M=op)
     assert info == 0
-    # the solvers that run on the server refuse them clearly
-    with pytest.raises(NotImplementedError, match="eigsh runs on the server"):
-        spl.eigsh(op, k=1)
+    # eigsh and svds run here too (CuPy's Lanczos iteration)
+    big = numpy.diag(numpy.arange(1.0, 41.0))
+    dev = cp.asarray(big)
+    op40 = spl.LinearOperator((40, 40), matvec=lambda v: dev @ v, rmatvec=lambda v: dev @ v,
+                              dtype=numpy.float64)
+    numpy.testing.assert_allclose(spl.eigsh(op40, k=3, return_eigenvectors=False).get(),
+                                  [38.0, 39.0, 40.0])
+    numpy.testing.assert_allclose(spl.svds(op40, k=2, return_singular_vectors=False).get(),
+                                  [39.0, 40.0])
+    # the solvers that run on the server only refuse them clearly
+    with pytest.raises(NotImplementedError, match="lobpcg runs on the server"):
+        spl.lobpcg(op40, cp.ones((40, 2)))

@@ -18,7 +18,7 @@ import numpy
 from ... import errors
 from ...cupy import _export_table, _objects, _unsupported
 from ...namespace import SERVED_CLASSES, SERVED_MODULES, module_names
-from . import _iterative, _operators, _sparse
+from . import _eigen, _iterative, _operators, _sparse
 
 #: as CuPy's: whether this machine has SciPy (CuPy's tests compare against it); looked
 #: up, not imported (the client stays light)
@@ -39,8 +39,10 @@ _NO_CLASSES = {
 _MADE_ON_SERVER = {"LinearOperator": "the server's operators are made by aslinearoperator",
                    "SuperLU": "splu and spilu make it"}
 #: ``sparse.linalg``'s solvers that run on the client for an operator of Python functions
-#: or a callback (``_iterative.py``); the others run on the server only
-_CLIENT_SOLVERS = ("bicgstab", "cg", "cgs", "gmres")
+#: or a callback (CuPy's, ported); the others run on the server only
+_CLIENT_SOLVERS = {"bicgstab": _iterative.bicgstab, "cg": _iterative.cg,
+                   "cgs": _iterative.cgs, "gmres": _iterative.gmres,
+                   "eigsh": _eigen.eigsh, "svds": _eigen.svds}
 
 
 def _served_class(module: str, name: str, made: dict[str, type]) -> type:
@@ -159,7 +161,8 @@ def _client_operators(mod: types.ModuleType) -> None:
     mod.factorized = factorized
     for fname, kind in module_names("cupyx.scipy.sparse.linalg").items():
         if fname in _CLIENT_SOLVERS:
-            setattr(mod, fname, _iterative.routed(fname, getattr(mod, fname)))
+            setattr(mod, fname, _iterative.routed(fname, getattr(mod, fname),
+                                                  _CLIENT_SOLVERS[fname]))
         elif kind == "function" and fname not in ("aslinearoperator", "factorized"):
             setattr(mod, fname, _refusing_client_operators(getattr(mod, fname),
                                                            f"cupyx.scipy.sparse.linalg.{fname}"))

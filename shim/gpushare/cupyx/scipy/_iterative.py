@@ -451,21 +451,19 @@ def _make_system(A, M, x0, b):
 
 
 def _runs_here(A: Any, M: Any, callback: Any) -> bool:
-    """Whether the solver must run on the client: it calls back into Python here."""
+    """Whether a solver must run on the client: it calls back into Python here."""
     return callback is not None or any(
         isinstance(op, _operators.LinearOperator) and not hasattr(op, "_gs_id")
         for op in (A, M))
 
 
-def routed(name: str, served: Callable[..., Any]) -> Callable[..., Any]:
-    """``cupyx.scipy.sparse.linalg.<name>``: the server's, or the port above when
-    ``_runs_here``."""
-    local = globals()[name]
-
-    def solve(A: Any, b: Any, x0: Any = None, **kwargs: Any) -> Any:
+def routed(name: str, served: Callable[..., Any], local: Callable[..., Any]) -> Callable[..., Any]:
+    """``cupyx.scipy.sparse.linalg.<name>``: the server's ``served``, or the client's
+    ``local`` when ``_runs_here``."""
+    def solve(A: Any, *args: Any, **kwargs: Any) -> Any:
         if _runs_here(A, kwargs.get("M"), kwargs.get("callback")):
-            return local(A, b, x0, **kwargs)
-        return served(A, b, x0, **kwargs)
+            return local(A, *args, **kwargs)
+        return served(A, *args, **kwargs)
     solve.__name__ = solve.__qualname__ = name
     solve.__doc__ = local.__doc__
     return solve

@@ -4,7 +4,7 @@ whose work goes to the server like any other. Adapted from CuPy 14.2.0's
 ``cupyx/scipy/sparse/linalg/_interface.py`` (MIT licence, see LICENSE.cupy; itself from
 SciPy's). Operators the server makes (``aslinearoperator`` of a matrix, and what it gives)
 are served objects of the subclass built in ``cupyx/scipy/__init__.py``; both are
-``LinearOperator``s, and the solvers (``_iterative.py``) take either.
+``LinearOperator``s, and the solvers (``_iterative.py``, ``_eigen.py``) take either.
 """
 from __future__ import annotations
 
