@@ -18,49 +18,13 @@ from . import _operators
 
 def cg(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None,
        callback=None):
-    """Uses Conjugate Gradient iteration to solve ``Ax = b``.
-
-    Args:
-        A (ndarray, spmatrix or LinearOperator): The real or complex matrix of
-            the linear system with shape ``(n, n)``. ``A`` must be a hermitian,
-            positive definitive matrix with type of :class:`cupy.ndarray`,
-            :class:`cupyx.scipy.sparse.spmatrix` or
-            :class:`cupyx.scipy.sparse.linalg.LinearOperator`.
-        b (cupy.ndarray): Right hand side of the linear system with shape
-            ``(n,)`` or ``(n, 1)``.
-        x0 (cupy.ndarray): Starting guess for the solution.
-        rtol, atol (float): Tolerance for convergence.
-        maxiter (int): Maximum number of iterations.
-        M (ndarray, spmatrix or LinearOperator): Preconditioner for ``A``.
-            The preconditioner should approximate the inverse of ``A``.
-            ``M`` must be :class:`cupy.ndarray`,
-            :class:`cupyx.scipy.sparse.spmatrix` or
-            :class:`cupyx.scipy.sparse.linalg.LinearOperator`.
-        callback (function): User-specified function to call after each
-            iteration. It is called as ``callback(xk)``, where ``xk`` is the
-            current solution vector.
-
-    Returns:
-        tuple:
-            It returns ``x`` (cupy.ndarray) and ``info`` (int) where ``x`` is
-            the converged solution and ``info`` provides convergence
-            information.
-
-    .. seealso:: :func:`scipy.sparse.linalg.cg`
-    """
-    A, M, x, b = _make_system(A, M, x0, b)
-    matvec = A.matvec
-    psolve = M.matvec
-
-    n = A.shape[0]
+    """See Also: cupyx.scipy.sparse.linalg.cg (CuPy's, run on the client)."""
+    A, M, x, b, b_norm, atol, done = _start(A, M, x0, b, rtol, atol)
+    if done is not None:
+        return done
+    matvec, psolve, n = A.matvec, M.matvec, A.shape[0]
     if maxiter is None:
         maxiter = n * 10
-    if n == 0:
-        return cupy.empty_like(b), 0
-    b_norm = cupy.linalg.norm(b)
-    if b_norm == 0:
-        return b, 0
-    atol = max(float(atol), rtol * float(b_norm))
 
     r = b - matvec(x)
     iters = 0
@@ -94,55 +58,11 @@ def cg(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None,
 
 def gmres(A, b, x0=None, *, rtol=1e-5, atol=0.0, restart=None, maxiter=None,
           M=None, callback=None, callback_type=None):
-    """Uses Generalized Minimal RESidual iteration to solve ``Ax = b``.
-
-    Args:
-        A (ndarray, spmatrix or LinearOperator): The real or complex
-            matrix of the linear system with shape ``(n, n)``. ``A`` must be
-            :class:`cupy.ndarray`, :class:`cupyx.scipy.sparse.spmatrix` or
-            :class:`cupyx.scipy.sparse.linalg.LinearOperator`.
-        b (cupy.ndarray): Right hand side of the linear system with shape
-            ``(n,)`` or ``(n, 1)``.
-        x0 (cupy.ndarray): Starting guess for the solution.
-        rtol, atol (float): Tolerance for convergence.
-        restart (int): Number of iterations between restarts. Larger values
-            increase iteration cost, but may be necessary for convergence.
-        maxiter (int): Maximum number of iterations.
-        M (ndarray, spmatrix or LinearOperator): Preconditioner for ``A``.
-            The preconditioner should approximate the inverse of ``A``.
-            ``M`` must be :class:`cupy.ndarray`,
-            :class:`cupyx.scipy.sparse.spmatrix` or
-            :class:`cupyx.scipy.sparse.linalg.LinearOperator`.
-        callback (function): User-specified function to call on every restart.
-            It is called as ``callback(arg)``, where ``arg`` is selected by
-            ``callback_type``.
-        callback_type (str): 'x' or 'pr_norm'. If 'x', the current solution
-            vector is used as an argument of callback function. if 'pr_norm',
-            relative (preconditioned) residual norm is used as an argument.
-
-    Returns:
-        tuple:
-            It returns ``x`` (cupy.ndarray) and ``info`` (int) where ``x`` is
-            the converged solution and ``info`` provides convergence
-            information.
-
-    Reference:
-        M. Wang, H. Klie, M. Parashar and H. Sudan, "Solving Sparse Linear
-        Systems on NVIDIA Tesla GPUs", ICCS 2009 (2009).
-
-    .. seealso:: :func:`scipy.sparse.linalg.gmres`
-    """
-    A, M, x, b = _make_system(A, M, x0, b)
-    matvec = A.matvec
-    psolve = M.matvec
-
-    n = A.shape[0]
-    if n == 0:
-        return cupy.empty_like(b), 0
-    b_norm = cupy.linalg.norm(b)
-    if b_norm == 0:
-        return b, 0
-    atol = max(float(atol), rtol * float(b_norm))
+    """See Also: cupyx.scipy.sparse.linalg.gmres (CuPy's, run on the client)."""
+    A, M, x, b, b_norm, atol, done = _start(A, M, x0, b, rtol, atol)
+    if done is not None:
+        return done
+    matvec, psolve, n = A.matvec, M.matvec, A.shape[0]
     if maxiter is None:
         maxiter = n * 10
     if restart is None:
@@ -202,45 +122,11 @@ def gmres(A, b, x0=None, *, rtol=1e-5, atol=0.0, restart=None, maxiter=None,
 
 def cgs(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None,
         callback=None):
-    """Use Conjugate Gradient Squared iteration to solve ``Ax = b``.
-
-    Args:
-        A (ndarray, spmatrix or LinearOperator): The real or complex matrix of
-            the linear system with shape ``(n, n)``.
-        b (cupy.ndarray): Right hand side of the linear system with shape
-            ``(n,)`` or ``(n, 1)``.
-        x0 (cupy.ndarray): Starting guess for the solution.
-        rtol, atol (float): Tolerance for convergence.
-        maxiter (int): Maximum number of iterations.
-        M (ndarray, spmatrix or LinearOperator): Preconditioner for ``A``.
-            The preconditioner should approximate the inverse of ``A``.
-            ``M`` must be :class:`cupy.ndarray`,
-            :class:`cupyx.scipy.sparse.spmatrix` or
-            :class:`cupyx.scipy.sparse.linalg.LinearOperator`.
-        callback (function): User-specified function to call after each
-            iteration. It is called as ``callback(xk)``, where ``xk`` is the
-            current solution vector.
-
-    Returns:
-        tuple:
-            It returns ``x`` (cupy.ndarray) and ``info`` (int) where ``x`` is
-            the converged solution and ``info`` provides convergence
-            information.
-
-    .. seealso:: :func:`scipy.sparse.linalg.cgs`
-    """
-    A, M, x, b = _make_system(A, M, x0, b)
-
-    matvec = A.matvec
-    psolve = M.matvec
-
-    n = A.shape[0]
-    if n == 0:
-        return cupy.empty_like(b), 0
-    b_norm = cupy.linalg.norm(b)
-    if b_norm == 0:
-        return b, 0
-    atol = max(float(atol), rtol * float(b_norm))
+    """See Also: cupyx.scipy.sparse.linalg.cgs (CuPy's, run on the client)."""
+    A, M, x, b, b_norm, atol, done = _start(A, M, x0, b, rtol, atol)
+    if done is not None:
+        return done
+    matvec, psolve, n = A.matvec, M.matvec, A.shape[0]
     if maxiter is None:
         maxiter = n * 5
 
@@ -294,47 +180,11 @@ def cgs(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None,
 
 def bicgstab(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None,
              callback=None):
-    """Uses BIConjugate Gradient STABilized iteration to solve ``Ax = b``.
-
-    Args:
-        A (ndarray, spmatrix or LinearOperator): The real or complex matrix of
-            the linear system with shape ``(n, n)``.
-        b (cupy.ndarray): Right hand side of the linear system with shape
-            ``(n,)`` or ``(n, 1)``.
-        x0 (cupy.ndarray): Starting guess for the solution.
-        rtol, atol (float): Tolerance for convergence.
-        maxiter (int): Maximum number of iterations.
-        M (ndarray, spmatrix or LinearOperator): Preconditioner for ``A``.
-            The preconditioner should approximate the inverse of ``A``.
-            ``M`` must be :class:`cupy.ndarray`,
-            :class:`cupyx.scipy.sparse.spmatrix` or
-            :class:`cupyx.scipy.sparse.linalg.LinearOperator`.
-        callback (function): User-specified function to call after each
-            iteration. It is called as ``callback(xk)``, where ``xk`` is the
-            current solution vector.
-
-    Returns:
-        tuple:
-            It returns ``x`` (cupy.ndarray) and ``info`` (int) where ``x`` is
-            the converged solution and ``info`` provides convergence
-            information.
-
-    .. seealso:: :func:`scipy.sparse.linalg.bicgstab`
-    """
-    A, M, x, b = _make_system(A, M, x0, b)
-
-    matvec = A.matvec
-    psolve = M.matvec
-
-    n = A.shape[0]
-    if n == 0:
-        return cupy.empty_like(b), 0
-
-    b_norm = cupy.linalg.norm(b)
-    if b_norm == 0:
-        return b, 0
-
-    atol = max(float(atol), rtol * float(b_norm))
+    """See Also: cupyx.scipy.sparse.linalg.bicgstab (CuPy's, run on the client)."""
+    A, M, x, b, b_norm, atol, done = _start(A, M, x0, b, rtol, atol)
+    if done is not None:
+        return done
+    matvec, psolve, n = A.matvec, M.matvec, A.shape[0]
     if maxiter is None:
         maxiter = 10 * n
 
@@ -405,6 +255,18 @@ def bicgstab(A, b, x0=None, *, rtol=1e-5, atol=0.0, maxiter=None, M=None,
     if info == 0 and iters >= maxiter and not (r_norm <= atol):
         info = iters
     return x, info
+
+
+def _start(A, M, x0, b, rtol, atol):
+    """The solvers' common start: the system (``_make_system``), ``b``'s norm and the
+    absolute tolerance, and the answer when there is nothing to solve (else None)."""
+    A, M, x, b = _make_system(A, M, x0, b)
+    if A.shape[0] == 0:
+        return A, M, x, b, None, atol, (cupy.empty_like(b), 0)
+    b_norm = cupy.linalg.norm(b)
+    if b_norm == 0:
+        return A, M, x, b, b_norm, atol, (b, 0)
+    return A, M, x, b, b_norm, max(float(atol), rtol * float(b_norm)), None
 
 
 def _make_system(A, M, x0, b):

@@ -108,43 +108,27 @@ rmatmat=None)
     def matvec(self, x):
         """Matrix-vector multiplication.
         """
-
         M, N = self.shape
-
-        if x.shape != (N,) and x.shape != (N, 1):
-            raise ValueError('dimension mismatch')
-
-        y = self._matvec(x)
-
-        if x.ndim == 1:
-            y = y.reshape(M)
-        elif x.ndim == 2:
-            y = y.reshape(M, 1)
-        else:
-            raise ValueError('invalid shape returned by user-defined matvec()')
-
-        return y
+        return self._vector_product(self._matvec, x, N, M, 'matvec')
 
     def rmatvec(self, x):
         """Adjoint matrix-vector multiplication.
         """
-
         M, N = self.shape
+        return self._vector_product(self._rmatvec, x, M, N, 'rmatvec')
 
-        if x.shape != (M,) and x.shape != (M, 1):
+    @staticmethod
+    def _vector_product(product, x, size, result_size, name):
+        """``product(x)`` for a vector ``x`` of ``size`` (or a column), shaped as
+        ``x`` is."""
+        if x.shape != (size,) and x.shape != (size, 1):
             raise ValueError('dimension mismatch')
-
-        y = self._rmatvec(x)
-
+        y = product(x)
         if x.ndim == 1:
-            y = y.reshape(N)
-        elif x.ndim == 2:
-            y = y.reshape(N, 1)
-        else:
-            raise ValueError(
-                'invalid shape returned by user-defined rmatvec()')
-
-        return y
+            return y.reshape(result_size)
+        if x.ndim == 2:
+            return y.reshape(result_size, 1)
+        raise ValueError(f'invalid shape returned by user-defined {name}()')
 
     def _rmatvec(self, x):
         """Default implementation of _rmatvec; defers to adjoint.
@@ -158,33 +142,22 @@ rmatmat=None)
     def matmat(self, X):
         """Matrix-matrix multiplication.
         """
-
-        if X.ndim != 2:
-            raise ValueError('expected 2-d ndarray or matrix, not %d-d'
-                             % X.ndim)
-
-        if X.shape[0] != self.shape[1]:
-            raise ValueError('dimension mismatch: %r, %r'
-                             % (self.shape, X.shape))
-
-        Y = self._matmat(X)
-
-        return Y
+        return self._matmat(self._operand(X, self.shape[1]))
 
     def rmatmat(self, X):
         """Adjoint matrix-matrix multiplication.
         """
+        return self._rmatmat(self._operand(X, self.shape[0]))
 
+    def _operand(self, X, rows):
+        """``X``, checked as a matrix of ``rows`` rows."""
         if X.ndim != 2:
             raise ValueError('expected 2-d ndarray or matrix, not %d-d'
                              % X.ndim)
-
-        if X.shape[0] != self.shape[0]:
+        if X.shape[0] != rows:
             raise ValueError('dimension mismatch: %r, %r'
                              % (self.shape, X.shape))
-
-        Y = self._rmatmat(X)
-        return Y
+        return X
 
     def _rmatmat(self, X):
         """Default implementation of _rmatmat defers to rmatvec or adjoint."""
@@ -330,8 +303,9 @@ class _CustomLinearOperator(LinearOperator):
                                      dtype=self.dtype)
 
 
-class _AdjointLinearOperator(LinearOperator):
-    """Adjoint of arbitrary Linear Operator"""
+class _FlippedLinearOperator(LinearOperator):
+    """An operator of ``A``'s shape transposed (the adjoint's and the transpose's
+    start)."""
 
     def __init__(self, A):
         shape = (A.shape[1], A.shape[0])
@@ -339,6 +313,10 @@ class _AdjointLinearOperator(LinearOperator):
             dtype=A.dtype, shape=shape)
         self.A = A
         self.args = (A,)
+
+
+class _AdjointLinearOperator(_FlippedLinearOperator):
+    """Adjoint of arbitrary Linear Operator"""
 
     def _matvec(self, x):
         return self.A._rmatvec(x)
@@ -353,15 +331,8 @@ class _AdjointLinearOperator(LinearOperator):
         return self.A._matmat(x)
 
 
-class _TransposedLinearOperator(LinearOperator):
+class _TransposedLinearOperator(_FlippedLinearOperator):
     """Transposition of arbitrary Linear Operator"""
-
-    def __init__(self, A):
-        shape = (A.shape[1], A.shape[0])
-        super().__init__(
-            dtype=A.dtype, shape=shape)
-        self.A = A
-        self.args = (A,)
 
     def _matvec(self, x):
         # NB. cupy.conj works also on sparse matrices
