@@ -231,8 +231,7 @@ def test_interpolators_are_objects_on_the_server(cp):
         spline.nosuch
     with pytest.raises(AttributeError):
         spline._private
-    with pytest.raises(AttributeError, match="from_spline"):
-        spline.from_spline                  # classmethods are not served
+    assert callable(spline.from_spline)     # classmethods are served too (below)
     with pytest.raises(ValueError):         # the server's error, as CuPy's
         si.CubicSpline(cp.asarray(xs), cp.asarray(ys[:3]))
 
@@ -263,3 +262,24 @@ def test_filters_on_a_server_without_scipy_say_so(monkeypatch):
     monkeypatch.setitem(sys.modules, "scipy.signal", None)
     with pytest.raises(NotImplementedError, match="needs scipy on the CPU backend"):
         cpu_signal.lfilter([1.0], [1.0], [1.0, 2.0])
+
+
+def test_interpolate_classmethods_run_on_the_server(cp):
+    si = _module("interpolate")
+    t = numpy.array([0.0, 0, 0, 1, 2, 3, 3, 3])
+    x = numpy.array([0.5, 1.5, 2.5])
+    dm = si.BSpline.design_matrix(cp.asarray(x), cp.asarray(t), 2)
+    assert type(dm).__name__ == "csr_matrix"  # CuPy's (SciPy's is a csr_array)
+    numpy.testing.assert_allclose(dm.toarray().get(),
+                                  scipy.interpolate.BSpline.design_matrix(x, t, 2).toarray())
+    spl = si.make_interp_spline(cp.arange(6.0), cp.arange(6.0) ** 2)
+    pp = si.PPoly.from_spline(spl)
+    assert isinstance(pp, si.PPoly)
+    numpy.testing.assert_allclose(pp(cp.asarray([2.5])).get(), [6.25])
+    assert type(si.CubicSpline.from_spline(spl)) is si.CubicSpline  # a subclass has them
+    bp = si.BPoly.from_derivatives(cp.asarray([0.0, 1.0]), [[1, 2], [3, 4]])
+    ref = scipy.interpolate.BPoly.from_derivatives([0.0, 1.0], [[1, 2], [3, 4]])
+    numpy.testing.assert_allclose(bp(cp.asarray([0.5])).get(), ref([0.5]))
+    with pytest.raises(AttributeError):
+        si.CubicSpline.no_such_classmethod
+

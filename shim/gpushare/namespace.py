@@ -117,6 +117,35 @@ SERVED_CLASSES: dict[str, tuple[str | tuple | None, tuple, tuple]] = {
     "CZT": (None, ("points",), ("a", "m", "n", "w")),
     "ZoomFFT": ("CZT", (), ()),
 }
+#: the served classes' classmethods a client may call (``BSpline.design_matrix(...)``):
+#: calls of ``"<module>.<class>.<name>"``; a subclass has its parents'
+SERVED_CLASSMETHODS = {
+    "BSpline": ("basis_element", "construct_fast", "design_matrix"),
+    "NdBSpline": ("design_matrix",),
+    "PPoly": ("construct_fast", "from_bernstein_basis", "from_spline"),
+    "BPoly": ("construct_fast", "from_derivatives", "from_power_basis"),
+    "NdPPoly": ("construct_fast",),
+}
+
+
+def served_classmethods(name: str) -> frozenset[str]:
+    """The classmethods of ``SERVED_CLASSES[name]``, its parents' with them."""
+    parent = SERVED_CLASSES[name][0]
+    parents = () if parent is None else (parent,) if isinstance(parent, str) else parent
+    return frozenset(SERVED_CLASSMETHODS.get(name, ())).union(
+        *(served_classmethods(p) for p in parents))
+
+
+def served_classmethod(path: str) -> tuple[str, str, str] | None:
+    """``(module, class, name)`` when ``path`` names a served class's classmethod."""
+    owner, _, name = path.rpartition(".")
+    module, _, cls = owner.rpartition(".")
+    if cls in SERVED_CLASSES and SERVED_MODULES[cls] == module and \
+            name in served_classmethods(cls):
+        return module, cls, name
+    return None
+
+
 _SIGNAL = ("LinearTimeInvariant", "lti", "dlti", "TransferFunction", "ZerosPolesGain",
            "StateSpace", "CZT", "ZoomFFT", "Bunch")
 SERVED_MODULES = {name: "cupyx.scipy.spatial" if name in ("KDTree", "Delaunay")

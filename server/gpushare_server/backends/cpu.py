@@ -18,7 +18,7 @@ from typing import Any, Callable
 import numpy
 
 from gpushare.namespace import (SERVED_CLASSES, is_public_callable, ndarray_members,
-                                served_members)
+                                served_classmethod, served_members)
 from gpushare.protocol import HostArray
 
 from . import check_member, sparse
@@ -49,6 +49,23 @@ MIRRORS = {
     "cupyx.scipy.sparse.linalg": "scipy.sparse.linalg",
     "cupyx.scipy.sparse.csgraph": "scipy.sparse.csgraph",
 }
+
+
+def _import_mirror(module: str, path: str) -> Any:
+    """The host module mirroring the CuPy ``module`` (for ``path``'s errors)."""
+    host_name = MIRRORS.get(module)
+    if host_name is None:
+        raise NotImplementedError(f"{path} is not available on gpushare's CPU backend")
+    try:
+        import importlib
+        return importlib.import_module(host_name)
+    except ImportError:
+        raise NotImplementedError(
+            f"{path} needs {host_name.split('.')[0]} on the CPU backend's server") from None
+
+
+def _design_matrix(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    return cpu_sparse.csr_matrix(fn(*args, **kwargs))
 
 
 def _unsupported(value: Any) -> TypeError:
@@ -593,21 +610,19 @@ class CpuBackend:
     def _resolve_host(self, path: str) -> Callable[..., Any]:
         if path in OVERRIDES:
             return OVERRIDES[path]
+        classmethod_of = served_classmethod(path)
+        if classmethod_of is not None:  # (SciPy's classes: they take host arrays)
+            module, cls, name = classmethod_of
+            fn = getattr(getattr(_import_mirror(module, path), cls), name)
+            if name == "design_matrix":  # CuPy's is a CSR matrix (SciPy's an array)
+                fn = functools.partial(_design_matrix, fn)
+            return _wrap_host_ok(fn)
         if not is_public_callable(path):
             raise AttributeError(f"gpushare: {path} is not a public CuPy callable")
         module, _, name = path.rpartition(".")
         if module == "cupy.random":
             return random_function(self, name)
-        host_name = MIRRORS.get(module)
-        if host_name is None:
-            raise NotImplementedError(f"{path} is not available on gpushare's CPU backend")
-        try:
-            import importlib
-            host = importlib.import_module(host_name)
-        except ImportError:
-            raise NotImplementedError(
-                f"{path} needs {host_name.split('.')[0]} on the CPU backend's server") from None
-        fn = getattr(host, name, None)
+        fn = getattr(_import_mirror(module, path), name, None)
         if fn is None:
             raise NotImplementedError(f"{path} is not available on gpushare's CPU backend")
         return _wrap_host_ok(fn) if module in HOST_OK_MODULES else _wrap(fn)

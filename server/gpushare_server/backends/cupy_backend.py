@@ -12,7 +12,7 @@ from typing import Any, Callable
 import numpy
 
 from gpushare.namespace import (SERVED_CLASSES, is_public_callable, ndarray_members,
-                                served_members)
+                                served_classmethod, served_members)
 from gpushare.protocol import HostArray
 
 from . import check_member, sparse
@@ -91,6 +91,9 @@ class CupyBackend:
         if path.startswith("cupy.cuda.") or path in ("cupy.cuda",):
             if not _CUDA_ALLOWED.get(path.rsplit(".", 1)[0], set()) & {path.rsplit(".", 1)[1]}:
                 raise AttributeError(f"gpushare: {path} is not served")
+        elif served_classmethod(path) is not None:  # BSpline.design_matrix...
+            module, cls, name = served_classmethod(path)  # type: ignore[misc]
+            return _refuse_host(getattr(getattr(importlib.import_module(module), cls), name))
         elif not is_public_callable(path):
             raise AttributeError(f"gpushare: {path} is not a public CuPy callable")
         module, _, name = path.rpartition(".")

@@ -17,7 +17,7 @@ import numpy
 
 from ... import errors
 from ...cupy import _export_table, _objects, _unsupported
-from ...namespace import SERVED_CLASSES, SERVED_MODULES, module_names
+from ...namespace import SERVED_CLASSES, SERVED_CLASSMETHODS, SERVED_MODULES, module_names
 from . import _eigen, _iterative, _operators, _sparse
 
 #: as CuPy's: whether this machine has SciPy (CuPy's tests compare against it); looked
@@ -84,6 +84,10 @@ def _served_class(module: str, name: str, made: dict[str, type]) -> type:
         "__slots__": (), "__new__": __new__, "__init__": __init__, "__call__": __call__,
         "__getattr__": __getattr__, "__module__": module,
         "__doc__": f"{path}, an object on the gpushare server.\n\nSee Also\n--------\n{path}"}
+    for method in SERVED_CLASSMETHODS.get(name, ()):
+        namespace[method] = classmethod((lambda method: lambda cls, *args, **kwargs: (
+            _objects._client.get_session().call(
+                "call", f"{module}.{cls.__name__}.{method}", args, kwargs)))(method))
     for method in methods:  # (operators must be: Python looks them up on the class)
         namespace[method] = (lambda method: lambda self, *args, **kwargs: self._call(
             method, *args, **kwargs))(method)
