@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy
 
-from ... import errors
+from ... import client, errors
 from ...cupy import _export_table, _objects, _unsupported
 from ...namespace import SERVED_CLASSES, SERVED_CLASSMETHODS, SERVED_MODULES, module_names
 from . import _eigen, _iterative, _operators, _sparse
@@ -59,7 +59,6 @@ def _served_class(module: str, name: str, made: dict[str, type]) -> type:
     else:
         bases = (_objects.RemoteObjectProxy,)
     path = f"{module}.{name}"
-    method_names = frozenset(methods)
 
     def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
         if name in _MADE_ON_SERVER:
@@ -73,11 +72,9 @@ def _served_class(module: str, name: str, made: dict[str, type]) -> type:
     def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
         return self._call("__call__", *args, **kwargs)
 
-    def __getattr__(self: Any, attr: str) -> Any:
+    def __getattr__(self: Any, attr: str) -> Any:  # (its methods are on the class)
         if attr.startswith("_"):
             raise AttributeError(attr)
-        if attr in method_names:
-            return _objects._BoundRemoteMethod(self, attr)
         return self._gs_session.call("getattr", attr, (self,))
 
     namespace = {
@@ -86,7 +83,7 @@ def _served_class(module: str, name: str, made: dict[str, type]) -> type:
         "__doc__": f"{path}, an object on the gpushare server.\n\nSee Also\n--------\n{path}"}
     for method in SERVED_CLASSMETHODS.get(name, ()):
         namespace[method] = classmethod((lambda method: lambda cls, *args, **kwargs: (
-            _objects._client.get_session().call(
+            client.get_session().call(
                 "call", f"{module}.{cls.__name__}.{method}", args, kwargs)))(method))
     for method in methods:  # (operators must be: Python looks them up on the class)
         namespace[method] = (lambda method: lambda self, *args, **kwargs: self._call(
