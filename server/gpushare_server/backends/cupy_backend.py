@@ -91,8 +91,8 @@ class CupyBackend:
         if path.startswith("cupy.cuda.") or path in ("cupy.cuda",):
             if not _CUDA_ALLOWED.get(path.rsplit(".", 1)[0], set()) & {path.rsplit(".", 1)[1]}:
                 raise AttributeError(f"gpushare: {path} is not served")
-        elif served_classmethod(path) is not None:  # BSpline.design_matrix...
-            module, cls, name = served_classmethod(path)  # type: ignore[misc]
+        elif (classmethod_of := served_classmethod(path)) is not None:  # BSpline.design_matrix
+            module, cls, name = classmethod_of
             return _refuse_host(getattr(getattr(importlib.import_module(module), cls), name))
         elif not is_public_callable(path):
             raise AttributeError(f"gpushare: {path} is not a public CuPy callable")
