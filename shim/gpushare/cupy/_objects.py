@@ -51,6 +51,15 @@ class _BoundRemoteMethod:
         return self.obj._call(self.name, *args, **kwargs)
 
 
+def remote_method(name: str, doc: str | None = None) -> Any:
+    """A method, for a proxy class, that calls the server object's method ``name``."""
+    def call(self: RemoteObjectProxy, *args: Any, **kwargs: Any) -> Any:
+        return self._call(name, *args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = doc
+    return call
+
+
 _CLASSES: dict[str, type] = {}
 
 

@@ -1,10 +1,13 @@
 """gpushare's ``cupyx.scipy``: each submodule forwards its public functions to the server.
 
-``interpolate``'s classes and ``spatial``'s ``KDTree``/``Delaunay`` are served as objects on
-the server (``namespace.SERVED_CLASSES``): constructing one, calling it and its methods
-are calls; its attributes are read from the server. So are ``sparse``'s matrices and arrays
-(``_sparse.py``). The other classes (LTI systems, CZT plans, linear operators) are not
-served yet: each exists and raises ``NotImplementedError`` when constructed.
+``interpolate``'s classes, ``spatial``'s ``KDTree``/``Delaunay``, ``signal``'s LTI systems
+and CZT plans and ``sparse.linalg``'s server-made operators and ``SuperLU`` are served as
+objects on the server (``namespace.SERVED_CLASSES``): constructing one, calling it and its
+methods (and classmethods) are calls; its attributes are read from the server. So are
+``sparse``'s matrices and arrays (``_sparse.py``). A ``LinearOperator`` of the user's
+Python functions lives here (``_operators.py``), and the solvers that can take one run
+here for it (``_iterative.py``, ``_eigen.py``). The classes left (``spatial.distance``'s)
+exist and raise ``NotImplementedError`` when constructed.
 """
 from __future__ import annotations
 
@@ -86,8 +89,7 @@ def _served_class(module: str, name: str, made: dict[str, type]) -> type:
             client.get_session().call(
                 "call", f"{module}.{cls.__name__}.{method}", args, kwargs)))(method))
     for method in methods:  # (operators must be: Python looks them up on the class)
-        namespace[method] = (lambda method: lambda self, *args, **kwargs: self._call(
-            method, *args, **kwargs))(method)
+        namespace[method] = _objects.remote_method(method, f"See Also: {path}.{method}")
     if name == "LinearOperator":  # what the client's operators call on their operands
         for own, public in (("_matvec", "matvec"), ("_rmatvec", "rmatvec"),
                             ("_matmat", "matmat"), ("_rmatmat", "rmatmat"),

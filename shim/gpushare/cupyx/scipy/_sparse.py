@@ -107,14 +107,6 @@ class _spbase(_objects.RemoteObjectProxy):
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 
-def _method(name: str) -> Any:
-    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return self._call(name, *args, **kwargs)
-    call.__name__ = call.__qualname__ = name
-    call.__doc__ = f"See Also: {_MODULE}.spmatrix.{name} (run on the gpushare server)."
-    return call
-
-
 def _attribute(name: str) -> property:
     def fget(self: Any) -> Any:
         return self._gs_session.call("getattr", name, (self,))
@@ -145,7 +137,8 @@ class spmatrix:
 
 
 for _name in SPARSE_METHODS:
-    setattr(spmatrix if _name in SPARSE_MATRIX_ONLY else _spbase, _name, _method(_name))
+    setattr(spmatrix if _name in SPARSE_MATRIX_ONLY else _spbase, _name, _objects.remote_method(
+        _name, f"See Also: {_MODULE}.spmatrix.{_name} (run on the gpushare server)."))
 for _name in SPARSE_ATTRIBUTES:
     setattr(_spbase, _name, _attribute(_name))
 
