@@ -413,7 +413,7 @@ from .cpu_indexing import INDEXING_METHODS, INDEXING_OVERRIDES  # noqa: E402
 from .cpu_indexing import getitem as _getitem, setitem as _setitem  # noqa: E402
 from .cpu_kernels import KERNEL_OVERRIDES, KERNEL_REMOTE_TYPES  # noqa: E402
 from .cpu_random import RANDOM_OVERRIDES, RANDOM_REMOTE_TYPES  # noqa: E402
-from . import cpu_routines  # noqa: E402
+from . import cpu_ndimage, cpu_routines  # noqa: E402
 from .cpu_signal import SIGNAL_OVERRIDES  # noqa: E402
 from . import cpu_sparse  # noqa: E402
 from .cpu_routines import ROUTINE_ATTRIBUTES, ROUTINE_METHODS, ROUTINE_OVERRIDES  # noqa: E402
@@ -623,6 +623,8 @@ class CpuBackend:
         if module == "cupy.random":
             return random_function(self, name)
         fn = getattr(_import_mirror(module, path), name, None)
+        if module == "cupyx.scipy.ndimage":  # host arrays by parameter; CuPy's own
+            return cpu_ndimage.resolve(name, fn, to_device_result)
         if fn is None:
             raise NotImplementedError(f"{path} is not available on gpushare's CPU backend")
         return _wrap_host_ok(fn) if module in HOST_OK_MODULES else _wrap(fn)

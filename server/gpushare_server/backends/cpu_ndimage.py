@@ -1,0 +1,621 @@
+"""``cupyx.scipy.ndimage`` on the CPU backend: SciPy's, with CuPy's semantics where they
+differ (after CuPy 14.2's ``cupyx/scipy/ndimage``, MIT licence, ``LICENSE.cupy``).
+
+- Host (NumPy) arrays are taken where CuPy takes them (``structure``, ``footprint``:
+  CuPy copies them itself) and refused elsewhere, as every CuPy function refuses them.
+- ``label``: CuPy's output dtypes and checks; any input dtype (float16 too).
+- The measurement functions refuse a non-device ``input``/``labels`` (``TypeError``).
+- ``binary_erosion``/``dilation``/``opening``/``closing`` take a tuple or an int as the
+  shape of a box of ones (CuPy's ``_prep_structure``).
+- ``distance_transform_edt``: CuPy's keywords (``block_params``, ``float64_distances``),
+  its checks and its index dtypes (int16 in 2-D up to 32768 per axis, else int32).
+- ``value_indices(adaptive_index_dtype=)``.
+- ``generic_filter``/``generic_filter1d`` run the user's ``RawKernel`` or
+  ``ReductionKernel`` (CuPy's calling convention: the kernel as a device function of
+  each neighbourhood's values) on the C kernel emulator; the neighbourhoods are
+  gathered with NumPy.
+
+``resolve`` gives the function a session calls for ``cupyx.scipy.ndimage.<name>``.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+import operator
+import warnings
+from typing import Any, Callable
+
+import numpy
+
+from gpushare.protocol import HostArray
+
+#: parameters CuPy copies to the device itself (so a NumPy array is fine there)
+_HOST_PARAMS = frozenset({"structure", "footprint", "structure1", "structure2"})
+
+
+def _ndimage() -> Any:
+    try:
+        import scipy.ndimage
+    except ImportError:  # as for the rest of the module (cpu.py: _resolve_host)
+        raise NotImplementedError(
+            "cupyx.scipy.ndimage needs scipy on the CPU backend's server") from None
+    return scipy.ndimage
+
+
+def _unsupported(value: Any) -> TypeError:
+    return TypeError(f"Unsupported type {type(value)}")
+
+
+def _host_value(name: str, value: Any) -> Any:
+    if isinstance(value, HostArray):
+        if name in _HOST_PARAMS:
+            return value.array
+        raise _unsupported(value.array)
+    if type(value) in (list, tuple):
+        for item in value:
+            if isinstance(item, HostArray):
+                raise _unsupported(item.array)
+    return value
+
+
+def resolve(name: str, scipy_fn: Any, results: Callable[[Any], Any]) -> Callable[..., Any]:
+    """The CPU backend's ``cupyx.scipy.ndimage.<name>``: CuPy's own here, else SciPy's
+    ``scipy_fn``; host arrays checked by parameter, results made CuPy's by ``results``."""
+    fn = OVERRIDES.get(name, scipy_fn)
+    if fn is None:
+        raise NotImplementedError(
+            f"cupyx.scipy.ndimage.{name} is not available on gpushare's CPU backend")
+    try:
+        sig: inspect.Signature | None = inspect.signature(fn)
+    except (TypeError, ValueError):
+        sig = None
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            bound = sig.bind(*args, **kwargs) if sig is not None else None
+        except TypeError:
+            bound = None
+        if bound is None:  # (the function's own error, once host arrays are refused)
+            args = tuple(_host_value("", v) for v in args)
+            kwargs = {k: _host_value("", v) for k, v in kwargs.items()}
+            return results(fn(*args, **kwargs))
+        for key, value in bound.arguments.items():
+            kind = sig.parameters[key].kind  # type: ignore[union-attr]
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                bound.arguments[key] = tuple(_host_value("", v) for v in value)
+            elif kind is inspect.Parameter.VAR_KEYWORD:
+                bound.arguments[key] = {k: _host_value("", v) for k, v in value.items()}
+            else:
+                bound.arguments[key] = _host_value(key, value)
+        if name in _CVAL_CHECKED:
+            _check_cval(sig, bound.arguments)  # type: ignore[arg-type]
+        return results(fn(*bound.args, **bound.kwargs))
+    return call
+
+
+#: functions that refuse a non-finite ``cval`` for an integer output in constant mode
+_CVAL_CHECKED = frozenset({"correlate", "convolve", "map_coordinates", "affine_transform",
+                           "rotate", "shift", "zoom"})
+
+
+def _check_cval(sig: inspect.Signature, arguments: dict) -> None:
+    """CuPy's ``_util._check_cval``."""
+    def arg(key: str) -> Any:
+        return arguments.get(key, sig.parameters[key].default)
+    modes, cval, output, input = arg("mode"), arg("cval"), arg("output"), arg("input")
+    if not isinstance(input, numpy.ndarray):
+        return
+    if output is None:
+        integer = input.dtype.kind in "iu"
+    elif isinstance(output, numpy.ndarray):
+        integer = output.dtype.kind in "iu"
+    else:
+        try:
+            integer = numpy.dtype(output).kind in "iu"
+        except TypeError:
+            return
+    modes = [modes] if isinstance(modes, str) else list(modes)
+    if "constant" in modes and integer and not numpy.isfinite(cval):
+        raise NotImplementedError("Non-finite cval is not supported for outputs with "
+                                  "integer dtype.")
+
+
+# --- CuPy's argument checks (cupyx/scipy/ndimage/_util.py) ---------------------------
+
+def _fix_sequence_arg(arg: Any, ndim: int, name: str, conv: Callable = lambda x: x) -> list:
+    if isinstance(arg, str):
+        return [conv(arg)] * ndim
+    try:
+        it = iter(arg)
+    except TypeError:
+        return [conv(arg)] * ndim
+    lst = [conv(x) for x in it]
+    if len(lst) != ndim:
+        raise RuntimeError(f"{name} must have length equal to input rank")
+    return lst
+
+
+def _check_origin(origin: Any, width: int) -> int:
+    origin = int(origin)
+    if (width // 2 + origin < 0) or (width // 2 + origin >= width):
+        raise ValueError("invalid origin")
+    return origin
+
+
+def _check_mode(mode: str) -> str:
+    if mode not in ("reflect", "constant", "nearest", "mirror", "wrap",
+                    "grid-mirror", "grid-wrap", "grid-reflect", "grid-constant"):
+        raise RuntimeError(f"boundary mode not supported (actual: {mode})")
+    return mode
+
+
+def _check_axes(axes: Any, ndim: int) -> tuple:
+    if axes is None:
+        return tuple(range(ndim))
+    if numpy.isscalar(axes):
+        axes = (operator.index(axes),)
+    elif hasattr(axes, "__iter__"):
+        axes = tuple(operator.index(ax) for ax in axes)
+        for ax in axes:
+            if ax < -ndim or ax > ndim - 1:
+                raise numpy.exceptions.AxisError(f"specified axis: {ax} is out of range")
+        axes = tuple(ax % ndim if ax < 0 else ax for ax in axes)
+    else:
+        raise ValueError("axes must be an integer, iterable of integers, or None")
+    if len(set(axes)) != len(axes):
+        raise ValueError("axes must be unique")
+    return axes
+
+
+def _get_output(output: Any, input: numpy.ndarray, shape: tuple | None = None) -> numpy.ndarray:
+    shape = input.shape if shape is None else shape
+    if output is None:
+        return numpy.empty(shape, dtype=input.dtype)
+    if isinstance(output, (type, numpy.dtype, str)):
+        return numpy.empty(shape, dtype=numpy.dtype(output))
+    if output.shape != shape:
+        raise RuntimeError("output shape not correct")
+    return output
+
+
+def _require_device(value: Any, what: str) -> None:
+    if not isinstance(value, numpy.ndarray):
+        raise TypeError(f"{what} must be cupy.ndarray")
+
+
+# --- label and the measurements ---------------------------------------------------------
+
+def label(input: Any, structure: Any = None, output: Any = None) -> Any:
+    """See Also: cupyx.scipy.ndimage.label (CuPy's output dtypes: int32, or int64 for
+    2**31 - 2 elements and more)."""
+    _require_device(input, "input")
+    if input.dtype.char in "FD":
+        raise TypeError("Complex type not supported")
+    if structure is None:
+        structure = _ndimage().generate_binary_structure(input.ndim, 1)
+    structure = numpy.array(structure, dtype=bool)
+    if structure.ndim != input.ndim:
+        raise RuntimeError("structure and input must have equal rank")
+    for ii in structure.shape:
+        if ii != 3:
+            raise ValueError("structure dimensions must be equal to 3")
+    need_64bits = input.size >= (2**31 - 2)
+    provided = isinstance(output, numpy.ndarray)
+    if provided:
+        if output.shape != input.shape:
+            raise ValueError("output shape not correct")
+    elif output is None:
+        output = numpy.empty(input.shape, numpy.intp if need_64bits else numpy.int32)
+    else:
+        output = numpy.empty(input.shape, output)
+    if input.ndim == 0 or input.size == 0:
+        maxlabel = (1 if input != 0 else 0) if input.ndim == 0 else 0
+        output.fill(maxlabel)
+        return maxlabel if provided else (output, maxlabel)
+    tmp = numpy.empty(input.shape, numpy.int64 if need_64bits else numpy.int32)
+    max_label = _ndimage().label(input != 0, structure, output=tmp)
+    try:
+        output.dtype.type(max_label)
+    except (OverflowError, ValueError):
+        raise ValueError("insufficient bit-depth in output type") from None
+    numpy.copyto(output, tmp, casting="unsafe")
+    return max_label if provided else (output, max_label)
+
+
+def _measurement(name: str) -> Callable[..., Any]:
+    def call(input: Any, labels: Any = None, index: Any = None) -> Any:
+        _require_device(input, "input")
+        if labels is not None and not isinstance(labels, numpy.ndarray):
+            raise TypeError("label must be cupy.ndarray")
+        if labels is not None and index is not None and \
+                not isinstance(index, (numpy.ndarray, int, numpy.integer)):
+            raise TypeError("index must be cupy.ndarray or a scalar int")
+        return getattr(_ndimage(), name)(input, labels, index)
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+def value_indices(arr: Any, *, ignore_value: Any = None,
+                  adaptive_index_dtype: bool = False) -> dict:
+    """See Also: cupyx.scipy.ndimage.value_indices"""
+    _require_device(arr, "arr")
+    if arr.dtype.kind not in "iu":
+        raise ValueError("Parameter 'arr' must be an integer array")
+    out = _ndimage().value_indices(arr, ignore_value=ignore_value)
+    if adaptive_index_dtype:
+        coord = numpy.min_scalar_type(-(max(arr.shape) + 1))
+        out = {k: tuple(c.astype(coord, copy=False) for c in v) for k, v in out.items()}
+    return out
+
+
+# --- morphology -------------------------------------------------------------------------
+
+def _box_structure(name: str) -> Callable[..., Any]:
+    """``name`` taking a tuple (or an int) as the shape of a box of ones."""
+    def call(input: Any, structure: Any = None, *args: Any, **kwargs: Any) -> Any:
+        _require_device(input, "input")
+        axes = kwargs.get("axes")
+        num_axes = len(_check_axes(axes, input.ndim))
+        if isinstance(structure, int) and not isinstance(structure, bool):
+            structure = (structure,) * num_axes
+        elif isinstance(structure, list):
+            structure = tuple(structure)
+        if isinstance(structure, tuple):
+            structure = numpy.ones(structure, dtype=bool)
+        return getattr(_ndimage(), name)(input, structure, *args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+# --- distance_transform_edt ----------------------------------------------------------
+
+def _check_block_params(shape: tuple, block_params: Any) -> None:
+    """CuPy's ``_pba_2d`` checks of ``block_params`` (3-D takes any positive values)."""
+    if block_params is None:
+        return
+    if any(p < 1 for p in block_params):
+        raise ValueError("(m1, m2, m3) in blockparams must be >= 1")
+    if len(shape) != 2:
+        return
+    block_size = 32
+    m1, m2, m3 = block_params
+    if math.log2(m2) % 1 > 1e-5:
+        raise ValueError("m2 must be a power of 2")
+    multiple = math.lcm(block_size, m1, m2, m3)
+    padded_size = math.ceil(max(shape) / multiple) * multiple
+    for m, which in ((m1, "m1"), (m2, "m2"), (m3, "m3")):
+        if m > padded_size // block_size:
+            axis = "0" if which == "m1" else "1"
+            raise ValueError(f"{which} too large. must be <= padded arr.shape[{axis}] "
+                             f"// {block_size}")
+    for m in (m1, m2, m3):
+        if padded_size % m != 0:
+            raise ValueError(
+                f"Largest dimension of image ({padded_size}) must be evenly "
+                f"disivible by each element of block_params: {(m1, m2, m3)}.")
+
+
+def distance_transform_edt(image: Any, sampling: Any = None, return_distances: bool = True,
+                           return_indices: bool = False, distances: Any = None,
+                           indices: Any = None, *, block_params: Any = None,
+                           float64_distances: bool = True) -> Any:
+    """See Also: cupyx.scipy.ndimage.distance_transform_edt"""
+    _require_device(image, "image")
+    if image.ndim not in (2, 3):
+        raise NotImplementedError("Only 2D and 3D distance transforms are supported.")
+    dt_inplace = isinstance(distances, numpy.ndarray)
+    ind_inplace = isinstance(indices, numpy.ndarray)
+    msgs = []
+    if not return_distances and not return_indices:
+        msgs.append("at least one of return_distances/return_indices must be True")
+    if dt_inplace and not return_distances:
+        msgs.append("return_distances must be True if distances is supplied")
+    if ind_inplace and not return_indices:
+        msgs.append("return_indices must be True if indices is supplied")
+    if msgs:
+        raise RuntimeError(", ".join(msgs))
+    _check_block_params(image.shape, block_params)
+    if image.ndim == 2:
+        if max(image.shape) > (1 << 24):
+            raise ValueError(f"maximum axis size of {1 << 24} exceeded, for image with "
+                             f"shape {image.shape}")
+        int_dtype = numpy.dtype(numpy.int16 if max(image.shape) <= 32768 else numpy.int32)
+    else:
+        int_dtype = numpy.dtype(numpy.int32)
+    dtype_out = numpy.dtype(numpy.float64 if float64_distances else numpy.float32)
+    if sampling is not None and numpy.isscalar(sampling):
+        sampling = (sampling,) * image.ndim
+    dist, ind = _ndimage().distance_transform_edt(
+        image, sampling=sampling, return_distances=True, return_indices=True)
+    vals: tuple = ()
+    if return_distances:
+        if dt_inplace:
+            if distances.shape != image.shape:
+                raise RuntimeError("distances array has wrong shape")
+            if distances.dtype != dtype_out:
+                raise RuntimeError(f"distances array must have dtype: {dtype_out}")
+            numpy.copyto(distances, dist, casting="unsafe")
+        else:
+            distances = dist.astype(dtype_out)
+        vals += (distances,)
+    if return_indices:
+        if ind_inplace:
+            if indices.shape != (image.ndim,) + image.shape:
+                raise RuntimeError("indices array has wrong shape")
+            if indices.dtype.kind not in "iu":
+                raise RuntimeError("indices array must have an integer dtype")
+            if indices.dtype.itemsize < int_dtype.itemsize:
+                raise RuntimeError(f"indices dtype must have itemsize > {int_dtype.itemsize}")
+            numpy.copyto(indices, ind, casting="unsafe")
+        else:
+            indices = ind.astype(int_dtype)
+        vals += (indices,)
+    return vals[0] if len(vals) == 1 else vals
+
+
+# --- generic filters with the user's kernels ----------------------------------------------
+
+#: CuPy's modes as ``numpy.pad``'s
+_PAD_MODES = {"reflect": "symmetric", "grid-mirror": "symmetric", "mirror": "reflect",
+              "nearest": "edge", "wrap": "wrap", "grid-wrap": "wrap",
+              "constant": "constant", "grid-constant": "constant"}
+
+
+def _cast(values: numpy.ndarray, dtype: numpy.dtype) -> numpy.ndarray:
+    """CuPy's ``cast<Y>`` of the filters: a negative float to an unsigned type wraps
+    from its magnitude (``-(B)(-a)``), otherwise a C cast."""
+    dtype = numpy.dtype(dtype)
+    with numpy.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if values.dtype.kind == "f" and dtype.kind in "ub":
+            if dtype.kind == "b":
+                return values != 0
+            wide = numpy.where(values >= 0, values, -values).astype(numpy.uint64)
+            wide = numpy.where(values >= 0, wide, (0 - wide).astype(numpy.uint64))
+            return wide.astype(dtype)
+        return values.astype(dtype)
+
+
+def _sub_kernel(function: Any) -> tuple[str, Any]:
+    kernels = __import__("gpushare_server.kernels", fromlist=["x"])
+    if isinstance(function, kernels.RawKernel):
+        return "raw", function
+    if isinstance(function, kernels.ReductionKernel):
+        if function.nin != 1 or function.nout != 1:
+            raise TypeError("ReductionKernel must have 1 input and output")
+        return "red", function
+    if isinstance(function, kernels.ElementwiseKernel):
+        raise TypeError("only ReductionKernel allowed (not ElementwiseKernel)")
+    raise TypeError("bad function type")
+
+
+def _neighbourhoods(input: numpy.ndarray, footprint: numpy.ndarray, modes: list,
+                    offsets: tuple, cval: float) -> numpy.ndarray:
+    """Each element's neighbourhood values (the footprint's, in C order), one row each,
+    in ``input``'s dtype, with CuPy's boundary modes."""
+    pad = [(o, w - 1 - o) for w, o in zip(footprint.shape, offsets)]
+    cval_x = numpy.array([cval]).astype(input.dtype)[0] if input.dtype.kind != "f" \
+        else input.dtype.type(cval)
+    padded = input
+    for axis, (mode, width) in enumerate(zip(modes, pad)):
+        if width == (0, 0):
+            continue
+        widths = [(0, 0)] * input.ndim
+        widths[axis] = width
+        pmode = _PAD_MODES[mode]
+        if pmode == "constant":
+            padded = numpy.pad(padded, widths, mode="constant", constant_values=cval_x)
+        elif padded.shape[axis] == 1 and pmode == "reflect":
+            padded = numpy.pad(padded, widths, mode="edge")
+        else:
+            padded = numpy.pad(padded, widths, mode=pmode)
+    windows = numpy.lib.stride_tricks.sliding_window_view(padded, footprint.shape)
+    return numpy.ascontiguousarray(windows[..., footprint])  # (..., count)
+
+
+def _run_rows(kind: str, kernel: Any, rows: numpy.ndarray, out_dtype: numpy.dtype,
+              in_length: int | None = None, length: int | None = None) -> numpy.ndarray:
+    """Call the user's kernel, as a device function, on each row of ``rows``."""
+    from gpushare_server.kernels import RawKernel, _common
+    from gpushare_server.kernels._raw import _ModuleSource
+    n, size = rows.shape
+    name = f"gs_generic_{kind}_{kernel.name}"
+    if kind == "raw":
+        code = "namespace raw_kernel {\n%s\n}\n" % kernel.code.replace("__global__", "__device__")
+        code += (f'extern "C" __global__ void {name}(const double* rows, double* out, '
+                 f'long long n) {{\n  long long i = (long long)blockIdx.x * blockDim.x '
+                 f'+ threadIdx.x;\n  if (i < n) raw_kernel::{kernel.name}'
+                 f'(rows + i * {size}, {size}, out + i);\n}}\n')
+        result = numpy.empty(n, numpy.float64)
+        rows = rows.astype(numpy.float64)
+        headers = False
+    elif kind == "raw1d":
+        code = "namespace raw_kernel {\n%s\n}\n" % kernel.code.replace("__global__", "__device__")
+        code += (f'extern "C" __global__ void {name}(const double* rows, double* out, '
+                 f'long long n) {{\n  long long i = (long long)blockIdx.x * blockDim.x '
+                 f'+ threadIdx.x;\n  if (i < n) raw_kernel::{kernel.name}'
+                 f'(rows + i * {in_length}, {in_length}, out + i * {length}, {length});\n}}\n')
+        result = numpy.empty((n, length), numpy.float64)
+        rows = rows.astype(numpy.float64)
+        headers = False
+    else:
+        in_ctype = _common.get_typename(rows.dtype)
+        out_param = kernel.out_params[0]
+        if out_param.dtype is not None:
+            result_dtype = numpy.dtype(out_param.dtype)
+        elif out_param.ctype == kernel.in_params[0].ctype:
+            result_dtype = rows.dtype
+        else:
+            result_dtype = numpy.dtype(out_dtype)
+        out_ctype = _common.get_typename(result_dtype)
+        code = _reduction_kernel_code(kernel, size, out_dtype, rows.dtype)
+        code += (f'extern "C" __global__ void {name}(const {in_ctype}* rows, {out_ctype}* out,'
+                 f' long long n) {{\n  long long i = (long long)blockIdx.x * blockDim.x + '
+                 f'threadIdx.x;\n  if (i >= n) return;\n  {in_ctype} values[{size}];\n'
+                 f'  for (int k = 0; k < {size}; ++k) values[k] = rows[i * {size} + k];\n'
+                 f'  CArray<{in_ctype}, 1, true, true> sub_in(values, {{{size}}});\n'
+                 f'  {out_ctype} val_out;\n'
+                 f'  CArray<{out_ctype}, 1, true, true> sub_out(&val_out, {{1}});\n'
+                 f'  reduction_kernel::{kernel.name}(sub_in, sub_out);\n'
+                 f'  out[i] = val_out;\n}}\n')
+        result = numpy.empty(n, result_dtype)
+        headers = True
+    options = tuple(getattr(kernel, "options", ()))
+    k = RawKernel(code, name, options)
+    k._module = _ModuleSource(code, options, [name], cupy_headers=headers, name=name)
+    if n:
+        threads = 128
+        k(((n + threads - 1) // threads,), (threads,),
+          (numpy.ascontiguousarray(rows), result, numpy.int64(n)))
+    return result
+
+
+def _reduction_kernel_code(rk: Any, filter_size: int, out_dtype: Any, in_dtype: Any) -> str:
+    """CuPy's ``_filters_generic._reduction_kernel_code``: the reduction of one
+    neighbourhood, as a device function."""
+    from gpushare_server.kernels import _common
+    types: dict[str, str] = {}
+
+    def type_info(param: Any, dtype: Any) -> str:
+        if param.dtype is not None:
+            return param.ctype
+        ctype = _common.get_typename(numpy.dtype(dtype))
+        types.setdefault(param.ctype, ctype)
+        return ctype
+    in_param, out_param = rk.in_params[0], rk.out_params[0]
+    in_ctype = type_info(in_param, in_dtype)
+    out_ctype = type_info(out_param, out_dtype)
+    type_preamble = "\n".join(f"typedef {typ} {name};" for name, typ in types.items())
+    in_const = "const" if in_param.is_const else ""
+    identity = "" if rk.identity is None else rk.identity
+    return f"""namespace reduction_kernel {{
+{type_preamble}
+{rk.preamble}
+__device__
+void {rk.name}({in_const} CArray<{in_ctype}, 1, true, true>& _raw_{in_param.name},
+            CArray<{out_ctype}, 1, true, true>& _raw_{out_param.name}) {{
+    CIndexer<1> _in_ind({{{filter_size}}});
+    CIndexer<0> _out_ind;
+    #define REDUCE(a, b) ({rk.reduce_expr})
+    #define POST_MAP(a) ({rk.post_map_expr})
+    typedef {rk.reduce_type} _type_reduce;
+    _type_reduce _s = _type_reduce({identity});
+    for (int _j = 0; _j < {filter_size}; ++_j) {{
+        _in_ind.set(_j);
+        {in_const} {in_ctype}& {in_param.name} = _raw_{in_param.name}[_j];
+        _type_reduce _a = static_cast<_type_reduce>({rk.map_expr});
+        _s = REDUCE(_s, _a);
+    }}
+    _out_ind.set(0);
+    {out_ctype} &{out_param.name} = _raw_{out_param.name}[0];
+    POST_MAP(_s);
+    #undef REDUCE
+    #undef POST_MAP
+}}
+}}
+"""
+
+
+def generic_filter(input: Any, function: Any, size: Any = None, footprint: Any = None,
+                   output: Any = None, mode: str = "reflect", cval: float = 0.0,
+                   origin: Any = 0, *, axes: Any = None) -> Any:
+    """See Also: cupyx.scipy.ndimage.generic_filter (a ``RawKernel`` or a
+    ``ReductionKernel``, called on each neighbourhood)."""
+    _require_device(input, "input")
+    axes = _check_axes(axes, input.ndim)
+    num_axes = len(axes)
+    if footprint is None:
+        if size is None:
+            raise RuntimeError("no footprint or filter size provided")
+        footprint = numpy.ones(_fix_sequence_arg(size, num_axes, "size", int), bool)
+    else:
+        if size is not None:
+            warnings.warn("ignoring size because footprint is set", UserWarning,
+                          stacklevel=2)
+        footprint = numpy.array(footprint, bool, order="C")
+        if not footprint.any():
+            raise ValueError("all-zero footprint is not supported")
+    filter_size = int(footprint.sum())
+    modes = _fix_sequence_arg(mode, num_axes, "origin", str)
+    for m in modes:
+        _check_mode(m)
+    origins = _fix_sequence_arg(origin, num_axes, "origin", int)
+    if num_axes < input.ndim:
+        if footprint.ndim != num_axes:
+            raise RuntimeError(f"footprint.ndim ({footprint.ndim}) must match len(axes) "
+                               f"({num_axes})")
+        footprint = numpy.expand_dims(
+            footprint, tuple(ax for ax in range(input.ndim) if ax not in axes))
+        full_origins, full_modes = [0] * input.ndim, ["constant"] * input.ndim
+        for o, m, ax in zip(origins, modes, axes):
+            full_origins[ax], full_modes[ax] = o, m
+        origins, modes = full_origins, full_modes
+    weight_dims = [x for x in footprint.shape if x != 0]
+    if len(weight_dims) != input.ndim:
+        raise RuntimeError("footprint array has incorrect shape")
+    for o, width in zip(origins, weight_dims):
+        _check_origin(o, width)
+    kind, sub = _sub_kernel(function)
+    if footprint.size == 0:
+        return numpy.zeros_like(input)
+    output = _get_output(output, input)
+    offsets = tuple(w // 2 + o for w, o in zip(footprint.shape, origins))
+    rows = _neighbourhoods(input, footprint, modes, offsets, float(cval))
+    flat = rows.reshape(-1, filter_size)
+    values = _run_rows(kind, sub, flat, output.dtype)
+    numpy.copyto(output, _cast(values, output.dtype).reshape(input.shape))
+    return output
+
+
+def generic_filter1d(input: Any, function: Any, filter_size: int, axis: int = -1,
+                     output: Any = None, mode: str = "reflect", cval: float = 0.0,
+                     origin: int = 0) -> Any:
+    """See Also: cupyx.scipy.ndimage.generic_filter1d (a ``RawKernel`` called on each
+    line, extended by ``filter_size - 1`` values)."""
+    from gpushare_server.kernels import RawKernel
+    _require_device(input, "input")
+    if input.dtype.kind == "c":
+        raise TypeError("Complex type not supported")
+    if not isinstance(function, RawKernel):
+        raise TypeError("bad function type")
+    if filter_size < 1:
+        raise RuntimeError("invalid filter size")
+    axis = numpy.lib.array_utils.normalize_axis_index(axis, input.ndim)
+    origin = _check_origin(origin, filter_size)
+    _check_mode(mode)
+    output = _get_output(output, input)
+    length = input.shape[axis]
+    start = filter_size // 2 + origin
+    lines = numpy.moveaxis(input, axis, -1).astype(numpy.float64).reshape(-1, length)
+    widths = [(0, 0), (start, filter_size - 1 - start)]
+    pmode = _PAD_MODES[mode]
+    if pmode == "constant":
+        lines = numpy.pad(lines, widths, mode="constant", constant_values=float(cval))
+    elif length == 1:
+        lines = numpy.pad(lines, widths, mode="edge")
+    else:
+        lines = numpy.pad(lines, widths, mode=pmode)
+    values = _run_rows("raw1d", function, lines, output.dtype,
+                       in_length=length + filter_size - 1, length=length)
+    shaped = numpy.moveaxis(input, axis, -1).shape
+    numpy.copyto(numpy.moveaxis(output, axis, -1),
+                 _cast(values, output.dtype).reshape(shaped))
+    return output
+
+
+# --- generic_laplace/generic_gradient_magnitude take Python functions: the client runs
+# them (gpushare/cupyx/scipy/_ndimage.py)
+
+OVERRIDES: dict[str, Callable[..., Any]] = {
+    "label": label,
+    "value_indices": value_indices,
+    "distance_transform_edt": distance_transform_edt,
+    "generic_filter": generic_filter,
+    "generic_filter1d": generic_filter1d,
+    **{name: _measurement(name) for name in ("sum", "sum_labels", "mean", "variance",
+                                               "standard_deviation")},
+    **{name: _box_structure(name) for name in ("binary_erosion", "binary_dilation",
+                                               "binary_opening", "binary_closing")},
+}
