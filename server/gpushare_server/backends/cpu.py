@@ -414,6 +414,7 @@ from .cpu_indexing import getitem as _getitem, setitem as _setitem  # noqa: E402
 from .cpu_kernels import KERNEL_OVERRIDES, KERNEL_REMOTE_TYPES  # noqa: E402
 from .cpu_random import RANDOM_OVERRIDES, RANDOM_REMOTE_TYPES  # noqa: E402
 from . import cpu_ndimage, cpu_routines  # noqa: E402
+from .cpu_fft import FFT_OVERRIDES, PLAN_MEMBERS  # noqa: E402
 from .cpu_signal import SIGNAL_OVERRIDES  # noqa: E402
 from . import cpu_sparse  # noqa: E402
 from .cpu_routines import ROUTINE_ATTRIBUTES, ROUTINE_METHODS, ROUTINE_OVERRIDES  # noqa: E402
@@ -440,6 +441,7 @@ def _checked(fn: Callable[..., Any]) -> Callable[..., Any]:
 OVERRIDES.update({name: _checked(fn) for name, fn in ROUTINE_OVERRIDES.items()})
 OVERRIDES.update({name: _wrap_host_ok(fn) for name, fn in SIGNAL_OVERRIDES.items()})
 OVERRIDES.update(INDEXING_OVERRIDES)
+OVERRIDES.update({name: _wrap(fn) for name, fn in FFT_OVERRIDES.items()})
 OVERRIDES.update({name: _wrap(fn) for name, fn in cpu_sparse.SPARSE_OVERRIDES.items()})
 #: ndarray methods and attributes whose CuPy semantics differ from NumPy's
 METHODS: dict[str, Callable[..., Any]] = {**ROUTINE_METHODS, **INDEXING_METHODS}
@@ -448,6 +450,7 @@ OVERRIDES.update(KERNEL_OVERRIDES)
 OVERRIDES.update(RANDOM_OVERRIDES)
 REMOTE_TYPES.update(KERNEL_REMOTE_TYPES)
 REMOTE_TYPES.update(RANDOM_REMOTE_TYPES)
+REMOTE_TYPES.update({"Plan1d": PLAN_MEMBERS, "PlanNd": PLAN_MEMBERS})  # cuFFT plans
 REMOTE_TYPES.update(served_members())  # SciPy's interpolators answer as CuPy's
 
 

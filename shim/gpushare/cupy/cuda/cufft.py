@@ -1,17 +1,50 @@
-"""``cupy.cuda.cufft``: cuFFT plans live on the server; no plan is ever current here."""
+"""``cupy.cuda.cufft``: cuFFT plans live on the server. ``get_fft_plan``
+(``cupyx.scipy.fft``, ``cupyx.scipy.fftpack``) makes one there; its proxy here is a
+context manager (``with plan:``), as CuPy's, and the plan it enters is what
+``get_current_plan`` answers. The classes cannot be constructed here directly."""
 from __future__ import annotations
 
+import contextvars
 from typing import Any
 
+from .._objects import RemoteObjectProxy, register
 
-def get_current_plan() -> None:
-    return None
+_current: contextvars.ContextVar = contextvars.ContextVar("cupy.cuda.cufft.current_plan",
+                                                          default=None)
 
 
-class Plan1d:
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise NotImplementedError("gpushare: explicit cuFFT plans are not supported")
+def get_current_plan() -> Any:
+    """The plan of the innermost ``with plan:`` block, or None."""
+    return _current.get()
+
+
+class Plan1d(RemoteObjectProxy):
+    """A cuFFT plan on the server (made by ``get_fft_plan``).
+
+    See Also
+    --------
+    cupy.cuda.cufft.Plan1d
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("gpushare: make cuFFT plans with "
+                                  "cupyx.scipy.fft.get_fft_plan")
+
+    def __enter__(self) -> Any:
+        _current.set(self)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _current.set(None)
 
 
 class PlanNd(Plan1d):
-    pass
+    """See Also: cupy.cuda.cufft.PlanNd"""
+
+    __slots__ = ()
+
+
+register("Plan1d")(Plan1d)
+register("PlanNd")(PlanNd)

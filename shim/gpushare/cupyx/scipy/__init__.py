@@ -21,7 +21,7 @@ import numpy
 from ... import client, errors
 from ...cupy import _export_table, _objects, _unsupported
 from ...namespace import SERVED_CLASSES, SERVED_CLASSMETHODS, SERVED_MODULES, module_names
-from . import _eigen, _fft_backend, _iterative, _ndimage, _operators, _sparse
+from . import _eigen, _fft, _iterative, _ndimage, _operators, _sparse
 
 #: as CuPy's: whether this machine has SciPy (CuPy's tests compare against it); looked
 #: up, not imported (the client stays light)
@@ -132,7 +132,7 @@ def _make(name: str) -> types.ModuleType:
     elif name == "ndimage":  # the filters that call Python functions run here
         _ndimage.install(mod)
     elif name == "fft":  # a backend of scipy.fft, as CuPy's
-        _fft_backend.install(mod)
+        _fft.install(mod)
     elif name == "signal":  # a warning, raised by the server's filter design functions
         mod.BadCoefficients = errors.BadCoefficients
     parent, _, child = name.rpartition(".")

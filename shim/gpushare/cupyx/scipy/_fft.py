@@ -1,10 +1,17 @@
-"""``cupyx.scipy.fft`` as a backend of ``scipy.fft`` (uarray's protocol), as CuPy's is:
-``with scipy.fft.set_backend(cupyx.scipy.fft): scipy.fft.fft(x)`` runs gpushare's ``fft``
-on the server for a device array ``x`` (and copies a host array there first, when SciPy
-asks to coerce). SciPy calls these three names; the client imports nothing of SciPy.
+"""``cupyx.scipy.fft``'s client side.
+
+- The module is a backend of ``scipy.fft`` (uarray's protocol), as CuPy's is:
+  ``with scipy.fft.set_backend(cupyx.scipy.fft): scipy.fft.fft(x)`` runs gpushare's
+  ``fft`` on the server for a device array ``x`` (and copies a host array there first,
+  when SciPy asks to coerce). SciPy calls the three ``__ua_*__`` names; the client
+  imports nothing of SciPy.
+- ``next_fast_len`` is CuPy's (cuFFT's fast sizes: 2, 3, 5 and 7; SciPy's has 11 too),
+  computed here: it needs no device.
 """
 from __future__ import annotations
 
+import functools
+import math
 import types
 from typing import Any
 
@@ -18,8 +25,33 @@ IMPLEMENTED = frozenset((
     "dct", "dst", "idct", "idst", "dctn", "idctn", "dstn", "idstn"))
 
 
+@functools.lru_cache(maxsize=None)
+def _next_fast_len_impl(n: int, primes: tuple) -> Any:
+    if len(primes) == 0:
+        return math.inf
+    if n == 1:
+        return 1
+    p = primes[0]
+    return min(_next_fast_len_impl((n + p - 1) // p, primes) * p,
+               _next_fast_len_impl(n, primes[1:]))
+
+
+def next_fast_len(target: int, real: bool = False) -> int:
+    """The smallest size of at least ``target`` that cuFFT transforms fast (its prime
+    factors are 2, 3, 5 and 7). ``real`` is for SciPy's interface and changes nothing.
+
+    See Also
+    --------
+    cupyx.scipy.fft.next_fast_len
+    """
+    if target == 0:
+        return 0
+    return _next_fast_len_impl(target, (2, 3, 5, 7))
+
+
 def install(mod: types.ModuleType) -> None:
-    """Give ``mod`` (gpushare's ``cupyx.scipy.fft``) uarray's three names."""
+    """Give ``mod`` (gpushare's ``cupyx.scipy.fft``) uarray's three names and
+    ``next_fast_len``."""
     def __ua_convert__(dispatchables: Any, coerce: bool) -> Any:
         from ... import cupy
         if coerce:
@@ -45,3 +77,5 @@ def install(mod: types.ModuleType) -> None:
     mod.__ua_domain__ = "numpy.scipy.fft"
     mod.__ua_convert__ = __ua_convert__
     mod.__ua_function__ = __ua_function__
+    next_fast_len.__module__ = "cupyx.scipy.fft"
+    mod.next_fast_len = next_fast_len
