@@ -14,7 +14,8 @@ import collections
 import os
 import sys
 import threading
-import time
+# (bound once: a program that mocks time's clocks leaves the transport alone)
+from time import monotonic as _monotonic
 import weakref
 from typing import Any, Callable
 
@@ -599,7 +600,7 @@ class Session:
         the worker has acknowledged our messages up to number ``delivered`` (whatever
         happens, short of losing the session); then raise what is pending."""
         self._flush_locked(drain=False)
-        last_heard = last_sync = time.monotonic()
+        last_heard = last_sync = _monotonic()
         pinged = False
         quick = self._data
         out = self._out
@@ -613,7 +614,7 @@ class Session:
                     if SPIN_S > 0:
                         spin(quick, SPIN_S)
                     self._on_reply(quick.recv_multipart(copy=False))
-                    last_heard = time.monotonic()
+                    last_heard = _monotonic()
                     pinged = False
                     continue
                 except zmq.Again:
@@ -622,10 +623,10 @@ class Session:
             if ready:
                 for sock in ready:
                     self._on_reply(sock.recv_multipart(copy=False))
-                last_heard = time.monotonic()
+                last_heard = _monotonic()
                 pinged = False
                 continue
-            now = time.monotonic()
+            now = _monotonic()
             silent = now - last_heard
             if self._monitor is None and silent >= 2.0 and now - last_sync >= 3.0:
                 last_sync = now  # no connection events to go by: ask now and then
@@ -805,22 +806,22 @@ class Session:
         if desc.get("lane"):  # on the bulk lane
             return self._lane_download(total, out, flat)
         data_sock = self._data_sock
-        last_heard = pinged = time.monotonic()
+        last_heard = pinged = _monotonic()
         while received < total:
             ready = self._poll(1000)
-            if time.monotonic() - pinged > self._ping_s:
+            if _monotonic() - pinged > self._ping_s:
                 # a long copy: the broker hears from us meanwhile (the worker, busy
                 # sending, cannot tell it we are here), so the session does not expire
-                pinged = time.monotonic()
+                pinged = _monotonic()
                 self._ping()
             if not ready:
-                if time.monotonic() - last_heard > self.timeout:
+                if _monotonic() - last_heard > self.timeout:
                     self._lost = errors.ServerUnavailableError(
                         f"gpushare: the server at {self.address} stopped in the middle of "
                         "a copy")
                     raise self._lost
                 continue
-            last_heard = time.monotonic()
+            last_heard = _monotonic()
             sock = data_sock if data_sock in ready else ready[0]
             frames = self._take(sock.recv_multipart(copy=False))
             if frames is None:
@@ -970,10 +971,10 @@ class Session:
         from . import shm
         words = ring.words
         check = self._watch()
-        progress = [time.monotonic()]  # since when the worker is on this copy
+        progress = [_monotonic()]  # since when the worker is on this copy
 
         def idle(waited: float) -> None:
-            now = time.monotonic()
+            now = _monotonic()
             begun = xfer is None or words[shm.XFER] == xfer
             check(silence_counts=not begun)
             if not begun:
@@ -998,10 +999,10 @@ class Session:
         been heard for ``timeout`` seconds, as any wait (after a while it pings: the
         broker answers while the worker is busy)."""
         # when we last heard anything, whether we pinged since, when we last resynced
-        heard = [time.monotonic(), False, time.monotonic()]
+        heard = [_monotonic(), False, _monotonic()]
 
         def check(silence_counts: bool = True) -> None:
-            now = time.monotonic()
+            now = _monotonic()
             for sock in self._poll(0):
                 self._on_reply(sock.recv_multipart(copy=False))
                 heard[:2] = [now, False]

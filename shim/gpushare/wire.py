@@ -3,7 +3,8 @@ socket loops)."""
 from __future__ import annotations
 
 import os
-import time
+# (bound once: a program that mocks time's clocks leaves the transport alone)
+from time import perf_counter as _perf_counter
 from typing import Any
 
 import zmq
@@ -58,8 +59,8 @@ def spin(sock: Any, seconds: float) -> bool:
     the thread's sleep and wake-up (tens of microseconds, more on a virtual machine).
     Each turn yields the core (``sched_yield``): a thread that has work to do, such
     as ZeroMQ's I/O thread bringing that very message, runs first."""
-    end = time.perf_counter() + seconds
-    events, now, give_way = sock.getsockopt, time.perf_counter, _yield
+    end = _perf_counter() + seconds
+    events, now, give_way = sock.getsockopt, _perf_counter, _yield
     while not events(_EVENTS) & _POLLIN:
         if now() >= end:
             return False

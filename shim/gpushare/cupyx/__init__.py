@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 import threading
 from typing import Any
@@ -78,23 +79,81 @@ def errstate(*, divide: Any = None, over: Any = None, under: Any = None, invalid
         seterr(**old_state)
 
 
+def _pinned_shape(a: Any, shape: Any) -> tuple:
+    if shape is None and a is not None:
+        return tuple(a.shape)
+    if isinstance(shape, int):
+        return (shape,)
+    return tuple(shape)
+
+
+def _pinned_buffer(shape: tuple, dtype: Any) -> Any:
+    """Page-aligned host memory for ``shape`` (``cupy.cuda.alloc_pinned_memory``): the
+    array's ``base`` is its ``PinnedMemoryPointer``, as in CuPy."""
+    from ..cupy import cuda
+    return cuda.alloc_pinned_memory(math.prod(shape) * numpy.dtype(dtype).itemsize)
+
+
 def empty_pinned(shape: Any, dtype: Any = float, order: str = "C") -> numpy.ndarray:
-    """Pinned host memory is host memory of this machine: a plain numpy array."""
-    return numpy.empty(shape, dtype, order)
+    """A new NumPy array in pinned host memory (host memory of this machine).
 
-
-def zeros_pinned(shape: Any, dtype: Any = float, order: str = "C") -> numpy.ndarray:
-    return numpy.zeros(shape, dtype, order)
+    See Also
+    --------
+    cupyx.empty_pinned
+    """
+    shape = _pinned_shape(None, shape)
+    return numpy.ndarray(shape, dtype=dtype, buffer=_pinned_buffer(shape, dtype), order=order)
 
 
 def empty_like_pinned(a: Any, dtype: Any = None, order: str = "K", subok: Any = None,
                       shape: Any = None) -> numpy.ndarray:
-    return numpy.empty_like(a, dtype, order, subok=True, shape=shape)
+    """A new NumPy array in pinned host memory, with ``a``'s shape and layout.
+
+    See Also
+    --------
+    cupyx.empty_like_pinned
+    """
+    if subok is not None:
+        raise TypeError("subok is not supported yet")
+    if dtype is None:
+        dtype = a.dtype
+    shape = _pinned_shape(a, shape)
+    order = order.upper()
+    if order not in ("C", "F", "K", "A"):
+        raise ValueError(f"order not understood: {order}")
+    strides = None
+    c_contiguous, f_contiguous = a.flags.c_contiguous, a.flags.f_contiguous
+    if order == "K" and len(shape) != a.ndim:
+        order = "C"
+    elif order == "A":
+        order = "F" if f_contiguous and not c_contiguous else "C"
+    elif order == "K" and c_contiguous:
+        order = "C"
+    elif order == "K" and f_contiguous:
+        order = "F"
+    elif order == "K":  # CuPy's _get_strides_for_order_K: a's axes by stride, packed
+        stride, strides_list = numpy.dtype(dtype).itemsize, [0] * a.ndim
+        for _, i in sorted((abs(st), -i) for i, st in enumerate(a.strides)):
+            strides_list[-i] = stride
+            stride *= shape[-i]
+        strides, order = tuple(strides_list), "C"
+    return numpy.ndarray(shape, dtype=dtype, buffer=_pinned_buffer(shape, dtype),
+                         strides=strides, order=order)
+
+
+def zeros_pinned(shape: Any, dtype: Any = float, order: str = "C") -> numpy.ndarray:
+    """See Also: cupyx.zeros_pinned"""
+    out = empty_pinned(shape, dtype, order)
+    numpy.copyto(out, 0, casting="unsafe")
+    return out
 
 
 def zeros_like_pinned(a: Any, dtype: Any = None, order: str = "K", subok: Any = None,
                       shape: Any = None) -> numpy.ndarray:
-    return numpy.zeros_like(a, dtype, order, subok=True, shape=shape)
+    """See Also: cupyx.zeros_like_pinned"""
+    out = empty_like_pinned(a, dtype, order, subok, shape)
+    numpy.copyto(out, 0, casting="unsafe")
+    return out
 
 
 class DeviceSynchronized(RuntimeError):
@@ -123,17 +182,45 @@ def allow_synchronize(allow: bool) -> Any:
     yield
 
 
-def get_runtime_info(full: bool = True) -> str:
-    """A description of the gpushare session and its server.
+class _RuntimeInfo:
+    """What ``cupyx.get_runtime_info`` reports: CuPy's version (the one gpushare
+    mirrors), and the gpushare session, server and backend serving this program."""
+
+    def __init__(self, full: bool = True) -> None:
+        from .. import __version__, client
+        from ..cupy import __version__ as cupy_version, cuda
+        s = client.get_session()
+        self.cupy_version = cupy_version
+        self.gpushare_version = __version__
+        self.server, self.backend, self.session = s.address, s.backend, s.session_id
+        self.cuda_runtime_version = self.cuda_driver_version = None
+        if full:
+            try:
+                self.cuda_runtime_version = cuda.runtime.runtimeGetVersion()
+                self.cuda_driver_version = cuda.runtime.driverGetVersion()
+            except Exception as exc:  # noqa: BLE001 (reported, as CuPy does)
+                self.cuda_runtime_version = f"{type(exc).__name__}: {exc}"
+
+    def __str__(self) -> str:
+        rows = [("OS", sys.platform), ("Python Version", sys.version.split()[0]),
+                ("CuPy Version", self.cupy_version),
+                ("gpushare Version", self.gpushare_version),
+                ("gpushare Server", self.server), ("gpushare Backend", self.backend),
+                ("gpushare Session", self.session),
+                ("CUDA Runtime Version (server)", self.cuda_runtime_version),
+                ("CUDA Driver Version (server)", self.cuda_driver_version)]
+        return "".join(f"{k:<32}: {v}\n" for k, v in rows)
+
+
+def get_runtime_info(*, full: bool = True) -> _RuntimeInfo:
+    """The runtime information: CuPy's version, and the gpushare session and server
+    this program runs on (``str()`` of it is a table, as CuPy's).
 
     See Also
     --------
     cupyx.get_runtime_info
     """
-    from .. import client
-    s = client.get_session()
-    return (f"gpushare session {s.session_id}\nServer: {s.address}\n"
-            f"Backend: {s.backend}\n")
+    return _RuntimeInfo(full=full)
 
 
 from ..cupy import _unsupported  # noqa: E402

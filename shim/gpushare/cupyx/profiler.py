@@ -71,34 +71,63 @@ def benchmark(func: Any, args: tuple = (), kwargs: dict = {},  # noqa: B006
               n_repeat: int = 10000, *,
               name: Any = None, n_warmup: int = 10, max_duration: float = math.inf,
               devices: Any = None) -> _PerfCaseResult:
-    """Time ``func(*args, **kwargs)``: CPU time to return, and time until the server
-    has finished its work.
+    """Time ``func(*args, **kwargs)``: the CPU time to return (here, on the client), and
+    the GPU time between two events recorded on the server before and after it (CuPy's
+    ``_repeat``: ``cupy.cuda.get_elapsed_time`` of the two).
 
     See Also
     --------
     cupyx.profiler.benchmark
     """
+    import numbers
     from gpushare.cupy import cuda
     if name is None:
         name = func.__name__
-    devices = (0,) if devices is None else tuple(devices)
-    dev = cuda.Device(0)
+    if devices is None:
+        devices = (0,)
+    if not callable(func):
+        raise ValueError("`func` should be a callable object.")
+    if not isinstance(args, tuple):
+        raise ValueError("`args` should be of tuple type.")
+    if not isinstance(kwargs, dict):
+        raise ValueError("`kwargs` should be of dict type.")
+    if not isinstance(n_repeat, int):
+        raise ValueError("`n_repeat` should be an integer.")
+    if not isinstance(name, str):
+        raise ValueError("`name` should be a string.")
+    if not isinstance(n_warmup, int):
+        raise ValueError("`n_warmup` should be an integer.")
+    if not isinstance(max_duration, numbers.Real):
+        raise ValueError("`max_duration` should be given in seconds")
+    if not isinstance(devices, tuple):
+        raise ValueError("`devices` should be of tuple type")
+    starts = [cuda.Event() for _ in devices]
+    ends = [cuda.Event() for _ in devices]
     for _ in range(n_warmup):
         func(*args, **kwargs)
-    dev.synchronize()
-    cpu, gpu = [], []
-    start_all = _time.perf_counter()
+    for event in starts:
+        event.record()
+        event.synchronize()
+    cpu_times: list = []
+    gpu_times: list = [[] for _ in devices]
+    duration = 0.0
     for _ in range(n_repeat):
-        t0 = _time.perf_counter()
-        func(*args, **kwargs)
+        for event in starts:
+            event.record()
         t1 = _time.perf_counter()
-        dev.synchronize()
+        func(*args, **kwargs)
         t2 = _time.perf_counter()
-        cpu.append(t1 - t0)
-        gpu.append(t2 - t0)
-        if t2 - start_all >= max_duration:
+        cpu_times.append(t2 - t1)
+        for event in ends:
+            event.record()
+        for event in ends:
+            event.synchronize()
+        for i, (ev1, ev2) in enumerate(zip(starts, ends)):
+            gpu_times[i].append(cuda.get_elapsed_time(ev1, ev2) * 1e-3)
+        duration += _time.perf_counter() - t1
+        if duration > max_duration:
             break
-    ts = numpy.asarray([cpu] + [gpu] * len(devices), dtype=numpy.float64)
+    ts = numpy.asarray([cpu_times] + gpu_times, dtype=numpy.float64)
     return _PerfCaseResult(name, ts, devices)
 
 
