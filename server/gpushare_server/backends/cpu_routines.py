@@ -289,6 +289,82 @@ inv.__doc__ = "See Also: cupy.linalg.inv"
 cholesky = _singular_ignored(numpy.linalg.cholesky, "not positive definite")
 
 
+def _stacked_square(a: numpy.ndarray) -> None:
+    if a.ndim < 2:
+        raise numpy.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must be "
+                                       "at least two-dimensional")
+    if a.shape[-1] != a.shape[-2]:
+        raise numpy.linalg.LinAlgError("Last 2 dimensions of the array must be square")
+
+
+def _potrf_failed(name: str) -> numpy.linalg.LinAlgError:
+    return numpy.linalg.LinAlgError(
+        f"Error reported by {name} in cuSOLVER. devInfo = 1. Please refer to the cuSOLVER "
+        "documentation.")
+
+
+def invh(a: Any) -> numpy.ndarray:
+    """See Also: cupyx.linalg.invh (``lapack.posv`` against an identity: a matrix that is
+    not positive definite is LinAlgError under ``linalg='raise'``, NaN otherwise)."""
+    _require_array(a)
+    if a.ndim != 2:
+        raise numpy.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must be "
+                                       "two-dimensional")
+    _stacked_square(a)
+    try:
+        numpy.linalg.cholesky(a)
+    except numpy.linalg.LinAlgError:
+        if _LINALG_MODE["linalg"] == "raise":
+            raise _potrf_failed("potrf") from None
+        return numpy.full(a.shape, numpy.nan, a.dtype)
+    return numpy.linalg.inv(a)
+
+
+def cho_solve(c_and_lower: Any, b: Any, overwrite_b: bool = False,
+              check_finite: bool = True) -> numpy.ndarray:
+    """See Also: cupyx.linalg.cho_solve (only ``c``'s triangle holding the factor is
+    read; ``b`` is not overwritten here whatever ``overwrite_b`` says)."""
+    c, lower = c_and_lower
+    _require_array(c)
+    _require_array(b)
+    if check_finite:
+        n = c.shape[-1]
+        rows, cols = numpy.tril_indices(n, -1) if lower else numpy.triu_indices(n, 1)
+        if not numpy.isfinite(c[..., rows, cols]).all() or not numpy.isfinite(b).all():
+            raise ValueError("Input array contains NaN or infinity.")
+    factor = numpy.tril(c) if lower else numpy.swapaxes(numpy.triu(c), -1, -2).conj()
+    dtype = numpy.result_type(c.dtype, b.dtype)
+    vector = b.ndim == c.ndim - 1
+    rhs = b[..., None] if vector else b
+    y = numpy.linalg.solve(factor, rhs)
+    x = numpy.linalg.solve(numpy.swapaxes(factor, -1, -2).conj(), y)
+    x = (x[..., 0] if vector else x).astype(dtype, copy=False)
+    return numpy.asfortranarray(x) if c.ndim == 2 and x.ndim == 2 else x
+
+
+def lschol(A: Any, b: Any) -> numpy.ndarray:
+    """See Also: cupyx.linalg.sparse.lschol (float64, as SciPy's solvers answer)."""
+    import scipy.sparse
+    import scipy.sparse.linalg
+
+    from . import cpu_sparse
+    if not (scipy.sparse.issparse(A) and A.format == "csr"):
+        if isinstance(A, HostArray):
+            raise _unsupported(A.array)
+        A = cpu_sparse.csr_matrix(A)
+    _stacked_square(A)
+    _require_array(b)
+    if not isinstance(b, numpy.ndarray):
+        raise TypeError(f"Unsupported type {type(b)}")
+    m = A.shape[0]
+    if b.ndim != 1 or len(b) != m:
+        raise ValueError("b must be 1-d array whose size is same as A")
+    dtype = A.dtype if A.dtype.char in "fd" else numpy.promote_types(A.dtype, "f")
+    x = scipy.sparse.linalg.spsolve(scipy.sparse.csr_matrix(A, dtype=dtype),
+                                    b.astype(dtype, copy=False))
+    return numpy.asarray(x).astype(numpy.float64)
+
+
 def _float16_via_float32(fn: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's ``eigh``/``eigvalsh`` accept float16, computing in float32."""
     @functools.wraps(fn)
@@ -820,6 +896,9 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.linalg.solve": solve,
     "cupy.linalg.inv": inv,
     "cupy.linalg.cholesky": cholesky,
+    "cupyx.linalg.invh": invh,
+    "cupyx.linalg.cho_solve": cho_solve,
+    "cupyx.linalg.sparse.lschol": lschol,
     "cupyx.seterr": seterr,
     "cupyx.geterr": geterr,
     "cupy.linalg.eigh": _float16_via_float32(numpy.linalg.eigh),

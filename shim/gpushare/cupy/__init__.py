@@ -341,8 +341,11 @@ def _order_ok(a: ndarray, order: Any) -> bool:
     return True
 
 
-def asarray(a: Any, dtype: Any = None, order: Any = None, *, blocking: bool = False) -> ndarray:
-    """See Also: cupy.asarray"""
+def asarray(a: Any, dtype: Any = None, order: Any = None, *, copy: Any = None,
+            blocking: bool = False) -> ndarray:
+    """See Also: cupy.asarray (``copy``: NumPy 2's, as ``cupy.array``'s)"""
+    if copy is not None:
+        return array(a, dtype=dtype, copy=copy, order=order or "K")
     a = _array_like(a)
     if isinstance(a, ndarray):
         if (dtype is None or numpy.dtype(dtype) == a.dtype) and _order_ok(a, order):
@@ -354,9 +357,10 @@ def asarray(a: Any, dtype: Any = None, order: Any = None, *, blocking: bool = Fa
     return _upload(host, order or "K")
 
 
-def asanyarray(a: Any, dtype: Any = None, order: Any = None, *, blocking: bool = False) -> ndarray:
+def asanyarray(a: Any, dtype: Any = None, order: Any = None, *, copy: Any = None,
+               blocking: bool = False) -> ndarray:
     """See Also: cupy.asanyarray"""
-    return asarray(a, dtype, order)
+    return asarray(a, dtype, order, copy=copy)
 
 
 def ascontiguousarray(a: Any, dtype: Any = None) -> ndarray:

@@ -1,5 +1,4 @@
-"""``cupyx.linalg``: ``invh`` runs as ``cupy.linalg.inv`` on the server; the rest is not
-served.
+"""``cupyx.linalg``: ``invh``, ``cho_solve`` and ``sparse.lschol`` run on the server.
 
 See Also
 --------
@@ -7,17 +6,15 @@ cupyx.linalg
 """
 from __future__ import annotations
 
-from typing import Any
+import sys
+import types
 
-from ..cupy import _unsupported
+from ..cupy import _remote
 
+invh = _remote("cupyx.linalg.invh")
+cho_solve = _remote("cupyx.linalg.cho_solve")
 
-def invh(a: Any) -> Any:
-    """Inverse of a Hermitian positive-definite matrix (see cupyx.linalg.invh)."""
-    from gpushare.cupy import linalg
-    return linalg.inv(a)
-
-
-cho_solve = _unsupported.function("cupyx.linalg.cho_solve", "not served yet")
-sparse = _unsupported.module(f"{__name__}.sparse", "cupyx.linalg.sparse (not served yet)",
-                             functions=("lschol",), why="not served yet")
+sparse = types.ModuleType(f"{__name__}.sparse", "cupyx.linalg.sparse, run on the gpushare "
+                                                "server.")
+sparse.lschol = _remote("cupyx.linalg.sparse.lschol")  # type: ignore[attr-defined]
+sys.modules[sparse.__name__] = sparse
