@@ -84,8 +84,11 @@ def _export_table(module: types.ModuleType, cupy_module: str, numpy_module: Any,
                 value = numpy.rec.format_parser
             if value is not None:
                 setattr(module, name, value)
-        elif kind == "ufunc":
+        elif kind == "ufunc" and cupy_module == "cupy":
             setattr(module, name, UFUNCS.get(name) or ufunc(name, cupy_module))
+        elif kind == "ufunc":  # (cupyx.scipy.special.log1p is not cupy.log1p: its
+            # loops differ, so NumPy's namesake cannot infer its result either)
+            setattr(module, name, ufunc(name, cupy_module, numpy_ufunc=False))
         elif kind in ("function", "class"):
             setattr(module, name, _remote(f"{cupy_module}.{name}", name))
 

@@ -583,8 +583,12 @@ class ndarray(_client.RemoteHandle):
         from . import _ufunc
         mine = _ufunc.UFUNCS.get(ufunc.__name__)
         if mine is None:
-            # gufuncs such as matmul are plain functions in CuPy
+            # gufuncs such as matmul are plain functions in CuPy; SciPy's special
+            # functions are cupyx.scipy.special's (CuPy looks there second)
             fn = getattr(sys.modules[__name__.rsplit(".", 1)[0]], ufunc.__name__, None)
+            if fn is None and method == "__call__":
+                from ..cupyx.scipy import special
+                fn = getattr(special, ufunc.__name__, None)
             if method != "__call__" or fn is None or not callable(fn):
                 return NotImplemented
             mine = fn

@@ -132,6 +132,7 @@ class ufunc:
         self.__name__ = self.name = name
         self._path = f"{module}.{name}"
         self._description = self._path  # the name errors of its pipelined calls give
+        # (NumPy's namesake infers the result's layout; ``numpy_ufunc=False``: none does)
         self._np = numpy_ufunc if numpy_ufunc is not None else getattr(numpy, name, None)
         if not isinstance(self._np, numpy.ufunc):
             self._np = None

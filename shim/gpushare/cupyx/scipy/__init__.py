@@ -129,6 +129,8 @@ def _make(name: str) -> types.ModuleType:
         mod.SparseEfficiencyWarning = errors.SparseEfficiencyWarning
     elif name == "sparse.linalg":
         _client_operators(mod)
+    elif name == "special":  # CuPy's alias (imported as psi): one object
+        mod.psi = mod.digamma
     elif name == "ndimage":  # the filters that call Python functions run here
         _ndimage.install(mod)
     elif name == "fft":  # a backend of scipy.fft, as CuPy's
