@@ -3,7 +3,8 @@ differ (after CuPy 14.2's ``cupyx/scipy/ndimage``, MIT licence, ``LICENSE.cupy``
 
 - Host (NumPy) arrays are taken where CuPy takes them (``structure``, ``footprint``:
   CuPy copies them itself) and refused elsewhere, as every CuPy function refuses them.
-- ``label``: CuPy's output dtypes and checks; any input dtype (float16 too).
+- ``label``: CuPy's output dtypes and checks; any input dtype (float16 too); work too
+  big for this host's free memory is ``OutOfMemoryError``, not a killed worker.
 - The measurement functions refuse a non-device ``input``/``labels`` (``TypeError``).
 - ``binary_erosion``/``dilation``/``opening``/``closing`` take a tuple or an int as the
   shape of a box of ones (CuPy's ``_prep_structure``).
@@ -23,6 +24,7 @@ import functools
 import inspect
 import math
 import operator
+import os
 import warnings
 from typing import Any, Callable
 
@@ -180,6 +182,18 @@ def _get_output(output: Any, input: numpy.ndarray, shape: tuple | None = None) -
     return output
 
 
+def _reserve(nbytes: int) -> None:
+    """Refuse, as the device's ``OutOfMemoryError``, work whose temporaries exceed this
+    machine's free memory (the kernel would kill the worker instead)."""
+    try:
+        free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return
+    if nbytes > free:
+        raise MemoryError(f"Out of memory allocating {nbytes:,} bytes (the CPU backend's "
+                          f"host has {free:,} bytes free).")
+
+
 def _require_device(value: Any, what: str) -> None:
     if not isinstance(value, numpy.ndarray):
         raise TypeError(f"{what} must be cupy.ndarray")
@@ -206,15 +220,22 @@ def label(input: Any, structure: Any = None, output: Any = None) -> Any:
     if provided:
         if output.shape != input.shape:
             raise ValueError("output shape not correct")
-    elif output is None:
-        output = numpy.empty(input.shape, numpy.intp if need_64bits else numpy.int32)
     else:
-        output = numpy.empty(input.shape, output)
+        dtype = numpy.dtype((numpy.intp if need_64bits else numpy.int32) if output is None
+                            else output)
+        _reserve(input.size * dtype.itemsize)
+        output = numpy.empty(input.shape, dtype)
     if input.ndim == 0 or input.size == 0:
         maxlabel = (1 if input != 0 else 0) if input.ndim == 0 else 0
         output.fill(maxlabel)
         return maxlabel if provided else (output, maxlabel)
-    tmp = numpy.empty(input.shape, numpy.int64 if need_64bits else numpy.int32)
+    tmp_dtype = numpy.dtype(numpy.int64 if need_64bits else numpy.int32)
+    if output.dtype in (tmp_dtype, numpy.dtype(numpy.int64)):  # labelled in place
+        _reserve(input.size)  # the mask
+        max_label = _ndimage().label(input != 0, structure, output=output)
+        return max_label if provided else (output, max_label)
+    _reserve(input.size * (1 + tmp_dtype.itemsize))  # the mask and the labels
+    tmp = numpy.empty(input.shape, tmp_dtype)
     max_label = _ndimage().label(input != 0, structure, output=tmp)
     try:
         output.dtype.type(max_label)

@@ -16,6 +16,7 @@ from gpushare.namespace import (SERVED_CLASSES, is_public_callable, ndarray_memb
 from gpushare.protocol import HostArray
 
 from . import check_member, sparse
+from .cpu_fft import PLAN_MEMBERS
 from .cpu_kernels import KERNEL_REMOTE_TYPES
 
 #: Types a client may hold handles to, and the methods it may call on them
@@ -46,6 +47,7 @@ REMOTE_TYPES: dict[str, frozenset[str]] = {
 # kernel objects answer the same methods on both backends; so do cupyx.scipy's
 REMOTE_TYPES.update(KERNEL_REMOTE_TYPES)
 REMOTE_TYPES.update(served_members())
+REMOTE_TYPES.update({"Plan1d": PLAN_MEMBERS, "PlanNd": PLAN_MEMBERS})  # get_fft_plan's
 
 
 class CupyBackend:

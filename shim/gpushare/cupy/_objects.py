@@ -9,7 +9,8 @@ from ..protocol import RemoteObject
 #: methods that return nothing and may be pipelined
 _PIPELINED = {"Stream": {"use", "__enter__", "__exit__", "wait_event"},
               "Event": {"record"},
-              "RandomState": {"seed"}}
+              "RandomState": {"seed"},
+              "Plan1d": {"__enter__", "__exit__"}, "PlanNd": {"__enter__", "__exit__"}}
 
 
 class RemoteObjectProxy(_client.RemoteHandle):

@@ -1,7 +1,8 @@
 """``cupy.cuda.cufft``: cuFFT plans live on the server. ``get_fft_plan``
 (``cupyx.scipy.fft``, ``cupyx.scipy.fftpack``) makes one there; its proxy here is a
-context manager (``with plan:``), as CuPy's, and the plan it enters is what
-``get_current_plan`` answers. The classes cannot be constructed here directly."""
+context manager (``with plan:``, entered on the server too, in call order), as CuPy's,
+and the plan it enters is what ``get_current_plan`` answers. The classes cannot be
+constructed here directly."""
 from __future__ import annotations
 
 import contextvars
@@ -34,10 +35,12 @@ class Plan1d(RemoteObjectProxy):
 
     def __enter__(self) -> Any:
         _current.set(self)
+        self._call("__enter__")  # the server's CuPy uses it for cupy.fft's calls too
         return self
 
     def __exit__(self, *exc: Any) -> None:
         _current.set(None)
+        self._call("__exit__", None, None, None)
 
 
 class PlanNd(Plan1d):

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy
 
+from ...cupy.cuda import cufft  # noqa: F401  (its plan classes: get_fft_plan's results)
+
 #: the ``scipy.fft`` functions CuPy implements (``_implements`` in CuPy's ``_fft.py``
 #: and ``_realtransforms.py``), run by the module's function of the same name
 IMPLEMENTED = frozenset((
