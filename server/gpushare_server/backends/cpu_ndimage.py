@@ -183,13 +183,14 @@ def _get_output(output: Any, input: numpy.ndarray, shape: tuple | None = None) -
 
 
 def _reserve(nbytes: int) -> None:
-    """Refuse, as the device's ``OutOfMemoryError``, work whose temporaries exceed this
-    machine's free memory (the kernel would kill the worker instead)."""
+    """Refuse, as the device's ``OutOfMemoryError``, work whose temporaries would take
+    more than three quarters of this machine's free memory (arrays not yet written to
+    count as free: the kernel would kill the worker part way instead)."""
     try:
         free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (ValueError, OSError, AttributeError):
         return
-    if nbytes > free:
+    if nbytes > free * 3 // 4:
         raise MemoryError(f"Out of memory allocating {nbytes:,} bytes (the CPU backend's "
                           f"host has {free:,} bytes free).")
 
@@ -432,6 +433,7 @@ def _neighbourhoods(input: numpy.ndarray, footprint: numpy.ndarray, modes: list,
             padded = numpy.pad(padded, widths, mode="edge")
         else:
             padded = numpy.pad(padded, widths, mode=pmode)
+    _reserve(input.size * int(footprint.sum()) * 8)  # the rows (as doubles, at most)
     windows = numpy.lib.stride_tricks.sliding_window_view(padded, footprint.shape)
     return numpy.ascontiguousarray(windows[..., footprint])  # (..., count)
 
