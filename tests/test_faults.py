@@ -470,3 +470,37 @@ def _mutate(frames: list[bytes], edits: list, truncate: bool) -> list[bytes]:
     if truncate and out[-1]:
         del out[-1][len(out[-1]) // 2:]
     return [bytes(f) for f in out]
+
+
+def test_a_session_that_fails_to_start_leaves_no_socket_open():
+    """A handshake that goes wrong (here a reply that is no welcome) raises a clear
+    error, and the session's ZeroMQ context is ended there and then: one left with an
+    open socket would block the program later, in its term(), when collected."""
+    from gpushare import client, errors
+    from gpushare.protocol import Decoder, Encoder
+    import gc
+
+    def open_contexts() -> set:  # (not collected here: that is what could block)
+        return {id(o) for o in gc.get_objects() if isinstance(o, zmq.Context) and not o.closed}
+    before = open_contexts()
+    ctx = zmq.Context()
+    fake = ctx.socket(zmq.ROUTER)
+    fake.setsockopt(zmq.LINGER, 0)
+    port = fake.bind_to_random_port("tcp://127.0.0.1")
+
+    def answer() -> None:  # the fake server answers the hello with nonsense
+        if fake.poll(10000):
+            ident, *frames = fake.recv_multipart(copy=False)
+            assert Decoder(frames).decode()["t"] == "hello"
+            fake.send_multipart([ident, *Encoder().encode({"t": "nonsense"})])
+    t = threading.Thread(target=answer)
+    t.start()
+    try:
+        with pytest.raises(errors.RemoteProtocolError, match="unexpected handshake reply") as ei:
+            client.Session(f"tcp://127.0.0.1:{port}", timeout=10)
+        # the error's traceback holds the half-made session: its context is ended already
+        assert ei.tb is not None and open_contexts() <= before | {id(ctx)}
+    finally:
+        t.join(10)
+        fake.close(0)
+        ctx.term()

@@ -84,7 +84,7 @@ def test_kinds_match(cp):
 @pytest.mark.parametrize("path", [
     "cupy.cuda.runtime.malloc", "cupy.cuda.runtime.memcpy", "cupy.cuda.runtime.streamCreate",
     "cupy.cuda.get_cublas_handle", "cupy.cuda.runtime.hostAlloc",
-    "cupy.cuda.nvrtc.compileProgram", "cupyx.linalg.cho_solve",
+    "cupy.cuda.nvrtc.compileProgram",
 ])
 def test_unservable_functions_raise_not_implemented(cp, path):
     module, _, name = path.rpartition(".")
@@ -121,4 +121,4 @@ def test_served_stand_ins_answer(cp):
     res = __import__("gpushare.cupyx.profiler", fromlist=["benchmark"]).benchmark(
         lambda: cp.arange(3) + 1, n_repeat=3, n_warmup=1)
     assert res.cpu_times.shape == (3,) and res.gpu_times.shape == (1, 3)
-    assert (res.gpu_times[0] >= res.cpu_times).all()
+    assert (res.gpu_times >= 0).all() and numpy.isfinite(res.gpu_times).all()  # server events

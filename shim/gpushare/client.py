@@ -174,6 +174,17 @@ class Session:
         # a routing id of our own (random, never shown to anyone) keeps this session
         # recognisable to the broker when ZeroMQ reconnects a dropped connection
         self._sock.setsockopt(zmq.ROUTING_ID, os.urandom(16))
+        self._data: Any = None  # the direct socket to the session's worker, if any
+        self._monitor: Any = None  # its connection events (a reconnection resyncs)
+        try:
+            self._start(address, on_close)
+        except BaseException:
+            # a session that never started leaves no sockets behind: a Context collected
+            # later with a socket open would block the program in its term()
+            self._discard_sockets()
+            raise
+
+    def _start(self, address: str, on_close: Callable[[], None] | None) -> None:
         from .security import configure_client_socket
         configure_client_socket(self._sock, address)
         self._sock.connect(address)
@@ -202,8 +213,6 @@ class Session:
         self._poisoned: dict[int, BaseException] = {}
         self._lost: BaseException | None = None
         self._closed = False
-        self._data: Any = None  # the direct socket to the session's worker, if any
-        self._monitor: Any = None  # its connection events (a reconnection resyncs)
         self._connections = 0
         self._out = Sender()    # numbered messages to the worker, kept until acknowledged
         self._in = Receiver()   # numbered replies from the worker, taken in order
@@ -338,6 +347,24 @@ class Session:
 
     def _send(self, frames: list) -> None:
         send_frames(self._sock, frames)
+
+    def _discard_sockets(self) -> None:
+        """Close every socket at once and end the context (a session that failed to
+        start; ``_handshake`` may have done it already)."""
+        if self._ctx.closed:
+            return
+        for sock in (self._data, self._sock):
+            try:
+                sock is None or sock.disable_monitor()
+            except zmq.ZMQError:
+                pass
+        for sock in (self._monitor, self._data, self._sock):
+            if sock is not None:
+                try:
+                    sock.close(linger=0)
+                except zmq.ZMQError:
+                    pass
+        self._ctx.term()
 
     def close(self) -> None:
         """End the session: the server frees every array of it."""

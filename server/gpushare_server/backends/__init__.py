@@ -14,6 +14,17 @@ import sys
 from typing import Any, Callable, Protocol
 
 
+def scipy_module(name: str, cupy_module: str) -> Any:
+    """The SciPy module ``name`` answering ``cupy_module`` on the CPU backend; a server
+    without SciPy says so, as ``NotImplementedError``, at the module's first call."""
+    import importlib
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        raise NotImplementedError(
+            f"{cupy_module} needs {name.split('.')[0]} on the CPU backend's server") from None
+
+
 class Backend(Protocol):
     """The small interface a session worker drives."""
 

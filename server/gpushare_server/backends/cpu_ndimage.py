@@ -10,7 +10,8 @@ differ (after CuPy 14.2's ``cupyx/scipy/ndimage``, MIT licence, ``LICENSE.cupy``
   shape of a box of ones (CuPy's ``_prep_structure``).
 - ``distance_transform_edt``: CuPy's keywords (``block_params``, ``float64_distances``),
   its checks and its index dtypes (int16 in 2-D up to 32768 per axis, else int32).
-- ``value_indices(adaptive_index_dtype=)``.
+- ``value_indices(adaptive_index_dtype=)``; ``affine_transform(float64_coords=)``
+  (``texture_memory=True`` and the ``'opencv'`` mode are CuPy's own, not emulated).
 - ``generic_filter``/``generic_filter1d`` run the user's ``RawKernel`` or
   ``ReductionKernel`` (CuPy's calling convention: the kernel as a device function of
   each neighbourhood's values) on the C kernel emulator; the neighbourhoods are
@@ -23,26 +24,25 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-import operator
 import os
 import warnings
 from typing import Any, Callable
 
 import numpy
 
+from gpushare.ndimage_args import check_axes as _check_axes, check_mode as _check_mode
+from gpushare.ndimage_args import check_origin as _check_origin
+from gpushare.ndimage_args import fix_sequence_arg as _fix_sequence_arg
 from gpushare.protocol import HostArray
+
+from . import scipy_module
 
 #: parameters CuPy copies to the device itself (so a NumPy array is fine there)
 _HOST_PARAMS = frozenset({"structure", "footprint", "structure1", "structure2"})
 
 
 def _ndimage() -> Any:
-    try:
-        import scipy.ndimage
-    except ImportError:  # as for the rest of the module (cpu.py: _resolve_host)
-        raise NotImplementedError(
-            "cupyx.scipy.ndimage needs scipy on the CPU backend's server") from None
-    return scipy.ndimage
+    return scipy_module("scipy.ndimage", "cupyx.scipy.ndimage")
 
 
 def _unsupported(value: Any) -> TypeError:
@@ -124,52 +124,7 @@ def _check_cval(sig: inspect.Signature, arguments: dict) -> None:
                                   "integer dtype.")
 
 
-# --- CuPy's argument checks (cupyx/scipy/ndimage/_util.py) ---------------------------
-
-def _fix_sequence_arg(arg: Any, ndim: int, name: str, conv: Callable = lambda x: x) -> list:
-    if isinstance(arg, str):
-        return [conv(arg)] * ndim
-    try:
-        it = iter(arg)
-    except TypeError:
-        return [conv(arg)] * ndim
-    lst = [conv(x) for x in it]
-    if len(lst) != ndim:
-        raise RuntimeError(f"{name} must have length equal to input rank")
-    return lst
-
-
-def _check_origin(origin: Any, width: int) -> int:
-    origin = int(origin)
-    if (width // 2 + origin < 0) or (width // 2 + origin >= width):
-        raise ValueError("invalid origin")
-    return origin
-
-
-def _check_mode(mode: str) -> str:
-    if mode not in ("reflect", "constant", "nearest", "mirror", "wrap",
-                    "grid-mirror", "grid-wrap", "grid-reflect", "grid-constant"):
-        raise RuntimeError(f"boundary mode not supported (actual: {mode})")
-    return mode
-
-
-def _check_axes(axes: Any, ndim: int) -> tuple:
-    if axes is None:
-        return tuple(range(ndim))
-    if numpy.isscalar(axes):
-        axes = (operator.index(axes),)
-    elif hasattr(axes, "__iter__"):
-        axes = tuple(operator.index(ax) for ax in axes)
-        for ax in axes:
-            if ax < -ndim or ax > ndim - 1:
-                raise numpy.exceptions.AxisError(f"specified axis: {ax} is out of range")
-        axes = tuple(ax % ndim if ax < 0 else ax for ax in axes)
-    else:
-        raise ValueError("axes must be an integer, iterable of integers, or None")
-    if len(set(axes)) != len(axes):
-        raise ValueError("axes must be unique")
-    return axes
-
+# --- CuPy's argument checks: gpushare/ndimage_args.py; and its _get_output ---------------
 
 def _get_output(output: Any, input: numpy.ndarray, shape: tuple | None = None) -> numpy.ndarray:
     shape = input.shape if shape is None else shape
@@ -377,6 +332,19 @@ def distance_transform_edt(image: Any, sampling: Any = None, return_distances: b
     return vals[0] if len(vals) == 1 else vals
 
 
+def affine_transform(input: Any, matrix: Any, offset: Any = 0.0, output_shape: Any = None,
+                     output: Any = None, order: int = 3, mode: str = "constant",
+                     cval: float = 0.0, prefilter: bool = True, *,
+                     texture_memory: bool = False, float64_coords: bool = False) -> Any:
+    """See Also: cupyx.scipy.ndimage.affine_transform (``float64_coords`` changes
+    nothing here: SciPy's coordinates are float64 already)."""
+    if texture_memory:
+        raise NotImplementedError("gpushare: texture memory is not available on the CPU "
+                                  "backend (texture_memory=True)")
+    return _ndimage().affine_transform(input, matrix, offset, output_shape, output, order,
+                                       mode, cval, prefilter)
+
+
 # --- generic filters with the user's kernels ----------------------------------------------
 
 #: CuPy's modes as ``numpy.pad``'s
@@ -413,6 +381,21 @@ def _sub_kernel(function: Any) -> tuple[str, Any]:
     raise TypeError("bad function type")
 
 
+def _pad_axis(arr: numpy.ndarray, axis: int, width: tuple, mode: str,
+              cval: Any) -> numpy.ndarray:
+    """``arr`` extended along ``axis`` by ``width`` values, by CuPy's ``mode``."""
+    if width == (0, 0):
+        return arr
+    widths = [(0, 0)] * arr.ndim
+    widths[axis] = width
+    pmode = _PAD_MODES[mode]
+    if pmode == "constant":
+        return numpy.pad(arr, widths, mode="constant", constant_values=cval)
+    if arr.shape[axis] == 1 and pmode == "reflect":  # (one value mirrors to itself)
+        pmode = "edge"
+    return numpy.pad(arr, widths, mode=pmode)
+
+
 def _neighbourhoods(input: numpy.ndarray, footprint: numpy.ndarray, modes: list,
                     offsets: tuple, cval: float) -> numpy.ndarray:
     """Each element's neighbourhood values (the footprint's, in C order), one row each,
@@ -422,17 +405,7 @@ def _neighbourhoods(input: numpy.ndarray, footprint: numpy.ndarray, modes: list,
         else input.dtype.type(cval)
     padded = input
     for axis, (mode, width) in enumerate(zip(modes, pad)):
-        if width == (0, 0):
-            continue
-        widths = [(0, 0)] * input.ndim
-        widths[axis] = width
-        pmode = _PAD_MODES[mode]
-        if pmode == "constant":
-            padded = numpy.pad(padded, widths, mode="constant", constant_values=cval_x)
-        elif padded.shape[axis] == 1 and pmode == "reflect":
-            padded = numpy.pad(padded, widths, mode="edge")
-        else:
-            padded = numpy.pad(padded, widths, mode=pmode)
+        padded = _pad_axis(padded, axis, width, mode, cval_x)
     _reserve(input.size * int(footprint.sum()) * 8)  # the rows (as doubles, at most)
     windows = numpy.lib.stride_tricks.sliding_window_view(padded, footprint.shape)
     return numpy.ascontiguousarray(windows[..., footprint])  # (..., count)
@@ -445,22 +418,15 @@ def _run_rows(kind: str, kernel: Any, rows: numpy.ndarray, out_dtype: numpy.dtyp
     from gpushare_server.kernels._raw import _ModuleSource
     n, size = rows.shape
     name = f"gs_generic_{kind}_{kernel.name}"
-    if kind == "raw":
-        code = "namespace raw_kernel {\n%s\n}\n" % kernel.code.replace("__global__", "__device__")
+    if kind in ("raw", "raw1d"):  # (raw: one value out per row; raw1d: a line out)
+        call = (f"rows + i * {size}, {size}, out + i" if kind == "raw" else
+                f"rows + i * {in_length}, {in_length}, out + i * {length}, {length}")
+        code = "namespace raw_kernel {\n%s\n}\n" % kernel.code.replace("__global__",
+                                                                       "__device__")
         code += (f'extern "C" __global__ void {name}(const double* rows, double* out, '
                  f'long long n) {{\n  long long i = (long long)blockIdx.x * blockDim.x '
-                 f'+ threadIdx.x;\n  if (i < n) raw_kernel::{kernel.name}'
-                 f'(rows + i * {size}, {size}, out + i);\n}}\n')
-        result = numpy.empty(n, numpy.float64)
-        rows = rows.astype(numpy.float64)
-        headers = False
-    elif kind == "raw1d":
-        code = "namespace raw_kernel {\n%s\n}\n" % kernel.code.replace("__global__", "__device__")
-        code += (f'extern "C" __global__ void {name}(const double* rows, double* out, '
-                 f'long long n) {{\n  long long i = (long long)blockIdx.x * blockDim.x '
-                 f'+ threadIdx.x;\n  if (i < n) raw_kernel::{kernel.name}'
-                 f'(rows + i * {in_length}, {in_length}, out + i * {length}, {length});\n}}\n')
-        result = numpy.empty((n, length), numpy.float64)
+                 f'+ threadIdx.x;\n  if (i < n) raw_kernel::{kernel.name}({call});\n}}\n')
+        result = numpy.empty(n if kind == "raw" else (n, length), numpy.float64)
         rows = rows.astype(numpy.float64)
         headers = False
     else:
@@ -612,14 +578,7 @@ def generic_filter1d(input: Any, function: Any, filter_size: int, axis: int = -1
     length = input.shape[axis]
     start = filter_size // 2 + origin
     lines = numpy.moveaxis(input, axis, -1).astype(numpy.float64).reshape(-1, length)
-    widths = [(0, 0), (start, filter_size - 1 - start)]
-    pmode = _PAD_MODES[mode]
-    if pmode == "constant":
-        lines = numpy.pad(lines, widths, mode="constant", constant_values=float(cval))
-    elif length == 1:
-        lines = numpy.pad(lines, widths, mode="edge")
-    else:
-        lines = numpy.pad(lines, widths, mode=pmode)
+    lines = _pad_axis(lines, 1, (start, filter_size - 1 - start), mode, float(cval))
     values = _run_rows("raw1d", function, lines, output.dtype,
                        in_length=length + filter_size - 1, length=length)
     shaped = numpy.moveaxis(input, axis, -1).shape
@@ -633,6 +592,7 @@ def generic_filter1d(input: Any, function: Any, filter_size: int, axis: int = -1
 
 OVERRIDES: dict[str, Callable[..., Any]] = {
     "label": label,
+    "affine_transform": affine_transform,
     "value_indices": value_indices,
     "distance_transform_edt": distance_transform_edt,
     "generic_filter": generic_filter,

@@ -19,14 +19,11 @@ from typing import Any, Callable
 
 import numpy
 
+from . import scipy_module
+
 
 def _signal() -> Any:
-    try:
-        import scipy.signal
-    except ImportError:  # as for the rest of the module (cpu.py: _resolve_host)
-        raise NotImplementedError(
-            "cupyx.scipy.signal needs scipy on the CPU backend's server") from None
-    return scipy.signal
+    return scipy_module("scipy.signal", "cupyx.scipy.signal")
 
 
 def _df2t_state(b: numpy.ndarray, a: numpy.ndarray, prev_in: numpy.ndarray,

@@ -8,48 +8,11 @@ module is served (the CPU backend's CuPy semantics: ``backends/cpu_ndimage.py``)
 """
 from __future__ import annotations
 
-import operator
 import types
 from typing import Any, Callable
 
-
-def _check_axes(axes: Any, ndim: int) -> tuple:
-    from ... import cupy
-    if axes is None:
-        return tuple(range(ndim))
-    if cupy.isscalar(axes):
-        axes = (operator.index(axes),)
-    elif hasattr(axes, "__iter__"):
-        axes = tuple(operator.index(ax) for ax in axes)
-        for ax in axes:
-            if ax < -ndim or ax > ndim - 1:
-                raise cupy.exceptions.AxisError(f"specified axis: {ax} is out of range")
-        axes = tuple(ax % ndim if ax < 0 else ax for ax in axes)
-    else:
-        raise ValueError("axes must be an integer, iterable of integers, or None")
-    if len(set(axes)) != len(axes):
-        raise ValueError("axes must be unique")
-    return axes
-
-
-def _check_mode(mode: str) -> str:
-    if mode not in ("reflect", "constant", "nearest", "mirror", "wrap",
-                    "grid-mirror", "grid-wrap", "grid-reflect"):
-        raise RuntimeError(f"boundary mode not supported (actual: {mode})")
-    return mode
-
-
-def _fix_sequence_arg(arg: Any, ndim: int, name: str, conv: Callable = lambda x: x) -> list:
-    if isinstance(arg, str):
-        return [conv(arg)] * ndim
-    try:
-        it = iter(arg)
-    except TypeError:
-        return [conv(arg)] * ndim
-    lst = [conv(x) for x in it]
-    if len(lst) != ndim:
-        raise RuntimeError(f"{name} must have length equal to input rank")
-    return lst
+from ...ndimage_args import check_axes as _check_axes, check_mode as _check_mode
+from ...ndimage_args import fix_sequence_arg as _fix_sequence_arg
 
 
 def _get_output(output: Any, input: Any) -> Any:
