@@ -504,3 +504,26 @@ def test_a_session_that_fails_to_start_leaves_no_socket_open():
         t.join(10)
         fake.close(0)
         ctx.term()
+
+
+def test_a_session_whose_worker_starts_slowly_is_welcomed_not_expired(tmp_path):
+    """On a loaded machine a worker can take longer to start than the session timeout;
+    the client, waiting for its welcome, is not silent: the session's clock starts at
+    the welcome (here every worker takes 2.5 s to start, against a 1 s timeout)."""
+    (tmp_path / "sitecustomize.py").write_text(
+        "import sys, time\n"
+        "if 'gpushare_server.worker' in sys.orig_argv:\n"
+        "    time.sleep(2.5)\n")
+    path = os.pathsep.join(p for p in (str(tmp_path), os.environ.get("PYTHONPATH")) if p)
+    srv = ServerProcess("--session-timeout", "1", env={"PYTHONPATH": path})
+    sessions = []
+    try:
+        for _ in range(2):  # the second one's worker starts when it asks
+            sessions.append(open_session(srv.address))
+        for k, s in enumerate(sessions):
+            x = s.call("call", "cupy.arange", (4,))
+            assert float(s.call("method", "sum", (x,))) == 6.0, k
+    finally:
+        for s in sessions:
+            s.close()
+        srv.stop()

@@ -124,6 +124,10 @@ class BrokerOptions:
     spin_us: float = 250.0  # workers poll this long for the client's next message (worker.py)
 
 
+#: how long a session's worker may take to start before the session expires unwelcomed
+#: (a loaded machine starts a Python process and its imports in seconds)
+WORKER_START_S = 60.0
+
 UNKNOWN_SESSION = ("gpushare: this session is unknown to the server (the server restarted, "
                    "or the session was closed or expired); its arrays are gone")
 
@@ -436,6 +440,7 @@ class Broker:
         welcome, session.welcome = session.welcome, None
         if welcome is None:
             return
+        session.last_seen = time.monotonic()  # its silence counts from now
         worker = session.worker
         # the session's worker, straight: no broker hop for its calls
         welcome["direct"] = ({"endpoint": worker.endpoint, "token": worker.token}
@@ -495,6 +500,10 @@ class Broker:
             return
         now = time.monotonic()
         for session in list(self.sessions.values()):
+            if session.welcome is not None and \
+                    now - session.created <= max(timeout, WORKER_START_S):
+                continue  # its worker is starting: the client waits for us (the clock
+                # starts at the welcome; a worker that never starts ends it after all)
             if session.inflight or now - session.last_seen <= timeout:
                 session.probe_at = None  # heard from lately: no question outstanding
                 continue
