@@ -354,16 +354,14 @@ class Session:
         if self._ctx.closed:
             return
         for sock in (self._data, self._sock):
-            try:
-                sock is None or sock.disable_monitor()
-            except zmq.ZMQError:
-                pass
-        for sock in (self._monitor, self._data, self._sock):
             if sock is not None:
                 try:
-                    sock.close(linger=0)
+                    sock.disable_monitor()
                 except zmq.ZMQError:
                     pass
+        for sock in (self._monitor, self._data, self._sock):
+            if sock is not None:
+                sock.close(linger=0)
         self._ctx.term()
 
     def close(self) -> None:
