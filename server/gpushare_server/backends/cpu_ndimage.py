@@ -172,25 +172,27 @@ def label(input: Any, structure: Any = None, output: Any = None) -> Any:
         if ii != 3:
             raise ValueError("structure dimensions must be equal to 3")
     need_64bits = input.size >= (2**31 - 2)
+    tmp_dtype = numpy.dtype(numpy.int64 if need_64bits else numpy.int32)
     provided = isinstance(output, numpy.ndarray)
     if provided:
         if output.shape != input.shape:
             raise ValueError("output shape not correct")
+        dtype = output.dtype
     else:
-        dtype = numpy.dtype((numpy.intp if need_64bits else numpy.int32) if output is None
-                            else output)
-        _reserve(input.size * dtype.itemsize)
+        dtype = numpy.dtype(tmp_dtype if output is None else output)
+    in_place = dtype in (tmp_dtype, numpy.dtype(numpy.int64))
+    # the mask, the labels (unless written in place) and the output (an array given,
+    # still unwritten, takes its memory as it is filled)
+    _reserve(input.size * (1 + dtype.itemsize + (0 if in_place else tmp_dtype.itemsize)))
+    if not provided:
         output = numpy.empty(input.shape, dtype)
     if input.ndim == 0 or input.size == 0:
         maxlabel = (1 if input != 0 else 0) if input.ndim == 0 else 0
         output.fill(maxlabel)
         return maxlabel if provided else (output, maxlabel)
-    tmp_dtype = numpy.dtype(numpy.int64 if need_64bits else numpy.int32)
-    if output.dtype in (tmp_dtype, numpy.dtype(numpy.int64)):  # labelled in place
-        _reserve(input.size)  # the mask
+    if in_place:
         max_label = _ndimage().label(input != 0, structure, output=output)
         return max_label if provided else (output, max_label)
-    _reserve(input.size * (1 + tmp_dtype.itemsize))  # the mask and the labels
     tmp = numpy.empty(input.shape, tmp_dtype)
     max_label = _ndimage().label(input != 0, structure, output=tmp)
     try:
@@ -598,7 +600,7 @@ OVERRIDES: dict[str, Callable[..., Any]] = {
     "generic_filter": generic_filter,
     "generic_filter1d": generic_filter1d,
     **{name: _measurement(name) for name in ("sum", "sum_labels", "mean", "variance",
-                                               "standard_deviation")},
+                                               "standard_deviation", "center_of_mass")},
     **{name: _box_structure(name) for name in ("binary_erosion", "binary_dilation",
                                                "binary_opening", "binary_closing")},
 }
