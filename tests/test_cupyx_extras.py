@@ -229,3 +229,20 @@ def test_special_ufuncs_are_cupyx_own(cp):
     got = scipy.special.i0e(cp.asarray([0.5, 1.0]))  # NumPy hands it to the device array
     assert isinstance(got, cp.ndarray)
     numpy.testing.assert_allclose(got.get(), scipy.special.i0e([0.5, 1.0]))
+
+
+def test_the_cupy_backend_hands_host_arrays_to_cupy_by_keyword_too():
+    """On a GPU server CuPy decides which host arrays it takes (``ndimage``'s
+    ``structure=``, for one): they reach it as NumPy arrays, by position or keyword.
+    (The module imports without CuPy; this checks its wrapper alone.)"""
+    from gpushare.protocol import HostArray
+    from gpushare_server.backends import cupy_backend
+    seen: dict = {}
+
+    def fn(*args, **kwargs):
+        seen.update(args=args, kwargs=kwargs)
+    host = HostArray(numpy.ones((3, 3), bool))
+    cupy_backend._refuse_host(fn)(host, 2, structure=host, output=None)
+    assert type(seen["args"][0]) is numpy.ndarray and seen["args"][1] == 2
+    assert type(seen["kwargs"]["structure"]) is numpy.ndarray
+    assert seen["kwargs"]["output"] is None

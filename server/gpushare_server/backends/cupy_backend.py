@@ -236,9 +236,12 @@ _CUDA_ALLOWED = {
 
 
 def _refuse_host(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` given host arrays as NumPy arrays, positional or keyword (CuPy refuses them
+    where it does: ``ndimage``'s ``structure=``, for one, it takes)."""
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
-        return fn(*[a.array if isinstance(a, HostArray) else a for a in args], **kwargs)
+        return fn(*[a.array if isinstance(a, HostArray) else a for a in args],
+                  **{k: v.array if isinstance(v, HostArray) else v for k, v in kwargs.items()})
     return call
 
 
