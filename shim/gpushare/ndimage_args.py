@@ -58,3 +58,15 @@ def check_axes(axes: Any, ndim: int) -> tuple:
     if len(set(axes)) != len(axes):
         raise ValueError("axes must be unique")
     return axes
+
+
+def get_output(output: Any, input: Any, empty: Callable) -> Any:
+    """CuPy's ``_util._get_output``: the array a filter writes, made by ``empty``
+    (``cupy.empty`` on the client, ``numpy.empty`` in the CPU backend) unless given."""
+    if output is None:
+        return empty(input.shape, dtype=input.dtype)
+    if isinstance(output, (type, numpy.dtype, str)):
+        return empty(input.shape, dtype=numpy.dtype(output))
+    if output.shape != input.shape:
+        raise RuntimeError("output shape not correct")
+    return output

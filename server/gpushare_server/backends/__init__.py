@@ -14,6 +14,16 @@ import sys
 from typing import Any, Callable, Protocol
 
 
+def host_memory() -> tuple[int, int]:
+    """This machine's free and total memory in bytes (0, 0 where unknown): the CPU
+    backend's device memory."""
+    try:
+        page = os.sysconf("SC_PAGE_SIZE")
+        return os.sysconf("SC_AVPHYS_PAGES") * page, os.sysconf("SC_PHYS_PAGES") * page
+    except (ValueError, OSError, AttributeError):
+        return 0, 0
+
+
 def scipy_module(name: str, cupy_module: str) -> Any:
     """The SciPy module ``name`` answering ``cupy_module`` on the CPU backend; a server
     without SciPy says so, as ``NotImplementedError``, at the module's first call."""

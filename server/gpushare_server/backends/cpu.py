@@ -21,7 +21,7 @@ from gpushare.namespace import (SERVED_CLASSES, is_public_callable, ndarray_memb
                                 served_classmethod, served_members)
 from gpushare.protocol import HostArray
 
-from . import check_member, sparse
+from . import check_member, host_memory, sparse
 from .cpu_random import RandomState, random_function
 
 # CuPy never reports floating point errors (the GPU does not trap them).
@@ -341,17 +341,8 @@ def _get_elapsed_time(start: Event, end: Event) -> float:
     return (end._time - start._time) * 1000.0
 
 
-def _host_memory() -> tuple[int, int]:
-    try:
-        pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-        free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-        return free, pages
-    except (ValueError, OSError, AttributeError):
-        return 0, 0
-
-
 def _device_properties(device: int = 0) -> dict:
-    free, total = _host_memory()
+    free, total = host_memory()
     return {"name": b"gpushare CPU backend (NumPy)", "totalGlobalMem": total,
             "multiProcessorCount": os.cpu_count() or 1, "major": 0, "minor": 0,
             "warpSize": 32, "maxThreadsPerBlock": 1024, "sharedMemPerBlock": 49152,
@@ -390,7 +381,7 @@ OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.cuda.runtime.getDeviceCount": lambda: 1,
     "cupy.cuda.runtime.getDevice": lambda: 0,
     "cupy.cuda.runtime.getDeviceProperties": _device_properties,
-    "cupy.cuda.runtime.memGetInfo": _host_memory,
+    "cupy.cuda.runtime.memGetInfo": host_memory,
     "cupy.cuda.runtime.runtimeGetVersion": lambda: 0,
     "cupy.cuda.runtime.driverGetVersion": lambda: 0,
     "cupy.cuda.runtime.deviceSynchronize": lambda: None,
@@ -738,7 +729,7 @@ class CpuBackend:
         return to_device_result(result)
 
     def info(self) -> dict:
-        free, total = _host_memory()
+        free, total = host_memory()
         return {"backend": "cpu", "numpy": numpy.__version__, "is_hip": False,
                 "runtime_version": 0, "driver_version": 0,
                 "devices": [{"id": 0, "name": "CPU (NumPy)", "total_memory": total,

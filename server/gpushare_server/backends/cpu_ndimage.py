@@ -24,7 +24,6 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-import os
 import warnings
 from typing import Any, Callable
 
@@ -32,10 +31,11 @@ import numpy
 
 from gpushare.ndimage_args import check_axes as _check_axes, check_mode as _check_mode
 from gpushare.ndimage_args import check_origin as _check_origin
-from gpushare.ndimage_args import fix_sequence_arg as _fix_sequence_arg
+from gpushare.ndimage_args import fix_sequence_arg as _fix_sequence_arg, get_output
 from gpushare.protocol import HostArray
 
-from . import scipy_module
+from . import host_memory, scipy_module
+from .cpu_routines import _unsupported
 
 #: parameters CuPy copies to the device itself (so a NumPy array is fine there)
 _HOST_PARAMS = frozenset({"structure", "footprint", "structure1", "structure2"})
@@ -43,10 +43,6 @@ _HOST_PARAMS = frozenset({"structure", "footprint", "structure1", "structure2"})
 
 def _ndimage() -> Any:
     return scipy_module("scipy.ndimage", "cupyx.scipy.ndimage")
-
-
-def _unsupported(value: Any) -> TypeError:
-    return TypeError(f"Unsupported type {type(value)}")
 
 
 def _host_value(name: str, value: Any) -> Any:
@@ -124,28 +120,12 @@ def _check_cval(sig: inspect.Signature, arguments: dict) -> None:
                                   "integer dtype.")
 
 
-# --- CuPy's argument checks: gpushare/ndimage_args.py; and its _get_output ---------------
-
-def _get_output(output: Any, input: numpy.ndarray, shape: tuple | None = None) -> numpy.ndarray:
-    shape = input.shape if shape is None else shape
-    if output is None:
-        return numpy.empty(shape, dtype=input.dtype)
-    if isinstance(output, (type, numpy.dtype, str)):
-        return numpy.empty(shape, dtype=numpy.dtype(output))
-    if output.shape != shape:
-        raise RuntimeError("output shape not correct")
-    return output
-
-
 def _reserve(nbytes: int) -> None:
     """Refuse, as the device's ``OutOfMemoryError``, work whose temporaries would take
     more than three quarters of this machine's free memory (arrays not yet written to
     count as free: the kernel would kill the worker part way instead)."""
-    try:
-        free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return
-    if nbytes > free * 3 // 4:
+    free, total = host_memory()
+    if total and nbytes > free * 3 // 4:
         raise MemoryError(f"Out of memory allocating {nbytes:,} bytes (the CPU backend's "
                           f"host has {free:,} bytes free).")
 
@@ -364,14 +344,13 @@ def _cast(values: numpy.ndarray, dtype: numpy.dtype) -> numpy.ndarray:
         if values.dtype.kind == "f" and dtype.kind in "ub":
             if dtype.kind == "b":
                 return values != 0
-            wide = numpy.where(values >= 0, values, -values).astype(numpy.uint64)
-            wide = numpy.where(values >= 0, wide, (0 - wide).astype(numpy.uint64))
-            return wide.astype(dtype)
+            magnitude = numpy.abs(values).astype(numpy.uint64)
+            return numpy.where(values >= 0, magnitude, 0 - magnitude).astype(dtype)
         return values.astype(dtype)
 
 
 def _sub_kernel(function: Any) -> tuple[str, Any]:
-    kernels = __import__("gpushare_server.kernels", fromlist=["x"])
+    from gpushare_server import kernels
     if isinstance(function, kernels.RawKernel):
         return "raw", function
     if isinstance(function, kernels.ReductionKernel):
@@ -402,37 +381,36 @@ def _neighbourhoods(input: numpy.ndarray, footprint: numpy.ndarray, modes: list,
                     offsets: tuple, cval: float) -> numpy.ndarray:
     """Each element's neighbourhood values (the footprint's, in C order), one row each,
     in ``input``'s dtype, with CuPy's boundary modes."""
+    _reserve(input.size * int(footprint.sum()) * 8)  # the rows (as doubles, at most)
     pad = [(o, w - 1 - o) for w, o in zip(footprint.shape, offsets)]
     cval_x = numpy.array([cval]).astype(input.dtype)[0] if input.dtype.kind != "f" \
         else input.dtype.type(cval)
     padded = input
     for axis, (mode, width) in enumerate(zip(modes, pad)):
         padded = _pad_axis(padded, axis, width, mode, cval_x)
-    _reserve(input.size * int(footprint.sum()) * 8)  # the rows (as doubles, at most)
     windows = numpy.lib.stride_tricks.sliding_window_view(padded, footprint.shape)
-    return numpy.ascontiguousarray(windows[..., footprint])  # (..., count)
+    return windows[..., footprint]  # (..., count): a new C-ordered array
 
 
 def _run_rows(kind: str, kernel: Any, rows: numpy.ndarray, out_dtype: numpy.dtype,
               in_length: int | None = None, length: int | None = None) -> numpy.ndarray:
-    """Call the user's kernel, as a device function, on each row of ``rows``."""
-    from gpushare_server.kernels import RawKernel, _common
-    from gpushare_server.kernels._raw import _ModuleSource
+    """Call the user's kernel, as a device function, on each row of ``rows`` (compiled
+    once per source, as the emulator's own generated kernels: ``_common.get_function``)."""
+    from gpushare_server.kernels import _common
     n, size = rows.shape
     name = f"gs_generic_{kind}_{kernel.name}"
+    loop = ("for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; "
+            "i += (long long)blockDim.x * gridDim.x)")
     if kind in ("raw", "raw1d"):  # (raw: one value out per row; raw1d: a line out)
         call = (f"rows + i * {size}, {size}, out + i" if kind == "raw" else
                 f"rows + i * {in_length}, {in_length}, out + i * {length}, {length}")
         code = "namespace raw_kernel {\n%s\n}\n" % kernel.code.replace("__global__",
                                                                        "__device__")
         code += (f'extern "C" __global__ void {name}(const double* rows, double* out, '
-                 f'long long n) {{\n  long long i = (long long)blockIdx.x * blockDim.x '
-                 f'+ threadIdx.x;\n  if (i < n) raw_kernel::{kernel.name}({call});\n}}\n')
+                 f'long long n) {{\n  {loop}\n    raw_kernel::{kernel.name}({call});\n}}\n')
         result = numpy.empty(n if kind == "raw" else (n, length), numpy.float64)
-        rows = rows.astype(numpy.float64)
-        headers = False
+        rows = rows.astype(numpy.float64, copy=False)
     else:
-        in_ctype = _common.get_typename(rows.dtype)
         out_param = kernel.out_params[0]
         if out_param.dtype is not None:
             result_dtype = numpy.dtype(out_param.dtype)
@@ -440,26 +418,23 @@ def _run_rows(kind: str, kernel: Any, rows: numpy.ndarray, out_dtype: numpy.dtyp
             result_dtype = rows.dtype
         else:
             result_dtype = numpy.dtype(out_dtype)
+        in_ctype = _common.get_typename(rows.dtype)
         out_ctype = _common.get_typename(result_dtype)
-        code = _reduction_kernel_code(kernel, size, out_dtype, rows.dtype)
+        code = _reduction_kernel_code(kernel, size, result_dtype, rows.dtype)
         code += (f'extern "C" __global__ void {name}(const {in_ctype}* rows, {out_ctype}* out,'
-                 f' long long n) {{\n  long long i = (long long)blockIdx.x * blockDim.x + '
-                 f'threadIdx.x;\n  if (i >= n) return;\n  {in_ctype} values[{size}];\n'
-                 f'  for (int k = 0; k < {size}; ++k) values[k] = rows[i * {size} + k];\n'
-                 f'  CArray<{in_ctype}, 1, true, true> sub_in(values, {{{size}}});\n'
-                 f'  {out_ctype} val_out;\n'
-                 f'  CArray<{out_ctype}, 1, true, true> sub_out(&val_out, {{1}});\n'
-                 f'  reduction_kernel::{kernel.name}(sub_in, sub_out);\n'
-                 f'  out[i] = val_out;\n}}\n')
+                 f' long long n) {{\n  {loop} {{\n    {in_ctype} values[{size}];\n'
+                 f'    for (int k = 0; k < {size}; ++k) values[k] = rows[i * {size} + k];\n'
+                 f'    CArray<{in_ctype}, 1, true, true> sub_in(values, {{{size}}});\n'
+                 f'    {out_ctype} val_out;\n'
+                 f'    CArray<{out_ctype}, 1, true, true> sub_out(&val_out, {{1}});\n'
+                 f'    reduction_kernel::{kernel.name}(sub_in, sub_out);\n'
+                 f'    out[i] = val_out;\n  }}\n}}\n')
         result = numpy.empty(n, result_dtype)
-        headers = True
-    options = tuple(getattr(kernel, "options", ()))
-    k = RawKernel(code, name, options)
-    k._module = _ModuleSource(code, options, [name], cupy_headers=headers, name=name)
     if n:
-        threads = 128
-        k(((n + threads - 1) // threads,), (threads,),
-          (numpy.ascontiguousarray(rows), result, numpy.int64(n)))
+        compiled, k = _common.get_function(code, name, tuple(getattr(kernel, "options", ())))
+        rows = numpy.ascontiguousarray(rows)
+        _common.launch_linear(compiled, k, n, [rows, result, numpy.int64(n)],
+                              compiled.signature(k))
     return result
 
 
@@ -551,7 +526,7 @@ def generic_filter(input: Any, function: Any, size: Any = None, footprint: Any =
     kind, sub = _sub_kernel(function)
     if footprint.size == 0:
         return numpy.zeros_like(input)
-    output = _get_output(output, input)
+    output = get_output(output, input, numpy.empty)
     offsets = tuple(w // 2 + o for w, o in zip(footprint.shape, origins))
     rows = _neighbourhoods(input, footprint, modes, offsets, float(cval))
     flat = rows.reshape(-1, filter_size)
@@ -565,18 +540,18 @@ def generic_filter1d(input: Any, function: Any, filter_size: int, axis: int = -1
                      origin: int = 0) -> Any:
     """See Also: cupyx.scipy.ndimage.generic_filter1d (a ``RawKernel`` called on each
     line, extended by ``filter_size - 1`` values)."""
-    from gpushare_server.kernels import RawKernel
+    from gpushare_server import kernels
     _require_device(input, "input")
     if input.dtype.kind == "c":
         raise TypeError("Complex type not supported")
-    if not isinstance(function, RawKernel):
+    if not isinstance(function, kernels.RawKernel):
         raise TypeError("bad function type")
     if filter_size < 1:
         raise RuntimeError("invalid filter size")
     axis = numpy.lib.array_utils.normalize_axis_index(axis, input.ndim)
     origin = _check_origin(origin, filter_size)
     _check_mode(mode)
-    output = _get_output(output, input)
+    output = get_output(output, input, numpy.empty)
     length = input.shape[axis]
     start = filter_size // 2 + origin
     lines = numpy.moveaxis(input, axis, -1).astype(numpy.float64).reshape(-1, length)

@@ -12,18 +12,12 @@ import types
 from typing import Any, Callable
 
 from ...ndimage_args import check_axes as _check_axes, check_mode as _check_mode
-from ...ndimage_args import fix_sequence_arg as _fix_sequence_arg
+from ...ndimage_args import fix_sequence_arg as _fix_sequence_arg, get_output
 
 
 def _get_output(output: Any, input: Any) -> Any:
     from ... import cupy
-    if output is None:
-        return cupy.empty(input.shape, dtype=input.dtype)
-    if isinstance(output, (type, cupy.dtype, str)):
-        return cupy.empty(input.shape, dtype=cupy.dtype(output))
-    if output.shape != input.shape:
-        raise RuntimeError("output shape not correct")
-    return output
+    return get_output(output, input, cupy.empty)
 
 
 def generic_laplace(input: Any, derivative2: Callable, output: Any = None,
