@@ -181,7 +181,7 @@ class Session:
         except BaseException:
             # a session that never started leaves no sockets behind: a Context collected
             # later with a socket open would block the program in its term()
-            self._discard_sockets()
+            self._close_sockets(linger=0)
             raise
 
     def _start(self, address: str, on_close: Callable[[], None] | None) -> None:
@@ -348,20 +348,22 @@ class Session:
     def _send(self, frames: list) -> None:
         send_frames(self._sock, frames)
 
-    def _discard_sockets(self) -> None:
-        """Close every socket at once and end the context (a session that failed to
-        start; ``_handshake`` may have done it already)."""
+    def _close_sockets(self, linger: int) -> None:
+        """Stop the connection monitor, close every socket (``linger`` ms for what is
+        still queued) and end the context; nothing when ``_handshake`` did already."""
         if self._ctx.closed:
             return
+        if self._monitor is not None:
+            for sock in (self._data, self._sock):  # (the monitored one: not known yet
+                if sock is not None:               # when the start failed)
+                    try:
+                        sock.disable_monitor()
+                    except zmq.ZMQError:
+                        pass
+            self._monitor.close(linger=0)
         for sock in (self._data, self._sock):
             if sock is not None:
-                try:
-                    sock.disable_monitor()
-                except zmq.ZMQError:
-                    pass
-        for sock in (self._monitor, self._data, self._sock):
-            if sock is not None:
-                sock.close(linger=0)
+                sock.close(linger=linger)
         self._ctx.term()
 
     def close(self) -> None:
@@ -375,17 +377,8 @@ class Session:
                     self._send(Encoder().encode({"t": "bye"}))
             except zmq.ZMQError:
                 pass
-            if self._monitor is not None:
-                try:
-                    self._data_sock.disable_monitor()
-                except zmq.ZMQError:
-                    pass
-                self._monitor.close(linger=0)
-            if self._data is not None:
-                self._data.close(linger=500)
             self._lane_give_up()
-            self._sock.close(linger=500)
-            self._ctx.term()
+            self._close_sockets(linger=500)  # (the goodbye goes out first)
             if self._on_close is not None:
                 self._on_close()
 

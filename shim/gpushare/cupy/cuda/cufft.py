@@ -15,7 +15,8 @@ _current: contextvars.ContextVar = contextvars.ContextVar("cupy.cuda.cufft.curre
 
 
 def get_current_plan() -> Any:
-    """The plan of the innermost ``with plan:`` block, or None."""
+    """The plan the last ``with plan:`` entered, or None once it exited (CuPy's rule:
+    plans do not nest)."""
     return _current.get()
 
 
