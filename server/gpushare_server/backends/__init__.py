@@ -25,8 +25,9 @@ def host_memory() -> tuple[int, int]:
 
 
 def scipy_module(name: str, cupy_module: str) -> Any:
-    """The SciPy module ``name`` answering ``cupy_module`` on the CPU backend; a server
-    without SciPy says so, as ``NotImplementedError``, at the module's first call."""
+    """The host module ``name`` (SciPy's, mostly) answering ``cupy_module`` (or a path
+    in it) on the CPU backend; a server without it says so, as ``NotImplementedError``,
+    at the first call that needs it."""
     import importlib
     try:
         return importlib.import_module(name)

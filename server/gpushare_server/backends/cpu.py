@@ -21,7 +21,7 @@ from gpushare.namespace import (SERVED_CLASSES, is_public_callable, ndarray_memb
                                 served_classmethod, served_members)
 from gpushare.protocol import HostArray
 
-from . import check_member, host_memory, sparse
+from . import check_member, host_memory, scipy_module, sparse
 from .cpu_random import RandomState, random_function
 
 # CuPy never reports floating point errors (the GPU does not trap them).
@@ -56,12 +56,7 @@ def _import_mirror(module: str, path: str) -> Any:
     host_name = MIRRORS.get(module)
     if host_name is None:
         raise NotImplementedError(f"{path} is not available on gpushare's CPU backend")
-    try:
-        import importlib
-        return importlib.import_module(host_name)
-    except ImportError:
-        raise NotImplementedError(
-            f"{path} needs {host_name.split('.')[0]} on the CPU backend's server") from None
+    return scipy_module(host_name, path)
 
 
 def _design_matrix(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -23,16 +23,11 @@ import numpy
 
 from gpushare.namespace import SPARSE_CLASSES, module_names
 
-from . import sparse
+from . import scipy_module, sparse
 
 
 def _scipy_sparse() -> Any:
-    try:
-        import scipy.sparse
-    except ImportError:
-        raise NotImplementedError(
-            "cupyx.scipy.sparse needs scipy on the CPU backend's server") from None
-    return scipy.sparse
+    return scipy_module("scipy.sparse", "cupyx.scipy.sparse")
 
 
 def check_dtype(dtype: Any) -> None:
