@@ -293,8 +293,7 @@ def array(obj: Any, dtype: Any = None, copy: Any = True, order: str = "K", subok
     if _has_proxy(obj):
         return _remote("cupy.array")(_nested_proxies(obj), dtype=dtype, copy=copy, order=order,
                                      ndmin=ndmin)
-    if copy is False:
-        raise ValueError("Unable to avoid copy while creating a new array.")
+    # host data is always copied: CuPy ignores ``copy=False`` for it (``_array_default``)
     if isinstance(obj, str) and dtype is None:
         raise ValueError("Unsupported dtype <U{len(obj)}")
     host = numpy.array(obj, dtype=dtype, order="K" if order is None else order, ndmin=ndmin)
@@ -499,9 +498,16 @@ def is_available() -> bool:
 
 
 def show_config(*, _full: bool = False) -> None:
-    """Print the gpushare server's configuration (see cupy.show_config)."""
-    s = session()
-    print(f"gpushare session {s.session_id} at {s.address}, backend {s.backend}")
+    """Print the runtime configuration: this client's, its session's and the server's
+    (``cupyx.get_runtime_info``).
+
+    See Also
+    --------
+    cupy.show_config
+    """
+    from ..cupyx import get_runtime_info
+    sys.stdout.write(str(get_runtime_info(full=_full)))
+    sys.stdout.flush()
 
 
 # --- files: always the client's ----------------------------------------------------------
@@ -765,6 +771,14 @@ for _name in ("obj2sctype", "issctype", "sctype2char", "base_repr", "binary_repr
 _export_table(sys.modules[__name__], "cupy", numpy, LOCAL)
 newaxis = None
 disable_experimental_feature_warning = False
+
+# CuPy's functions with two names are one object (``cupy.concat is cupy.concatenate``)
+for _alias, _name in (("permute_dims", "transpose"), ("concat", "concatenate"),
+                      ("alltrue", "all"), ("sometrue", "any"), ("trapz", "trapezoid"),
+                      ("max", "amax"), ("min", "amin")):
+    if _name in globals():
+        globals()[_alias] = globals()[_name]
+del _alias, _name
 
 from . import _ndarray as _nd  # noqa: E402
 

@@ -576,7 +576,7 @@ class ndarray(_client.RemoteHandle):
 
     def __reduce__(self) -> Any:
         from . import array
-        return (array, (self.get(),))
+        return (array, (self.get(order="A"),))
 
     # --- NumPy interop -------------------------------------------------------------
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
@@ -592,6 +592,16 @@ class ndarray(_client.RemoteHandle):
             if method != "__call__" or fn is None or not callable(fn):
                 return NotImplemented
             mine = fn
+        # operands of other types answer for themselves (CuPy's check: NumPy then asks
+        # their own __array_ufunc__)
+        out = kwargs.get("out")
+        for x in inputs + (out if isinstance(out, tuple) else ()):
+            if not isinstance(x, (ndarray, numpy.ndarray)) and \
+                    type(x) not in (bool, int, float, complex) and \
+                    not isinstance(x, numpy.generic) and \
+                    not hasattr(x, "__cuda_array_interface__") and \
+                    not hasattr(x, "__cupy_get_ndarray__"):
+                return NotImplemented
         # NumPy hands numpy scalars over as 0-d arrays; CuPy takes them as scalars
         inputs = tuple(x[()] if isinstance(x, numpy.ndarray) and x.ndim == 0 else x
                        for x in inputs)
@@ -980,6 +990,9 @@ def _install_operators() -> None:
             r = fast(self, other)
             if r is not None:
                 return r
+            r = _ufunc.numpy_dispatch(self, other, uf.name)
+            if r is not _ufunc._MISSING:
+                return r
             if not _ufunc.is_operand(other):
                 return NotImplemented
             return uf(self, other)
@@ -1014,6 +1027,10 @@ def _install_operators() -> None:
             r = fast(self, other)
             if r is not None:
                 return r
+            if op not in ("eq", "ne"):
+                r = _ufunc.numpy_dispatch(self, other, uf.name)
+                if r is not _ufunc._MISSING:
+                    return r
             if not _ufunc.is_operand(other):
                 return NotImplemented
             if op in ("eq", "ne") and not _ufunc.is_array_like_operand(other):
@@ -1040,6 +1057,9 @@ def _install_operators() -> None:
     ndarray.__invert__ = lambda self: U["invert"](self)  # type: ignore[assignment]
 
     def divmod_(self: Any, other: Any) -> Any:
+        r = _ufunc.numpy_dispatch(self, other, "divmod")
+        if r is not _ufunc._MISSING:
+            return r
         return U["divmod"](self, other) if _ufunc.is_operand(other) else NotImplemented
 
     def rdivmod_(self: Any, other: Any) -> Any:
@@ -1048,6 +1068,9 @@ def _install_operators() -> None:
     ndarray.__rdivmod__ = rdivmod_  # type: ignore[assignment]
 
     def matmul(self: Any, other: Any) -> Any:
+        r = _ufunc.numpy_dispatch(self, other, "matmul")
+        if r is not _ufunc._MISSING:
+            return r
         return _cupy.matmul(self, other) if _ufunc.is_operand(other) else NotImplemented
 
     def rmatmul(self: Any, other: Any) -> Any:

@@ -101,6 +101,26 @@ def is_operand(value: Any) -> bool:
         not hasattr(value, "__cupy_override_reduction_kernel__")
 
 
+_MISSING = object()
+_PLAIN = (ndarray, numpy.ndarray, numpy.generic) + _SCALARS
+
+
+def numpy_dispatch(x: Any, y: Any, name: str) -> Any:
+    """CuPy's operator with an operand ``y`` of another type that takes part in NumPy's
+    ufunc protocol (``_should_use_rop``, NEP 13): ``NotImplemented`` when ``y`` opts out
+    (``__array_ufunc__ = None``: Python then runs ``y``'s reflected method), else NumPy's
+    ufunc ``name``, which lets each operand's ``__array_ufunc__`` answer. ``_MISSING``
+    when ``y`` is a plain operand or has no ``__array_ufunc__`` (the caller goes on)."""
+    if isinstance(y, _PLAIN):
+        return _MISSING
+    handler = getattr(y, "__array_ufunc__", _MISSING)
+    if handler is _MISSING:
+        return _MISSING
+    if handler is None:
+        return NotImplemented
+    return getattr(numpy, name)(x, y)
+
+
 def is_array_like_operand(value: Any) -> bool:
     """Whether ``value`` can be an operand of a ufunc at all."""
     return isinstance(value, (ndarray, numpy.ndarray, numpy.generic, list, tuple) + _SCALARS) \
@@ -397,14 +417,21 @@ def _build() -> dict[str, ufunc]:
     for name, kind in module_names("cupy").items():
         if kind == "ufunc":
             table[name] = ufunc(name)
-    # NumPy spells some CuPy ufuncs differently; __array_ufunc__ looks them up by name
-    aliases = {"absolute": "abs", "divide": "true_divide", "conjugate": "conj"}
-    for np_name, cp_name in aliases.items():
-        if np_name in table and cp_name not in table:
-            table[cp_name] = table[np_name]
-        if cp_name in table and np_name not in table:
-            table[np_name] = table[cp_name]
+    # CuPy's ufuncs with two names are one object (``cupy.abs is cupy.absolute``), and
+    # __array_ufunc__ looks NumPy's up by name
+    for name, alias in ALIASES:
+        if name in table or alias in table:
+            table[name] = table[alias] = table.get(name) or table[alias]
     return table
+
+
+#: (name, alias) of CuPy's ufuncs that are one object under two names
+ALIASES = (("absolute", "abs"), ("true_divide", "divide"), ("conjugate", "conj"),
+           ("invert", "bitwise_not"), ("invert", "bitwise_invert"), ("remainder", "mod"),
+           ("power", "pow"), ("arctan", "atan"), ("arctan2", "atan2"), ("arcsin", "asin"),
+           ("arccos", "acos"), ("arccosh", "acosh"), ("arcsinh", "asinh"),
+           ("arctanh", "atanh"), ("left_shift", "bitwise_left_shift"),
+           ("right_shift", "bitwise_right_shift"))
 
 
 UFUNCS = _build()
