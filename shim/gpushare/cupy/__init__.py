@@ -510,6 +510,88 @@ def show_config(*, _full: bool = False) -> None:
     sys.stdout.flush()
 
 
+def binary_repr(num, width=None):  # type: ignore[no-untyped-def]  # NumPy's signature
+    """The binary representation of the input number as a string.
+
+    See Also
+    --------
+    numpy.binary_repr
+    """
+    return numpy.binary_repr(num, width)
+
+
+def base_repr(number, base=2, padding=0):  # type: ignore[no-untyped-def]  # NumPy's
+    """A string representation of a number in the given base system.
+
+    See Also
+    --------
+    numpy.base_repr
+    """
+    return numpy.base_repr(number, base, padding)
+
+
+def piecewise(x: Any, condlist: Any, funclist: Any) -> Any:
+    """See Also: cupy.piecewise (a Python function in ``funclist`` raises CuPy's
+    NotImplementedError here: it cannot travel, and CuPy does not take one either)"""
+    if builtins.any(callable(f) for f in funclist):
+        condlen = 1 if isscalar(condlist) else len(condlist)
+        if len(funclist) in (condlen, condlen + 1):
+            raise NotImplementedError("Callable functions are not supported currently")
+    return _remote("cupy.piecewise")(x, condlist, funclist)
+
+
+def packbits(a: Any, axis: Any = None, bitorder: str = "big") -> Any:
+    """See Also: cupy.packbits"""
+    if bitorder not in ("big", "little"):
+        raise ValueError("bitorder must be either 'big' or 'little'")
+    return _remote("cupy.packbits")(a, axis=axis, bitorder=bitorder)
+
+
+def unpackbits(a: Any, axis: Any = None, bitorder: str = "big") -> Any:
+    """See Also: cupy.unpackbits"""
+    if bitorder not in ("big", "little"):
+        raise ValueError("bitorder must be either 'big' or 'little'")
+    return _remote("cupy.unpackbits")(a, axis=axis, bitorder=bitorder)
+
+
+def who(vardict: Any = None) -> None:
+    """Print the CuPy arrays in the given dictionary (the caller's globals by default):
+    name, shape, bytes and type (after CuPy's ``cupy/_misc/who.py``, MIT licence).
+
+    See Also
+    --------
+    cupy.who
+    """
+    if vardict is None:
+        vardict = sys._getframe().f_back.f_globals  # type: ignore[union-attr]
+    sta = []
+    cache: dict = {}
+    for name in sorted(vardict.keys()):
+        if isinstance(vardict[name], ndarray):
+            var = vardict[name]
+            idv = id(var)
+            if idv in cache:
+                namestr, original = f"{name} ({cache[idv]})", 0
+            else:
+                cache[idv] = namestr = name
+                original = 1
+            sta.append([namestr, " x ".join(map(str, var.shape)), str(var.nbytes),
+                        var.dtype.name, original])
+    maxname = builtins.max((len(v[0]) for v in sta), default=0)
+    maxshape = builtins.max((len(v[1]) for v in sta), default=0)
+    maxbyte = builtins.max((len(v[2]) for v in sta), default=0)
+    totalbytes = builtins.sum(int(v[2]) for v in sta if v[4])
+    sp1, sp2, sp3 = (builtins.max(10, n) for n in (maxname, maxshape, maxbyte))
+    if sta:
+        prval = f"Name {sp1 * ' '} Shape {sp2 * ' '} Bytes {sp3 * ' '} Type"
+        print(f"{prval}\n{'=' * (len(prval) + 5)}\n")
+    for val in sta:
+        print(f"{val[0]} {' ' * (sp1 - len(val[0]) + 4)} {val[1]} "
+              f"{' ' * (sp2 - len(val[1]) + 5)} {val[2]} {' ' * (sp3 - len(val[2]) + 5)} "
+              f"{val[3]}")
+    print(f"\nUpper bound on total bytes  =       {totalbytes}")
+
+
 # --- files: always the client's ----------------------------------------------------------
 def save(file: Any, arr: Any, allow_pickle: bool = True) -> None:
     """See Also: cupy.save (writes a file on this machine)"""
@@ -740,7 +822,8 @@ LOCAL: dict[str, Any] = {
         "array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "asnumpy",
         "get_array_module", "result_type", "can_cast", "common_type", "min_scalar_type", "ndim",
         "shape", "size", "isscalar", "iscomplexobj", "byte_bounds",
-        "isrealobj", "isfortran", "is_available",
+        "isrealobj", "isfortran", "is_available", "binary_repr", "base_repr", "who",
+        "piecewise", "packbits", "unpackbits",
         "show_config", "save", "savez", "savez_compressed", "load", "savetxt", "loadtxt",
         "genfromtxt", "fromfile", "frombuffer", "fromstring", "fromiter", "array_repr",
         "array_str", "array2string", "get_default_memory_pool",
@@ -752,18 +835,20 @@ LOCAL["all"], LOCAL["any"] = all, any  # (arrays only, as in CuPy)
 for _name in _REDUCTION_PARAMS:
     LOCAL[_name] = _reduction(_name)
 LOCAL["ufunc"] = ufunc
-from . import _callables, _index_tricks, _routines  # noqa: E402
+from . import _callables, _index_tricks, _poly, _routines  # noqa: E402
 
 LOCAL.update(_routines.build(_remote))  # matmul, dot, where, concatenate...: pipelined
 
 for _name in _callables.LOCAL_NAMES:
     LOCAL[_name] = getattr(_callables, _name)
+for _name in _poly.LOCAL_NAMES:
+    LOCAL[_name] = getattr(_poly, _name)
 
 for _name in ("r_", "c_", "mgrid", "ogrid", "broadcast", "flatiter"):
     LOCAL[_name] = getattr(_index_tricks, _name)
-for _name in ("obj2sctype", "issctype", "sctype2char", "base_repr", "binary_repr",
+for _name in ("obj2sctype", "issctype", "sctype2char",
               "format_float_positional", "format_float_scientific", "issubclass_",
-              "issubsctype", "find_common_type", "safe_eval", "disp", "who", "set_string_function",
+              "issubsctype", "find_common_type", "safe_eval", "disp", "set_string_function",
               "make_aligned_dtype", "clear_memo", "memoize", "get_array_wrap"):
     if hasattr(numpy, _name):
         LOCAL[_name] = getattr(numpy, _name)

@@ -20,6 +20,20 @@ from ..layouts import arg_reduce_is_view
 from ..protocol import FLAG_C, FLAG_F, FLAG_OWN, ArrayMeta
 from . import _infer
 
+#: ``cupyx.allow_synchronize``'s per-thread switch (``allowed``; True when unset)
+SYNC_STATE = threading.local()
+
+
+def declare_synchronize() -> None:
+    """Raise ``cupyx.DeviceSynchronized`` where CuPy would synchronize with the device
+    while the thread forbids it: a copy to the host (``get()``, and what CuPy does
+    through it: ``item()``, ``float(a)``, ``bool(a)``, ``repr``...) and
+    ``Device.synchronize()`` (``cupy/_core/syncdetect.py``)."""
+    if not getattr(SYNC_STATE, "allowed", True):
+        from ..cupyx import DeviceSynchronized
+        raise DeviceSynchronized()
+
+
 _IMPLICIT = ("Implicit conversion to a NumPy array is not allowed. Please use `.get()` to "
              "construct a NumPy array explicitly.")
 
@@ -42,6 +56,14 @@ class Flags:
         if key is None:
             raise KeyError(f"{name} is not defined for cupy.ndarray.flags")
         return getattr(self, key)
+
+    @property
+    def fnc(self) -> bool:
+        return self.f_contiguous and not self.c_contiguous
+
+    @property
+    def forc(self) -> bool:
+        return self.f_contiguous or self.c_contiguous
 
     def __repr__(self) -> str:
         return (f"  C_CONTIGUOUS : {self.c_contiguous}\n  F_CONTIGUOUS : {self.f_contiguous}\n"
@@ -432,6 +454,7 @@ class ndarray(_client.RemoteHandle):
         --------
         cupy.ndarray.get
         """
+        declare_synchronize()
         if out is not None:  # CuPy's checks, in CuPy's order
             if not isinstance(out, numpy.ndarray):
                 raise TypeError("Only numpy.ndarray can be obtained from cupy.ndarray")
@@ -535,20 +558,24 @@ class ndarray(_client.RemoteHandle):
 
     def __bool__(self) -> bool:
         _no_scalar_in_fuse()
+        declare_synchronize()
         return bool(self._gs_session.call("method", "__bool__", (self,)))
 
     # CuPy converts through ``self.get()``; the server's array does the same in one
     # step, and a Python scalar is all that comes back (warnings travel too)
     def __int__(self) -> int:
         _no_scalar_in_fuse()
+        declare_synchronize()
         return int(self._gs_session.call("method", "__int__", (self,)))
 
     def __float__(self) -> float:
         _no_scalar_in_fuse()
+        declare_synchronize()
         return float(self._gs_session.call("method", "__float__", (self,)))
 
     def __complex__(self) -> complex:
         _no_scalar_in_fuse()
+        declare_synchronize()
         return complex(self._gs_session.call("method", "__complex__", (self,)))
 
     def __index__(self) -> int:

@@ -59,6 +59,35 @@ def _submit(s: Any, path: str, args: tuple, kwargs: dict, shape: tuple,
                 (FLAG_C if c else 0) | (FLAG_F if f else 0) | (FLAG_OWN if owns else 0), base)
 
 
+def _pad_with_function(array: Any, pad_width: Any, function: Any, kwargs: dict) -> Any:
+    """``cupy.pad(array, pad_width, function)``: CuPy's "old behaviour" (``numpy.pad``'s
+    too), the user's ``function(vector, pad_width, iaxis, kwargs)`` called on each 1-d
+    view of a zero-padded array along each axis, writing the padding in place."""
+    from . import asarray, empty, moveaxis
+    array = asarray(array)
+    width = numpy.asarray(pad_width)
+    if not width.dtype.kind == "i":
+        raise TypeError("`pad_width` must be of integral type.")
+    if width.size == 1:  # ``_as_pairs``, as CuPy (and NumPy) read pad_width
+        pairs = [[int(width.ravel()[0])] * 2] * array.ndim
+    elif width.size == 2 and width.shape != (2, 1):
+        pairs = [width.ravel().tolist()] * array.ndim
+    else:
+        pairs = numpy.broadcast_to(width, (array.ndim, 2)).tolist()
+    if any(lo < 0 or hi < 0 for lo, hi in pairs):
+        raise ValueError("index can't contain negative values")
+    shape = tuple(lo + n + hi for n, (lo, hi) in zip(array.shape, pairs))
+    order = "F" if array.flags.fnc else "C"
+    padded = empty(shape, dtype=array.dtype, order=order)
+    padded.fill(0)
+    padded[tuple(slice(lo, lo + n) for n, (lo, _) in zip(array.shape, pairs))] = array
+    for axis in range(padded.ndim):
+        view = moveaxis(padded, axis, -1)
+        for ind in numpy.ndindex(view.shape[:-1]):
+            function(view[ind + (Ellipsis,)], pairs[axis], axis, kwargs)
+    return padded
+
+
 def _pipelines(remote: Callable[..., Any]) -> Callable[[Callable[..., Any]], Any]:
     """``fn`` returns a proxy, or None to have ``remote`` run the call (and wait)."""
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -278,9 +307,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                        strides=strides)
 
     @_pipelines(remote("cupy.pad"))
-    def pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> Any:
-        """See Also: cupy.pad (a new array, F-ordered when ``array`` is F- and not
-        C-contiguous, else C-ordered: ``_pad_simple``)"""
+    def pipelined_pad(array: Any, pad_width: Any, mode: Any = "constant",
+                      **kwargs: Any) -> Any:
         s = _arrays((array,))
         if s is None or array._flags is None or not array._shape or \
                 mode not in _PAD_MODES or kwargs and (mode != "constant" or
@@ -308,6 +336,14 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         strides = (_infer.f_strides if fortran else _infer.c_strides)(shape, itemsize)
         return _submit(s, "cupy.pad", (array, pad_width, mode), kwargs, shape,
                        array._dtype, strides=strides)
+
+    def pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> Any:
+        """See Also: cupy.pad (a new array, F-ordered when ``array`` is F- and not
+        C-contiguous, else C-ordered: ``_pad_simple``; a function as ``mode`` runs
+        here, on views of the padded array, as CuPy's)"""
+        if callable(mode):
+            return _pad_with_function(array, pad_width, mode, kwargs)
+        return pipelined_pad(array, pad_width, mode, **kwargs)
 
     @_pipelines(remote("cupy.clip"))
     def clip(a: Any, a_min: Any, a_max: Any, out: Any = None,

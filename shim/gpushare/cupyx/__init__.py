@@ -5,6 +5,7 @@ import contextlib
 import math
 import sys
 import threading
+import warnings
 from typing import Any
 
 import numpy
@@ -157,29 +158,38 @@ def zeros_like_pinned(a: Any, dtype: Any = None, order: str = "K", subok: Any = 
 
 
 class DeviceSynchronized(RuntimeError):
-    """Raised when a device synchronization happens where it is not allowed.
+    """Raised when device synchronization is detected while disallowed.
 
     See Also
     --------
     cupyx.DeviceSynchronized
     """
 
+    def __init__(self, message: Any = None) -> None:
+        if message is None:
+            message = "Device synchronization was detected while disallowed."
+        super().__init__(message)
+
 
 @contextlib.contextmanager
 def allow_synchronize(allow: bool) -> Any:
-    """Allow (the default) or forbid device synchronization in the block.
-
-    Through gpushare every result the client reads is a synchronization with the
-    server, so forbidding them cannot be checked: ``allow=False`` is refused.
+    """Allow or forbid device synchronization in the current thread for the block:
+    where CuPy would synchronize (a copy to the host, ``Device.synchronize()``),
+    :class:`DeviceSynchronized` is raised (``cupy._ndarray.declare_synchronize``).
 
     See Also
     --------
     cupyx.allow_synchronize
     """
-    if not allow:
-        raise NotImplementedError("gpushare: cupyx.allow_synchronize(False) is not supported "
-                                  "(synchronizations are not tracked per device)")
-    yield
+    from ..cupy._ndarray import SYNC_STATE
+    warnings.warn("cupyx.allow_synchronize will be removed in future releases as it is not "
+                  "possible to reliably detect synchronizations.")
+    old = getattr(SYNC_STATE, "allowed", True)
+    SYNC_STATE.allowed = allow
+    try:
+        yield
+    finally:
+        SYNC_STATE.allowed = old
 
 
 class _RuntimeInfo:

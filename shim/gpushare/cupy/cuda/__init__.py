@@ -49,6 +49,8 @@ class Device:
 
     def synchronize(self) -> None:
         """Wait for every queued call of this session (raises pending errors)."""
+        from .._ndarray import declare_synchronize
+        declare_synchronize()
         s = _client.get_session()
         s.call("synchronize", None)
 
