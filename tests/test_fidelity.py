@@ -192,3 +192,120 @@ def test_cuda_array_interface_objects_index_and_assign(cp):
     assert a.get().tolist() == list(range(10))
     a.fill(Wrapped(cp.full((), 7.0)))  # a 0-d array seen through the interface
     assert a.get().tolist() == [7.0] * 10
+
+
+# --- session 15: aliases, NEP 13 operators, poly1d, allow_synchronize, small routines ---
+def test_cupys_aliases_are_one_object(cp):
+    for name, alias in (("absolute", "abs"), ("conjugate", "conj"), ("invert", "bitwise_not"),
+                        ("true_divide", "divide"), ("power", "pow"), ("arccos", "acos"),
+                        ("concatenate", "concat"), ("amax", "max"), ("transpose",
+                                                                     "permute_dims")):
+        assert getattr(cp, name) is getattr(cp, alias), alias
+    assert cp.abs(cp.array([-2, 3])).get().tolist() == [2, 3]
+
+
+class _Mock(numpy.lib.mixins.NDArrayOperatorsMixin):
+    """An operand that answers NumPy's ufuncs itself (NEP 13)."""
+    __array_priority__ = 20
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return ufunc.__name__, inputs
+
+
+class _OptOut:
+    """An operand that opts out of NumPy's ufuncs (``__array_ufunc__ = None``)."""
+    __array_ufunc__ = None
+
+    def __radd__(self, other):
+        return "radd"
+
+    def __rmatmul__(self, other):
+        return "rmatmul"
+
+    def __gt__(self, other):
+        return "gt"
+
+
+def test_operators_defer_to_other_operands_as_cupy(cp):
+    x = cp.array([3, 7])
+    m = _Mock()
+    assert x + m == ("add", (x, m)) and (x < m) == ("less", (x, m))
+    with pytest.raises(TypeError):
+        x += m  # in place: CuPy's own ufunc, which refuses the operand
+    o = _OptOut()
+    assert x + o == "radd" and x @ o == "rmatmul" and (x < o) == "gt"
+
+
+def test_host_data_is_copied_whatever_copy_says(cp):
+    host = numpy.arange(5.0)
+    a = cp.array(host, copy=False)
+    b = cp.asarray([1, 2], copy=False)
+    host[0] = 9.0
+    assert a.get().tolist() == [0, 1, 2, 3, 4] and b.get().tolist() == [1, 2]
+
+
+def test_pickle_keeps_the_memory_order(cp):
+    import pickle
+    a = cp.asfortranarray(cp.arange(6.0).reshape(2, 3))
+    b = pickle.loads(pickle.dumps(a))
+    assert b.flags.f_contiguous and not b.flags.c_contiguous
+    assert b.get().tolist() == a.get().tolist()
+
+
+def test_poly1d_follows_cupy(cp):
+    p = cp.poly1d(cp.array([1.0, 2.0, 3.0]))
+    n = numpy.poly1d([1.0, 2.0, 3.0])
+    for got, want in ((p * p + 1, n * n + 1), (2 * p, 2 * n), (p - 1, n - 1),
+                      (p ** 3, n ** 3), (cp.polymul(p, p), numpy.polymul(n, n))):
+        assert isinstance(got, cp.poly1d)
+        numpy.testing.assert_allclose(got.coeffs.get(), want.coeffs)
+    assert float(p(2.0)) == 11.0
+    assert cp.add(p, p).get().tolist() == [2, 4, 6]  # a ufunc takes its coefficients
+    with pytest.raises(TypeError):
+        numpy.float64(2) + p  # CuPy refuses a NumPy scalar first
+    with pytest.raises(TypeError):
+        p ** 2.0
+    with pytest.raises(NotImplementedError):
+        cp.poly(cp.array([[1.0, 2.0], [3.0, 4.0]]))  # not symmetric: CuPy's limit
+    with pytest.raises(NotImplementedError):
+        cp.roots(cp.array([1, 0, 1], dtype=bool))
+    numpy.testing.assert_allclose(cp.poly(cp.array([1.0, 2.0])).get(), [1, -3, 2])
+
+
+def test_allow_synchronize_false_raises_where_cupy_synchronizes(cp):
+    import gpushare.cupyx as cupyx
+    a = cp.arange(4.0)
+    with pytest.warns(UserWarning, match="allow_synchronize"):
+        with cupyx.allow_synchronize(False):
+            b = a * 2 + 1  # queued: no synchronization
+            for read in (lambda: b.get(), lambda: float(b[0]), lambda: bool(b[1]),
+                         lambda: repr(b), lambda: cp.cuda.Device().synchronize()):
+                with pytest.raises(cupyx.DeviceSynchronized):
+                    read()
+    assert b.get().tolist() == [1, 3, 5, 7]  # allowed again after the block
+
+
+def test_who_lists_the_arrays(cp, capsys):
+    cp.who({"x": cp.ones(10), "y": cp.zeros(3, dtype=cp.int32), "n": 5})
+    lines = capsys.readouterr().out.split("\n")
+    assert lines[-5].split() == ["x", "10", "80", "float64"]
+    assert lines[-4].split() == ["y", "3", "12", "int32"]
+    assert lines[-2] == "Upper bound on total bytes  =       92"
+
+
+def test_pad_with_a_function_and_piecewise_and_packbits_checks(cp):
+    def tens(vector, pad_width, iaxis, kwargs):
+        vector[:pad_width[0]] = 10
+        vector[-pad_width[1]:] = 10
+    got = cp.pad(cp.arange(6).reshape(2, 3), 2, tens)
+    assert got.get().tolist() == numpy.pad(numpy.arange(6).reshape(2, 3), 2, tens).tolist()
+    x = cp.arange(4.0)
+    with pytest.raises(NotImplementedError, match="Callable"):
+        cp.piecewise(x, [x > 1], [lambda v: v])
+    assert cp.piecewise(x, [x > 1], [5.0, 1.0]).get().tolist() == [1, 1, 5, 5]
+    with pytest.raises(ValueError, match="bitorder"):
+        cp.packbits(cp.array([1], dtype=cp.uint8), bitorder=1.5)
+    assert cp.unpackbits(cp.array([5], dtype=cp.uint8), bitorder="little").get().tolist() \
+        == [1, 0, 1, 0, 0, 0, 0, 0]
+    assert inspect.signature(cp.binary_repr) == inspect.signature(numpy.binary_repr)
+    assert cp.base_repr(10, 3) == "101"
