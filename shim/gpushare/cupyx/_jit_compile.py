@@ -17,9 +17,15 @@ not):
 * Types follow CuPy's rules for ``mode='cuda'``: Python ``int`` constants and
   arguments are ``int32`` when they fit (else ``int64``), ``float`` ones ``float32``,
   ``bool`` is ``bool``; an operator picks the first of its ufunc's loops (CuPy's type
-  lists) every operand can be cast to in the order ``?bBhHiIlLefd`` (``mode='numpy'``:
-  ``int64``/``float64`` and NumPy's safe casting). ``jit.threadIdx.x`` and
-  ``jit.grid(1)`` are ``uint32``; ``range`` loops take the type of ``stop``.
+  lists) every operand can be cast to in the order ``?bBhHiIlLefdFD`` (``mode='numpy'``:
+  ``int64``/``float64``/``complex128`` and NumPy's safe casting). ``jit.threadIdx.x``
+  and ``jit.grid(1)`` are ``uint32``; ``range`` loops take the type of ``stop``.
+* ``complex64``/``complex128`` are ``complex<float>``/``complex<double>`` of
+  ``cupy/complex.cuh``, with CuPy's loops: arithmetic, ``**``, ``==``/``!=`` (``<``
+  and the like raise ``TypeError``), ``abs``, the complex math functions of thrust;
+  casting to a real type warns ``ComplexWarning`` and keeps the real part.
+* ``float16`` values are ``__half`` and every operation rounds to half precision
+  (CuPy keeps them in ``float`` registers and rounds only when storing).
 * A local variable's type is that of its first assignment; later assignments are
   cast with the ``same_kind`` rule. Variables first assigned inside a block are
   declared at the top of the function (Python's function scope).
@@ -32,8 +38,11 @@ Supported: assignments (also augmented and tuple unpacking), arithmetic, compari
 ``a if c else b``, ``if``/``while``/``for ... in range(...)`` (``jit.range(...,
 unroll=)``), ``break``/``continue``/``return``/``assert``/``pass``; ``x[i]``,
 ``x[i, j]``, ``x[i]`` of an n-d array (a sub-array), ``x.shape``, ``x.size``,
-``x.ndim``, ``len(x)``; ``jit.threadIdx/blockIdx/blockDim/gridDim``, ``jit.warpsize``,
-``jit.laneid()``, ``jit.grid(n)``, ``jit.gridsize(n)``, ``jit.syncthreads()``,
+``x.ndim``, ``len(x)``; ``return a, b`` in a device function (through trailing
+``T& gs_out<i>`` parameters; ``cupy.vectorize`` only); lambdas, found as CuPy does
+(``ValueError`` when more than one lambda is on their lines);
+``jit.threadIdx/blockIdx/blockDim/gridDim``, ``jit.warpsize``, ``jit.laneid()``,
+``jit.grid(n)``, ``jit.gridsize(n)``, ``jit.syncthreads()``,
 ``jit.syncwarp()``, ``jit.shared_memory(dtype, size or None)``,
 ``jit.local_memory(dtype, size)``, the ``jit.atomic_*`` and ``jit.shfl_*_sync``
 families (CuPy's dtype lists); ``min``/``max``/``abs``/``print`` (``printf``),
@@ -49,10 +58,12 @@ from __future__ import annotations
 
 import ast
 import inspect
+import linecache
 import math
 import re
 import textwrap
 import types
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,14 +73,16 @@ _PREFIX = "gpushare cupyx.jit: "
 
 # --- types ------------------------------------------------------------------------------
 #: CuPy's order of scalar types for its "cuda" casting rule (int64 is 'l' after _norm)
-_ORDER = "?bBhHiIlLefd"
+_ORDER = "?bBhHiIlLefdFD"
 _CTYPE = {"?": "bool", "b": "signed char", "B": "unsigned char", "h": "short",
           "H": "unsigned short", "i": "int", "I": "unsigned int", "l": "long long",
-          "L": "unsigned long long", "e": "__half", "f": "float", "d": "double"}
+          "L": "unsigned long long", "e": "__half", "f": "float", "d": "double",
+          "F": "complex<float>", "D": "complex<double>"}
 #: result types C++ would widen (integer promotion, half as float): cast back
 _NARROW = set("?bBhHe")
 _INT = set("bBhHiIlL")
 _FLOAT = set("efd")
+_COMPLEX = set("FD")
 
 
 def _norm(dt: Any) -> numpy.dtype:
@@ -79,11 +92,8 @@ def _norm(dt: Any) -> numpy.dtype:
         d = numpy.dtype(dt)
     except TypeError:
         raise TypeError(f"{_PREFIX}{dt!r} is not a dtype") from None
-    d = numpy.dtype(d.name) if d.kind in "biuf" else d
+    d = numpy.dtype(d.name) if d.kind in "biufc" else d
     if d.char not in _CTYPE:
-        if d.kind == "c":
-            raise NotImplementedError(f"{_PREFIX}complex values ({d}) are not supported "
-                                      "by gpushare's cupyx.jit")
         raise TypeError(f"{_PREFIX}dtype {d} is not supported in jit kernels")
     return d
 
@@ -94,6 +104,8 @@ _U32 = numpy.dtype("uint32")
 _I64 = numpy.dtype("int64")
 _F32 = numpy.dtype("float32")
 _F64 = numpy.dtype("float64")
+_C64 = numpy.dtype("complex64")
+_C128 = numpy.dtype("complex128")
 
 
 def ctype(dt: numpy.dtype) -> str:
@@ -126,8 +138,7 @@ def scalar_type(x: Any, mode: str) -> numpy.dtype:
     if isinstance(x, float):
         return _F32 if mode == "cuda" else _F64
     if isinstance(x, complex):
-        raise NotImplementedError(f"{_PREFIX}complex values are not supported by "
-                                  "gpushare's cupyx.jit")
+        return _C64 if mode == "cuda" else _C128
     raise TypeError(f"{_PREFIX}{type(x).__name__} {x!r} is not a scalar")
 
 
@@ -152,8 +163,13 @@ def _loops(chars: str, nin: int, out: str | None = None) -> list:
 
 
 _HELPER_RE = re.compile(r"\bgs_jit_\w+(?=[<(])")
-_DIV_LOOPS = _loops("bBhHiIlL", 2, "d") + _loops("efd", 2)
-_CMP_LOOPS = _loops("?bBhHiIlLefd", 2, "?")
+_DIV_LOOPS = _loops("bBhHiIlL", 2, "d") + _loops("efdFD", 2)
+#: comparison loops: CuPy 14's for mode='numpy' (integers compare as int64/uint64,
+#: mixed pairs exactly), homogeneous ones for mode='cuda' (as before CuPy 14: e.g.
+#: int32 against uint32 compares as uint32); complex values have ``==``/``!=`` only
+_CMP_LOOPS = {"numpy": [("??", "?"), ("ll", "?"), ("LL", "?"), ("lL", "?"), ("Ll", "?"),
+                        ("ee", "?"), ("ff", "?"), ("dd", "?")],
+              "cuda": _loops("?bBhHiIlLefd", 2, "?")}
 
 
 # --- values ------------------------------------------------------------------------------
@@ -250,6 +266,9 @@ def _lit(v: Any, dt: numpy.dtype) -> str:
     c = dt.char
     if c == "?":
         return "true" if bool(v) else "false"
+    if c in _COMPLEX:
+        part = _component(dt)
+        return f"{ctype(dt)}({_lit(v.real, part)}, {_lit(v.imag, part)})"
     if c in _INT:
         iv = int(v)
         if c == "i":
@@ -280,9 +299,22 @@ def _lit(v: Any, dt: numpy.dtype) -> str:
     return f"((__half)((float)({body})))"
 
 
+def _component(dt: numpy.dtype) -> numpy.dtype:
+    """The type of the real and imaginary parts of the complex type ``dt``."""
+    return _F32 if dt.char == "F" else _F64
+
+
 def _cast_code(code: str, src: numpy.dtype, dst: numpy.dtype) -> str:
     if src == dst:
         return code
+    if src.char in _COMPLEX:
+        if dst.char == "?":  # NumPy's truth of a complex value: either part non-zero
+            return f"(({code}) != {ctype(src)}(0))"
+        if dst.char in _COMPLEX:
+            return f"{ctype(dst)}({code})"
+        return _cast_code(f"({code}).real()", _component(src), dst)
+    if dst.char in _COMPLEX:
+        return f"{ctype(dst)}({_cast_code(code, src, _component(dst))})"
     if dst.char == "?":
         return f"({code} != 0)" if src.char != "e" else f"((float)({code}) != 0.0f)"
     if src.char == "e" and dst.char != "f":
@@ -344,6 +376,16 @@ __device__ inline T gs_jit_ffloordiv(T a, T b) {
   while (b) { if (b & 1) r *= a; a *= a; b >>= 1; }
   return r;
 }""",
+    "gs_jit_cpow": """template <typename T> __device__ inline T gs_jit_cpow(T a, T b) {
+  return b == T(0) ? T(1) : pow(a, b);
+}""",
+    "gs_jit_cmp_lL": """__device__ inline int gs_jit_cmp_lL(long long a, unsigned long long b) {
+  return a < 0 ? -1 : ((unsigned long long)a < b ? -1 : ((unsigned long long)a > b));
+}""",
+    "gs_jit_ireciprocal": """template <typename T>
+__device__ inline T gs_jit_ireciprocal(T a) {
+  return a == 0 ? (T)0 : (T)(1 / a);
+}""",
     "gs_jit_min": """template <typename T> __device__ inline T gs_jit_min(T a, T b) {
   return (a != a) ? a : ((b != b) ? b : (b < a ? b : a));
 }""",
@@ -354,16 +396,16 @@ __device__ inline T gs_jit_ffloordiv(T a, T b) {
 
 
 # --- operators ---------------------------------------------------------------------------
-def _binop_spec(op: ast.AST) -> tuple:
+def _binop_spec(op: ast.AST, mode: str) -> tuple:
     """(loops, formatter(out_dtype, a, b) -> code, name) for a binary operator."""
     t = type(op)
     arith = "?bBhHiIlLefd"
     if t is ast.Add:
-        return _loops(arith, 2), lambda o, a, b: f"({a} + {b})", "add"
-    if t is ast.Sub:
-        return _loops(arith[1:], 2), lambda o, a, b: f"({a} - {b})", "subtract"
+        return _loops(arith + "FD", 2), lambda o, a, b: f"({a} + {b})", "add"
+    if t is ast.Sub:  # bool - bool is an error (``binop``)
+        return _loops(arith + "FD", 2), lambda o, a, b: f"({a} - {b})", "subtract"
     if t is ast.Mult:
-        return _loops(arith, 2), lambda o, a, b: f"({a} * {b})", "multiply"
+        return _loops(arith + "FD", 2), lambda o, a, b: f"({a} * {b})", "multiply"
     if t is ast.Div:
         return _DIV_LOOPS, lambda o, a, b: f"({a} / {b})", "true_divide"
     if t in (ast.FloorDiv, ast.Mod):
@@ -380,10 +422,12 @@ def _binop_spec(op: ast.AST) -> tuple:
         def pw(o: numpy.dtype, a: str, b: str) -> str:
             if o.char in _INT:
                 return f"gs_jit_ipow<{ctype(o)}>({a}, {b})"
+            if o.char in _COMPLEX:
+                return f"gs_jit_cpow<{ctype(o)}>({a}, {b})"
             if o.char == "d":
                 return f"pow({a}, {b})"
             return f"powf((float)({a}), (float)({b}))"
-        return _loops(arith[1:], 2), pw, "power"
+        return _loops(arith[1:] + "FD", 2), pw, "power"
     bits = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
     if t in bits:
         sym = bits[t]
@@ -396,7 +440,9 @@ def _binop_spec(op: ast.AST) -> tuple:
             ast.GtE: ">="}
     if t in cmps:
         sym = cmps[t]
-        return _CMP_LOOPS, lambda o, a, b: f"({a} {sym} {b})", "comparison"
+        loops = _CMP_LOOPS[mode] + (_loops("FD", 2, "?") if t in (ast.Eq, ast.NotEq)
+                                    else [])
+        return loops, lambda o, a, b: f"({a} {sym} {b})", "comparison"
     if t is ast.MatMult:
         raise _fail(NotImplementedError, "the @ operator is not supported")
     raise _fail(NotImplementedError, f"operator {t.__name__} is not supported")
@@ -432,6 +478,10 @@ _MATH1.update({"arcsin": "asin", "arccos": "acos", "arctan": "atan", "arcsinh": 
                "arccosh": "acosh", "arctanh": "atanh", "gamma": "tgamma"})
 _MATH2 = {"arctan2": "atan2", "atan2": "atan2", "hypot": "hypot", "fmod": "fmod",
           "copysign": "copysign", "fmin": "fmin", "fmax": "fmax", "pow": "pow"}
+#: the functions of ``_MATH1`` that have complex versions (``cupy/complex.cuh``)
+_COMPLEX_MATH = {"sqrt", "exp", "expm1", "log", "log2", "log10", "log1p", "sin", "cos",
+                 "tan", "sinh", "cosh", "tanh", "arcsin", "arccos", "arctan", "arcsinh",
+                 "arccosh", "arctanh"}
 _PREDICATES = {"isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite"}
 
 _ATOMIC_TYPES = {
@@ -460,6 +510,8 @@ class Generated:
     def code(self) -> str:
         parts = ["#include <cuda_fp16.h>"] if any("__half" in f for f in self.functions) \
             else []
+        if any("complex<" in f for f in self.functions):
+            parts.append("#include <cupy/complex.cuh>")
         parts += [_HELPERS[h] for h in self.helpers]
         parts += self.functions
         return "\n\n".join(parts) + "\n"
@@ -473,16 +525,36 @@ def _parse(func: Any) -> tuple:
         raise _fail(NotImplementedError,
                     f"the source of {getattr(func, '__name__', func)!r} is not available "
                     f"({e}); jit kernels must be defined in a file") from None
+    try:
+        filename = inspect.getsourcefile(func) or "?"
+    except TypeError:
+        filename = "?"
+    if func.__name__ == "<lambda>":
+        return _parse_lambda(func, filename, first, len(lines)), lines, first, filename
     tree = ast.parse(textwrap.dedent("".join(lines)))
     ast.increment_lineno(tree, first - 1)
     fdef = tree.body[0] if tree.body else None
     if not isinstance(fdef, ast.FunctionDef):
         raise _fail(NotImplementedError, f"{func!r} is not a plain function (def)")
-    try:
-        filename = inspect.getsourcefile(func) or "?"
-    except TypeError:
-        filename = "?"
     return fdef, lines, first, filename
+
+
+def _parse_lambda(func: Any, filename: str, first: int, nlines: int) -> ast.FunctionDef:
+    """The lambda ``func`` as ``def _lambda_kernel(args): return body``, found (as CuPy
+    does) as the only lambda of the lines ``inspect`` gives for it in its file."""
+    tree = ast.parse("".join(linecache.getlines(filename)))
+    nodes = [n for n in ast.walk(tree)
+             if isinstance(n, ast.Lambda) and first <= n.lineno < first + nlines]
+    if not nodes:
+        raise _fail(NotImplementedError, f"the source of {func!r} is not available")
+    if len(nodes) > 1:
+        raise ValueError(f"{_PREFIX}Multiple callables are found near the definition of "
+                         f"{func}, and JIT could not identify the source code for it.")
+    node = nodes[0]
+    fdef = ast.FunctionDef(name="_lambda_kernel", args=node.args,
+                           body=[ast.copy_location(ast.Return(node.body), node.body)],
+                           decorator_list=[], returns=None, type_comment=None)
+    return ast.copy_location(fdef, node)
 
 
 class _Function:
@@ -556,7 +628,10 @@ class _Function:
         body = self.stmts(fdef.body, True)
         if self.ret is None:
             self.ret = "void"
-        ret = self.ret if isinstance(self.ret, str) else ctype(self.ret)
+        if isinstance(self.ret, tuple):  # a tuple is returned through references
+            params += [f"{ctype(t)}& gs_out{i}" for i, t in enumerate(self.ret)]
+        ret = self.ret if isinstance(self.ret, str) else \
+            "void" if isinstance(self.ret, tuple) else ctype(self.ret)
         head = ('extern "C" __global__ ' if self.kernel else "__device__ ") + \
             f"{ret} {self.name}({', '.join(params)})"
         out = [head + " {"] + ["  " + d for d in self.decls] + ["  " + ln for ln in body]
@@ -657,12 +732,19 @@ class _Function:
             return ["return;"]
         if self.kernel:
             raise _fail(TypeError, "a kernel (__global__ function) cannot return a value")
-        v = self.value(self.expr(s.value))
+        v = self.expr(s.value)
+        if isinstance(v, Const) and isinstance(v.obj, tuple):
+            v = Tup([Const(x) for x in v.obj])
+        items = [self.value(x) for x in v.items] if isinstance(v, Tup) else [self.value(v)]
+        ret = tuple(d.dtype for d in items) if isinstance(v, Tup) else items[0].dtype
         if self.ret is None:
-            self.ret = v.dtype
-        elif self.ret == "void" or self.ret != v.dtype:
-            raise _fail(TypeError, f"inconsistent return types: {self.ret} and {v.dtype}")
-        return [f"return {v.code};"]
+            self.ret = ret
+        elif self.ret != ret:
+            raise _fail(ValueError, f"Failed to infer the return type: {self.ret} or {ret}")
+        if isinstance(v, Tup):  # through the reference parameters gs_out<i>
+            return self.block("", [f"gs_out{i} = {d.code};" for i, d in enumerate(items)] +
+                              ["return;"])
+        return [f"return {items[0].code};"]
 
     def for_(self, s: ast.For) -> list:
         if s.orelse:
@@ -750,9 +832,15 @@ class _Function:
             return [f"{var.ptr} = {value.ptr};"]
         if isinstance(value, (Tup, Rng)) or (isinstance(value, Const) and
                                              not _is_scalar(value.obj)):
+            if isinstance(var, Tup) and isinstance(value, Tup):
+                raise _fail(NotImplementedError, f"{name!r}: tuple variables cannot be "
+                                                 "reassigned in gpushare's cupyx.jit")
             if var is not None:
-                raise _fail(TypeError, f"{name!r} cannot be rebound to a non-scalar value")
+                raise _fail(TypeError, f"Data type mismatch of variable: `{name}`: "
+                                       f"{_kind(var)} != {_kind(value)}")
             if not top:
+                if isinstance(value, Const):
+                    raise _fail(TypeError, "Cannot assign constant value not at top-level.")
                 raise _fail(NotImplementedError, f"non-scalar value assigned to {name!r} "
                                                  "inside a block")
             if isinstance(value, Rng):
@@ -781,7 +869,8 @@ class _Function:
             self.decls.append(f"{ctype(v.dtype)} {cn};")
             return [f"{cn} = {v.code};"]
         if not isinstance(var, Data):
-            raise _fail(TypeError, f"{name!r} cannot be rebound to a scalar")
+            raise _fail(TypeError, f"Data type mismatch of variable: `{name}`: "
+                                   f"{_kind(var)} != {v.dtype}")
         v = self.cast(v, var.dtype, "same_kind", f"assignment to {name!r}")
         return [f"{var.code} = {v.code};"]
 
@@ -839,10 +928,13 @@ class _Function:
             cond = self.expr(e.test)
             if isinstance(cond, Const):
                 return self.expr(e.body if cond.obj else e.orelse)
+            if self.stype(cond).char in _COMPLEX:
+                raise _fail(TypeError, "Complex type value cannot be boolean condition.")
             x, y = self.expr(e.body), self.expr(e.orelse)
-            if isinstance(x, Const) and _is_scalar(x.obj) and isinstance(y, Data):
+            # Python scalars take the other branch's type (NumPy scalars keep theirs)
+            if _is_py_scalar(x) and isinstance(y, Data):
                 x = self.cast(x, y.dtype, "same_kind", "conditional expression")
-            if isinstance(y, Const) and _is_scalar(y.obj) and isinstance(x, Data):
+            if _is_py_scalar(y) and isinstance(x, Data):
                 y = self.cast(y, x.dtype, "same_kind", "conditional expression")
             x, y = self.value(x), self.value(y)
             if x.dtype != y.dtype:
@@ -905,6 +997,9 @@ class _Function:
         if casting != "unsafe" and not numpy.can_cast(d.dtype, dt, casting):
             raise _fail(TypeError, f"cannot cast {d.dtype} to {dt} with casting rule "
                                    f"{casting!r} ({what})")
+        if d.dtype.char in _COMPLEX and dt.char not in _COMPLEX and dt.char != "?":
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          numpy.exceptions.ComplexWarning, stacklevel=2)
         return Data(_cast_code(d.code, d.dtype, dt), dt)
 
     def truth(self, v: Value) -> str:
@@ -912,22 +1007,41 @@ class _Function:
             return "true" if v.obj else "false"
         return self.cast(v, _BOOL, "unsafe", "condition").code
 
-    def binop(self, op: ast.AST, a: Value, b: Value) -> Value:
-        if isinstance(a, Const) and isinstance(b, Const):
+    def binop(self, op: ast.AST, a: Value, b: Value, dtype: Any = None) -> Value:
+        """``a op b``; ``dtype`` selects the ufunc loop by its output type (as
+        ``cupy.add(a, b, dtype=...)`` does)."""
+        if isinstance(a, Const) and isinstance(b, Const) and dtype is None:
             f = _PY_BINOPS.get(type(op))
             if f is None:
                 raise _fail(NotImplementedError, f"operator {type(op).__name__}")
             return Const(f(a.obj, b.obj))
-        loops, fmt, what = _binop_spec(op)
-        loop = _resolve(loops, [self.stype(a), self.stype(b)], self.mode, what)
-        lt, out = numpy.dtype(loop[0][0]), numpy.dtype(loop[1])
+        loops, fmt, what = _binop_spec(op, self.mode)
+        if dtype is None:
+            loop = _resolve(loops, [self.stype(a), self.stype(b)], self.mode, what)
+            casting = "unsafe"
+        else:
+            dt = _norm(dtype)
+            loop = next((lp for lp in loops if lp[1] == dt.char), None)
+            if loop is None:
+                raise _fail(TypeError, f"Wrong type ({dt}) of arguments for {what}")
+            casting = "same_kind"
+        if isinstance(op, ast.Sub) and loop[0] == "??":
+            raise _fail(TypeError, "cupy boolean subtract, the `-` operator, is deprecated, "
+                        "use the bitwise_xor, the `^` operator, or the logical_xor "
+                        "function instead.")
+        out = numpy.dtype(loop[1])
         # true division computes in its output type ('ii->d'); the rest in the loop's
-        to = out if isinstance(op, ast.Div) else lt
-        ca, cb = (self.cast(x, to, "unsafe", what).code for x in (a, b))
+        to = [out] * 2 if isinstance(op, ast.Div) else [numpy.dtype(c) for c in loop[0]]
+        ca, cb = (self.cast(x, t, casting, what).code for x, t in zip((a, b), to))
+        if loop[0] in ("lL", "Ll"):  # int64 against uint64, exactly
+            self.gen.helper("gs_jit_cmp_lL")
+            cmp = (f"gs_jit_cmp_lL({ca}, {cb})", "0") if loop[0] == "lL" else \
+                ("0", f"gs_jit_cmp_lL({cb}, {ca})")
+            return Data(fmt(out, *cmp), out)
         code = fmt(out, ca, cb)
         for helper in _HELPER_RE.findall(code):
             self.gen.helper(helper)
-        if out.char in _NARROW and loops is not _CMP_LOOPS:
+        if out.char in _NARROW and what != "comparison":
             code = f"(({ctype(out)})({code}))"  # undo C's integer promotion
         return Data(code, out)
 
@@ -950,8 +1064,9 @@ class _Function:
             return Data(f"(({ctype(t)})(~ {d.code}))", t)
         # negation
         if t.char == "?":
-            t = numpy.dtype("b")
-            d = Data(_cast_code(d.code, _BOOL, t), t)
+            raise _fail(TypeError, "The cupy boolean negative, the `-` operator, is not "
+                        "supported, use the `~` operator or the logical_not function "
+                        "instead.")
         code = f"(- {d.code})"
         if t.char in _NARROW:
             code = f"(({ctype(t)})({code}))"
@@ -1125,15 +1240,19 @@ class _Function:
 
     def math(self, name: str, f: Any, args: list, kwargs: dict, all_const: bool,
              is_math: bool) -> Value:
-        if kwargs:
+        dtype = kwargs.pop("dtype", Const(None))
+        if kwargs or (dtype.obj is not None and (is_math or name not in _UFUNC_OPS)):
             raise _fail(NotImplementedError, f"keyword arguments to {name}() are not "
                                              "supported in jit kernels")
+        if not isinstance(dtype, Const):
+            raise _fail(TypeError, f"{name}(): dtype must be a constant")
         if all_const:  # fold with NumPy's / math's own function
             ref = f if is_math else getattr(numpy, name, None)
             if ref is not None:
-                return Const(ref(*[a.obj for a in args]))
+                extra = {} if dtype.obj is None else {"dtype": dtype.obj}
+                return Const(ref(*[a.obj for a in args], **extra))
         if name in _UFUNC_OPS and len(args) == 2:
-            return self.binop(_UFUNC_OPS[name](), *args)
+            return self.binop(_UFUNC_OPS[name](), *args, dtype=dtype.obj)
         if name in _UFUNC_UNARY_OPS and len(args) == 1:
             return self.unop(_UFUNC_UNARY_OPS[name](), args[0])
         if name in ("logical_and", "logical_or", "logical_xor") and len(args) == 2:
@@ -1147,10 +1266,13 @@ class _Function:
         if name == "square" and len(args) == 1:
             return self.binop(ast.Mult(), args[0], args[0])
         ins = [self.stype(a) for a in args]
+        if name == "reciprocal" and len(args) == 1:
+            return self.reciprocal(args[0], ins[0])
         if is_math and all(t.char in _INT or t.char == "?" for t in ins):
             ins = [_F64] * len(ins)  # math.* works in double precision on ints
+        cplx = "" if is_math else "FD"  # ufuncs (not math.*) take complex values
         if name in _PREDICATES and len(args) == 1:
-            loop = _resolve(_loops("efd", 1, "?"), ins, self.mode, name)
+            loop = _resolve(_loops("efd" + cplx, 1, "?"), ins, self.mode, name)
             t = numpy.dtype(loop[0][0])
             a = self.cast(args[0], t, "unsafe", name)
             code = a.code if t.char != "e" else f"((float)({a.code}))"
@@ -1160,10 +1282,11 @@ class _Function:
         if cname is None or (name == "pow" and not is_math):
             raise _fail(NotImplementedError, f"{name}() with {len(args)} argument(s) is not "
                                              "supported in jit kernels")
-        loop = _resolve(_loops("efd", len(args)), ins, self.mode, name)
+        chars = "efd" + (cplx if name in _COMPLEX_MATH else "")
+        loop = _resolve(_loops(chars, len(args)), ins, self.mode, name)
         t = numpy.dtype(loop[1])
         cargs = [self.cast(a, t, "unsafe", name).code for a in args]
-        if t.char == "d":
+        if t.char in "dFD":
             code = f"{cname}({', '.join(cargs)})"
         else:
             code = f"{cname}f({', '.join(f'(float)({c})' for c in cargs)})"
@@ -1172,6 +1295,18 @@ class _Function:
         if is_math and name in ("floor", "ceil", "trunc"):
             return Data(f"((long long)({code}))", _I64)  # Python's math.floor gives ints
         return Data(code, t)
+
+    def reciprocal(self, a: Value, t: numpy.dtype) -> Value:
+        """``cupy.reciprocal(a)`` (CuPy's loops: integers give 0 for 0)."""
+        loop = _resolve(_loops("bBhHiIlLefdFD", 1), [t], self.mode, "reciprocal")
+        out = numpy.dtype(loop[1])
+        x = self.cast(a, out, "unsafe", "reciprocal").code
+        if out.char in _INT:
+            self.gen.helper("gs_jit_ireciprocal")
+            return Data(f"gs_jit_ireciprocal<{ctype(out)}>({x})", out)
+        if out.char == "e":
+            return Data(f"((__half)(1.0f / (float)({x})))", out)
+        return Data(f"({ctype(out)}(1) / {x})", out)
 
     def minmax(self, helper: str, args: list) -> Value:
         if len(args) < 2:
@@ -1183,6 +1318,9 @@ class _Function:
                 acc = Const(min(acc.obj, b.obj) if "min" in helper else max(acc.obj, b.obj))
                 continue
             ins = [self.stype(acc), self.stype(b)]
+            if any(t.char in _COMPLEX for t in ins):
+                raise _fail(NotImplementedError, "min/max of complex values are not "
+                                                 "supported by gpushare's cupyx.jit")
             loop = _resolve(_loops("?bBhHiIlLefd", 2), ins, self.mode, helper[7:] + "imum")
             t = numpy.dtype(loop[1])
             x, y = (self.cast(v, t, "unsafe", "min/max").code for v in (acc, b))
@@ -1219,6 +1357,8 @@ class _Function:
         c = d.dtype.char
         if c == "?" or c in "BHIL":
             return d
+        if c in _COMPLEX:
+            return Data(f"abs({d.code})", _component(d.dtype))
         if c in _INT:
             code = f"({d.code} < 0 ? -{d.code} : {d.code})"
             return Data(f"(({ctype(d.dtype)})({code}))" if c in _NARROW else code, d.dtype)
@@ -1243,6 +1383,9 @@ class _Function:
                 continue
             d = self.value(a)
             c = d.dtype.char
+            if c in _COMPLEX:
+                raise _fail(NotImplementedError, "printing complex values is not supported "
+                                                 "by gpushare's cupyx.jit")
             if c == "?":
                 fmt.append("%s")
                 cargs.append(f'({d.code} ? "True" : "False")')
@@ -1422,13 +1565,29 @@ class _Function:
                 d = self.value(a)
                 key.append(d.dtype)
                 cargs.append(d.code)
-        name, ret = compile_device(f, tuple(key), self.gen, self.mode)
+        name, ret = compile_device(f._func, tuple(key), self.gen, self.mode)
+        if isinstance(ret, tuple):
+            raise _fail(NotImplementedError, "device functions returning tuples can be "
+                                             "called only by cupy.vectorize in gpushare")
         return Data(f"{name}({', '.join(cargs)})", None if ret == "void" else ret)
 
 
 def _is_scalar(obj: Any) -> bool:
-    return isinstance(obj, (bool, int, float, numpy.bool_, numpy.number)) and \
-        not isinstance(obj, (complex, numpy.complexfloating))
+    return isinstance(obj, (bool, int, float, complex, numpy.bool_, numpy.number))
+
+
+def _kind(v: Value) -> str:
+    """What ``v`` is, for error messages."""
+    if isinstance(v, Data):
+        return str(v.dtype)
+    if isinstance(v, Const):
+        return f"constant {v.obj!r}"
+    return type(v).__name__.lower()
+
+
+def _is_py_scalar(v: Value) -> bool:
+    """Whether ``v`` is a Python (not NumPy) scalar constant."""
+    return isinstance(v, Const) and _is_scalar(v.obj) and not isinstance(v.obj, numpy.generic)
 
 
 def _is_proxy(obj: Any) -> bool:
@@ -1455,17 +1614,21 @@ def _ufunc_name(f: Any) -> str | None:
     return None
 
 
-def compile_device(f: KernelBase, key: tuple, gen: Generated, mode: str) -> tuple:
-    """Translate the device function ``f`` for argument types ``key`` into ``gen``."""
-    k = (f._func, key)
+def compile_device(func: Any, key: tuple, gen: Generated, mode: str) -> tuple:
+    """Translate the Python function ``func`` (a ``def`` or a lambda) into a
+    ``__device__`` function of ``gen`` for argument types ``key``: returns its name and
+    its return type (a dtype, ``"void"``, or a tuple of dtypes, returned through
+    trailing reference parameters ``T& gs_out<i>``)."""
+    k = (func, key)
     if k in gen.device:
         done = gen.device[k]
         if done is None:
             raise _fail(NotImplementedError, "recursive device functions are not supported")
         return done
-    name = f"{f._func.__name__}_{len(gen.device) + 1}"
+    base = "_lambda_kernel" if func.__name__ == "<lambda>" else _cname(func.__name__)
+    name = f"{base}_{len(gen.device) + 1}"
     gen.device[k] = None
-    fn = _Function(f._func, mode, key, gen, name, kernel=False)
+    fn = _Function(func, mode, key, gen, name, kernel=False)
     code, ret = fn.translate()
     gen.functions.append(code)
     gen.device[k] = (name, ret)
