@@ -309,3 +309,27 @@ def test_pad_with_a_function_and_piecewise_and_packbits_checks(cp):
         == [1, 0, 1, 0, 0, 0, 0, 0]
     assert inspect.signature(cp.binary_repr) == inspect.signature(numpy.binary_repr)
     assert cp.base_repr(10, 3) == "101"
+
+
+def test_devices_as_cupy(cp):
+    cuda = cp.cuda
+    d = cuda.Device()
+    assert d.id == 0 and d.use() is d
+    attrs = d.attributes
+    assert attrs["MaxThreadsPerBlock"] > 0 and attrs["WarpSize"] == 32
+    assert all(isinstance(v, int) for v in attrs.values())
+    assert cuda.Device.from_pci_bus_id(d.pci_bus_id) == d
+    for bad in ("fake:id", "FFFF:FF:FF.F"):
+        with pytest.raises(cuda.runtime.CUDARuntimeError):
+            cuda.Device.from_pci_bus_id(bad)
+    missing = cuda.Device(cuda.runtime.getDeviceCount())
+    with pytest.raises(cuda.runtime.CUDARuntimeError):
+        missing.attributes
+    with pytest.raises(cuda.runtime.CUDARuntimeError):
+        with missing:
+            pass
+    assert cuda.Device().id == 0  # a failed switch leaves the current device
+    assert cuda.Device(0) < cuda.Device(1) and cuda.Device(1) >= cuda.Device(0)
+    with pytest.raises(TypeError):
+        cuda.Device(0) < 1
+    assert cuda.device.from_pointer(cp.empty(1).data.ptr) == d

@@ -1,10 +1,9 @@
 """``cupyx.profiler``: timing helpers for code that runs on the gpushare server.
 
-``benchmark`` times each call from the client, waiting for the server to finish
-the call's work (``Device.synchronize``); the GPU time reported per repeat is that
-same wall time, round trip included (CUDA events on the server cannot time one
-call of a pipelined program apart from its transport). ``profile`` and
-``time_range`` are accepted and mark nothing (profilers run on the server's side).
+``benchmark`` times each call on the client's clock (CPU time) and on the server's
+device, between two events recorded there around it (GPU time), as CuPy's.
+``profile`` and ``time_range`` call the profiler and NVTX hooks of ``cupy.cuda``,
+which mark nothing here (profilers run on the server's side).
 
 See Also
 --------
@@ -13,8 +12,10 @@ cupyx.profiler
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
-import time as _time
+import time as _clock
+import types
 from typing import Any
 
 import numpy
@@ -114,9 +115,9 @@ def benchmark(func: Any, args: tuple = (), kwargs: dict = {},  # noqa: B006
     for _ in range(n_repeat):
         for event in starts:
             event.record()
-        t1 = _time.perf_counter()
+        t1 = _clock.perf_counter()
         func(*args, **kwargs)
-        t2 = _time.perf_counter()
+        t2 = _clock.perf_counter()
         cpu_times.append(t2 - t1)
         for event in ends:
             event.record()
@@ -124,7 +125,7 @@ def benchmark(func: Any, args: tuple = (), kwargs: dict = {},  # noqa: B006
             event.synchronize()
         for i, (ev1, ev2) in enumerate(zip(starts, ends)):
             gpu_times[i].append(cuda.get_elapsed_time(ev1, ev2) * 1e-3)
-        duration += _time.perf_counter() - t1
+        duration += _clock.perf_counter() - t1
         if duration > max_duration:
             break
     ts = numpy.asarray([cpu_times] + gpu_times, dtype=numpy.float64)
@@ -137,15 +138,56 @@ def profile() -> Any:
     yield
 
 
-class time_range(contextlib.ContextDecorator):
-    """NVTX range marker: accepted (as context manager or decorator), marks nothing."""
+class time_range:
+    """An NVTX range around a block or a function (CuPy's class: ``cupy.cuda.nvtx``'s
+    ``RangePush``/``RangePushC`` and ``RangePop``, which mark nothing here).
+
+    See Also
+    --------
+    cupyx.profiler.time_range
+    """
 
     def __init__(self, message: Any = None, color_id: Any = None, argb_color: Any = None,
                  sync: bool = False) -> None:
+        from ..cupy import cuda
+        if not cuda.nvtx.available:
+            raise RuntimeError("nvtx is not installed")
+        if color_id is not None and argb_color is not None:
+            raise ValueError("Only either color_id or argb_color can be specified")
         self.message = message
+        self.color_id = color_id if color_id is not None else -1
+        self.argb_color = argb_color
+        self.sync = sync
 
     def __enter__(self) -> "time_range":
+        from ..cupy import cuda
+        if self.message is None:
+            raise ValueError("when used as a context manager, the message argument cannot "
+                             "be None")
+        if self.sync:
+            cuda.runtime.deviceSynchronize()
+        if self.argb_color is not None:
+            cuda.nvtx.RangePushC(self.message, self.argb_color)
+        else:
+            cuda.nvtx.RangePush(self.message, self.color_id)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        return None
+        from ..cupy import cuda
+        if self.sync:
+            cuda.runtime.deviceSynchronize()
+        cuda.nvtx.RangePop()
+
+    def __call__(self, func: Any) -> Any:
+        @functools.wraps(func)
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            if self.message is None:
+                self.message = func.__name__
+            with self:
+                return func(*args, **kwargs)
+        return inner
+
+
+#: CuPy's private ``cupyx.profiler._time`` module, where ``benchmark`` and its result
+#: class live (programs and CuPy's tests reach them there)
+_time = types.SimpleNamespace(benchmark=benchmark, _PerfCaseResult=_PerfCaseResult)

@@ -1,6 +1,8 @@
 """``cupy.cuda``: devices, streams and events of the server's GPU."""
 from __future__ import annotations
 
+import contextlib
+import threading
 from typing import Any
 
 from ... import client as _client
@@ -13,7 +15,8 @@ from .pinned_memory import (PinnedMemory, PinnedMemoryPointer, PinnedMemoryPool,
 
 
 class Device:
-    """A device of the server (gpushare sessions see device 0).
+    """A device of the server (a gpushare session sees the server's devices; it
+    computes on device 0). The current device is the calling thread's, as in CUDA.
 
     See Also
     --------
@@ -21,7 +24,17 @@ class Device:
     """
 
     def __init__(self, device: Any = None) -> None:
-        self.id = 0 if device is None else int(device)
+        self.id = runtime.getDevice() if device is None else int(device)
+
+    @classmethod
+    def from_pci_bus_id(cls, pci_bus_id: str) -> "Device":
+        """The device with the given PCI bus id.
+
+        See Also
+        --------
+        cupy.cuda.Device.from_pci_bus_id
+        """
+        return cls(runtime.deviceGetByPCIBusId(pci_bus_id))
 
     def __int__(self) -> int:
         return self.id
@@ -35,17 +48,41 @@ class Device:
     def __eq__(self, other: Any) -> bool:
         return isinstance(other, Device) and other.id == self.id
 
+    def __ne__(self, other: Any) -> bool:
+        return not self.__eq__(other)
+
+    def __lt__(self, other: Any) -> Any:
+        return self.id < other.id if isinstance(other, Device) else NotImplemented
+
+    def __le__(self, other: Any) -> Any:
+        return self.id <= other.id if isinstance(other, Device) else NotImplemented
+
+    def __gt__(self, other: Any) -> Any:
+        return self.id > other.id if isinstance(other, Device) else NotImplemented
+
+    def __ge__(self, other: Any) -> Any:
+        return self.id >= other.id if isinstance(other, Device) else NotImplemented
+
     def __hash__(self) -> int:
         return hash(self.id)
 
-    def use(self) -> None:
-        return None
+    def use(self) -> "Device":
+        """Make this device the thread's current one."""
+        runtime.setDevice(self.id)
+        return self
 
     def __enter__(self) -> "Device":
+        _device_stack().append(runtime.getDevice())
+        if self.id != runtime.getDevice():
+            try:
+                runtime.setDevice(self.id)
+            except BaseException:
+                _device_stack().pop()
+                raise
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        return None
+        runtime.setDevice(_device_stack().pop())
 
     def synchronize(self) -> None:
         """Wait for every queued call of this session (raises pending errors)."""
@@ -63,8 +100,32 @@ class Device:
         return tuple(runtime.memGetInfo())
 
     @property
+    def pci_bus_id(self) -> str:
+        return runtime.deviceGetPCIBusId(self.id)
+
+    @property
     def attributes(self) -> dict:
-        return {}
+        """The device's attributes by name (``cudaDevAttr`` trimmed), as CuPy's."""
+        out = {}
+        for name, value in sorted(vars(runtime).items()):
+            if name.startswith("cudaDevAttr"):
+                try:
+                    out[name[len("cudaDevAttr"):]] = runtime.deviceGetAttribute(value, self.id)
+                except runtime.CUDARuntimeError as e:
+                    if e.status != 1:  # cudaErrorInvalidValue: an attribute it lacks
+                        raise
+        return out
+
+
+def _device_stack() -> list:
+    """The devices ``with Device(n):`` blocks of this thread will return to."""
+    stack = getattr(_DEVICE_STACK, "stack", None)
+    if stack is None:
+        stack = _DEVICE_STACK.stack = []
+    return stack
+
+
+_DEVICE_STACK = threading.local()
 
 
 def _info() -> dict:
@@ -203,9 +264,20 @@ def get_device_id() -> int:
     return 0
 
 
+@contextlib.contextmanager
 def profile() -> Any:
-    import contextlib
-    return contextlib.nullcontext()
+    """Enable CUDA profiling in the ``with`` block (``profiler.start``/``stop``: the
+    profiler runs on the server's side, if at all, so these are no-ops here).
+
+    See Also
+    --------
+    cupy.cuda.profile
+    """
+    profiler.start()
+    try:
+        yield
+    finally:
+        profiler.stop()
 
 
 def _profiler_noop(*args: Any, **kwargs: Any) -> None:
@@ -298,8 +370,9 @@ nvrtc = _unsupported.module(f"{__name__}.nvrtc", "cupy.cuda.nvrtc: kernels compi
                                        "destroyProgram", "getPTX", "getCUBIN", "getProgramLog"),
                             why="kernels are compiled on the server")
 nvtx = _unsupported.module(f"{__name__}.nvtx", "cupy.cuda.nvtx: markers are accepted, no-ops",
-                           {n: _nvtx_noop for n in ("Mark", "MarkC", "RangePush", "RangePushC",
-                                                    "RangePop")}, )
+                           {"available": True,  # (accepted: the markers are no-ops)
+                            **{n: _nvtx_noop for n in ("Mark", "MarkC", "RangePush",
+                                                       "RangePushC", "RangePop")}})
 stream = _unsupported.module(f"{__name__}.stream", "cupy.cuda.stream",
                              {"Stream": Stream, "Event": Event, "ExternalStream": ExternalStream,
                               "get_current_stream": get_current_stream,

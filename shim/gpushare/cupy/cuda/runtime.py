@@ -1,6 +1,7 @@
 """``cupy.cuda.runtime``: device queries answered by the server."""
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from ... import client as _client
@@ -14,20 +15,60 @@ def _call(name: str, *args: Any) -> Any:
 
 
 def getDeviceCount() -> int:
-    return int(_call("getDeviceCount"))
+    s = _client.get_session()
+    count = s.__dict__.get("_device_count")
+    if count is None:  # (a session's devices do not change)
+        count = s.__dict__["_device_count"] = int(
+            s.call("call", "cupy.cuda.runtime.getDeviceCount", ()))
+    return count
+
+
+#: the calling thread's current device (``cudaSetDevice`` is per thread)
+_current = threading.local()
+
+
+def _check_device(device: Any) -> int:
+    device = int(device)
+    if not 0 <= device < getDeviceCount():
+        raise CUDARuntimeError(101, "cudaErrorInvalidDevice: invalid device ordinal")
+    return device
 
 
 def getDevice() -> int:
-    return 0
+    return getattr(_current, "device", 0)
 
 
 def setDevice(device: int) -> None:
-    if int(device) != 0:
-        raise CUDARuntimeError(101, "cudaErrorInvalidDevice: invalid device ordinal")
+    _current.device = _check_device(device)
 
 
 def getDeviceProperties(device: int) -> dict:
-    return _call("getDeviceProperties", device)
+    return _call("getDeviceProperties", _check_device(device))
+
+
+def deviceGetPCIBusId(device: int) -> str:
+    """The device's PCI bus id, ``domain:bus:device.function`` in hexadecimal."""
+    props = getDeviceProperties(device)
+    return (f"{props.get('pciDomainID', 0):04X}:{props.get('pciBusID', 0):02X}:"
+            f"{props.get('pciDeviceID', 0):02X}.0")
+
+
+def deviceGetByPCIBusId(pci_bus_id: str) -> int:
+    """The device with the given PCI bus id (CUDA's errors for a malformed or unknown
+    one)."""
+    parts = str(pci_bus_id).replace(".", ":").split(":")
+    try:
+        wanted = tuple(int(p, 16) for p in parts)
+    except ValueError:
+        wanted = ()
+    if len(wanted) not in (3, 4):
+        raise CUDARuntimeError(1, "cudaErrorInvalidValue: invalid argument")
+    for device in range(getDeviceCount()):
+        have = tuple(int(p, 16) for p in deviceGetPCIBusId(device).replace(".", ":")
+                     .split(":"))
+        if have[:len(wanted)] == wanted or len(wanted) == 3 and have[1:] == wanted:
+            return device
+    raise CUDARuntimeError(101, "cudaErrorInvalidDevice: invalid device ordinal")
 
 
 def memGetInfo() -> tuple:
@@ -51,8 +92,7 @@ def deviceSynchronize() -> None:
 
 
 def deviceGetAttribute(attrib: int, device: int) -> int:
-    props = getDeviceProperties(device)
-    return int(props.get("attributes", {}).get(str(attrib), 0))
+    return int(_call("deviceGetAttribute", int(attrib), _check_device(device)))
 
 
 def _load_constants() -> None:
