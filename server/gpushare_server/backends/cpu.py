@@ -348,6 +348,27 @@ def _device_properties(device: int = 0) -> dict:
             "memoryBusWidth": 0, "computeMode": 0, "ECCEnabled": 0}
 
 
+#: ``cudaDevAttr*`` numbers (CUDA's enum) -> the property of ``_device_properties`` (or
+#: (property, index)) that answers them on the CPU backend; other attributes read 0
+_ATTRIBUTES = {1: "maxThreadsPerBlock", 2: ("maxThreadsDim", 0), 3: ("maxThreadsDim", 1),
+               4: ("maxThreadsDim", 2), 5: ("maxGridSize", 0), 6: ("maxGridSize", 1),
+               7: ("maxGridSize", 2), 8: "sharedMemPerBlock", 9: "totalConstMem",
+               10: "warpSize", 12: "regsPerBlock", 13: "clockRate",
+               16: "multiProcessorCount", 18: "integrated", 19: "canMapHostMemory",
+               20: "computeMode", 32: "ECCEnabled", 33: "pciBusID", 34: "pciDeviceID",
+               36: "memoryClockRate", 37: "memoryBusWidth", 38: "l2CacheSize",
+               50: "pciDomainID", 75: "major", 76: "minor"}
+
+
+def _device_attribute(attrib: int, device: int = 0) -> int:
+    """``cupy.cuda.runtime.deviceGetAttribute`` of the CPU backend's one device."""
+    key = _ATTRIBUTES.get(int(attrib))
+    if key is None:
+        return 0
+    props = _device_properties(device)
+    return int(props[key[0]][key[1]] if isinstance(key, tuple) else props[key])
+
+
 def _scatter(ufunc: numpy.ufunc) -> Callable[..., Any]:
     """``cupyx.scatter_add/max/min``: unbuffered in-place updates (``ufunc.at``)."""
     def scatter(a: Any, slices: Any, value: Any) -> None:
@@ -376,6 +397,7 @@ OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.cuda.runtime.getDeviceCount": lambda: 1,
     "cupy.cuda.runtime.getDevice": lambda: 0,
     "cupy.cuda.runtime.getDeviceProperties": _device_properties,
+    "cupy.cuda.runtime.deviceGetAttribute": _device_attribute,
     "cupy.cuda.runtime.memGetInfo": host_memory,
     "cupy.cuda.runtime.runtimeGetVersion": lambda: 0,
     "cupy.cuda.runtime.driverGetVersion": lambda: 0,
@@ -402,6 +424,7 @@ from .cpu_random import RANDOM_OVERRIDES, RANDOM_REMOTE_TYPES  # noqa: E402
 from . import cpu_ndimage, cpu_routines  # noqa: E402
 from .cpu_fft import FFT_OVERRIDES, PLAN_MEMBERS  # noqa: E402
 from .cpu_signal import SIGNAL_OVERRIDES  # noqa: E402
+from .cpu_host import HOST_PARAMS, host_params  # noqa: E402
 from . import cpu_sparse  # noqa: E402
 from .cpu_routines import ROUTINE_ATTRIBUTES, ROUTINE_METHODS, ROUTINE_OVERRIDES  # noqa: E402
 
@@ -439,6 +462,31 @@ REMOTE_TYPES.update(RANDOM_REMOTE_TYPES)
 REMOTE_TYPES.update({"Plan1d": PLAN_MEMBERS, "PlanNd": PLAN_MEMBERS})  # cuFFT plans
 REMOTE_TYPES.update(served_members())  # SciPy's interpolators answer as CuPy's
 
+
+def _allclose(a: Any, b: Any, rtol: Any = 1.e-5, atol: Any = 1.e-8,
+              equal_nan: bool = False) -> Any:
+    """See Also: cupy.allclose (CuPy's ``isclose(...).all()``: a 0-d array, not a bool)"""
+    return numpy.isclose(a, b, rtol, atol, equal_nan).all()
+
+
+def _histogram2d(x: Any, y: Any, bins: Any = 10, range: Any = None, weights: Any = None,
+                 density: Any = None) -> Any:
+    """See Also: cupy.histogram2d (``weights`` before ``density``, NumPy's the other way)"""
+    return numpy.histogram2d(x, y, bins, range, density, weights)
+
+
+def _histogramdd(sample: Any, bins: Any = 10, range: Any = None, weights: Any = None,
+                 density: bool = False) -> Any:
+    """See Also: cupy.histogramdd (``weights`` before ``density``, NumPy's the other way)"""
+    return numpy.histogramdd(sample, bins, range, density, weights)
+
+
+OVERRIDES["cupy.allclose"] = _wrap(_allclose)
+OVERRIDES["cupy.histogram2d"] = _wrap(_histogram2d)
+OVERRIDES["cupy.histogramdd"] = _wrap(_histogramdd)
+
+
+# --- cupy.* functions taking host arrays for some parameters ------------------------
 
 class CpuBackend:
     """Runs a session's calls on NumPy (see module docstring)."""
@@ -588,6 +636,8 @@ class CpuBackend:
 
     def _resolve(self, path: str) -> Callable[..., Any]:
         fn = self._resolve_host(path)
+        if path in HOST_PARAMS:  # (none is a ufunc)
+            return host_params(path, fn)
         if path not in OVERRIDES and isinstance(getattr(fn, "__wrapped__", None),
                                                 numpy.ufunc):
             return _device_ufunc(fn.__wrapped__)

@@ -244,7 +244,7 @@ scatter_min = _remote("cupyx.scatter_min")
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("scipy", "linalg", "optimizing", "profiler", "time", "jit"):
+    if name in ("scipy", "linalg", "optimizing", "profiler", "time", "jit", "signal"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'cupyx' has no attribute '{name}'")
