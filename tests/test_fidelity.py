@@ -333,3 +333,25 @@ def test_devices_as_cupy(cp):
     with pytest.raises(TypeError):
         cuda.Device(0) < 1
     assert cuda.device.from_pointer(cp.empty(1).data.ptr) == d
+
+
+def test_ascontiguousarray_takes_device_arrays_only_as_cupy(cp):
+    for fn in (cp.ascontiguousarray, cp.asfortranarray):
+        with pytest.raises(TypeError, match="incorrect type.*numpy.ndarray"):
+            fn(numpy.ones(3))
+        with pytest.raises(TypeError, match="incorrect type.*list"):
+            fn([1, 2])
+    assert cp.asfortranarray(cp.ones((2, 3))).flags.f_contiguous
+
+
+def test_chained_maximum_and_minimum_warn_nothing(cp):
+    # the worker computes a chained operator into the array the next call consumes;
+    # NumPy deprecates a positional output for maximum/minimum, and its warning used to
+    # reach the program
+    x, y, z = cp.arange(5.0), cp.ones(5), cp.zeros(5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = cp.minimum(x, cp.minimum(y, z))
+        got2 = cp.maximum(cp.maximum(x, 2.0), y)
+        assert got.get().tolist() == [0.0] * 5
+        assert got2.get().tolist() == [2.0, 2.0, 2.0, 3.0, 4.0]

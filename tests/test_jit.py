@@ -161,6 +161,100 @@ def bad_cast(x, n):
     x[0] = total
 
 
+@jit.rawkernel()
+def block_group_info(x):
+    g = jit.cg.this_thread_block()
+    r = g.thread_rank()
+    if r == 0:
+        x[0] = g.size()
+        x[1] = g.num_threads()
+    if r == 5:
+        gi = g.group_index()
+        ti = g.thread_index()
+        x[2], x[3], x[4] = gi.x, ti.x, ti.y
+    if r == 6:
+        d = g.group_dim()
+        e = g.dim_threads()
+        x[5], x[6], x[7] = d.x, d.y, e.z
+    g.sync()
+    jit.cg.sync(g)
+
+
+@jit.rawkernel()
+def grid_group_info(x):
+    g = jit.cg.this_grid()
+    r = g.thread_rank()
+    if r < x.shape[0]:
+        x[r, 0] = r
+        x[r, 1] = g.size()
+        x[r, 2] = g.block_rank()
+        x[r, 3] = g.num_blocks()
+        b = g.block_index()
+        x[r, 4] = b.x
+        x[r, 5] = g.dim_blocks().x
+
+
+@jit.rawkernel()
+def grid_group_sync(x):
+    g = jit.cg.this_grid()
+    x[g.thread_rank()] = 1
+    g.sync()
+
+
+@jit.rawkernel()
+def staged_copy(x, y):
+    smem = jit.shared_memory(numpy.int32, 64, alignment=16)
+    g = jit.cg.this_thread_block()
+    tid = g.thread_rank()
+    jit.cg.memcpy_async(g, smem, 0, x, 0, 4 * 32, aligned_size=16)
+    jit.cg.memcpy_async(g, smem, 32, x, 32, 4 * 32)
+    jit.cg.wait_prior(g, 1)
+    if tid < 32:
+        y[tid] = smem[63 - tid]
+    jit.cg.wait(g)
+
+
+@jit.rawkernel()
+def half_atomic(x, out, scale):
+    i = jit.grid(1)
+    if i < x.size:
+        jit.atomic_add(out, i % 2, x[i] * scale)
+
+
+@jit.rawkernel()
+def shape_strides_in_block(arr, out):
+    if jit.grid(1) == 0:
+        shapes = arr.shape
+        strides = arr.strides
+        out[0], out[1] = shapes[0], shapes[1]
+        out[2], out[3] = strides[0], strides[1]
+
+
+@jit.rawkernel()
+def unpack_int():
+    x, = jit.grid(1)  # noqa: F841
+
+
+@jit.rawkernel()
+def kernel_returns(x):
+    return x[0]
+
+
+@jit.rawkernel()
+def kernel_returns_unbound(x):
+    return unknown_var  # noqa: F821
+
+
+@jit.rawkernel(device=True)
+def recurse(v):
+    return v + recurse(v)
+
+
+@jit.rawkernel()
+def calls_recurse(x):
+    x[0] = recurse(x[0])
+
+
 # --- tests ---------------------------------------------------------------------------
 def test_elementwise_add_with_bounds_check(cp) -> None:
     n = 1000
@@ -331,3 +425,79 @@ def test_transpiler_is_sans_io() -> None:
     assert "(tid < ((unsigned int)(size)))" in code     # CuPy's cuda rule: uint32
     code64, _ = _jit_compile.transpile(elementwise_add._func, "numpy", key)
     assert "(((long long)(tid)) < ((long long)(size)))" in code64  # NumPy's: int64
+
+
+def test_cooperative_thread_block_group(cp) -> None:
+    x = cp.full(10, -1, dtype=numpy.int64)
+    block_group_info[1, (16, 2)](x)
+    assert x.get().tolist() == [32, 32, 0, 5, 0, 16, 2, 1, -1, -1]
+    code = block_group_info.cached_code
+    assert "#include <cooperative_groups.h>" in code and "cg::sync(" in code
+
+
+def test_cooperative_grid_group_without_sync(cp) -> None:
+    x = cp.zeros((6 * 8, 6), dtype=numpy.uint64)
+    grid_group_info[6, 8](x)
+    r = numpy.arange(48)
+    want = numpy.stack([r, r * 0 + 48, r // 8, r * 0 + 6, r // 8, r * 0 + 6], axis=1)
+    numpy.testing.assert_array_equal(x.get(), want)
+    assert not grid_group_info._cached_codes[next(iter(grid_group_info._cached_codes))][2]
+
+
+def test_grid_group_sync_needs_a_cooperative_launch() -> None:
+    key = (_jit_compile.ArrayArg(numpy.dtype("int32"), 1, True),)
+    flags: dict = {}
+    code, _ = _jit_compile.transpile(grid_group_sync._func, "cuda", key, flags)
+    assert flags == {"cooperative": True}
+    assert "cg::this_grid().sync();" in code
+    flags = {}
+    _jit_compile.transpile(block_group_info._func, "cuda", key, flags)
+    assert flags == {"cooperative": False}
+
+
+def test_cooperative_memcpy_async_and_wait(cp) -> None:
+    x = numpy.arange(64, dtype=numpy.int32) * 3
+    y = cp.zeros(32, dtype=numpy.int32)
+    staged_copy[1, 64](cp.asarray(x), y)
+    numpy.testing.assert_array_equal(y.get(), x[::-1][:32])
+
+
+def test_float16_atomic_add_and_scalar_argument(cp) -> None:
+    x = (numpy.arange(100) % 7 / 4).astype(numpy.float16)  # all sums exact in float16
+    out = cp.zeros(2, dtype=numpy.float16)
+    half_atomic[4, 32](cp.asarray(x), out, numpy.float16(2))
+    want = [(x[k::2] * 2).astype(numpy.float64).sum() for k in (0, 1)]
+    assert out.get().astype(numpy.float64).tolist() == want
+    assert "__half scale" in half_atomic.cached_code
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_shape_and_strides_assigned_inside_a_block(cp, order) -> None:
+    a = cp.zeros((3, 5), dtype=numpy.float64, order=order)
+    out = cp.zeros(4, dtype=numpy.int64)
+    shape_strides_in_block[1, 4](a, out)
+    assert out.get().tolist() == [3, 5, *a.strides]
+
+
+def test_errors_follow_cupy(cp) -> None:
+    x = cp.zeros(4, dtype=numpy.float32)
+    for n, err in ((0, ValueError), (4, ValueError), ("abc", TypeError), ((1,), TypeError)):
+        @jit.rawkernel()
+        def f():
+            jit.grid(n)
+
+        with pytest.raises(err):
+            f((1,), (1,), ())
+    with pytest.raises(ValueError, match="cannot be unpack"):
+        unpack_int((1,), (1,), ())
+    with pytest.raises(ValueError, match="Failed to infer the return type: void or float32"):
+        kernel_returns((1,), (1,), (x,))
+    with pytest.raises(NameError, match="Unbound name: unknown_var"):
+        kernel_returns_unbound((1,), (1,), (x,))
+    with pytest.raises(ValueError, match="Recursive function is not supported"):
+        calls_recurse((1,), (1,), (x,))
+
+
+def test_private_cupy_helpers(cp) -> None:
+    assert cp._core._get_warpsize() == 32
+    assert cp.cuda.runtime._getLocalRuntimeVersion() == cp.cuda.runtime.runtimeGetVersion()

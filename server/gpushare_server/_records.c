@@ -130,6 +130,8 @@ typedef struct {
 } Runner;
 
 static PyObject *s_ufunc, *s_operand, *s_nin, *s_dtype;
+/* ("out",): the keyword names of a ufunc call writing into its carried array */
+static PyObject *k_out;
 
 static void clear_target(Target *t)
 {
@@ -480,16 +482,18 @@ static PyObject *Runner_run(Runner *self, PyObject *const *args, Py_ssize_t narg
             error = exc;
             break;
         }
+        /* the result into r, given as out= (NumPy deprecates a positional output for
+           maximum and minimum) */
         PyObject *call[3];
         size_t n;
         if (kinds == 4) {
-            call[0] = r; call[1] = r; n = 2;
+            call[0] = r; call[1] = r; n = 1;
         } else if (first) {
-            call[0] = r; call[1] = made; call[2] = r; n = 3;
+            call[0] = r; call[1] = made; call[2] = r; n = 2;
         } else {
-            call[0] = made; call[1] = r; call[2] = r; n = 3;
+            call[0] = made; call[1] = r; call[2] = r; n = 2;
         }
-        PyObject *out = PyObject_Vectorcall(t->uf, call, n, NULL);
+        PyObject *out = PyObject_Vectorcall(t->uf, call, n, k_out);
         Py_CLEAR(made);
         if (out != NULL) {
             Py_DECREF(out);
@@ -552,7 +556,8 @@ PyMODINIT_FUNC PyInit__records(void)
     if ((s_ufunc = PyUnicode_InternFromString("ufunc")) == NULL ||
             (s_operand = PyUnicode_InternFromString("operand")) == NULL ||
             (s_nin = PyUnicode_InternFromString("nin")) == NULL ||
-            (s_dtype = PyUnicode_InternFromString("dtype")) == NULL)
+            (s_dtype = PyUnicode_InternFromString("dtype")) == NULL ||
+            (k_out = Py_BuildValue("(s)", "out")) == NULL)
         return NULL;
     if (PyType_Ready(&RunnerType) < 0)
         return NULL;

@@ -611,7 +611,7 @@ class CpuBackend:
                 made = operand(r, other, first)
                 if made is None:
                     return False
-                uf(r, made, r) if first else uf(made, r, r)
+                uf(r, made, out=r) if first else uf(made, r, out=r)
                 return True
             if not fit((r.dtype, other.dtype, first)):
                 return False
@@ -628,7 +628,7 @@ class CpuBackend:
                     shapes[key] = broadcasts
                 if not broadcasts:
                     return False
-            uf(x, y, r)
+            uf(x, y, out=r)  # (out= : NumPy deprecates it positional for maximum/minimum)
             return True
         into.ufunc = uf  # type: ignore[attr-defined]
         into.operand = operand  # type: ignore[attr-defined]

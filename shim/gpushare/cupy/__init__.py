@@ -372,14 +372,25 @@ def ascontiguousarray(a: Any, dtype: Any = None) -> ndarray:
                                                  numpy.dtype(dtype) == a.dtype):
             return a
         return _remote("cupy.ascontiguousarray")(a, dtype=dtype)  # 0-d: 1-d, as NumPy
-    return _upload(numpy.ascontiguousarray(a, dtype=dtype), "C")
+    raise _not_an_ndarray(a)
 
 
 def asfortranarray(a: Any, dtype: Any = None) -> ndarray:
     """See Also: cupy.asfortranarray"""
     if isinstance(a, ndarray):
         return _remote("cupy.asfortranarray")(a, dtype=dtype)
-    return _upload(numpy.asfortranarray(a, dtype=dtype), "F")
+    raise _not_an_ndarray(a)
+
+
+def _not_an_ndarray(a: Any) -> TypeError:
+    """CuPy's error for anything but a ``cupy.ndarray`` where its Cython function takes
+    one only (``ascontiguousarray``, ``asfortranarray``: host data is not copied there)."""
+    kind = type(a)
+    return TypeError(f"Argument 'a' has incorrect type (expected cupy._core.core._ndarray_base, "
+                     f"got {kind.__module__}.{kind.__qualname__})"
+                     if kind.__module__ != "builtins" else
+                     f"Argument 'a' has incorrect type (expected cupy._core.core._ndarray_base, "
+                     f"got {kind.__qualname__})")
 
 
 def asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None,

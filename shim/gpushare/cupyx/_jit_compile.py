@@ -28,7 +28,9 @@ not):
   (CuPy keeps them in ``float`` registers and rounds only when storing).
 * A local variable's type is that of its first assignment; later assignments are
   cast with the ``same_kind`` rule. Variables first assigned inside a block are
-  declared at the top of the function (Python's function scope).
+  declared at the top of the function (Python's function scope); so are the items
+  of a tuple value (``shapes = arr.shape`` inside an ``if``). Tuple, group and
+  ``dim3`` variables cannot be rebound.
 * Array arguments travel as a pointer plus their shape (``long long`` scalars) and,
   when not C-contiguous, their strides in bytes; the specialisation key records
   dtype, ndim and contiguity. Negative indices are not wrapped (as in CuPy).
@@ -38,21 +40,37 @@ Supported: assignments (also augmented and tuple unpacking), arithmetic, compari
 ``a if c else b``, ``if``/``while``/``for ... in range(...)`` (``jit.range(...,
 unroll=)``), ``break``/``continue``/``return``/``assert``/``pass``; ``x[i]``,
 ``x[i, j]``, ``x[i]`` of an n-d array (a sub-array), ``x.shape``, ``x.size``,
-``x.ndim``, ``len(x)``; ``return a, b`` in a device function (through trailing
-``T& gs_out<i>`` parameters; ``cupy.vectorize`` only); lambdas, found as CuPy does
-(``ValueError`` when more than one lambda is on their lines);
+``x.ndim``, ``x.strides`` (bytes), ``len(x)``; ``return a, b`` in a device function
+(through trailing ``T& gs_out<i>`` parameters; ``cupy.vectorize`` only); lambdas,
+found as CuPy does (``ValueError`` when more than one lambda is on their lines);
 ``jit.threadIdx/blockIdx/blockDim/gridDim``, ``jit.warpsize``, ``jit.laneid()``,
 ``jit.grid(n)``, ``jit.gridsize(n)``, ``jit.syncthreads()``,
 ``jit.syncwarp()``, ``jit.shared_memory(dtype, size or None)``,
 ``jit.local_memory(dtype, size)``, the ``jit.atomic_*`` and ``jit.shfl_*_sync``
-families (CuPy's dtype lists); ``min``/``max``/``abs``/``print`` (``printf``),
-``int()``/``float()``/``bool()``/NumPy scalar type casts, math ufuncs of ``cupy`` /
-``numpy`` and the ``math`` module (``math.*`` on integers computes in double, as
-Python does), calls of ``rawkernel(device=True)`` functions; constant folding of
-globals and closure values.
+families (CuPy's dtype lists; ``atomic_add`` on ``float16`` is a compare-and-swap
+loop on the enclosing 32-bit word); cooperative groups (``jit.cg``):
+``this_thread_block()`` (``sync``, ``thread_rank``, ``size``, ``num_threads``,
+``group_index``, ``thread_index``, ``group_dim``, ``dim_threads``; ``dim3`` results
+with ``.x/.y/.z``), ``this_grid()`` (``is_valid``, ``thread_rank``, ``block_rank``,
+``size``, ``num_threads``, ``num_blocks``, ``group_dim``, ``dim_blocks``,
+``block_index``, ``sync``: a kernel that synchronizes a grid is launched with
+``enable_cooperative_groups=True``; the CPU backend's emulator cannot run it),
+``cg.sync(g)``, ``cg.memcpy_async(g, dst, i, src, j, nbytes, aligned_size=)`` (done
+synchronously by the group: the emulator has no asynchronous copies) with
+``cg.wait(g)``/``cg.wait_prior(g, n)`` as block barriers;
+``min``/``max``/``abs``/``print`` (``printf``), ``int()``/``float()``/``bool()``/NumPy
+scalar type casts, math ufuncs of ``cupy`` / ``numpy`` and the ``math`` module
+(``math.*`` on integers computes in double, as Python does), calls of
+``rawkernel(device=True)`` functions; constant folding of globals and closure values.
 
 Anything outside the subset raises ``NotImplementedError`` (or ``TypeError`` /
 ``NameError`` for errors in the kernel itself) naming the construct and the line.
+Errors CuPy defines keep its type and text: ``Unbound name: x`` (``NameError``),
+``jit.grid(n)`` with a non-integer ``n`` (``TypeError``) or one outside 1..3
+(``ValueError``), unpacking a non-tuple (``... cannot be unpack``), a kernel
+returning a value (``Failed to infer the return type: void or ...``) and recursive
+device functions (``ValueError``). Not supported: ``jit.cub``/``jit.thrust``,
+thread block tiles (``cg.tiled_partition``), ``memcpy_async`` on grid groups.
 """
 from __future__ import annotations
 
@@ -102,6 +120,7 @@ _BOOL = numpy.dtype("bool")
 _I32 = numpy.dtype("int32")
 _U32 = numpy.dtype("uint32")
 _I64 = numpy.dtype("int64")
+_U64 = numpy.dtype("uint64")
 _F32 = numpy.dtype("float32")
 _F64 = numpy.dtype("float64")
 _C64 = numpy.dtype("complex64")
@@ -217,6 +236,27 @@ class Rng(Value):
     dtype: numpy.dtype
     positive: bool | None
     unroll: Any = None
+
+
+@dataclass
+class Group(Value):
+    """A cooperative group (``jit.cg.this_thread_block()`` / ``this_grid()``): an alias
+    of the C++ expression ``code`` (evaluated where it is used)."""
+    kind: str  # "thread_block" or "grid"
+    code: str
+
+
+@dataclass
+class Dim3Val(Value):
+    """A run-time ``dim3`` (``g.group_index()``...): an alias of the C++ expression."""
+    code: str
+
+
+@dataclass(eq=False)
+class GroupMethod:
+    """``g.thread_rank`` and the like, before the call."""
+    group: Group
+    name: str
 
 
 class Intrinsic:
@@ -386,6 +426,29 @@ __device__ inline T gs_jit_ffloordiv(T a, T b) {
 __device__ inline T gs_jit_ireciprocal(T a) {
   return a == 0 ? (T)0 : (T)(1 / a);
 }""",
+    "gs_jit_atomic_add_half": """__device__ inline __half gs_jit_atomic_add_half(__half* p,
+                                                       __half v) {
+  unsigned int* word = (unsigned int*)((size_t)p - ((size_t)p & 2));
+  bool high = ((size_t)p & 2) != 0;
+  unsigned int old = *word, assumed;
+  unsigned short old_bits;
+  do {
+    assumed = old;
+    old_bits = (unsigned short)(high ? (old >> 16) : (old & 0xffffu));
+    __half sum = __float2half(__half2float(__ushort_as_half(old_bits)) + __half2float(v));
+    unsigned int bits = __half_as_ushort(sum);
+    old = atomicCAS(word, assumed, high ? ((bits << 16) | (old & 0xffffu))
+                                        : ((old & 0xffff0000u) | bits));
+  } while (assumed != old);
+  return __ushort_as_half(old_bits);
+}""",
+    "gs_jit_memcpy_async": """template <typename G>
+__device__ inline void gs_jit_memcpy_async(const G& g, void* dst, const void* src,
+                                           unsigned int n) {
+  char* d = (char*)dst;
+  const char* s = (const char*)src;
+  for (unsigned int i = g.thread_rank(); i < n; i += g.size()) d[i] = s[i];
+}""",
     "gs_jit_min": """template <typename T> __device__ inline T gs_jit_min(T a, T b) {
   return (a != a) ? a : ((b != b) ? b : (b < a ? b : a));
 }""",
@@ -485,12 +548,20 @@ _COMPLEX_MATH = {"sqrt", "exp", "expm1", "log", "log2", "log10", "log1p", "sin",
 _PREDICATES = {"isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite"}
 
 _ATOMIC_TYPES = {
-    "add": ("int32", "uint32", "uint64", "float32", "float64"),
+    "add": ("int32", "uint32", "uint64", "float32", "float64", "float16"),
     "sub": ("int32", "uint32"), "exch": ("int32", "uint32", "uint64", "float32"),
     "min": ("int32", "uint32", "uint64"), "max": ("int32", "uint32", "uint64"),
     "inc": ("uint32",), "dec": ("uint32",), "cas": ("int32", "uint32", "uint64", "uint16"),
     "and": ("int32", "uint32", "uint64"), "or": ("int32", "uint32", "uint64"),
     "xor": ("int32", "uint32", "uint64")}
+#: the methods of CuPy's thread groups and their return types
+_CG_METHODS = {
+    "thread_block": {"sync": None, "thread_rank": _U32, "group_index": "dim3",
+                     "thread_index": "dim3", "dim_threads": "dim3", "num_threads": _U32,
+                     "size": _U32, "group_dim": "dim3"},
+    "grid": {"sync": None, "is_valid": _BOOL, "thread_rank": _U64, "block_rank": _U64,
+             "num_threads": _U64, "num_blocks": _U64, "dim_blocks": "dim3",
+             "block_index": "dim3", "size": _U64, "group_dim": "dim3"}}
 _SHFL_TYPES = ("int32", "uint32", "int64", "uint64", "float32", "float64")
 
 
@@ -502,6 +573,8 @@ class Generated:
         self.helpers: list = []
         self.functions: list = []
         self.device: dict = {}  # (func, key) -> (name, return dtype) or None while open
+        self.include_cg = False   # uses cooperative groups
+        self.cooperative = False  # needs a cooperative launch (grid_group::sync)
 
     def helper(self, name: str) -> None:
         if name not in self.helpers:
@@ -512,6 +585,9 @@ class Generated:
             else []
         if any("complex<" in f for f in self.functions):
             parts.append("#include <cupy/complex.cuh>")
+        if self.include_cg:
+            parts.append("#include <cooperative_groups.h>\n"
+                         "namespace cg = cooperative_groups;")
         parts += [_HELPERS[h] for h in self.helpers]
         parts += self.functions
         return "\n\n".join(parts) + "\n"
@@ -588,7 +664,7 @@ class _Function:
             return self.params[name]
         if name in self.consts:
             return Const(self.consts[name])
-        raise _fail(NameError, f"name {name!r} is not defined (or is used before its "
+        raise _fail(NameError, f"Unbound name: {name} (not defined, or used before its "
                                "first assignment)")
 
     # -- translation entry
@@ -730,9 +806,12 @@ class _Function:
                 raise _fail(TypeError, "a function returning a value also returns None")
             self.ret = "void"
             return ["return;"]
-        if self.kernel:
-            raise _fail(TypeError, "a kernel (__global__ function) cannot return a value")
         v = self.expr(s.value)
+        if isinstance(v, Const) and v.obj is None:
+            return self.return_(ast.Return(None))
+        if self.kernel:  # CuPy's error: the return type of a kernel is void
+            t = _kind(v) if not isinstance(v, (Const, Data)) else self.stype(v)
+            raise _fail(ValueError, f"Failed to infer the return type: void or {t}")
         if isinstance(v, Const) and isinstance(v.obj, tuple):
             v = Tup([Const(x) for x in v.obj])
         items = [self.value(x) for x in v.items] if isinstance(v, Tup) else [self.value(v)]
@@ -794,11 +873,13 @@ class _Function:
         if isinstance(target, (ast.Tuple, ast.List)):
             if isinstance(value, Const) and isinstance(value.obj, tuple):
                 value = Tup([Const(x) for x in value.obj])
-            if not isinstance(value, Tup):
-                raise _fail(TypeError, "cannot unpack a non-tuple value")
-            if len(value.items) != len(target.elts):
-                raise _fail(ValueError, f"cannot unpack {len(value.items)} values into "
-                                        f"{len(target.elts)} targets")
+            if not isinstance(value, Tup):  # CuPy's errors
+                raise _fail(ValueError, f"{_kind(value)} cannot be unpack")
+            size = len(target.elts)
+            if len(value.items) > size:
+                raise _fail(ValueError, f"too many values to unpack (expected {size})")
+            if len(value.items) < size:
+                raise _fail(ValueError, f"not enough values to unpack (expected {size})")
             out, temps = [], []
             for item in value.items:  # evaluate all first: a, b = b, a
                 if isinstance(item, Data):
@@ -814,6 +895,12 @@ class _Function:
 
     def assign_name(self, name: str, value: Value, top: bool) -> list:
         var = self.locals.get(name, self.params.get(name))
+        if isinstance(value, (Group, Dim3Val)):  # aliases of pure expressions
+            if var is not None and var != value:
+                raise _fail(NotImplementedError, f"{name!r}: group and dim3 variables "
+                                                 "cannot be rebound in gpushare's cupyx.jit")
+            self.locals[name] = value
+            return []
         if isinstance(value, Arr):
             t = f"{ctype(value.dtype)}*"
             if var is None:
@@ -838,11 +925,8 @@ class _Function:
             if var is not None:
                 raise _fail(TypeError, f"Data type mismatch of variable: `{name}`: "
                                        f"{_kind(var)} != {_kind(value)}")
-            if not top:
-                if isinstance(value, Const):
-                    raise _fail(TypeError, "Cannot assign constant value not at top-level.")
-                raise _fail(NotImplementedError, f"non-scalar value assigned to {name!r} "
-                                                 "inside a block")
+            if not top and isinstance(value, Const):
+                raise _fail(TypeError, "Cannot assign constant value not at top-level.")
             if isinstance(value, Rng):
                 raise _fail(NotImplementedError, "range objects can be used only directly "
                                                  "in for loops")
@@ -852,8 +936,14 @@ class _Function:
             out, items = [], []
             for item in value.items:  # a tuple keeps the values of now
                 if isinstance(item, Data):
+                    if item.dtype is None:
+                        raise _fail(TypeError, "a void value is used")
                     tmp = self.fresh("gs_t")
-                    out.append(f"{ctype(item.dtype)} {tmp} = {item.code};")
+                    if top:
+                        out.append(f"{ctype(item.dtype)} {tmp} = {item.code};")
+                    else:  # declared at function scope, as Python's variables are
+                        self.decls.append(f"{ctype(item.dtype)} {tmp};")
+                        out.append(f"{tmp} = {item.code};")
                     item = Data(tmp, item.dtype)
                 items.append(item)
             self.locals[name] = Tup(items)
@@ -1116,6 +1206,12 @@ class _Function:
         if isinstance(v, Arr):
             if attr == "shape":
                 return Tup([Data(s, _I64) for s in self._shape(v)])
+            if attr == "strides":  # in bytes, as CuPy's CArray
+                if v.byte_strides:
+                    return Tup([Data(f"(({st}))", _I64) for st in v.strides])
+                n = v.dtype.itemsize
+                return Tup([Data(f"{n}LL" if st == "1" else f"(({st}) * {n}LL)", _I64)
+                            for st in v.strides])
             if attr == "size":
                 sh = self._shape(v)
                 return Data("(" + " * ".join(sh) + ")" if sh else "1LL", _I64)
@@ -1129,6 +1225,14 @@ class _Function:
                                              "in jit kernels")
         if isinstance(v, Tup):
             raise _fail(AttributeError, f"tuple has no attribute {attr!r}")
+        if isinstance(v, Group):
+            if attr not in _CG_METHODS[v.kind]:
+                raise _fail(AttributeError, f"{v.kind}_group has no attribute {attr!r}")
+            return Const(GroupMethod(v, attr))
+        if isinstance(v, Dim3Val):
+            if attr not in ("x", "y", "z"):
+                raise _fail(AttributeError, f"dim3 has no attribute {attr!r}")
+            return Data(f"{v.code}.{attr}", _U32)
         raise _fail(NotImplementedError, f"attribute {attr!r} of a scalar is not supported")
 
     def _shape(self, v: Arr) -> list:
@@ -1210,6 +1314,8 @@ class _Function:
         fname = getattr(f, "__name__", repr(f))
         if isinstance(f, Intrinsic):
             return self.intrinsic(f.jit_name, args, kwargs)
+        if isinstance(f, GroupMethod):
+            return self.group_method(f, args, kwargs)
         if isinstance(f, KernelBase):
             return self.device_call(f, args, kwargs)
         if f is range:
@@ -1421,9 +1527,14 @@ class _Function:
             return Data("(((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + "
                         "threadIdx.x) & 31u)", _U32)
         if name in ("grid", "gridsize"):
-            ndim = (args + [kwargs.get("ndim")])[0]
-            if not isinstance(ndim, Const) or ndim.obj not in (1, 2, 3) or len(args) > 1:
-                raise _fail(ValueError, f"{name}(ndim) needs a constant ndim of 1, 2 or 3")
+            ndim = (args + [kwargs.pop("ndim", None)])[0]
+            if ndim is None or len(args) > 1 or kwargs:
+                raise _fail(TypeError, f"{name}() takes exactly one argument (ndim)")
+            if not isinstance(ndim, Const) or not isinstance(ndim.obj, int) or \
+                    isinstance(ndim.obj, bool):
+                raise _fail(TypeError, "ndim must be an integer")
+            if ndim.obj not in (1, 2, 3):
+                raise _fail(ValueError, "Only ndim=1,2,3 are supported")
             fmt = ("(blockIdx.{0} * blockDim.{0} + threadIdx.{0})" if name == "grid"
                    else "(blockDim.{0} * gridDim.{0})")
             items = [Data(fmt.format(d), _U32) for d in "xyz"[:ndim.obj]]
@@ -1434,6 +1545,8 @@ class _Function:
             return self.atomic(name[7:], args, kwargs)
         if name.startswith("shfl_"):
             return self.shfl(name, args, kwargs)
+        if name.startswith("cg."):
+            return self.cg(name[3:], args, kwargs)
         raise _fail(NotImplementedError, f"jit.{name} is not supported by gpushare")
 
     def _noargs(self, name: str, args: list, kwargs: dict) -> None:
@@ -1496,7 +1609,7 @@ class _Function:
             raise _fail(ValueError, f"{name}(): size must be a positive integer or None")
         var = self.fresh("gs_smem" if name == "shared_memory" else "gs_lmem")
         qual = "__shared__ " if name == "shared_memory" else ""
-        self.decls.append(f"{qual}{al}{t} {var}[{int(size)}];")
+        self.decls.append(f"{al}{qual}{t} {var}[{int(size)}];")  # g++: alignas first
         return Arr(dt, 1, var, [f"{int(size)}LL"], ["1"], False)
 
     def atomic(self, op: str, args: list, kwargs: dict) -> Value:
@@ -1522,6 +1635,9 @@ class _Function:
         if op == "cas":
             v2 = self.cast(params["alt_value"], dt, "same_kind", "atomic_cas value")
             return Data(f"atomicCAS(&{target.code}, {v.code}, {v2.code})", dt)
+        if dt.char == "e":  # a compare-and-swap loop on the enclosing 32-bit word
+            self.gen.helper("gs_jit_atomic_add_half")
+            return Data(f"gs_jit_atomic_add_half(&{target.code}, {v.code})", dt)
         return Data(f"atomic{cname}(&{target.code}, {v.code})", dt)
 
     def shfl(self, name: str, args: list, kwargs: dict) -> Value:
@@ -1546,6 +1662,85 @@ class _Function:
             w = self.cast(width, _I32, "same_kind", "width").code
         cname = "__shfl_" + (op + "_" if op else "") + "sync"
         return Data(f"{cname}({hex(int(mask.obj))}u, {d.code}, {v.code}, {w})", d.dtype)
+
+    def cg(self, name: str, args: list, kwargs: dict) -> Value:
+        """``jit.cg.*`` (CuPy's ``cupyx.jit.cg``)."""
+        self.gen.include_cg = True
+        if name in ("this_thread_block", "this_grid"):
+            self._noargs(name, args, kwargs)
+            kind = name[5:]
+            return Group(kind, f"cg::{name}()")
+        if name in ("sync", "wait", "wait_prior"):
+            nargs = 2 if name == "wait_prior" else 1
+            if len(args) != nargs or kwargs:
+                raise _fail(TypeError, f"cg.{name}() takes {nargs} argument(s)")
+            g = args[0]
+            if not isinstance(g, Group):
+                raise _fail(TypeError, f"cg.{name}(): the argument must be a thread group")
+            if name == "wait_prior":
+                if not isinstance(args[1], Const) or not isinstance(args[1].obj, int):
+                    raise _fail(TypeError, "cg.wait_prior(): step must be a constant integer")
+            if name == "sync":
+                if g.kind == "grid":
+                    self.gen.cooperative = True
+                return Data(f"cg::sync({g.code})", None)
+            if g.kind != "thread_block":
+                raise _fail(TypeError, f"cg.{name}() needs a thread block group")
+            # the copies of gs_jit_memcpy_async are done: waiting is a barrier
+            return Data(f"{g.code}.sync()", None)
+        if name == "memcpy_async":
+            names = ("group", "dst", "dst_idx", "src", "src_idx", "size")
+            params = dict(zip(names, args))
+            align = kwargs.pop("aligned_size", Const(None))
+            params.update(kwargs)
+            if set(params) != set(names) or len(args) > len(names):
+                raise _fail(TypeError, "cg.memcpy_async(group, dst, dst_idx, src, src_idx, "
+                                       "size, *, aligned_size=None)")
+            g = params["group"]
+            if not isinstance(g, Group) or g.kind != "thread_block":
+                raise _fail(TypeError, "cg.memcpy_async() needs a thread block group")
+            if not isinstance(align, Const):
+                raise _fail(TypeError, "aligned_size must be a constant")
+            if align.obj is not None and (not isinstance(align.obj, int) or align.obj <= 0 or
+                                          align.obj & (align.obj - 1)):
+                raise _fail(ValueError, "aligned_size must be a power of 2")
+            ends = []
+            for arr, idx in (("dst", "dst_idx"), ("src", "src_idx")):
+                a = params[arr]
+                if not isinstance(a, Arr):
+                    raise _fail(TypeError, "dst/src must be of array type.")
+                e = self.index(a, params[idx])
+                if not isinstance(e, Data):
+                    raise _fail(TypeError, f"cg.memcpy_async(): {idx} must select one "
+                                           "element")
+                ends.append(e.code)
+            n = self.cast(params["size"], _U32, "same_kind", "memcpy_async size")
+            self.gen.helper("gs_jit_memcpy_async")
+            # done synchronously by the group (portable: the C++ emulator has no
+            # asynchronous copies); cg.wait / cg.wait_prior are then barriers
+            return Data(f"gs_jit_memcpy_async({g.code}, (void*)&({ends[0]}), "
+                        f"(const void*)&({ends[1]}), {n.code})", None)
+        raise _fail(NotImplementedError, f"jit.cg.{name} is not supported by gpushare")
+
+    def group_method(self, m: GroupMethod, args: list, kwargs: dict) -> Value:
+        """``g.thread_rank()`` and the other methods of CuPy's thread groups."""
+        self._noargs(m.name, args, kwargs)
+        g, name = m.group, m.name
+        ret = _CG_METHODS[g.kind][name]
+        if name == "sync":
+            if g.kind == "grid":
+                self.gen.cooperative = True
+            return Data(f"{g.code}.sync()", None)
+        grid = "((unsigned long long)gridDim.x * gridDim.y * gridDim.z)"
+        rank = ("(blockIdx.x + (unsigned long long)gridDim.x * "
+                "(blockIdx.y + (unsigned long long)gridDim.y * blockIdx.z))")
+        code = {("grid", "num_blocks"): grid, ("grid", "block_rank"): rank,
+                ("grid", "dim_blocks"): "dim3(gridDim)",
+                ("grid", "block_index"): "dim3(blockIdx)"}.get((g.kind, name),
+                                                             f"{g.code}.{name}()")
+        if ret == "dim3":
+            return Dim3Val(code)
+        return Data(f"(({ctype(ret)})({code}))", ret)
 
     def device_call(self, f: KernelBase, args: list, kwargs: dict) -> Value:
         if not f._device:
@@ -1623,7 +1818,7 @@ def compile_device(func: Any, key: tuple, gen: Generated, mode: str) -> tuple:
     if k in gen.device:
         done = gen.device[k]
         if done is None:
-            raise _fail(NotImplementedError, "recursive device functions are not supported")
+            raise _fail(ValueError, "Recursive function is not supported.")
         return done
     base = "_lambda_kernel" if func.__name__ == "<lambda>" else _cname(func.__name__)
     name = f"{base}_{len(gen.device) + 1}"
@@ -1635,9 +1830,10 @@ def compile_device(func: Any, key: tuple, gen: Generated, mode: str) -> tuple:
     return name, ret
 
 
-def transpile(func: Any, mode: str, key: tuple) -> tuple:
+def transpile(func: Any, mode: str, key: tuple, flags: dict | None = None) -> tuple:
     """CUDA C++ source of the kernel ``func`` for argument types ``key``: returns
-    ``(code, kernel_name)``."""
+    ``(code, kernel_name)``. ``flags``, when given, receives ``"cooperative"``: whether
+    the kernel needs a cooperative launch (it synchronizes a grid group)."""
     if mode not in ("cuda", "numpy"):
         raise ValueError(f"{_PREFIX}mode must be 'cuda' or 'numpy', not {mode!r}")
     gen = Generated()
@@ -1645,4 +1841,6 @@ def transpile(func: Any, mode: str, key: tuple) -> tuple:
     fn = _Function(func, mode, key, gen, name, kernel=True)
     code, _ = fn.translate()
     gen.functions.append(code)
+    if flags is not None:
+        flags["cooperative"] = gen.cooperative
     return gen.code(), name

@@ -15,8 +15,10 @@ Python scalars are converted as CuPy does (``mode='cuda'``: ``int`` -> ``int32``
 it fits, else ``int64``; ``float`` -> ``float32``; ``mode='numpy'``: ``int64`` /
 ``float64``).
 
-The names used inside kernels (``threadIdx``, ``syncthreads``, ``atomic_add``...)
-exist here as markers; outside a kernel they raise :class:`NotImplementedError`.
+The names used inside kernels (``threadIdx``, ``syncthreads``, ``atomic_add``, the
+cooperative groups of ``cupyx.jit.cg``...) exist here as markers; outside a kernel
+they raise :class:`NotImplementedError`. A kernel that synchronizes a grid group is
+launched with ``enable_cooperative_groups=True``, as CuPy does.
 What the transpiler supports is listed in ``_jit_compile``'s docstring; anything
 else raises ``NotImplementedError`` / ``TypeError`` at the first call, naming the
 construct and its line.
@@ -28,6 +30,8 @@ cupyx.jit.rawkernel
 from __future__ import annotations
 
 import functools
+import sys
+import types
 import warnings
 from typing import Any
 
@@ -52,7 +56,7 @@ class _JitKernel(KernelBase):
         self._func = func
         self._mode = mode
         self._device = device
-        self._cached_codes: dict = {}  # signature -> (code, kernel name)
+        self._cached_codes: dict = {}  # signature -> (code, kernel name, cooperative)
         self._kernels: dict = {}       # signature -> (session, RawKernel proxy)
         functools.update_wrapper(self, func)
 
@@ -67,11 +71,7 @@ class _JitKernel(KernelBase):
                 raise TypeError(f"{type(a)} is not supported for RawKernel (host arrays "
                                 "must be copied to the device with cupy.asarray first)")
             elif numpy.isscalar(a) and not isinstance(a, (str, bytes)):
-                t = _jit_compile.scalar_type(a, self._mode)
-                if t.char == "e":
-                    raise NotImplementedError("gpushare: float16 scalar arguments of jit "
-                                              "kernels are not supported; pass float32")
-                key.append(t)
+                key.append(_jit_compile.scalar_type(a, self._mode))
             else:
                 raise TypeError(f"{type(a)} is not supported for RawKernel")
         return tuple(key)
@@ -92,8 +92,9 @@ class _JitKernel(KernelBase):
     def _code(self, key: tuple) -> tuple:
         result = self._cached_codes.get(key)
         if result is None:
-            result = _jit_compile.transpile(self._func, self._mode, key)
-            self._cached_codes[key] = result
+            flags: dict = {}
+            code, name = _jit_compile.transpile(self._func, self._mode, key, flags)
+            result = self._cached_codes[key] = (code, name, flags["cooperative"])
         return result
 
     def _kernel(self, key: tuple) -> Any:
@@ -103,7 +104,7 @@ class _JitKernel(KernelBase):
         held = self._kernels.get(key)
         if held is not None and held[0] is session:
             return held[1]
-        code, name = self._code(key)
+        code, name, _ = self._code(key)
         kern = RawKernel(code, name)
         self._kernels[key] = (session, kern)
         return kern
@@ -125,8 +126,9 @@ class _JitKernel(KernelBase):
         args = tuple(args)
         key = self._signature(args)
         kern = self._kernel(key)
+        extra = {"enable_cooperative_groups": True} if self._code(key)[2] else {}
         kern(grid, block, tuple(self._launch_args(args, key)), shared_mem=shared_mem,
-             stream=stream)
+             stream=stream, **extra)
 
     def __getitem__(self, grid_and_block: Any) -> Any:
         """Numba-style launch: ``kernel[grid, block](*args, shared_mem=0)`` (gpushare
@@ -205,6 +207,23 @@ blockIdx = _Dim3("blockIdx")
 blockDim = _Dim3("blockDim")
 gridDim = _Dim3("gridDim")
 warpsize = 32
+
+class _CooperativeGroups(types.ModuleType):
+    """``cupyx.jit.cg``: cooperative groups inside jit kernels
+    (``this_thread_block()``, ``this_grid()``, ``sync``, ``memcpy_async``, ``wait``,
+    ``wait_prior``).
+
+    See Also
+    --------
+    cupyx.jit.cg
+    """
+
+
+cg = _CooperativeGroups(__name__ + ".cg")
+for _name in ("this_thread_block", "this_grid", "sync", "memcpy_async", "wait",
+              "wait_prior"):
+    setattr(cg, _name, Intrinsic("cg." + _name))
+sys.modules[cg.__name__] = cg
 
 for _name in ("syncthreads", "syncwarp", "shared_memory", "atomic_add", "atomic_sub",
               "atomic_exch", "atomic_min", "atomic_max", "atomic_inc", "atomic_dec",

@@ -49,6 +49,16 @@ def elementwise_copy(src: Any, dst: Any) -> Any:
     return dst
 
 
+def _get_warpsize() -> int:
+    """The warp size of CuPy's CUDA builds (private CuPy helpers its tests reach)."""
+    return 32
+
+
+def _full_mask() -> int:
+    """A warp's every lane, as shuffle masks take it (``0xffffffff``)."""
+    return 0xffffffff
+
+
 #: CuPy's C++ type names (``cupy._core._scalar.get_typename``)
 _CTYPES = {"?": "bool", "b": "signed char", "B": "unsigned char", "h": "short",
            "H": "unsigned short", "i": "int", "I": "unsigned int", "l": "long long",

@@ -79,6 +79,11 @@ def runtimeGetVersion() -> int:
     return int(_call("runtimeGetVersion"))
 
 
+def _getLocalRuntimeVersion() -> int:
+    """The CUDA runtime version (the server's: gpushare has no local runtime)."""
+    return runtimeGetVersion()
+
+
 def driverGetVersion() -> int:
     return int(_call("driverGetVersion"))
 
