@@ -77,7 +77,7 @@ def test_pinned_memory_is_host_memory_with_cupys_interface(cp):
     b.data.copy_to_host(mem.ptr, 4)
     assert staged[0] == 9 and numpy.frombuffer(mem, numpy.float32, 1)[0] == 9
     assert cp.cuda.alloc_pinned_memory(0).size() == 0
-    assert cp.get_default_pinned_memory_pool().malloc(8).size() == 8
+    assert cp.get_default_pinned_memory_pool().malloc(8).size() == 512  # CuPy rounds up
     with pytest.raises(ValueError, match="outside"):
         mem + 25
 

@@ -277,14 +277,16 @@ def _fft_wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 class Stream:
     """cupy.cuda.Stream on the CPU backend: work runs in call order, so a stream is
-    only an ordering token; ``synchronize`` returns at once."""
+    only an ordering token; ``synchronize`` returns at once. ``ptr`` is CUDA's: 0 for
+    the null stream, 2 (``cudaStreamPerThread``) for the per-thread one."""
 
     _current: list = []
 
     def __init__(self, null: bool = False, non_blocking: bool = False, ptds: bool = False,
                  priority: Any = None) -> None:
-        self.ptr = 0 if null else id(self)
-        self.priority = priority or 0
+        self.ptr = 0 if null else 2 if ptds else id(self)
+        self.is_non_blocking = bool(non_blocking) and not (null or ptds)
+        self.priority = int(priority or 0) if not (null or ptds) else 0
 
     done = True
 
@@ -411,7 +413,7 @@ for _fft_name in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irff
 #: Types a client may hold handles to, and the methods it may call on them.
 REMOTE_TYPES: dict[str, frozenset[str]] = {
     "Stream": frozenset({"synchronize", "use", "__enter__", "__exit__", "record", "wait_event",
-                         "done", "ptr", "priority"}),
+                         "done", "ptr", "priority", "is_non_blocking"}),
     "Event": frozenset({"record", "synchronize", "done", "ptr"}),
 }
 

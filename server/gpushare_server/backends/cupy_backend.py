@@ -37,7 +37,7 @@ REMOTE_TYPES: dict[str, frozenset[str]] = {
     "MRG32k3a": frozenset({"random_raw", "state"}),
     "Philox4x3210": frozenset({"random_raw", "state"}),
     "Stream": frozenset({"synchronize", "use", "__enter__", "__exit__", "record", "wait_event",
-                         "done", "ptr", "priority"}),
+                         "done", "ptr", "priority", "is_non_blocking"}),
     "ExternalStream": frozenset({"synchronize", "use", "__enter__", "__exit__", "record",
                                  "wait_event", "done", "ptr"}),
     "Event": frozenset({"record", "synchronize", "done", "ptr"}),

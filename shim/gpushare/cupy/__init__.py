@@ -110,7 +110,7 @@ def _shape_tuple(shape: Any) -> tuple:
     return shape
 
 
-def _creation(name: str, shape: tuple, dtype: Any, order: Any, args: tuple = (),
+def _create(name: str, shape: tuple, dtype: Any, order: Any, args: tuple = (),
               kwargs: dict | None = None) -> ndarray:
     if order is None:
         order = "C"
@@ -142,17 +142,17 @@ def _device_dtype(dtype: Any) -> numpy.dtype:
 
 def empty(shape: Any, dtype: Any = float, order: str = "C") -> ndarray:
     """See Also: cupy.empty"""
-    return _creation("empty", _shape_tuple(shape), dtype, order)
+    return _create("empty", _shape_tuple(shape), dtype, order)
 
 
 def zeros(shape: Any, dtype: Any = float, order: str = "C") -> ndarray:
     """See Also: cupy.zeros"""
-    return _creation("zeros", _shape_tuple(shape), dtype, order)
+    return _create("zeros", _shape_tuple(shape), dtype, order)
 
 
 def ones(shape: Any, dtype: Any = float, order: str = "C") -> ndarray:
     """See Also: cupy.ones"""
-    return _creation("ones", _shape_tuple(shape), dtype, order)
+    return _create("ones", _shape_tuple(shape), dtype, order)
 
 
 def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C") -> ndarray:
@@ -161,7 +161,7 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C") -> nd
         return _remote("cupy.full")(shape, fill_value, dtype=dtype, order=order)
     if dtype is None:
         dtype = numpy.array(fill_value).dtype
-    return _creation("full", _shape_tuple(shape), dtype, order, (fill_value,))
+    return _create("full", _shape_tuple(shape), dtype, order, (fill_value,))
 
 
 def _plain_fill(fill_value: Any, dtype: Any) -> bool:
@@ -199,7 +199,7 @@ def _like(name: str, a: Any, dtype: Any, order: str, subok: Any, shape: Any,
         else:
             order = "C"
     base_name = name[:-5]
-    return _creation(base_name, shp, dt, order, extra)
+    return _create(base_name, shp, dt, order, extra)
 
 
 def empty_like(a: Any, dtype: Any = None, order: str = "K", subok: Any = None,

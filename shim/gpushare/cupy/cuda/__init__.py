@@ -9,9 +9,14 @@ from ... import client as _client
 from .. import _objects
 from .._objects import RemoteObjectProxy
 from . import compiler, cufft, driver, memory, pinned_memory, runtime  # noqa: F401
-from .memory import MemoryPointer, MemoryPool, OutOfMemoryError  # noqa: F401
+from .memory import (BaseMemory, CFunctionAllocator, ManagedMemory, Memory,  # noqa: F401
+                     MemoryAsync, MemoryAsyncPool, MemoryPointer, MemoryPool,
+                     OutOfMemoryError, PooledMemory, PythonFunctionAllocator, UnownedMemory,
+                     alloc, get_allocator, malloc_async, malloc_managed, set_allocator,
+                     using_allocator)
 from .pinned_memory import (PinnedMemory, PinnedMemoryPointer, PinnedMemoryPool,  # noqa: F401
-                            alloc_pinned_memory, set_pinned_memory_allocator)
+                            PooledPinnedMemory, alloc_pinned_memory, is_memory_pinned,
+                            set_pinned_memory_allocator)
 
 
 class Device:
@@ -137,28 +142,82 @@ def _info() -> dict:
     return info
 
 
-class _NullStream:
-    """``Stream.null``: the device's default stream, one proxy per session."""
+class _SessionStream:
+    """``Stream.null`` / ``Stream.ptds``: the device's default streams, one proxy of each
+    per session."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
 
     def __get__(self, obj: Any, cls: Any) -> "Stream":
         session = _client.get_session()
-        stream = session.__dict__.get("_null_stream")
+        key = f"_{self.kind}_stream"
+        stream = session.__dict__.get(key)
         if stream is None:
-            stream = cls(null=True)
-            session.__dict__["_null_stream"] = stream
+            stream = cls(**{self.kind: True})
+            session.__dict__[key] = stream
         return stream
+
+
+class _StreamState(threading.local):
+    """The calling thread's current stream and ``with`` stack (as CuPy's, per thread),
+    for the session they were made in."""
+
+    session: Any = None
+    current: Any = None
+    stack: list
+
+
+_STREAMS = _StreamState()
+
+
+def _stream_state() -> _StreamState:
+    session = _client.get_session()
+    state = _STREAMS
+    if state.session is not session:
+        state.session = session
+        state.current = None
+        state.stack = []
+    return state
+
+
+def _current_stream_ptr() -> int:
+    """The current stream's ``ptr`` (0, the null stream's, when none was made current)."""
+    state = _stream_state()
+    return 0 if state.current is None else state.current.ptr
+
+
+def _check_cuda_stream(obj: Any) -> int:
+    """The stream pointer of an object of the CUDA stream protocol (CuPy's checks)."""
+    method = getattr(obj, "__cuda_stream__", None)
+    if method is None:
+        raise TypeError(f"{type(obj).__name__} object does not implement the "
+                        "__cuda_stream__ protocol")
+    try:
+        version, stream_ptr = method()
+    except (TypeError, ValueError) as e:
+        raise TypeError("__cuda_stream__() must return a 2-tuple of (version, stream_ptr)"
+                        ) from e
+    if not isinstance(version, int) or not isinstance(stream_ptr, int):
+        raise TypeError(f"__cuda_stream__() must return (int, int), got "
+                        f"({type(version).__name__}, {type(stream_ptr).__name__})")
+    if version != 0:
+        raise TypeError(f"__cuda_stream__() returned unsupported version {version}")
+    return stream_ptr
 
 
 @_objects.register("Stream")
 class Stream(RemoteObjectProxy):
-    """A stream on the server's device.
+    """A stream on the server's device. The current stream is the calling thread's, as
+    CuPy's (``use``, ``with``, ``get_current_stream``), and is made the server's when it
+    changes; streams compare and hash by ``ptr``.
 
     See Also
     --------
     cupy.cuda.Stream
     """
 
-    __slots__ = ()
+    __slots__ = ("__dict__",)
 
     def __new__(cls, null: bool = False, non_blocking: bool = False, ptds: bool = False,
                 priority: Any = None) -> "Stream":
@@ -170,17 +229,75 @@ class Stream(RemoteObjectProxy):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
 
-    null = _NullStream()
+    null = _SessionStream("null")
+    ptds = _SessionStream("ptds")
+
+    def __del__(self) -> None:
+        if "_alias_of" not in self.__dict__:  # an alias shares its stream's handle
+            RemoteObjectProxy.__del__(self)
+
+    @classmethod
+    def from_external(cls, obj: Any) -> "Stream":
+        """A Stream for ``obj``, an object of the CUDA stream protocol, that keeps ``obj``
+        alive (see cupy.cuda.Stream.from_external). The stream must be one of this
+        gpushare session's: streams of other libraries cannot reach the server."""
+        ptr = _check_cuda_stream(obj)
+        target = None
+        for proxy in list(_client.get_session().proxies.refs.values()):
+            proxy = proxy()
+            if isinstance(proxy, Stream) and "_alias_of" not in proxy.__dict__ and \
+                    proxy.ptr == ptr:
+                target = proxy
+                break
+        if target is None:
+            raise NotImplementedError("gpushare: Stream.from_external takes the streams of "
+                                      "this gpushare session only (streams of other "
+                                      "libraries cannot reach the server)")
+        alias = object.__new__(cls)
+        alias._gs_id = target._gs_id
+        alias._gs_session = target._gs_session
+        alias._type_name = "Stream"
+        alias._alias_of = target
+        alias._ptr = ptr
+        alias._device_id = -1
+        alias._foreign_stream_ref = obj
+        return alias
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, Stream) and self.ptr == other.ptr
+
+    def __ne__(self, other: Any) -> bool:
+        return not self.__eq__(other)
+
+    def __hash__(self) -> int:
+        return self.ptr
+
+    def __repr__(self) -> str:
+        return f"<Stream {self.ptr} (device {self.device_id})>"
+
+    def __cuda_stream__(self) -> tuple:
+        """``(0, ptr)``: the CUDA stream protocol (the pointer is the server's)."""
+        return (0, self.ptr)
+
+    def _make_current(self, stream: "Stream") -> None:
+        _stream_state().current = stream
+        stream._call("use")
 
     def __enter__(self) -> "Stream":
-        self._call("__enter__")
+        state = _stream_state()
+        state.stack.append(self)
+        self._make_current(self)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self._call("__exit__", None, None, None)
+        state = _stream_state()
+        if state.stack:
+            state.stack.pop()
+        self._make_current(state.stack[-1] if state.stack else Stream.null)
 
     def use(self) -> "Stream":
-        self._call("use")
+        """Make this the calling thread's current stream."""
+        self._make_current(self)
         return self
 
     def synchronize(self) -> None:
@@ -192,13 +309,49 @@ class Stream(RemoteObjectProxy):
 
     @property
     def ptr(self) -> int:
-        return int(self._gs_session.call("getattr", "ptr", (self,)))
+        ptr = self.__dict__.get("_ptr")
+        if ptr is None:
+            ptr = self._ptr = int(self._gs_session.call("getattr", "ptr", (self,)))
+        return ptr
+
+    @property
+    def device_id(self) -> int:
+        return self.__dict__.get("_device_id", 0)
+
+    @property
+    def priority(self) -> int:
+        return int(self._gs_session.call("getattr", "priority", (self,)))
+
+    @property
+    def is_non_blocking(self) -> bool:
+        return bool(self._gs_session.call("getattr", "is_non_blocking", (self,)))
 
     def record(self, event: Any = None) -> "Event":
         return self._gs_session.call("method", "record", (self, event))
 
     def wait_event(self, event: Any) -> None:
         self._call("wait_event", event)
+
+    def add_callback(self, callback: Any, arg: Any) -> None:
+        """Call ``callback(self, 0, arg)`` once the work queued so far is done: on this
+        machine, after waiting for it (see cupy.cuda.Stream.add_callback)."""
+        self.synchronize()
+        callback(self, 0, arg)
+
+    def launch_host_func(self, callback: Any, arg: Any) -> None:
+        """Call ``callback(arg)`` once the work queued so far is done: on this machine,
+        after waiting for it (see cupy.cuda.Stream.launch_host_func)."""
+        self.synchronize()
+        callback(arg)
+
+    def begin_capture(self, mode: Any = None) -> None:
+        """Refused: CUDA graphs are not forwarded (see cupy.cuda.Stream.begin_capture)."""
+        raise NotImplementedError("gpushare: stream capture (CUDA graphs) is not forwarded")
+
+    end_capture = begin_capture
+
+    def is_capturing(self) -> bool:
+        return False
 
 
 @_objects.register("Event")
@@ -238,26 +391,18 @@ def get_elapsed_time(start_event: Event, end_event: Event) -> float:
 
 
 def get_current_stream(device_id: Any = None) -> Any:
-    """See Also: cupy.cuda.get_current_stream"""
-    return _client.get_session().call("call", "cupy.cuda.get_current_stream", ())
+    """The calling thread's current stream (``Stream.null`` until one is made current).
+
+    See Also
+    --------
+    cupy.cuda.get_current_stream
+    """
+    current = _stream_state().current
+    return Stream.null if current is None else current
 
 
 def is_available() -> bool:
     return True
-
-
-def using_allocator(allocator: Any = None) -> Any:
-    """Allocators run on the server; accepted so programs run unchanged."""
-    import contextlib
-    return contextlib.nullcontext()
-
-
-def set_allocator(allocator: Any = None) -> None:
-    return None
-
-
-def get_allocator() -> Any:
-    return None
 
 
 def get_device_id() -> int:
@@ -304,22 +449,6 @@ from .. import _unsupported  # noqa: E402
 _WHY_MEM = "device memory is managed by the gpushare server"
 
 
-def alloc(size: int) -> MemoryPointer:
-    """Allocate ``size`` bytes of the server's device memory.
-
-    See Also
-    --------
-    cupy.cuda.alloc
-    """
-    from .. import empty
-    from .._ndarray import pointer_of
-    import numpy
-    return pointer_of(empty((int(size),), dtype=numpy.uint8))
-
-
-malloc_managed = alloc  # where the memory lives is the server's business
-malloc_async = alloc
-
 
 
 
@@ -337,10 +466,7 @@ get_nvcc_path = get_hipcc_path = get_rocm_path = get_cuda_path
 
 get_cublas_handle = _unsupported.function("cupy.cuda.get_cublas_handle",
                                           "library handles live on the server")
-for _name in ("BaseMemory", "Memory", "ManagedMemory", "MemoryAsync", "UnownedMemory",
-              "MemoryAsyncPool", "CFunctionAllocator", "PythonFunctionAllocator",
-              "MemoryHook"):
-    globals()[_name] = _unsupported.cls(f"cupy.cuda.{_name}", _WHY_MEM)
+MemoryHook = _unsupported.cls("cupy.cuda.MemoryHook", _WHY_MEM)
 ExternalStream = _unsupported.cls("cupy.cuda.ExternalStream",
                                   "streams of other libraries cannot reach the server")
 Function = _unsupported.cls("cupy.cuda.Function", "use cupy.RawKernel / cupy.RawModule")
@@ -362,7 +488,7 @@ function = _unsupported.module(f"{__name__}.function", "cupy.cuda.function",
                                {"Function": Function, "Module": Module})
 graph = _unsupported.module(f"{__name__}.graph", "cupy.cuda.graph", {"Graph": Graph})
 memory_hook = _unsupported.module(f"{__name__}.memory_hook", "cupy.cuda.memory_hook",
-                                  {"MemoryHook": MemoryHook})  # noqa: F821
+                                  {"MemoryHook": MemoryHook})
 memory_hooks = _unsupported.module(f"{__name__}.memory_hooks", "cupy.cuda.memory_hooks",
                                    classes=("DebugPrintHook", "LineProfileHook"), why=_WHY_MEM)
 nvrtc = _unsupported.module(f"{__name__}.nvrtc", "cupy.cuda.nvrtc: kernels compile on the server",

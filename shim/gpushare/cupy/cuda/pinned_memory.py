@@ -5,12 +5,15 @@ Page-locked memory is a GPU host's affair; a gpushare client has no GPU, so
 CuPy's interface: a ``PinnedMemoryPointer`` exposes the buffer protocol, so the
 documented pattern ``numpy.frombuffer(cupy.cuda.alloc_pinned_memory(n), dtype, count)``
 works, and copies from and to it go through gpushare's bulk paths like any host array.
-gpushare keeps no pool of it (the pool reports nothing in use).
+``alloc_pinned_memory`` allocates new memory each time unless a pool's ``malloc`` is set
+(``set_pinned_memory_allocator``); a ``PinnedMemoryPool`` reuses freed blocks as CuPy's.
 """
 from __future__ import annotations
 
 import ctypes
 import mmap
+import threading
+import weakref
 from typing import Any
 
 
@@ -97,27 +100,98 @@ def set_pinned_memory_allocator(allocator: Any = None) -> None:
     _allocator = _malloc if allocator is None else allocator
 
 
+class PooledPinnedMemory(PinnedMemory):
+    """Host memory of a ``PinnedMemoryPool``, returned to it by ``free()`` or when
+    dropped (see cupy.cuda.PooledPinnedMemory)."""
+
+    def __init__(self, mem: PinnedMemory, pool: Any) -> None:
+        self.ptr = mem.ptr
+        self.size = mem.size
+        self.device_id = getattr(mem, "device_id", 0)
+        self.pool = pool  # a weak reference
+        self.mem = mem
+
+    def free(self) -> None:
+        """Return the memory to the pool (once)."""
+        pool = self.pool()
+        if pool is not None and self.ptr != 0:
+            pool._free(self.mem, self.size)
+        self.ptr = 0
+        self.size = 0
+
+    def __del__(self) -> None:
+        try:
+            self.free()
+        except Exception:  # the interpreter is shutting down
+            pass
+
+
+def _clp2(x: int) -> int:
+    """The smallest power of 2 not below ``x`` (CuPy's ``internal.clp2``)."""
+    return 1 << max(0, (int(x) - 1).bit_length())
+
+
 class PinnedMemoryPool:
-    """Hands out host memory from ``allocator`` (default: new host memory each time);
-    gpushare keeps no pool of it, so the pool reports no free blocks nor bytes."""
+    """CuPy's pool of host memory (see cupy.cuda.PinnedMemoryPool): freed blocks are
+    kept and reused for allocations of the same (rounded) size; new blocks come from
+    ``allocator`` (default: new page-aligned host memory)."""
 
     def __init__(self, allocator: Any = None) -> None:
         self._alloc = _malloc if allocator is None else allocator
+        self._free_blocks: dict[int, list] = {}
+        self._in_use: set = set()
+        self._weakref = weakref.ref(self)
+        self._allocation_unit_size = 512
+        self._lock = threading.Lock()
 
     def malloc(self, size: int) -> PinnedMemoryPointer:
-        return self._alloc(int(size))
+        """A pointer to ``size`` bytes rounded up to a power of 2 of 512-byte units (a
+        free block of that size when there is one)."""
+        size = int(size)
+        if size < 0:
+            raise OverflowError("can't convert negative value to size_t")
+        if size == 0:
+            return PinnedMemoryPointer(PinnedMemory(0), 0)
+        unit = self._allocation_unit_size
+        size = _clp2(-(-size // unit) * unit)
+        with self._lock:
+            free = self._free_blocks.get(size)
+            mem = free.pop() if free else None
+        if mem is None:
+            mem = self._alloc(size).mem
+        self._in_use.add(mem)
+        return PinnedMemoryPointer(PooledPinnedMemory(mem, self._weakref), 0)
+
+    def _free(self, mem: PinnedMemory, size: int) -> None:
+        self._in_use.discard(mem)
+        with self._lock:
+            self._free_blocks.setdefault(size, []).append(mem)
 
     def free_all_blocks(self) -> None:
-        return None
+        """Release the free blocks."""
+        with self._lock:
+            self._free_blocks.clear()
 
     def n_free_blocks(self) -> int:
-        return 0
+        """The number of free blocks."""
+        with self._lock:
+            return sum(len(v) for v in self._free_blocks.values())
 
     def used_bytes(self) -> int:
-        return 0
+        """Bytes handed out and not yet freed (a gpushare addition)."""
+        return sum(m.size for m in list(self._in_use))
 
     def total_bytes(self) -> int:
-        return 0
+        """Bytes held, in use or free (a gpushare addition)."""
+        with self._lock:
+            free = sum(m.size for v in self._free_blocks.values() for m in v)
+        return self.used_bytes() + free
+
+
+def is_memory_pinned(data: int) -> bool:
+    """Whether ``data`` is pinned host memory (see cupy.cuda.is_memory_pinned): False,
+    a gpushare client has no page-locked memory."""
+    return False
 
 
 _DEFAULT_POOL = PinnedMemoryPool()
