@@ -97,8 +97,10 @@ def test_allocators(cp):
             m.set_allocator(cp.cuda.MemoryPool().malloc)
         assert cp.cuda.alloc(100).mem.pool() is pool._pool
     assert m.get_allocator() == default
-    with pytest.raises(NotImplementedError, match="gpushare"):
-        m.set_allocator(lambda size: None)
+    own = lambda size: None  # noqa: E731 - an allocator of this process: kept, warned
+    with pytest.warns(UserWarning, match="server's memory pool"):
+        m.set_allocator(own)
+    assert m.get_allocator() is own and (cp.arange(3) + 1).get().tolist() == [1, 2, 3]
     with pytest.raises(NotImplementedError, match="gpushare"):
         cp.cuda.PythonFunctionAllocator(lambda s, d: 0, lambda p, d: None)
     m.set_allocator(None)

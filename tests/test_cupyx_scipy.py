@@ -283,3 +283,40 @@ def test_interpolate_classmethods_run_on_the_server(cp):
     with pytest.raises(AttributeError):
         si.CubicSpline.no_such_classmethod
 
+
+
+def test_solve_triangular_batches_as_cupys(cp):
+    """CuPy's batches, not SciPy's broadcasting: ``a`` of shape (..., M, M) takes ``b`` of
+    exactly its batch shape, (..., M) being a batch of vectors; nothing else is batched."""
+    sl = _module("linalg")
+    rng = numpy.random.default_rng(0)
+    a = numpy.tril(rng.integers(1, 10, (4, 4, 4))).astype(numpy.float32)
+    b = rng.integers(1, 10, (4, 4)).astype(numpy.float32)
+    got = sl.solve_triangular(cp.asarray(a), cp.asarray(b), lower=True)
+    assert got.shape == (4, 4) and got.dtype == numpy.float32  # (SciPy's: (4, 4, 4))
+    want = [scipy.linalg.solve_triangular(a[i], b[i], lower=True) for i in range(4)]
+    numpy.testing.assert_allclose(got.get(), want, rtol=1e-5)
+    b3 = rng.integers(1, 10, (4, 4, 2)).astype(numpy.float64)
+    got = sl.solve_triangular(cp.asarray(a), cp.asarray(b3), trans="T", lower=True)
+    assert got.shape == (4, 4, 2) and got.dtype == numpy.float32  # (``a``'s precision)
+    want = [scipy.linalg.solve_triangular(a[i], b3[i], trans="T", lower=True)
+            for i in range(4)]
+    numpy.testing.assert_allclose(got.get(), want, rtol=1e-5)
+    for a_shape, b_shape in (((3, 3, 3), (3,)), ((3, 3, 3), (3, 2)), ((8, 3, 3), (3, 2)),
+                             ((3, 3), (8, 3, 2)), ((3, 3, 4), (3, 3))):
+        with pytest.raises(ValueError):
+            sl.solve_triangular(cp.ones(a_shape), cp.ones(b_shape))
+    x = sl.solve_triangular(cp.asarray(numpy.eye(3) * 2), cp.ones(3))  # one matrix
+    numpy.testing.assert_allclose(x.get(), [0.5, 0.5, 0.5])
+
+
+def test_bandwidth_takes_host_arrays(cp):
+    sl = _module("linalg")
+    r = numpy.zeros((6, 8))
+    r[numpy.arange(6), numpy.arange(6)] = 1
+    r[3, 0] = r[0, 5] = 1
+    assert sl.bandwidth(r) == (3, 5)  # a NumPy array, as CuPy's (cupy.asarray)
+    assert sl.bandwidth(cp.asarray(numpy.asfortranarray(r))) == (3, 5)
+    assert sl.bandwidth(numpy.zeros((0, 3))) == (0, 0)
+    with pytest.raises(numpy.linalg.LinAlgError, match="Array must be two-dimensional"):
+        sl.bandwidth(numpy.ones(3))

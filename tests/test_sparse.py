@@ -276,6 +276,34 @@ def test_operators_of_python_functions_solve_on_the_client(cp, sp, spl):
                                   [38.0, 39.0, 40.0])
     numpy.testing.assert_allclose(spl.svds(op40, k=2, return_singular_vectors=False).get(),
                                   [39.0, 40.0])
+    # and lobpcg (its operators A, B, M) and minres (an operator, a callback by position)
+    x0 = cp.asarray(numpy.random.default_rng(0).standard_normal((40, 2)))
+    w, v = spl.lobpcg(op40, x0, tol=1e-8, maxiter=200)
+    numpy.testing.assert_allclose(numpy.sort(w.get()), [39.0, 40.0], rtol=1e-5)
+    w, _ = spl.lobpcg(dev, x0, B=spl.LinearOperator((40, 40), matvec=lambda v: v,
+                                                    dtype=numpy.float64),
+                      tol=1e-8, maxiter=200, largest=False)
+    numpy.testing.assert_allclose(numpy.sort(w.get()), [1.0, 2.0], rtol=1e-5)
+    rhs = cp.arange(1.0, 41.0)
+    seen.clear()
+    x, info = spl.minres(op40, rhs, None, 0.0, 1e-10, None, None, seen.append)
+    assert info == 0 and seen
+    numpy.testing.assert_allclose(x.get(), numpy.ones(40), rtol=1e-6)
     # the solvers that run on the server only refuse them clearly
-    with pytest.raises(NotImplementedError, match="lobpcg runs on the server"):
-        spl.lobpcg(op40, cp.ones((40, 2)))
+    with pytest.raises(NotImplementedError, match="lsmr runs on the server"):
+        spl.lsmr(op40, rhs)
+
+
+def test_eigsh_checks_its_arguments_as_cupys(cp, spl):
+    """CuPy's errors, where SciPy's differ (a 1-D input, an integer matrix, ``which``)."""
+    a = cp.asarray(numpy.diag(numpy.arange(1.0, 11.0)))
+    with pytest.raises(ValueError, match="expected square matrix"):
+        spl.eigsh(cp.ones((1,), dtype="f"))
+    with pytest.raises(TypeError, match="unsupprted dtype"):
+        spl.eigsh(cp.ones((4, 4), dtype="i"))
+    with pytest.raises(ValueError, match="k must be smaller than n"):
+        spl.eigsh(a, k=10)
+    with pytest.raises(ValueError, match="which must be"):
+        spl.eigsh(a, k=2, which="SM")
+    numpy.testing.assert_allclose(
+        numpy.sort(spl.eigsh(a, k=2, ncv=1, return_eigenvectors=False).get()), [9.0, 10.0])

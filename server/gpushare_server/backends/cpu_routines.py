@@ -342,6 +342,56 @@ def cho_solve(c_and_lower: Any, b: Any, overwrite_b: bool = False,
     return numpy.asfortranarray(x) if c.ndim == 2 and x.ndim == 2 else x
 
 
+def solve_triangular(a: Any, b: Any, trans: Any = 0, lower: bool = False,
+                     unit_diagonal: bool = False, overwrite_b: bool = False,
+                     check_finite: bool = False) -> numpy.ndarray:
+    """See Also: cupyx.scipy.linalg.solve_triangular (CuPy's batches, not SciPy's: ``a``
+    of shape ``(..., M, M)`` takes ``b`` of exactly its batch shape, ``(..., M)`` or
+    ``(..., M, N)``, nothing broadcast; computed in ``a``'s precision, at least single;
+    with ``overwrite_b`` an F-ordered ``b`` of that type is the result, as cuBLAS's)."""
+    import scipy.linalg
+    _require_array(a)
+    _require_array(b)
+    if a.ndim == 2:
+        if a.shape[0] != a.shape[1]:
+            raise ValueError("expected square matrix")
+        if len(a) != len(b):
+            raise ValueError("incompatible dimensions")
+        if b.ndim > 2:  # (CuPy unpacks ``m, n = b.shape``)
+            raise ValueError(f"too many values to unpack (expected 2, got {b.ndim})")
+    elif a.ndim > 2:
+        if a.shape[-1] != a.shape[-2]:
+            raise ValueError("expected a batch of square matrices")
+        if a.shape[:-2] != b.shape[:a.ndim - 2]:
+            raise ValueError("incompatible batch count")
+        if b.ndim < a.ndim - 1 or a.shape[-2] != b.shape[a.ndim - 2]:
+            raise ValueError("incompatible dimensions")
+        if b.ndim > a.ndim:  # (CuPy's reshape to (batch, M, 1) fails)
+            raise ValueError(f"cannot reshape array of size {b.size} into shape "
+                             f"({int(numpy.prod(a.shape[:-2]))}, {b.shape[-1]}, 1)")
+    else:
+        raise ValueError("expected one square matrix or a batch of square matrices")
+    dtype = a.dtype if a.dtype.char in "fd" else numpy.promote_types(a.dtype.char, "f")
+    if check_finite:
+        for arr in (a, b):
+            if arr.dtype.kind == "f" and not numpy.isfinite(arr).all():
+                raise ValueError("array must not contain infs or NaNs")
+    a_, b_ = a.astype(dtype, copy=False), b.astype(dtype, copy=False)
+    options = dict(trans=trans, lower=lower, unit_diagonal=unit_diagonal, check_finite=False)
+    if a.ndim == 2:
+        x = scipy.linalg.solve_triangular(a_, b_, **options)
+        if overwrite_b and b.dtype == dtype and b.flags.f_contiguous:
+            b[...] = x
+            return b
+        return numpy.asfortranarray(x)
+    vector = b.ndim == a.ndim - 1
+    rhs = b_[..., None] if vector else b_
+    x = numpy.empty(rhs.shape, dtype)
+    for index in numpy.ndindex(*a.shape[:-2]):
+        x[index] = scipy.linalg.solve_triangular(a_[index], rhs[index], **options)
+    return x[..., 0] if vector else x
+
+
 def lschol(A: Any, b: Any) -> numpy.ndarray:
     """See Also: cupyx.linalg.sparse.lschol (float64, as SciPy's solvers answer)."""
     import scipy.sparse
@@ -918,6 +968,7 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.power": power,
     "cupyx.rsqrt": rsqrt,
     "cupyx.scipy.linalg.kron": numpy.kron,  # CuPy's is cupy.kron (SciPy dropped its own)
+    "cupyx.scipy.linalg.solve_triangular": solve_triangular,
     "cupy.einsum": einsum,
     "cupy.real": real,
     "cupy.imag": imag,

@@ -199,8 +199,26 @@ def morlet2(M: int, s: float, w: float = 5) -> numpy.ndarray:
         numpy.pi ** -0.25
 
 
-#: (``cpu.py`` gives them host arrays as NumPy arrays, as the rest of the module)
+def bandwidth(a: Any) -> tuple[int, int]:
+    """See Also: cupyx.scipy.linalg.bandwidth (CuPy's takes host arrays too, and its
+    errors are ``cupy.linalg``'s)."""
+    a = numpy.asarray(a)
+    if a.size == 0:
+        return (0, 0)
+    if a.ndim != 2:
+        raise numpy.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must be "
+                                       "two-dimensional")
+    rows, cols = numpy.nonzero(a)
+    if rows.size == 0:
+        return (0, 0)
+    diff = rows - cols
+    return max(int(diff.max()), 0), max(int(-diff.min()), 0)
+
+
+#: (``cpu.py`` gives them host arrays as NumPy arrays, as the rest of the module; so
+#: ``linalg.bandwidth``, which takes them as these do: ``cupy.asarray``)
 SIGNAL_OVERRIDES: dict[str, Callable[..., Any]] = {
     f"cupyx.scipy.signal.{fn.__name__}": fn
     for fn in (lfilter, lfiltic, lfilter_zi, sosfilt, sosfilt_zi, qmf, ricker, morlet,
                morlet2)}
+SIGNAL_OVERRIDES["cupyx.scipy.linalg.bandwidth"] = bandwidth

@@ -217,16 +217,18 @@ _current_allocator: Any = _session_malloc
 
 
 def _check_allocator(allocator: Any) -> None:
-    """Refuse an allocator the server cannot use: one of Python's (or of C) that would
-    hand out memory on this machine."""
+    """Warn about an allocator the server cannot use: one of Python's (or of C) that
+    hands out memory of this process. It is kept (``get_allocator`` returns it,
+    ``cupy.cuda.alloc`` calls it), but the server allocates arrays from its own pool, so
+    the program runs on as it would with CuPy's default allocator."""
     owner = getattr(allocator, "__self__", None)
     if allocator in _GPUSHARE_ALLOCATORS or allocator == _session_malloc or \
             isinstance(owner, (MemoryPool, SingleDeviceMemoryPool)):
         return
-    raise NotImplementedError(
-        "gpushare: cupy.cuda.set_allocator takes None, a memory pool's malloc or "
-        "cupy.cuda.malloc_managed / malloc_async: arrays are allocated by the gpushare "
-        "server's memory pool, and an allocator of this process cannot allocate them")
+    warnings.warn(
+        "gpushare: arrays are allocated by the gpushare server's memory pool; the allocator "
+        "given to cupy.cuda.set_allocator/using_allocator is kept but does not allocate "
+        "them", UserWarning, stacklevel=3)
 
 
 def alloc(size: int) -> MemoryPointer:

@@ -6,8 +6,8 @@ objects on the server (``namespace.SERVED_CLASSES``): constructing one, calling 
 methods (and classmethods) are calls; its attributes are read from the server. So are
 ``sparse``'s matrices and arrays (``_sparse.py``). A ``LinearOperator`` of the user's
 Python functions lives here (``_operators.py``), and the solvers that can take one run
-here for it (``_iterative.py``, ``_eigen.py``). The classes left (``spatial.distance``'s)
-exist and raise ``NotImplementedError`` when constructed.
+here for it (``_iterative.py``, ``_eigen.py``, ``_lobpcg.py``). The classes left
+(``spatial.distance``'s) exist and raise ``NotImplementedError`` when constructed.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ import numpy
 from ... import client, errors
 from ...cupy import _export_table, _objects, _unsupported
 from ...namespace import SERVED_CLASSES, SERVED_CLASSMETHODS, SERVED_MODULES, module_names
-from . import _eigen, _fft, _iterative, _ndimage, _operators, _sparse
+from . import _eigen, _fft, _iterative, _lobpcg, _ndimage, _operators, _sparse
 
 #: as CuPy's: whether this machine has SciPy (CuPy's tests compare against it); looked
 #: up, not imported (the client stays light)
@@ -45,7 +45,8 @@ _MADE_ON_SERVER = {"LinearOperator": "the server's operators are made by aslinea
 #: or a callback (CuPy's, ported); the others run on the server only
 _CLIENT_SOLVERS = {"bicgstab": _iterative.bicgstab, "cg": _iterative.cg,
                    "cgs": _iterative.cgs, "gmres": _iterative.gmres,
-                   "eigsh": _eigen.eigsh, "svds": _eigen.svds}
+                   "minres": _iterative.minres, "eigsh": _eigen.eigsh, "svds": _eigen.svds,
+                   "lobpcg": _lobpcg.lobpcg}
 
 
 def _served_class(module: str, name: str, made: dict[str, type]) -> type:
