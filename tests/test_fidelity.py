@@ -355,3 +355,11 @@ def test_chained_maximum_and_minimum_warn_nothing(cp):
         got2 = cp.maximum(cp.maximum(x, 2.0), y)
         assert got.get().tolist() == [0.0] * 5
         assert got2.get().tolist() == [2.0, 2.0, 2.0, 3.0, 4.0]
+
+
+def test_array_of_a_sequence_of_device_arrays_copies_whatever_copy_says(cp):
+    t = cp.arange(4.0)
+    assert cp.array([t, t], copy=False).shape == (2, 4)  # CuPy's nested-sequence path
+    assert cp.r_[(t[0],) * 2, t].get().tolist() == [0, 0, 0, 1, 2, 3]
+    with pytest.raises(ValueError):
+        cp.array(t, dtype=cp.float32, copy=False)  # a device array: NumPy 2's rule

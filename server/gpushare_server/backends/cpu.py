@@ -197,11 +197,15 @@ def _asarray_like(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def _array(obj: Any, dtype: Any = None, copy: bool = True, order: str = "K", subok: bool = False,
            ndmin: int = 0, *, blocking: bool = False) -> numpy.ndarray:
-    """See Also: cupy.array (``copy=None`` returns the array itself or a view when it
-    can, ``copy=False`` raises ValueError when it cannot, as in NumPy 2)."""
+    """See Also: cupy.array (of a device array, ``copy=None`` returns the array itself or
+    a view when it can, ``copy=False`` raises ValueError when it cannot, as in NumPy 2;
+    anything else, a sequence of device arrays too, is copied whatever ``copy`` says,
+    as CuPy's ``_array_from_nested_sequence`` and ``_array_default`` do)."""
     if isinstance(obj, HostArray):
         # host data always lands in new device memory
         return numpy.array(obj.array, dtype=dtype, copy=True, order=order, ndmin=ndmin)
+    if copy is False and not isinstance(obj, numpy.ndarray):
+        copy = True
     return numpy.array(obj, dtype=dtype, copy=copy, order=order, ndmin=ndmin)
 
 
