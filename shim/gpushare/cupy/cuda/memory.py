@@ -16,8 +16,9 @@ CuPy's interface:
   into server memory, reused as CuPy reuses them.
 - Arrays are always allocated by the server's pool: ``set_allocator`` accepts ``None``
   and the malloc of a pool or of gpushare's allocators (programs run unchanged; the
-  server still allocates), and refuses an allocator written in Python, which could not
-  allocate the server's memory (``NotImplementedError``).
+  server still allocates); an allocator written in Python, which could not allocate the
+  server's memory, is kept (``get_allocator``, ``alloc``) with a ``UserWarning`` saying
+  that arrays do not come from it.
 """
 from __future__ import annotations
 
@@ -239,7 +240,8 @@ def alloc(size: int) -> MemoryPointer:
 def set_allocator(allocator: Any = None) -> None:
     """Set the current allocator (see cupy.cuda.set_allocator). The server allocates
     arrays from its pool whatever is set; ``None``, a pool's malloc and gpushare's
-    allocators are accepted and returned by ``get_allocator``."""
+    allocators are taken as they are, any other is taken with a warning
+    (``_check_allocator``); ``get_allocator`` returns it."""
     global _current_allocator
     if allocator is None:
         allocator = _malloc
