@@ -67,6 +67,22 @@ _CTYPES = {"?": "bool", "b": "signed char", "B": "unsigned char", "h": "short",
            "D": "thrust::complex<double>"}
 
 
+def get_typename(dtype: Any) -> str:
+    """The C++ type name CuPy's kernels use for ``dtype`` (``float``,
+    ``thrust::complex<double>``...).
+
+    See Also
+    --------
+    cupy._core._scalar.get_typename
+    """
+    if dtype is None:
+        raise ValueError("dtype is None")
+    name = _CTYPES.get(numpy.dtype(dtype).char)
+    if name is None:
+        raise TypeError(f"Type is mismatched: {dtype}")
+    return name
+
+
 class _ReductionFunc:
     """What ``create_reduction_func`` returns: a reduction with typed loops."""
 

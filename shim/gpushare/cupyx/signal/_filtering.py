@@ -18,8 +18,9 @@ import math
 from typing import Any
 
 from ... import cupy
-from ._helpers import (axis_reverse, axis_slice, const_ext, even_ext, get_typename,
-                       odd_ext, session_kernel)
+from ...cupy._core import get_typename
+from ._helpers import (axis_reverse, axis_slice, const_ext, even_ext, odd_ext,
+                       session_kernel)
 
 
 def _scipy_signal() -> Any:

@@ -1,7 +1,6 @@
 """The private CuPy helpers ``cupyx.signal`` uses, ported to the client.
 
-From CuPy 14.2 (MIT licence, ``../scipy/LICENSE.cupy``): ``cupy._core._scalar.get_typename``
-(the C++ name of a dtype, for a template's name expression), the axis helpers of
+From CuPy 14.2 (MIT licence, ``../scipy/LICENSE.cupy``): the axis helpers of
 ``cupyx/scipy/signal/_arraytools.py`` (``axis_slice``, ``axis_reverse``, ``odd_ext``,
 ``even_ext``, ``const_ext``: each array operation in them is an ordinary gpushare call),
 and, in place of ``cupy._util.memoize(for_each_device=True)``, :func:`session_kernel`:
@@ -12,45 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-import numpy
-
 from ... import client as _client
 from ... import cupy
-
-#: ``cupy._core._scalar._typenames_base``: dtype -> its C++ name in CuPy's kernels
-_TYPENAMES = {
-    numpy.dtype("float64"): "double",
-    numpy.dtype("float32"): "float",
-    numpy.dtype("float16"): "float16",
-    numpy.dtype("complex128"): "thrust::complex<double>",
-    numpy.dtype("complex64"): "thrust::complex<float>",
-    numpy.dtype("int64"): "long long",
-    numpy.dtype("int32"): "int",
-    numpy.dtype("int16"): "short",
-    numpy.dtype("int8"): "signed char",
-    numpy.dtype("uint64"): "unsigned long long",
-    numpy.dtype("uint32"): "unsigned int",
-    numpy.dtype("uint16"): "unsigned short",
-    numpy.dtype("uint8"): "unsigned char",
-    numpy.dtype("bool"): "bool",
-}
-
-
-def get_typename(dtype: Any) -> str:
-    """The C++ type name CuPy's kernels use for ``dtype`` (``float``,
-    ``thrust::complex<double>``...).
-
-    See Also
-    --------
-    cupy._core._scalar.get_typename
-    """
-    if dtype is None:
-        raise ValueError("dtype is None")
-    name = _TYPENAMES.get(numpy.dtype(dtype))
-    if name is None:
-        raise TypeError(f"Type is mismatched: {dtype}")
-    return name
-
 
 #: kernel name -> (the session that made it, the kernel)
 _KERNELS: dict[str, tuple[Any, Any]] = {}
