@@ -91,6 +91,10 @@ class CompileException(Exception):
         f.write(self.source)
 
 
+class JitifyException(Exception):
+    """Jitify failed to preprocess a kernel's source (cupy.cuda.compiler.JitifyException)."""
+
+
 class PerformanceWarning(RuntimeWarning):
     """cupyx's PerformanceWarning."""
 
@@ -130,6 +134,7 @@ def _table() -> dict[str, type[BaseException]]:
     table["cupy.cuda.runtime.CUDARuntimeError"] = CUDARuntimeError
     table["cupy.cuda.driver.CUDADriverError"] = CUDADriverError
     table["cupy.cuda.compiler.CompileException"] = CompileException
+    table["cupy.cuda.compiler.JitifyException"] = JitifyException
     table["gpushare.KernelUnknown"] = KernelUnknownError
     return table
 

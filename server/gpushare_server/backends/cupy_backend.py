@@ -71,6 +71,7 @@ class CupyBackend:
             cupy.cuda.runtime.CUDARuntimeError: "cupy.cuda.runtime.CUDARuntimeError",
             cupy.cuda.driver.CUDADriverError: "cupy.cuda.driver.CUDADriverError",
             cupy.cuda.compiler.CompileException: "cupy.cuda.compiler.CompileException",
+            cupy.cuda.compiler.JitifyException: "cupy.cuda.compiler.JitifyException",
         }
 
     def is_fatal(self, exc: BaseException) -> bool:

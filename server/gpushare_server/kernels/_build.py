@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -22,7 +23,15 @@ _lock = threading.RLock()
 _state: dict = {}
 
 CXXFLAGS = ('-std=c++17', '-O2', '-fPIC', '-shared', '-fno-strict-aliasing',
-            '-fvisibility=hidden', '-w')
+            '-fvisibility=hidden')
+#: the warnings NVRTC gives by default about user code (#177-D "declared but never
+#: referenced", #550-D "set but never used"); only those in the user's source are
+#: kept in a compile log (``_user_log``)
+WARNFLAGS = ('-Wunused-variable', '-Wunused-but-set-variable')
+
+#: g++'s report of a missing header, and NVRTC's words for it
+_MISSING_HEADER_RE = re.compile(r'^(.*?)fatal error: (.+?): No such file or directory\s*$',
+                                re.M)
 
 
 def csrc_dir() -> Path:
@@ -107,6 +116,39 @@ def _tls_flags() -> tuple:
     return _state['tls']
 
 
+def _nvrtc_words(log: str) -> str:
+    """g++'s log with NVRTC's wording where a user would look for it: a missing
+    header is NVRTC's ``catastrophic error: cannot open source file "x.h"``."""
+    return _MISSING_HEADER_RE.sub(
+        lambda m: '%scatastrophic error: cannot open source file "%s"' % (m.group(1),
+                                                                           m.group(2)), log)
+
+
+def missing_headers(log: str) -> list:
+    """The headers a compile log (as :func:`_nvrtc_words` words it) says could not be
+    found, as written in the ``#include`` lines."""
+    return re.findall(r'catastrophic error: cannot open source file "(.+?)"', log or '')
+
+
+def _user_log(log: str, files=('kernel.cu',)) -> str:
+    """The diagnostics of a successful compile that are about the user's source
+    (those about the emulator's own headers and generated entries dropped)."""
+    keep = []
+    kept = False
+    for line in log.splitlines(keepends=True):
+        if line.startswith(tuple(f + ':' for f in files)):
+            kept = True
+        elif not line[:1].isspace():
+            kept = False
+        if kept:
+            keep.append(line)
+    return ''.join(keep)
+
+
+def _log_path(out: Path) -> Path:
+    return out.with_suffix('.log')
+
+
 def _compile(src_text: str, out: Path, extra: list, name: str,
              options: tuple, user_source: str) -> None:
     cxx = find_compiler()
@@ -119,13 +161,19 @@ def _compile(src_text: str, out: Path, extra: list, name: str,
         src = Path(td) / (name + '.cpp')
         src.write_text(src_text)
         tmp_out = Path(td) / 'out.so'
-        cmd = [cxx, *CXXFLAGS, *_tls_flags(), '-I', str(root),
+        flags = list(CXXFLAGS) + list(WARNFLAGS)
+        cmd = [cxx, *flags, *_tls_flags(), '-I', str(root),
                '-I', str(root / 'include'), *extra, '-o', str(tmp_out),
                str(src), '-lpthread']
         r = subprocess.run(cmd, capture_output=True, text=True)
+        log = (r.stderr or r.stdout or '').replace(str(src), name + '.cu')
         if r.returncode != 0:
-            log = (r.stderr or r.stdout).replace(str(src), name + '.cu')
-            raise CompileException(log, user_source, name, options, 'nvrtc')
+            raise CompileException(_nvrtc_words(log), user_source, name, options,
+                                   'nvrtc')
+        # the compile log (the warnings about the user's code), for compile(log_stream=)
+        tmp_log = Path(td) / 'out.log'
+        tmp_log.write_text(_user_log(log))
+        os.replace(tmp_log, _log_path(out))
         os.replace(tmp_out, out)
 
 
@@ -149,12 +197,12 @@ def _user_flags(options) -> list:
     return flags
 
 
-def build_shared(src_text: str, name: str, options=(), user_source=None
-                 ) -> Path:
+def build_shared(src_text: str, name: str, options=(), user_source=None,
+                 extra_flags=()) -> Path:
     """Compile ``src_text`` (complete C++ TU) into a cached ``.so``."""
-    flags = _user_flags(options)
+    flags = _user_flags(options) + list(extra_flags)
     key = hashlib.sha256('\0'.join(
-        [_compiler_id(), _csrc_digest(), ' '.join(CXXFLAGS),
+        [_compiler_id(), _csrc_digest(), ' '.join(CXXFLAGS + WARNFLAGS),
          ' '.join(_tls_flags()), ' '.join(flags), src_text]).encode()
     ).hexdigest()[:32]
     d = cache_dir()
@@ -164,6 +212,36 @@ def build_shared(src_text: str, name: str, options=(), user_source=None
     _compile(src_text, out, flags, name, tuple(options or ()),
              user_source if user_source is not None else src_text)
     return out
+
+
+def compile_log(path: Path) -> str:
+    """The compiler's diagnostics about the user's source when ``path`` was built
+    (empty for a module built before logs were kept)."""
+    try:
+        return _log_path(Path(path)).read_text()
+    except OSError:
+        return ''
+
+
+def stub_headers(names) -> Path:
+    """A directory holding an empty header for each of ``names`` (Jitify's way with a
+    header it cannot find: the ``#include`` is commented out and compiling goes on)."""
+    names = sorted(set(names))
+    key = hashlib.sha256('\0'.join(names).encode()).hexdigest()[:16]
+    d = cache_dir() / ('stubs_' + key)
+    if not d.is_dir():
+        tmp = Path(tempfile.mkdtemp(prefix='stubs-', dir=str(cache_dir())))
+        for n in names:
+            p = (tmp / n).resolve()
+            if tmp.resolve() not in p.parents:  # only names below the directory
+                continue
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text('// [jitify] File not found: commented out\n')
+        try:
+            os.replace(tmp, d)
+        except OSError:  # another process made it first
+            shutil.rmtree(tmp, ignore_errors=True)
+    return d
 
 
 def build_runtime() -> Path:

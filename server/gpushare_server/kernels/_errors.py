@@ -52,6 +52,17 @@ try:  # gpushare's own class, so the error crosses the wire under CuPy's name
     from gpushare.errors import CUDADriverError as _DriverErrorBase
 except ImportError:  # the emulator used on its own
     _DriverErrorBase = RuntimeError
+try:
+    from gpushare.errors import JitifyException as _JitifyBase
+except ImportError:  # the emulator used on its own, or an older client package
+    _JitifyBase = Exception
+
+
+class JitifyException(_JitifyBase):
+    """Stands for ``cupy.cuda.compiler.JitifyException``: with ``jitify=True``, the
+    source failed in Jitify's preprocessing (any compile error but a missing header,
+    which Jitify comments out); ``str(e)`` is the ``CompileException``'s message, as
+    CuPy's."""
 
 
 class CUDADriverError(_DriverErrorBase):

@@ -1,6 +1,7 @@
 """RawKernel / RawModule on the CPU emulator."""
 from __future__ import annotations
 
+import re
 import struct
 import threading
 
@@ -9,7 +10,7 @@ import numpy
 from gpushare.protocol import HostArray
 
 from . import _build, _runtime, _source
-from ._errors import CUDADriverError
+from ._errors import CompileException, CUDADriverError, JitifyException
 
 _MAX_SHARED_DEFAULT = 49152
 _MAX_SHARED_OPTIN = 232448   # H100/H200 opt-in limit
@@ -63,36 +64,132 @@ class _Compiled:
         return s
 
 
+#: ``#include <cuComplex.h>`` (CuPy's ``_cucomplex_include_pattern``)
+_CUCOMPLEX_INCLUDE_RE = re.compile(r'\s*'.join(['', '#', 'include', '<', r'cuComplex\.h',
+                                                 '>']))
+
+
+def translate_cucomplex(code):
+    """CuPy's ``translate_cucomplex=True``: the ``cuComplex.h`` include becomes CuPy's
+    bridge header (cuComplex's names as macros over ``complex<T>``), and CuPy's
+    headers are prepended."""
+    lines = []
+    for line in code.splitlines(keepends=True):
+        if _CUCOMPLEX_INCLUDE_RE.match(line):
+            lines.append('#include <cupy/cuComplex_bridge.h>  // translate_cucomplex\n')
+        else:
+            lines.append(line)
+    return ''.join(lines)
+
+
+def _entry_lines(log, entries):
+    """The entries whose lines of the generated launch table the compile log blames
+    (``gs_entries`` line ``3 + i`` takes the address of entry ``i``)."""
+    blamed = set()
+    for m in re.finditer(r'gs_entries:(\d+):', log or ''):
+        i = int(m.group(1)) - 3
+        if 0 <= i < len(entries):
+            blamed.add(entries[i])
+    return blamed
+
+
+def _write_log(log_stream, text):
+    """CuPy writes the compiler's log to ``log_stream``; gpushare's client, whose stream
+    cannot travel, passes True and is given the text."""
+    if log_stream is True:
+        return text
+    if log_stream is not None:
+        log_stream.write(text)
+    return None
+
+
+def _check_backend(backend, jitify):
+    """CuPy's checks when it compiles (``_compile_with_cache_cuda``)."""
+    if jitify and backend != 'nvrtc':
+        raise ValueError('jitify only works with NVRTC')
+    if backend not in ('nvrtc', 'nvcc'):
+        raise ValueError('Invalid backend %s' % backend)
+
+
 class _ModuleSource:
     """Source + lazily compiled module; recompiles when new entry points
-    (kernels or globals) are requested."""
+    (kernels or globals) are requested.
+
+    A template kernel is found only by a name expression given to the module (as
+    NVRTC instantiates and names only those); ``jitify=True`` mimics Jitify's
+    preprocessing: a missing header is commented out (an empty header stands for it),
+    and an error in the source is a :class:`JitifyException`."""
 
     def __init__(self, code, options=(), name_expressions=None,
-                 cupy_headers=False, name='kernel'):
+                 cupy_headers=False, name='kernel', translate=False, jitify=False,
+                 backend='nvrtc'):
         self.code = code
+        self.backend = backend
         self.options = tuple(options or ())
-        self.cupy_headers = cupy_headers
+        self.cupy_headers = cupy_headers or translate
+        self.source = translate_cucomplex(code) if translate else code
         self.name = name
+        self.jitify = bool(jitify)
         self.fibers = _source.uses_fibers(code)
-        entries = list(name_expressions or ())
+        self.name_expressions = tuple(name_expressions or ())
+        entries = list(self.name_expressions)
         for n in _source.kernel_names(code):
             if n not in entries:
                 entries.append(n)
         self.entries = entries
         self.globals = _source.global_names(code)
         self._compiled = None
+        self._stubs = set()   # headers Jitify would comment out
         self._lock = threading.RLock()
 
-    def _build(self, entries, globals_):
-        src = _entry_code(self.code, entries, globals_, self.fibers,
+    def findable(self, name):
+        """Whether NVRTC could give a kernel of this name: a template's only by a
+        name expression of the module."""
+        return '<' not in name or name in self.name_expressions
+
+    def _build_once(self, entries, globals_):
+        src = _entry_code(self.source, entries, globals_, self.fibers,
                           self.cupy_headers)
-        path = _build.build_shared(src, self.name, self.options, self.code)
-        lib = _runtime.load_module(path)
-        return _Compiled(lib, entries, globals_, path)
+        while True:
+            extra = (('-idirafter', str(_build.stub_headers(self._stubs)))
+                     if self._stubs else ())
+            try:
+                path = _build.build_shared(src, self.name, self.options, self.code,
+                                           extra_flags=extra)
+            except CompileException as e:
+                missing = set(_build.missing_headers(str(e))) - self._stubs
+                if not self.jitify or not missing:
+                    raise
+                self._stubs |= missing  # Jitify: "[jitify] File not found", and on
+                continue
+            lib = _runtime.load_module(path)
+            return _Compiled(lib, entries, globals_, path)
+
+    def _build(self, entries, globals_):
+        try:
+            return self._build_once(entries, globals_)
+        except CompileException as e:
+            log = str(e)
+            bad = [n for n in _entry_lines(log, entries)
+                   if n in self.name_expressions and '<' in n]
+            if bad:
+                try:  # the source alone compiles: its name expressions are wrong
+                    self._build_once([n for n in entries if n not in bad], globals_)
+                except CompileException:
+                    pass
+                else:
+                    msg = log + ''.join('Error in parsing name expression: %s\n' % n
+                                        for n in sorted(bad))
+                    raise CompileException(msg, e.source, e.name, e.options,
+                                           e.backend) from None
+            if self.jitify:
+                raise JitifyException(str(e)) from e
+            raise
 
     def compiled(self):
         c = self._compiled
         if c is None:
+            _check_backend(self.backend, self.jitify)
             with self._lock:
                 c = self._compiled
                 if c is None:
@@ -106,10 +203,16 @@ class _ModuleSource:
                     self._compiled = c
         return c
 
+    def log(self):
+        """The compiler's warnings about the source (``compile(log_stream=)``)."""
+        return _build.compile_log(self.compiled().path)
+
     def entry_index(self, name):
         c = self.compiled()
         if name in c.entries:
             return c, c.entries.index(name)
+        if not self.findable(name):
+            raise CUDADriverError('CUDA_ERROR_NOT_FOUND', 'named symbol not found')
         with self._lock:
             entries = c.entries + [name]
             try:
@@ -230,9 +333,9 @@ class RawKernel:
     Python/NumPy scalars (by value, CuPy's widths), size-1 structured NumPy
     arrays (struct by value)."""
 
-    def __init__(self, code, name, options=(), backend='nvrtc',
-                 translate_cucomplex=False, *, enable_cooperative_groups=False,
-                 jitify=False):
+    def __init__(self, code, name, options=(), backend='nvrtc', *,
+                 translate_cucomplex=False, enable_cooperative_groups=False,
+                 jitify=None):
         self.code = code
         self.name = name
         self.options = tuple(options)
@@ -241,6 +344,7 @@ class RawKernel:
         self.enable_cooperative_groups = enable_cooperative_groups
         self.jitify = jitify
         self.file_path = None
+        self.name_expressions = None
         self._module = None
         self._max_dyn = _MAX_SHARED_DEFAULT
         self._carveout = -1
@@ -248,21 +352,28 @@ class RawKernel:
     @classmethod
     def _from_module(cls, module, name):
         k = cls(module.code, name, module.options, module.backend,
-                module.translate_cucomplex,
+                translate_cucomplex=module.translate_cucomplex,
                 enable_cooperative_groups=module.enable_cooperative_groups,
-                jitify=module.jitify)
+                jitify=module.jitify or None)
+        k.file_path = module.file_path
+        k.name_expressions = module.name_expressions
         k._module = module._msrc
         return k
 
     def _msrc(self):
         if self._module is None:
-            self._module = _ModuleSource(self.code, self.options, [self.name],
-                                         name=self.name)
+            self._module = _ModuleSource(self.code, self.options, None,
+                                         name=self.name, backend=self.backend,
+                                         translate=self.translate_cucomplex,
+                                         jitify=self.jitify)
         return self._module
 
     def compile(self, log_stream=None):
-        """Compile now (normally done on first launch)."""
-        self._msrc().entry_index(self.name)
+        """Compile now (normally done on first launch); the compiler's warnings go to
+        ``log_stream`` (``log_stream=True``: returned, for gpushare's client)."""
+        m = self._msrc()
+        m.entry_index(self.name)
+        return _write_log(log_stream, m.log())
 
     @property
     def kernel(self):
@@ -369,20 +480,38 @@ class RawModule:
 
     def __init__(self, *, code=None, path=None, options=(), backend='nvrtc',
                  translate_cucomplex=False, enable_cooperative_groups=False,
-                 name_expressions=None, jitify=False):
+                 name_expressions=None, jitify=None):
         if (code is None) == (path is None):
             raise TypeError(
                 'Exactly one of `code` and `path` keyword arguments must be '
                 'given.')
+        if name_expressions is not None:
+            if code is None:
+                raise ValueError('need CUDA C++ code for the requested '
+                                 'kernels')
+            if backend != 'nvrtc':
+                raise ValueError('only nvrtc supports retrieving the mangled '
+                                 'names for the given name expressions')
+        if jitify:
+            if code is None:
+                raise ValueError('Jitify does not support precompiled objects')
+            if backend != 'nvrtc':
+                raise ValueError('Jitify only supports NVRTC')
         if path is not None:
-            with open(path, 'rb') as f:
-                data = f.read()
+            try:
+                with open(path, 'rb') as f:
+                    data = f.read()
+            except FileNotFoundError:
+                raise CUDADriverError('CUDA_ERROR_FILE_NOT_FOUND',
+                                      'file not found') from None
             if data[:4] == b'\x7fELF' or b'.version' in data[:4096] \
                     and b'.target' in data[:4096]:
                 raise NotImplementedError(
                     'gpushare CPU emulator cannot load cubin/PTX modules; '
                     'pass CUDA C++ source with code=')
             code = data.decode('utf-8')
+            # CuPy loads a file as it is: no options, no translation
+            options, backend, translate_cucomplex = (), 'nvcc', False
         self.code = code
         self.file_path = path
         self.options = tuple(options)
@@ -393,14 +522,17 @@ class RawModule:
         self.name_expressions = (tuple(name_expressions)
                                  if name_expressions is not None else None)
         self._msrc = _ModuleSource(code, self.options, self.name_expressions,
-                                   name='module')
+                                   name='module', backend=backend,
+                                   translate=translate_cucomplex, jitify=jitify)
 
     @property
     def module(self):
         return self
 
     def compile(self, log_stream=None):
-        self._msrc.compiled()
+        """Compile now; the compiler's warnings go to ``log_stream`` (True: returned,
+        for gpushare's client)."""
+        return _write_log(log_stream, self._msrc.log())
 
     def get_function(self, name):
         self._msrc.entry_index(name)

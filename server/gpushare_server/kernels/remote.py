@@ -234,15 +234,43 @@ class ReductionKernel(_Wrapped):
     __slots__ = ()
 
 
+def _compile_logged(k: Any, log_stream: Any) -> Any:
+    """``compile(log_stream=True)`` from gpushare's client (whose stream cannot travel):
+    the log's text is returned."""
+    if log_stream is True:
+        import io
+        buf = io.StringIO()
+        k.compile(log_stream=buf)
+        return buf.getvalue()
+    return k.compile(log_stream=log_stream)
+
+
+def _without_jitify_warning(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` with CuPy's jitify DeprecationWarning dropped: it is the
+    client's to give, where the user's program constructs the kernel (and
+    ``get_function`` of a ``jitify=True`` module)."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"(jitify=True|The jitify argument) is "
+                                r"deprecated", category=DeprecationWarning)
+        return fn(*args, **kwargs)
+
+
 class RawKernel(_Wrapped):
     __slots__ = ()
+
+    def compile(self, log_stream: Any = None) -> Any:
+        return _compile_logged(self._k, log_stream)
 
 
 class RawModule(_Wrapped):
     __slots__ = ()
 
+    def compile(self, log_stream: Any = None) -> Any:
+        return _compile_logged(self._k, log_stream)
+
     def get_function(self, name: str) -> RawKernel:
-        return RawKernel(self._k.get_function(name))
+        return RawKernel(_without_jitify_warning(self._k.get_function, name))
 
     def get_global(self, name: str) -> Any:
         """The variable's bytes as a uint8 device array (CuPy returns a MemoryPointer,
@@ -257,6 +285,7 @@ def cupy_make_kernel(kind: str, key: str, spec: Any = None) -> Any:
     import cupy
     wrappers = {"ElementwiseKernel": ElementwiseKernel, "ReductionKernel": ReductionKernel,
                 "RawKernel": RawKernel, "RawModule": RawModule}
-    factories = {k: (lambda cls, w: lambda *a, **kw: w(cls(*a, **kw)))(getattr(cupy, k), w)
-                 for k, w in wrappers.items()}
+    def factory(cls: Any, w: Any) -> Callable[..., Any]:
+        return lambda *a, **kw: w(_without_jitify_warning(cls, *a, **kw))
+    factories = {k: factory(getattr(cupy, k), w) for k, w in wrappers.items()}
     return make_kernel(factories, kind, key, spec)

@@ -1,0 +1,326 @@
+"""RawKernel / RawModule as CuPy 14.2 has them (its ``tests/cupy_tests/core_tests/
+test_raw.py``), against a real server (the ``cp`` fixture): cuComplex.h and
+``translate_cucomplex``, template kernels found only by name expressions, a
+``MemoryPointer`` as a kernel argument, the compile log, jitify's warning and
+exception, and CuPy's errors and their messages."""
+from __future__ import annotations
+
+import io
+import warnings
+
+import numpy
+import pytest
+
+pytestmark = pytest.mark.timeout(240)
+
+_SUM = r'''
+extern "C" __global__
+void test_sum(const float* x1, const float* x2, float* y, unsigned int N) {
+    int tid = blockDim.x * blockIdx.x + threadIdx.x;
+    if (tid < N)
+        y[tid] = x1[tid] + x2[tid];
+}
+'''
+
+_TEMPLATE = r'''
+template<typename T>
+__global__ void my_sqrt(T* input, int N) {
+  unsigned int x = blockDim.x * blockIdx.x + threadIdx.x;
+  if (x < N) {
+    input[x] *= input[x];
+  }
+}
+'''
+
+
+def _cdiv(x: numpy.ndarray, y: numpy.ndarray) -> numpy.ndarray:
+    """cuCdiv's (and CuPy's complex<T>) division, in the arrays' precision."""
+    ft = x.real.dtype.type
+    s = numpy.abs(y.real) + numpy.abs(y.imag)
+    oos = ft(1) / s
+    ars, ais, brs, bis = x.real * oos, x.imag * oos, y.real * oos, y.imag * oos
+    s = brs * brs + bis * bis
+    oos = ft(1) / s
+    out = numpy.empty_like(x)
+    out.real = (ars * brs + ais * bis) * oos
+    out.imag = (ais * brs - ars * bis) * oos
+    return out
+
+
+def _complex(rng: numpy.random.Generator, n: int, dtype: type) -> numpy.ndarray:
+    return (rng.random(n) + 1j * rng.random(n)).astype(dtype)
+
+
+# --- cupy._util.memoize / clear_memo -----------------------------------------------------
+def test_memoize_per_arguments_and_device_and_clear_memo(cp) -> None:
+    from gpushare.cupy import _util
+    calls = []
+
+    @_util.memoize()
+    def f(x, y=0):
+        calls.append((x, y))
+        return [x, y]
+
+    @_util.memoize(for_each_device=True)
+    def g(x):
+        calls.append(("g", x, cp.cuda.runtime.getDevice()))
+        return object()
+
+    assert f(1) is f(1) and f(1, y=2) is f(1, y=2) and f(1) is not f(1, y=2)
+    assert calls == [(1, 0), (1, 2)]
+    assert f.__name__ == "f"
+    first = g(3)
+    assert g(3) is first and len(calls) == 3
+    _util.clear_memo()
+    assert f(1) == [1, 0] and len(calls) == 4  # computed again
+    assert g(3) is not first
+
+
+# --- cuComplex.h ------------------------------------------------------------------------
+_CUCOMPLEX = r'''
+#include <cuComplex.h>
+extern "C" __global__ void ops(const cuFloatComplex* a, const cuFloatComplex* b,
+                               const cuFloatComplex* c, cuFloatComplex* fma,
+                               cuFloatComplex* quot, float* mag, cuDoubleComplex* up,
+                               int n) {
+    int i = blockDim.x * blockIdx.x + threadIdx.x;
+    if (i < n) {
+        fma[i] = cuCfmaf(a[i], b[i], c[i]);
+        quot[i] = cuCdivf(a[i], b[i]);
+        mag[i] = cuCabsf(a[i]);
+        up[i] = cuComplexFloatToDouble(a[i]);
+    }
+}
+extern "C" __global__ void dops(const cuDoubleComplex* a, const cuDoubleComplex* b,
+                                const cuDoubleComplex* c, cuDoubleComplex* fma,
+                                cuDoubleComplex* quot, cuComplex* down, int n) {
+    int i = blockDim.x * blockIdx.x + threadIdx.x;
+    if (i < n) {
+        fma[i] = cuCfma(a[i], b[i], c[i]);
+        quot[i] = cuCdiv(a[i], b[i]);
+        down[i] = cuComplexDoubleToFloat(a[i]);
+    }
+}
+'''
+
+
+def test_cucomplex_header_functions(cp) -> None:
+    rng = numpy.random.default_rng(0)
+    n = 100
+    mod = cp.RawModule(code=_CUCOMPLEX)
+    a, b, c = (_complex(rng, n, numpy.complex64) for _ in range(3))
+    fma, quot = cp.zeros(n, cp.complex64), cp.zeros(n, cp.complex64)
+    mag, up = cp.zeros(n, cp.float32), cp.zeros(n, cp.complex128)
+    mod.get_function("ops")((4,), (32,), (cp.asarray(a), cp.asarray(b), cp.asarray(c), fma,
+                                          quot, mag, up, numpy.int32(n)))
+    numpy.testing.assert_allclose(fma.get(), a * b + c, rtol=1e-5)
+    assert (quot.get() == _cdiv(a, b)).all()  # cuCdivf's scaled division, bit for bit
+    numpy.testing.assert_allclose(mag.get(), numpy.abs(a), rtol=1e-6)
+    assert (up.get() == a.astype(numpy.complex128)).all()
+
+    a, b, c = (_complex(rng, n, numpy.complex128) for _ in range(3))
+    fma, quot, down = (cp.zeros(n, cp.complex128), cp.zeros(n, cp.complex128),
+                       cp.zeros(n, cp.complex64))
+    mod.get_function("dops")((4,), (32,), (cp.asarray(a), cp.asarray(b), cp.asarray(c),
+                                           fma, quot, down, numpy.int32(n)))
+    numpy.testing.assert_allclose(fma.get(), a * b + c, rtol=1e-12)
+    assert (quot.get() == _cdiv(a, b)).all()
+    assert (down.get() == a.astype(numpy.complex64)).all()
+
+
+_TRANSLATED = r'''
+#include <cuComplex.h>
+extern "C" __global__ void add_scalar(cuComplex* arr, cuComplex scalar, cuComplex* out) {
+    unsigned int tid = blockDim.x * blockIdx.x + threadIdx.x;
+    if (tid < 100) {
+        out[tid] = cuCadd(arr[tid], scalar);   // the double name: fine once translated
+    }
+}
+extern "C" __global__ void cdivide(cuDoubleComplex* a, cuDoubleComplex* b,
+                                   cuDoubleComplex* out) {
+    unsigned int tid = blockDim.x * blockIdx.x + threadIdx.x;
+    if (tid < 100) {
+        out[tid] = cuCdiv(a[tid], b[tid]);
+    }
+}
+'''
+
+
+def test_translate_cucomplex_uses_cupy_complex(cp) -> None:
+    rng = numpy.random.default_rng(1)
+    a = _complex(rng, 100, numpy.complex64)
+    out = cp.zeros(100, cp.complex64)
+    mod = cp.RawModule(code=_TRANSLATED, translate_cucomplex=True)
+    mod.get_function("add_scalar")((4,), (32,), (cp.asarray(a), numpy.complex64(2 + 3j), out))
+    assert (out.get() == a + numpy.complex64(2 + 3j)).all()
+    x, y = _complex(rng, 100, numpy.complex128), _complex(rng, 100, numpy.complex128)
+    q = cp.zeros(100, cp.complex128)
+    mod.get_function("cdivide")((4,), (32,), (cp.asarray(x), cp.asarray(y), q))
+    assert (q.get() == _cdiv(x, y)).all()  # complex<double>'s operator/
+    # without the translation, cuCadd takes cuDoubleComplex only: a compile error
+    with pytest.raises(cp.cuda.compiler.CompileException):
+        cp.RawModule(code=_TRANSLATED).get_function("add_scalar")
+
+
+# --- templates: found only by name expressions --------------------------------------------
+def test_template_kernels_need_name_expressions(cp) -> None:
+    mod = cp.RawModule(code=_TEMPLATE)
+    with pytest.raises(cp.cuda.driver.CUDADriverError, match="named symbol not found"):
+        mod.get_function("my_sqrt<int>")
+    mod = cp.RawModule(code=_TEMPLATE, name_expressions=["my_sqrt<int>"])
+    with pytest.raises(cp.cuda.driver.CUDADriverError, match="named symbol not found"):
+        mod.get_function("my_sqrt<double>")
+    x = cp.arange(10, dtype=cp.int32)
+    mod.get_function("my_sqrt<int>")((1,), (10,), (x, 10))
+    assert x.get().tolist() == [i * i for i in range(10)]
+    # a RawKernel has no name expressions
+    with pytest.raises(cp.cuda.driver.CUDADriverError, match="CUDA_ERROR_NOT_FOUND"):
+        cp.RawKernel(_TEMPLATE, "my_sqrt<int>")((1,), (10,), (x, 10))
+    with pytest.raises(ValueError, match="nvrtc"):
+        cp.RawModule(code=_TEMPLATE, backend="nvcc", name_expressions=["my_sqrt<int>"])
+
+
+def test_name_expression_that_does_not_instantiate(cp) -> None:
+    code = r'''
+#include <type_traits>
+template<typename T,
+         typename = typename std::enable_if<std::is_integral<T>::value>::type>
+__global__ void shift(T* a, int N) {
+    unsigned int tid = blockIdx.x * blockDim.x + threadIdx.x;
+    if (tid < N) a[tid] += 100;
+}
+'''
+    mod = cp.RawModule(code=code, name_expressions=("shift<float>",))
+    with pytest.raises(cp.cuda.compiler.CompileException,
+                       match="Error in parsing name expression"):
+        mod.get_function("shift<float>")
+    mod = cp.RawModule(code=code, name_expressions=("shift<int>",))
+    a = cp.arange(8, dtype=cp.int32)
+    mod.get_function("shift<int>")((1,), (8,), (a, 8))
+    assert a.get().tolist() == list(range(100, 108))
+
+
+# --- RawModule(path=...) ---------------------------------------------------------------
+def test_module_load_failure(cp, tmp_path) -> None:
+    missing = str(tmp_path / "this_does_not_exist.cubin")
+    with pytest.raises(cp.cuda.driver.CUDADriverError, match="CUDA_ERROR_FILE_NOT_FOUND"):
+        cp.RawModule(path=missing)
+    with pytest.raises(TypeError):
+        cp.RawModule()
+    with pytest.raises(TypeError):
+        cp.RawModule(code=_SUM, path=missing)
+    with pytest.raises(ValueError, match="need CUDA C\\+\\+ code"):
+        cp.RawModule(path=missing, name_expressions=["k<int>"])
+
+
+# --- a MemoryPointer as an argument ----------------------------------------------------
+def test_memory_pointer_argument(cp) -> None:
+    code = r'''
+extern "C" __global__ void my_func(void* input, int N) {
+  double* arr = (double*)(input);
+  unsigned int x = blockIdx.x * blockDim.x + threadIdx.x;
+  if (x < N) {
+    arr[x] = 3.0 * arr[x] - 8.0;
+  }
+}
+'''
+    ker = cp.RawModule(code=code).get_function("my_func")
+    a = cp.ones((100,), dtype=cp.float64)
+    memptr = cp.cuda.memory.alloc(100 * 8)
+    memptr.copy_from(a.data, 100 * 8)
+    b = cp.ndarray((100,), cp.float64, memptr=memptr)
+    ker((1,), (100,), (memptr, 100))
+    assert (b.get() == -5.0).all()
+    ker((1,), (100,), (memptr + 8 * 90, 10))  # an offset pointer: the last ten only
+    assert (b.get()[:90] == -5.0).all() and (b.get()[90:] == -23.0).all()
+    c = cp.zeros(4, cp.float64)
+    ker((1,), (4,), (c.data, 4))  # an array's pointer
+    assert (c.get() == -8.0).all()
+
+
+# --- the compile log -------------------------------------------------------------------
+_WARNS = r'''
+extern "C" __global__
+void test_op(const float* x1, const float* x2, float* y, unsigned int N) {
+    int tid = blockDim.x * blockIdx.x + threadIdx.x;
+    int j;  // To generate a warning to appear in the log stream
+    if (tid < N)
+        y[tid] = x1[tid] OP x2[tid];
+}
+'''
+
+
+def test_compile_log_stream(cp) -> None:
+    kern = cp.RawKernel(_WARNS, "test_op", options=("-DOP=+",))
+    log = io.StringIO()
+    assert kern.compile(log_stream=log) is None
+    assert "warning" in log.getvalue() and "j" in log.getvalue()
+    mod = cp.RawModule(code=_WARNS, options=("-DOP=*",))
+    log = io.StringIO()
+    mod.compile(log_stream=log)
+    assert "warning" in log.getvalue()
+    x1 = cp.arange(10, dtype=cp.float32)
+    y = cp.zeros(10, dtype=cp.float32)
+    mod.get_function("test_op")((1,), (10,), (x1, x1, y, 10))
+    assert (y.get() == numpy.arange(10, dtype=numpy.float32) ** 2).all()
+    log = io.StringIO()
+    cp.RawKernel(_SUM, "test_sum").compile(log_stream=log)  # nothing to say
+    assert "warning" not in log.getvalue()
+
+
+def test_missing_header_is_nvrtc_worded(cp) -> None:
+    with pytest.raises(cp.cuda.compiler.CompileException,
+                       match='cannot open source file "no/such_header.h"'):
+        cp.RawModule(code='#include <no/such_header.h>\n' + _SUM).get_function("test_sum")
+
+
+# --- jitify ----------------------------------------------------------------------------
+def test_jitify_deprecation_warnings(cp) -> None:
+    with pytest.warns(DeprecationWarning, match="Avoid passing.*jitify=False") as rec:
+        cp.RawKernel(_SUM, "test_sum", jitify=False)
+    assert len(rec) == 1
+    with pytest.warns(DeprecationWarning, match="jitify=True is deprecated") as rec:
+        mod = cp.RawModule(code=_SUM, jitify=True)
+    assert len(rec) == 1 and rec[0].filename == __file__
+    with pytest.warns(DeprecationWarning, match="jitify=True is deprecated"):
+        mod.get_function("test_sum")
+    with pytest.warns(DeprecationWarning, match="Avoid passing"):
+        quiet = cp.RawModule(code=_SUM, jitify=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cp.RawModule(code=_SUM).get_function("test_sum")  # no jitify argument: silent
+        quiet.get_function("test_sum")  # CuPy's get_function passes jitify=None
+
+
+@pytest.mark.filterwarnings("ignore:jitify=True is deprecated:DeprecationWarning")
+def test_jitify_exception_and_missing_headers(cp, tmp_path) -> None:
+    with pytest.raises(cp.cuda.compiler.JitifyException):
+        cp.RawModule(code="__global__ void i_am_broken() {\n", jitify=True) \
+            .get_function("i_am_broken")
+    src = '#ifndef P\n#error precision not supported\n#endif\n' + _SUM
+    with pytest.raises(cp.cuda.compiler.JitifyException):
+        cp.RawModule(code=src, jitify=True).get_function("test_sum")
+    with pytest.raises(ValueError, match="jitify only works with NVRTC"):
+        cp.RawKernel(_SUM, "test_sum", backend="nvcc", jitify=True).compile()
+    # an unused header that is not there: Jitify comments its include out
+    (tmp_path / "I_INCLUDE_SOMETHING.h").write_text(
+        "#include <cupy/I_DO_NOT_EXIST_WAH_HA_HA.h>\n")
+    code = '#include "I_INCLUDE_SOMETHING.h"\n' + _SUM
+    opts = ("-I" + str(tmp_path),)
+    with pytest.raises(cp.cuda.compiler.CompileException, match="cannot open source file"):
+        cp.RawModule(code=code, options=opts).get_function("test_sum")
+    ker = cp.RawModule(code=code, options=opts, jitify=True).get_function("test_sum")
+    x = cp.arange(10, dtype=cp.float32)
+    y = cp.zeros(10, dtype=cp.float32)
+    ker((1,), (10,), (x, x, y, 10))
+    assert (y.get() == 2 * numpy.arange(10, dtype=numpy.float32)).all()
+
+
+# --- CuPy's cache payload functions ----------------------------------------------------
+def test_cache_payload_round_trip(cp) -> None:
+    compiler = cp.cuda.compiler
+    names = ["_Z6kernelIffEvv", "_Z6kernelIfdEvv"]
+    payload = compiler._encode_cache_payload(names, b"\x7fELFcubin")
+    assert compiler._decode_cache_payload(payload, 2) == (names, b"\x7fELFcubin")
+    assert compiler._decode_cache_payload(payload, 1) is None
+    assert compiler._decode_cache_payload(b"\x7fELF", 1) is None
