@@ -244,7 +244,8 @@ scatter_min = _remote("cupyx.scatter_min")
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("scipy", "linalg", "optimizing", "profiler", "time", "jit", "signal"):
+    if name in ("scipy", "linalg", "optimizing", "profiler", "time", "jit", "signal",
+                "lapack"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'cupyx' has no attribute '{name}'")
