@@ -128,7 +128,7 @@ def test_idle_client_is_kept_alive_by_heartbeats(short_server, monkeypatch):
 def test_status_json_lists_sessions(short_server):
     s = open_session(short_server.address)
     try:
-        s.call("call", "cupy.zeros", (1000,))
+        held = s.call("call", "cupy.zeros", (1000,))  # noqa: F841 - held while asked
         out = subprocess.run([sys.executable, "-m", "gpushare", "status", "--server",
                               short_server.address, "--json"],
                              capture_output=True, text=True, timeout=30)
@@ -526,4 +526,35 @@ def test_a_session_whose_worker_starts_slowly_is_welcomed_not_expired(tmp_path):
     finally:
         for s in sessions:
             s.close()
+        srv.stop()
+
+
+# --- host memory ----------------------------------------------------------------------
+
+def test_a_session_that_outgrows_its_host_memory_gets_out_of_memory_not_killed():
+    """On the CPU backend a session's arrays live in its worker's heap: past the host
+    memory bound (``--host-memory``; by default what the host has available), NumPy's
+    allocation fails and the call raises CuPy's OutOfMemoryError instead of the kernel's
+    OOM killer ending the session. The session goes on; others never notice."""
+    from gpushare import errors
+    srv = ServerProcess("--host-memory", "512MiB")
+    a = b = None
+    try:
+        a, b = open_session(srv.address), open_session(srv.address)
+        pid = a.call("info", None)["pid"]
+        with open(f"/proc/{pid}/oom_score_adj") as f:
+            assert int(f.read()) >= 500  # a worker goes before the broker
+        kept = a.call("call", "cupy.ones", ((64 << 20) // 8,))  # 64 MiB: fits
+        with pytest.raises(errors.OutOfMemoryError):
+            a.call("call", "cupy.ones", ((1 << 30) // 8,))      # 1 GiB: does not
+        # no half-made array was kept, and the session still computes
+        assert a.call("method", "sum", (kept,)).get() == (64 << 20) // 8
+        more = [a.call("call", "cupy.zeros", ((64 << 20) // 8,)) for _ in range(3)]
+        assert a.call("method", "sum", (more[-1],)).get() == 0
+        h = b.call("call", "cupy.arange", (10,))  # the other session: unaffected
+        assert b.call("method", "sum", (h,)).get() == 45
+    finally:
+        for s in (a, b):
+            if s is not None:
+                s.close()
         srv.stop()

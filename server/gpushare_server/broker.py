@@ -122,6 +122,7 @@ class BrokerOptions:
     direct: bool = True  # clients talk to their worker directly (see worker.py)
     key_limits: str | None = None  # a TOML file of per-key limits (limits.py)
     spin_us: float = 250.0  # workers poll this long for the client's next message (worker.py)
+    host_memory: int | None = None  # CPU workers' memory beyond start-up (hostmem.py)
 
 
 #: how long a session's worker may take to start before the session expires unwelcomed
@@ -248,6 +249,8 @@ class Broker:
         cmd = [sys.executable, "-m", "gpushare_server.worker", "--broker", self.worker_endpoint,
                "--identity", identity.decode(), "--backend", self.backend,
                "--parent", str(os.getpid())]
+        if self.options.host_memory is not None:
+            cmd += ["--host-memory", str(self.options.host_memory)]
         token = secrets.token_hex(16)
         direct_bind = self._direct_bind(identity) if self.options.direct else None
         if direct_bind:

@@ -168,9 +168,13 @@ def _direct_socket(ctx: zmq.Context, bind: str, server_key: str | None,
 def run(broker: str, identity: bytes, backend_name: str, parent: int,
         memory_limit: int = 0, direct_bind: str | None = None, server_key: str | None = None,
         authorized_keys: str | None = None, max_message_size: int = 0,
-        spin_us: float = 0.0) -> int:
+        spin_us: float = 0.0, host_memory: int | None = None) -> int:
     keep_receive_buffers()  # a streamed upload's chunks reuse the same memory
     backend = load_backend(backend_name)
+    from . import hostmem
+    hostmem.prefer_for_oom_killer()  # under host pressure a worker goes, not the broker
+    if backend_name == "cpu":  # its device memory is this heap: outgrowing the host is
+        hostmem.bound_data(host_memory)  # OutOfMemoryError, not the OOM killer
     capture = OutputCapture()
     executor = SessionExecutor(backend, output=capture.take)
     executor.record_warnings()
@@ -386,12 +390,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="poll this long for the client's next message before sleeping")
     parser.add_argument("--server-key")
     parser.add_argument("--authorized-keys")
+    parser.add_argument("--host-memory", type=int, default=None,
+                        help="CPU backend: bytes of private memory this worker may take "
+                             "beyond its start-up (default: the host's available memory "
+                             "and swap; 0: no bound)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=os.environ.get("GPUSHARE_LOG_LEVEL", "WARNING"))
     return run(args.broker, args.identity.encode(), args.backend, args.parent,
                memory_limit=args.memory_limit, direct_bind=args.direct_bind,
                server_key=args.server_key, authorized_keys=args.authorized_keys,
-               max_message_size=args.max_message_size, spin_us=args.spin_us)
+               max_message_size=args.max_message_size, spin_us=args.spin_us,
+               host_memory=args.host_memory)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,9 @@ def _serve(args: argparse.Namespace) -> int:
             max_message_size=(parse_size(args.max_message_size)
                               if args.max_message_size else None),
             metrics_port=args.metrics_port, metrics_addr=args.metrics_addr,
-            direct=not args.no_direct, key_limits=args.key_limits, spin_us=args.spin_us)
+            direct=not args.no_direct, key_limits=args.key_limits, spin_us=args.spin_us,
+            host_memory=(parse_size(args.host_memory) if args.host_memory is not None
+                         else None))
         serve(args.bind, args.backend, spare_workers=args.spare_workers,
               parent_pid=args.exit_with_parent, options=options)
     except ValueError as exc:
@@ -258,6 +260,10 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_argument_group("tenancy and faults")
     g.add_argument("--memory-limit", metavar="SIZE",
                    help="bytes of arrays each session may hold, e.g. 64MiB or 8GiB")
+    g.add_argument("--host-memory", metavar="SIZE",
+                   help="CPU backend: host memory each session's worker may take before "
+                        "its calls fail with OutOfMemoryError (default: the host's "
+                        "available memory and swap when the worker starts; 0: no bound)")
     g.add_argument("--max-sessions", type=int, default=0, metavar="N",
                    help="sessions served at once (default: no limit)")
     g.add_argument("--max-sessions-per-key", type=int, default=0, metavar="N",
