@@ -35,7 +35,7 @@ import numpy
 from .. import client as _client
 from .. import errors
 from ..protocol import Encoder
-from . import _objects
+from . import _ndarray, _objects
 from ._objects import RemoteObjectProxy
 
 #: session -> kernel keys its worker holds (constructions need not wait)
@@ -118,7 +118,30 @@ def _prepare_arg(a: Any) -> Any:
     reads them as values); size-1 structured arrays stay arrays (structs by value)."""
     if isinstance(a, numpy.ndarray) and a.ndim == 0 and a.dtype.kind != "V":
         return a[()]
+    if type(a) in _PLAIN_ARGS or isinstance(a, (_ndarray.ndarray, numpy.ndarray)):
+        return a
+    if hasattr(a, "__cuda_array_interface__"):  # as CuPy's kernels: a view of the
+        from . import _array_like                # gpushare array it points into
+        return _array_like(a)
     return a
+
+
+_PLAIN_ARGS = frozenset({int, float, complex, bool, type(None)})
+
+
+def _raw_arg(s: Any, a: Any) -> Any:
+    """A RawKernel argument as it should travel: a ``MemoryPointer`` (CuPy passes its
+    address) as a byte view of the server memory from that address to the end of its
+    allocation, which the kernel receives as a pointer to its first byte."""
+    from ._ndarray import MemoryPointer, from_pointer, resolve_pointer
+    if not isinstance(a, MemoryPointer):
+        return _prepare_arg(a)
+    if a.ptr == 0:
+        return None  # NULL
+    root = a._root if a._root is not None else resolve_pointer(s, a.ptr)[0]
+    s = root._gs_session
+    _, offset = resolve_pointer(s, a.ptr)
+    return from_pointer(s, a.ptr, (max(root.nbytes - offset, 0),), numpy.uint8, None)
 
 
 def _arg_sig(a: Any, raw: bool = False) -> Any:
@@ -367,12 +390,18 @@ class RawKernel(_Kernel):
 
     _kind = "RawKernel"
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("jitify") is not None:
+            from .cuda.compiler import _jitify_deprecation_warning
+            _jitify_deprecation_warning(kwargs["jitify"])
+        return _construct(cls, cls._kind, args, kwargs)
+
     def __call__(self, grid: Any, block: Any, args: Any, *, shared_mem: Any = 0,
                  stream: Any = None, enable_cooperative_groups: bool = False) -> None:
         s = self._gs_session
         if not isinstance(args, (tuple, list)):
             raise TypeError("args must be a tuple")
-        args = tuple(_prepare_arg(a) for a in args)
+        args = tuple(_raw_arg(s, a) for a in args)
         kwargs: dict = {"shared_mem": shared_mem}
         if stream is not None:
             kwargs["stream"] = stream
@@ -395,8 +424,9 @@ class RawKernel(_Kernel):
         return self.__dict__.get("_gs_name") or f"#{self._gs_id}"
 
     def compile(self, log_stream: Any = None) -> None:
-        """Compile now (on the server); see cupy.RawKernel.compile."""
-        self._gs_session.call("method", "compile", (self,))
+        """Compile now (on the server); the compiler's log is written to ``log_stream``.
+        See cupy.RawKernel.compile."""
+        _compile(self, log_stream)
 
     @property
     def attributes(self) -> dict:
@@ -443,9 +473,26 @@ class RawModule(_Kernel):
     def __new__(cls, *, code: Any = None, path: Any = None, **kwargs: Any) -> Any:
         # keyword-only, as CuPy's; and sent so, since CuPy's constructor on a GPU
         # server takes no positional argument
-        if path is not None and code is None:
-            with open(path, "rb") as f:
-                data = f.read()
+        if (code is None) == (path is None):
+            raise TypeError("Exactly one of `code` and `path` keyword arguments must be "
+                            "given.")
+        if path is not None:  # CuPy's checks before the file is read
+            if kwargs.get("name_expressions") is not None:
+                raise ValueError("need CUDA C++ code for the requested kernels")
+            if kwargs.get("jitify"):
+                raise ValueError("Jitify does not support precompiled objects")
+        if kwargs.get("jitify") is not None:
+            from .cuda.compiler import _jitify_deprecation_warning
+            _jitify_deprecation_warning(kwargs["jitify"])
+        if path is not None:
+            # the file is read here, where the program runs; CuPy reads it at the first
+            # get_function (cuModuleLoad), so a missing file is reported earlier
+            try:
+                with open(path, "rb") as f:
+                    data = f.read()
+            except FileNotFoundError:
+                raise errors.CUDADriverError(
+                    "CUDA_ERROR_FILE_NOT_FOUND: file not found") from None
             head = data[:4096]
             if head[:4] == b"\x7fELF" or b"\x00" in head or (b".version" in head and
                                                              b".target" in head):
@@ -453,24 +500,28 @@ class RawModule(_Kernel):
                     "gpushare: RawModule(path=...) can load CUDA C++ source files only "
                     "(cubin/PTX/fatbin files cannot be sent to the server); pass code=")
             code = data.decode("utf-8")
-        elif path is not None:
-            raise TypeError("Exactly one of `code` and `path` keyword arguments must be "
-                            "given.")
         if kwargs.get("name_expressions") is not None:
             kwargs["name_expressions"] = list(kwargs["name_expressions"])
         if kwargs.get("options") is not None:
             kwargs["options"] = tuple(kwargs["options"])
-        return _construct(cls, cls._kind, (), {"code": code, **kwargs})
+        proxy = _construct(cls, cls._kind, (), {"code": code, **kwargs})
+        if kwargs.get("jitify"):
+            proxy.__dict__["_gs_jitify"] = True
+        return proxy
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError("'RawModule' object is not callable")
 
     def compile(self, log_stream: Any = None) -> None:
-        """Compile now (on the server); see cupy.RawModule.compile."""
-        self._gs_session.call("method", "compile", (self,))
+        """Compile now (on the server); the compiler's log is written to ``log_stream``.
+        See cupy.RawModule.compile."""
+        _compile(self, log_stream)
 
     def get_function(self, name: str) -> RawKernel:
         """See Also: cupy.RawModule.get_function"""
+        if self.__dict__.get("_gs_jitify"):  # CuPy's RawKernel(jitify=True) warns
+            from .cuda.compiler import _jitify_deprecation_warning
+            _jitify_deprecation_warning(True)
         k = self._gs_session.call("method", "get_function", (self, name))
         k.__dict__["_gs_name"] = name
         return k
@@ -491,6 +542,18 @@ class RawModule(_Kernel):
         if name in ("code", "options", "backend", "name_expressions"):
             return self._attr(name)
         return super().__getattr__(name)
+
+
+def _compile(kernel: Any, log_stream: Any) -> None:
+    """``compile(log_stream=...)`` of a RawKernel or RawModule: the stream cannot travel,
+    so the server is asked for the log's text (``log_stream=True``) and it is written
+    here."""
+    if log_stream is None:
+        kernel._gs_session.call("method", "compile", (kernel,))
+        return
+    log = kernel._gs_session.call("method", "compile", (kernel,), {"log_stream": True})
+    if isinstance(log, str):
+        log_stream.write(log)
 
 
 # --- cupy.fuse -----------------------------------------------------------------------
