@@ -145,13 +145,57 @@ def _namedtuple(name: str, fields: tuple) -> Any:
 def dtype_to_wire(dt: numpy.dtype) -> Any:
     if dt.fields is None and dt.subdtype is None:
         return dt.str
-    return numpy.lib.format.dtype_to_descr(dt)
+    return _struct_to_wire(dt)
+
+
+def _struct_to_wire(dt: numpy.dtype) -> dict:
+    """A structured or subarray dtype, exactly: its fields' offsets (out of order or
+    overlapping, as a multi-field view's), itemsize, ``align=True`` and the
+    ``__cuda_alignment__`` CuPy's ``make_aligned_dtype`` attaches as metadata."""
+    if dt.fields is None:
+        assert dt.subdtype is not None
+        base, shape = dt.subdtype
+        return {"base": dtype_to_wire(base), "shape": list(shape)}
+    names, formats, offsets, titles = [], [], [], []
+    for name in dt.names:
+        field = dt.fields[name]
+        names.append(name)
+        formats.append(dtype_to_wire(field[0]))
+        offsets.append(field[1])
+        titles.append(field[2] if len(field) > 2 else None)
+    wire: dict = {"names": names, "formats": formats, "offsets": offsets,
+                  "itemsize": dt.itemsize, "aligned": bool(dt.isalignedstruct)}
+    if any(t is not None for t in titles):
+        wire["titles"] = titles
+    alignment = (dt.metadata or {}).get("__cuda_alignment__")
+    if isinstance(alignment, int):
+        wire["cuda_alignment"] = alignment
+    return wire
 
 
 def dtype_from_wire(descr: Any) -> numpy.dtype:
     if isinstance(descr, str):
         return numpy.dtype(descr)
+    if isinstance(descr, dict):
+        return _struct_from_wire(descr)
     return numpy.lib.format.descr_to_dtype(_lists_to_tuples(descr))
+
+
+def _struct_from_wire(wire: dict) -> numpy.dtype:
+    try:
+        if "base" in wire:
+            return numpy.dtype((dtype_from_wire(wire["base"]), tuple(wire["shape"])))
+        spec = {"names": list(wire["names"]),
+                "formats": [dtype_from_wire(f) for f in wire["formats"]],
+                "offsets": list(wire["offsets"]), "itemsize": wire["itemsize"]}
+        if "titles" in wire:
+            spec["titles"] = list(wire["titles"])
+        extra: dict = {}
+        if "cuda_alignment" in wire:
+            extra["metadata"] = {"__cuda_alignment__": int(wire["cuda_alignment"])}
+        return numpy.dtype(spec, align=bool(wire.get("aligned")), **extra)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ProtocolError(f"bad structured dtype on the wire: {exc}") from None
 
 
 def _lists_to_tuples(descr: Any) -> Any:

@@ -216,8 +216,10 @@ def getitem_result(shape: tuple, dtype: numpy.dtype, strides: tuple, key: Any,
 def _getitem_result(shape: tuple, dtype: numpy.dtype, strides: tuple, key: Any,
                     is_proxy: Any) -> tuple:
     gkey = _index_ghosts(key, is_proxy)
-    # a ghost with the real strides, so the view's strides come out right
-    base = numpy.zeros(1, dtype=dtype)
+    # a ghost with the real strides, so the view's strides come out right (of a
+    # structured dtype, raw bytes: NumPy's ``as_strided`` loses padded fields)
+    base = numpy.zeros(1, dtype=dtype if dtype.fields is None else
+                       numpy.dtype((numpy.void, dtype.itemsize)))
     arr = as_strided(base, shape=shape, strides=(0,) * len(shape), writeable=False)
     advanced = any(isinstance(k, numpy.ndarray) for k in (gkey if isinstance(gkey, tuple)
                                                            else (gkey,)))
