@@ -187,3 +187,50 @@ def test_stream_callbacks_and_external(cp):
     with pytest.raises(NotImplementedError, match="gpushare"):
         cp.cuda.Stream.from_external(type("X", (), {"__cuda_stream__":
                                                     lambda self: (0, 12345)})())
+
+
+def test_device_addresses_do_not_keep_memory_alive(cp):
+    """Taking ``x.data.ptr`` must not pin ``x``'s server memory once ``x`` and its
+    pointer are gone (it did: the address table held every array it had named)."""
+    import gc
+    pool = cp.get_default_memory_pool()
+    base = pool.used_bytes()
+    for _ in range(8):
+        x = cp.ones((1 << 16,), dtype=cp.uint8)
+        assert x.data.ptr != 0
+        del x
+    gc.collect()
+    assert pool.used_bytes() == base
+    # while the array lives, its address names it; a view's is offset within it
+    y = cp.arange(10, dtype=cp.int32)
+    ptr = y.data.ptr
+    assert y.data.ptr == ptr and y[3:].data.ptr == ptr + 12
+    z = cp.ndarray((2,), cp.int32, cp.cuda.MemoryPointer(
+        cp.cuda.UnownedMemory(ptr + 4, 8, y), 0))
+    assert z.tolist() == [1, 2]
+    # once it is freed, its address is no longer one of gpushare's
+    del y, z
+    gc.collect()
+    with pytest.raises(ValueError, match="not the address of a gpushare array"):
+        cp.ndarray((2,), cp.int32, cp.cuda.MemoryPointer(
+            cp.cuda.UnownedMemory(ptr, 8, None, device_id=0), 0))
+
+
+def test_allocations_are_pipelined(cp, monkeypatch):
+    """``cupy.cuda.alloc`` and a pool's ``malloc`` wait for nothing (a new block's
+    address is known here), and the memory is usable at once."""
+    from gpushare import client
+    waited: list = []
+    original = client.Session.call
+
+    def call(self, op, target, *args, **kwargs):
+        waited.append((op, target))
+        return original(self, op, target, *args, **kwargs)
+    monkeypatch.setattr(client.Session, "call", call)
+    pool = cp.cuda.MemoryPool()
+    ptrs = [cp.cuda.alloc(1000) for _ in range(5)] + [pool.malloc(4096) for _ in range(5)]
+    assert waited == []
+    assert len({p.ptr for p in ptrs}) == 10
+    a = cp.ndarray((250,), cp.float32, ptrs[2])
+    a[:] = 3
+    assert float(a.sum()) == 750.0

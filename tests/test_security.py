@@ -407,3 +407,29 @@ def test_another_key_cannot_take_over_a_session_by_its_routing_id(keys, monkeypa
         alice.close()
         ctx.term()
         srv.stop()
+
+
+def test_the_server_never_holds_object_arrays(cp):
+    """CuPy has no object arrays. A server that made one and then viewed or re-strided
+    its memory would read Python object pointers from bytes a client chose, so the
+    server refuses them whichever call would make one, as CuPy does; the client
+    refuses them at the call where it can."""
+    from gpushare import client
+    x = cp.arange(4)
+    with pytest.raises(ValueError, match="Unsupported dtype object"):
+        x.astype(object)
+    with pytest.raises(ValueError, match="Unsupported dtype"):
+        x.astype("O,i4")
+    s = client.get_session()
+    # what a client that skipped its own checks would send
+    for args, kwargs in [(("cupy.arange", (3,)), {"dtype": object}),
+                         (("cupy.add", (x, 1)), {"dtype": object})]:
+        with pytest.raises(ValueError, match="Unsupported dtype object"):
+            s.call("call", *args, kwargs)
+    y = cp.add(x, 1, dtype=object)  # pipelined: fails at the next wait
+    with pytest.raises(ValueError, match="Unsupported dtype object"):
+        float(x.sum())
+    del y
+    with pytest.raises(ValueError, match="Unsupported dtype object"):
+        s.call("from_pointer", None, (x, 0, (2,), numpy.dtype(object), None))
+    assert x.tolist() == [0, 1, 2, 3]  # the session goes on

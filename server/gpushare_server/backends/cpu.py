@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import numpy
 
+from gpushare import structured
 from gpushare.namespace import (SERVED_CLASSES, is_public_callable, ndarray_members,
                                 served_classmethod, served_members)
 from gpushare.protocol import HostArray
@@ -87,6 +88,8 @@ def to_device_result(value: Any) -> Any:
     if type(value) is numpy.ndarray:
         if not value.flags.writeable:
             _writable(value)
+        if value.dtype.hasobject:  # CuPy has no object arrays; the server keeps none
+            raise ValueError(f"Unsupported dtype {value.dtype}")
         return value
     if isinstance(value, numpy.generic):
         return numpy.asarray(value)
@@ -375,22 +378,50 @@ def _device_attribute(attrib: int, device: int = 0) -> int:
     return int(props[key[0]][key[1]] if isinstance(key, tuple) else props[key])
 
 
-def _scatter(ufunc: numpy.ufunc) -> Callable[..., Any]:
-    """``cupyx.scatter_add/max/min``: unbuffered in-place updates (``ufunc.at``)."""
+#: ``ndarray.scatter_add/max/min``: the ufunc, the name of the ``ufunc.at`` CuPy's
+#: deprecation points to, and the types its integer-array kernels take
+_SCATTER = {"add": (numpy.add, "cupy.add.at", "iIlLqQefd",
+                    "int32, int64, float16, float32, float64, uint32, uint64"),
+            "max": (numpy.maximum, "cupy.maximum.at", "iIlLqQfd",
+                    "int32, int64, float32, float64, uint32, uint64"),
+            "min": (numpy.minimum, "cupy.minimum.at", "iIlLqQfd",
+                    "int32, int64, float32, float64, uint32, uint64")}
+
+
+def _scatter(op: str) -> Callable[..., Any]:
+    """``cupyx.scatter_add/max/min`` and ``ndarray.scatter_*`` (which CuPy's cupyx
+    functions call, deprecation warning included): unbuffered in-place updates
+    (``ufunc.at``), host arrays (indices, values) read as CuPy copies them, the values
+    cast to the array's dtype first (CuPy's ``_scatter_op``)."""
+    ufunc, at_name, types, names = _SCATTER[op]
+
     def scatter(a: Any, slices: Any, value: Any) -> None:
         if not isinstance(a, numpy.ndarray):
             raise TypeError(f"Unsupported type {type(a)}")
+        import warnings
+        sep = "." if op == "add" else ""
+        warnings.warn(f"`ndarray.scatter_{op}` is deprecated{sep} Please use `{at_name}` "
+                      "instead.", DeprecationWarning, stacklevel=2)
+
         def host(v: Any) -> Any:
             return v.array if isinstance(v, HostArray) else v
         key = tuple(map(host, slices)) if isinstance(slices, tuple) else host(slices)
-        ufunc.at(a, key, host(value))
+        arrays = [k for k in (key if isinstance(key, tuple) else (key,))
+                  if isinstance(k, (numpy.ndarray, list))]
+        if arrays and not (len(arrays) == 1 and numpy.asarray(arrays[0]).dtype.kind == "b") \
+                and a.dtype.char not in types:
+            raise TypeError(f"{at_name} only supports {names} as data type")
+        value = host(value)
+        value = numpy.asarray(value).astype(a.dtype, copy=False) \
+            if isinstance(value, numpy.ndarray) else numpy.array(value, dtype=a.dtype)
+        ufunc.at(a, key, value)
     return scatter
 
 
 OVERRIDES: dict[str, Callable[..., Any]] = {
-    "cupyx.scatter_add": _scatter(numpy.add),
-    "cupyx.scatter_max": _scatter(numpy.maximum),
-    "cupyx.scatter_min": _scatter(numpy.minimum),
+    "cupyx.scatter_add": _scatter("add"),
+    "cupyx.scatter_max": _scatter("max"),
+    "cupyx.scatter_min": _scatter("min"),
     "cupy.array": _array,
     "cupy.asarray": _asarray_like(numpy.asarray),
     "cupy.asanyarray": _asarray_like(numpy.asarray),
@@ -459,7 +490,10 @@ OVERRIDES.update(INDEXING_OVERRIDES)
 OVERRIDES.update({name: _wrap(fn) for name, fn in FFT_OVERRIDES.items()})
 OVERRIDES.update({name: _wrap(fn) for name, fn in cpu_sparse.SPARSE_OVERRIDES.items()})
 #: ndarray methods and attributes whose CuPy semantics differ from NumPy's
-METHODS: dict[str, Callable[..., Any]] = {**ROUTINE_METHODS, **INDEXING_METHODS}
+METHODS: dict[str, Callable[..., Any]] = {**ROUTINE_METHODS, **INDEXING_METHODS,
+                                          "scatter_add": _scatter("add"),
+                                          "scatter_max": _scatter("max"),
+                                          "scatter_min": _scatter("min")}
 ATTRIBUTES: dict[str, Callable[..., Any]] = dict(ROUTINE_ATTRIBUTES)
 OVERRIDES.update(KERNEL_OVERRIDES)
 OVERRIDES.update(RANDOM_OVERRIDES)
@@ -726,10 +760,38 @@ class CpuBackend:
 
     # --- arrays -----------------------------------------------------------------
     def getitem(self, obj: Any, key: Any) -> Any:
+        if (type(key) is str or type(key) is list) and obj.dtype.fields is not None:
+            fields = self._fields(obj, key)
+            if fields is not None:
+                return fields
         return _getitem(obj, key)
 
     def setitem(self, obj: Any, key: Any, value: Any) -> None:
+        if (type(key) is str or type(key) is list) and obj.dtype.fields is not None:
+            fields = self._fields(obj, key)
+            if fields is not None:
+                obj, key = fields, Ellipsis
         _setitem(obj, key, value)
+
+    def _fields(self, obj: numpy.ndarray, key: Any) -> numpy.ndarray | None:
+        """CuPy's field access (``_getitem_fields``): a view of one field (refused for
+        a subarray field or one not aligned for the GPU) or of several; None when
+        ``key`` is not field names."""
+        if type(key) is list:
+            if not all(isinstance(k, str) for k in key):
+                return None
+            return obj.view(obj.dtype[key])
+        try:
+            new_dtype, offset, *_ = obj.dtype.fields[key]
+        except KeyError:
+            raise ValueError(f"no field name of {key}") from None
+        if new_dtype.shape:
+            raise ValueError(
+                "CuPy does not yet support accessing nested subarrays, "
+                "please open an issue if you need this support.")
+        view = obj[key]
+        structured.check_aligned(view, self.address(view))
+        return view
 
     def upload(self, host: Any, dtype: Any = None, order: str = "K") -> numpy.ndarray:
         arr = host.array if isinstance(host, HostArray) else host
@@ -743,7 +805,11 @@ class CpuBackend:
 
     def view_of(self, root: numpy.ndarray, offset: int, shape: tuple, dtype: Any,
                 strides: Any) -> numpy.ndarray:
-        """A view of ``root``'s memory (``__cuda_array_interface__``, ``memptr=``)."""
+        """A view of ``root``'s memory (``__cuda_array_interface__``, ``memptr=``); never
+        of object references (NumPy would read them from the bytes)."""
+        dtype = numpy.dtype(dtype)
+        if dtype.hasobject:
+            raise structured.unsupported_dtype(dtype)
         flat = root.reshape(-1, order="A").view(numpy.uint8)
         return numpy.ndarray(shape, dtype, buffer=flat, offset=offset, strides=strides)
 

@@ -113,6 +113,8 @@ def take(a: Any, indices: Any, axis: Any = None, out: Any = None) -> numpy.ndarr
     """
     _check_device(a)
     indices = _host(indices)
+    if axis is not None:  # CuPy checks the axis first (a 0-d array's against one axis)
+        axis = numpy.lib.array_utils.normalize_axis_index(axis, max(a.ndim, 1))
     n = a.size if axis is None or a.ndim == 0 else a.shape[axis]
     if n == 0 and numpy.size(indices):
         raise IndexError("cannot do a non-empty take from an empty axes.")

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import numpy
 
+from gpushare import structured
 from gpushare.layouts import arg_reduce_is_view, broadcast_strides
 from gpushare.protocol import HostArray
 
@@ -475,6 +476,8 @@ def _strided_view(a: numpy.ndarray, shape: tuple, strides: tuple) -> numpy.ndarr
     array owning the memory (as NumPy's own views have; ``as_strided``'s is a stand-in
     object, which the session and the quota would not follow). None where NumPy cannot
     make it so."""
+    if a.dtype.hasobject:  # never object references read from bytes
+        return None
     root = a
     while isinstance(root.base, numpy.ndarray):
         root = root.base
@@ -763,6 +766,12 @@ def _comparison(ufunc: numpy.ufunc) -> _Ufunc:
                 raise _unsupported(value.array)
         try:
             return ufunc(x1, x2, *args, **kwargs)
+        except TypeError:  # (NumPy's ufuncs have no void loop: CuPy's VV loop)
+            if ufunc not in (numpy.equal, numpy.not_equal) or \
+                    not all(isinstance(v, numpy.ndarray) and v.dtype.kind == "V"
+                            for v in (x1, x2)):
+                raise
+            return structured.compare(ufunc is numpy.not_equal, x1, x2, *args, **kwargs)
         except OverflowError:
             big = [v for v in (x1, x2) if type(v) is int and v > numpy.iinfo(numpy.int64).max]
             arrays = [v for v in (x1, x2) if isinstance(v, numpy.ndarray)]

@@ -23,6 +23,7 @@ import numpy
 
 from ..protocol import STREAM_MIN
 from ..namespace import module_names
+from ..structured import get_typename as _get_typename, unsupported_dtype as _unsupported_dtype
 from . import _infer
 from ._ndarray import (FLAG_C, FLAG_F, FLAG_OWN, _contiguity, _new, _session_of, given, ndarray,
                        session)
@@ -117,6 +118,8 @@ def _create(name: str, shape: tuple, dtype: Any, order: Any, args: tuple = (),
     if order not in ("C", "F", "c", "f"):
         raise ValueError(f"order not understood: {order!r}")
     dt = _device_dtype(dtype)
+    if dt.fields is not None and name != "empty" and name != "zeros":
+        _get_typename(dt)  # CuPy fills it with a kernel: its struct type's checks
     s = session()
     hid = s.new_id()
     kw = dict(kwargs or {})
@@ -309,13 +312,9 @@ def _from_cuda_array_interface(obj: Any) -> ndarray:
         raise ValueError("CuPy does not support non-native byte-order arrays "
                          f"({desc['typestr']})")
     from ._ndarray import from_pointer
-    descr = desc.get("descr")
-    dtype = numpy.dtype(desc["typestr"])
-    if descr and len(descr) > 1 or descr and descr[0][0]:
-        try:
-            dtype = numpy.dtype(descr)
-        except (TypeError, ValueError):
-            pass
+    dtype = _cai_dtype(desc)
+    if dtype.hasobject:  # (the server refuses such a view of its memory)
+        raise _unsupported_dtype(dtype)
     shape = tuple(desc["shape"])
     ptr = desc["data"][0]
     if ptr == 0 or math.prod(shape) == 0:
@@ -437,9 +436,122 @@ def common_type(*arrays: Any) -> Any:
 
 def min_scalar_type(a: Any) -> numpy.dtype:
     """See Also: cupy.min_scalar_type"""
-    if isinstance(a, ndarray):
-        return a.dtype if a.ndim else numpy.min_scalar_type(a.get())
+    if isinstance(a, ndarray):  # CuPy: a device array's (0-d too) own dtype
+        return a.dtype
+    if hasattr(a, "__cupy_get_ndarray__") or hasattr(a, "__cuda_array_interface__"):
+        return _array_like(a).dtype
+    if isinstance(a, (list, tuple)):  # CuPy's _array_info_from_nested_sequence
+        info = _concat_info(a)
+        if info is not None:
+            return info[1]
     return numpy.min_scalar_type(a)
+
+
+def from_dlpack(array: Any, *, device: Any = None, copy: Any = None) -> ndarray:
+    """CuPy's ``from_dlpack``: a gpushare array (or a wrapper of one) gives a view of
+    the same server memory, as CuPy's zero-copy import does. DLPack data of other
+    libraries lives in this process (its GPU or host memory), which the server
+    cannot reach: those raise, CPU data with CuPy's own TypeError.
+
+    See Also
+    --------
+    cupy.from_dlpack
+    """
+    if not hasattr(array, "__dlpack_device__"):  # a capsule (CuPy's legacy input)
+        return _dlpack_capsule(array)
+    dev_type, _ = array.__dlpack_device__()
+    if device is not None:
+        raise NotImplementedError("from_dlpack() does not support device yet.")
+    if dev_type in (2, 13):  # kDLCUDA, kDLCUDAManaged
+        if isinstance(array, ndarray):
+            src = array
+            if copy is True:  # CuPy's producer refuses a device copy
+                raise BufferError("copy=True only supported for copy to CPU.")
+            if src.size == 0:
+                return src.view()
+            from ._ndarray import from_pointer
+            return from_pointer(src._gs_session, src.data.ptr, src.shape, src.dtype,
+                                src.strides)
+        raise NotImplementedError(
+            "gpushare: this DLPack tensor lives in this process's GPU memory, which the "
+            "server cannot reach; copy it through the host (cupy.asarray("
+            "numpy.from_dlpack(x, device='cpu')) or x's own copy to host)")
+    if dev_type == 1:  # kDLCPU
+        raise TypeError("CPU arrays cannot be directly imported to CuPy. "
+                        "Use `cupy.array(numpy.from_dlpack(input))` instead.")
+    raise TypeError(f"Unsupported array type: {dev_type}")
+
+
+def fromDlpack(dltensor: Any) -> ndarray:  # noqa: N802 - CuPy's name
+    """CuPy's deprecated ``fromDlpack`` (a capsule).
+
+    See Also
+    --------
+    cupy.fromDlpack
+    """
+    import warnings
+    warnings.warn("This function is deprecated and will be removed in a future "
+                  "release. Use the cupy.from_dlpack() array constructor instead.",
+                  numpy.exceptions.VisibleDeprecationWarning, stacklevel=2)
+    return _dlpack_capsule(dltensor)
+
+
+def _dlpack_capsule(capsule: Any) -> Any:
+    raise NotImplementedError(
+        "gpushare: a DLPack capsule points into this process's memory, which the server "
+        "cannot reach; copy the data through the host (numpy.from_dlpack, "
+        "cupy.asarray)")
+
+
+def _cai_dtype(desc: dict) -> numpy.dtype:
+    """CuPy's ``get_cai_dtype``: ``typestr``, or for void types the fields ``descr``
+    names (padding, the fields without a name, skipped)."""
+    dtype = numpy.dtype(desc["typestr"])
+    if dtype.kind != "V":
+        return dtype
+    descr = desc.get("descr")
+    if not isinstance(descr, list):
+        return dtype
+    offset, names, offsets, formats = 0, [], [], []
+    for name, fmt in descr:
+        field = numpy.dtype(fmt)
+        if name:
+            names.append(name)
+            formats.append(field)
+            offsets.append(offset)
+        offset += field.itemsize
+    return numpy.dtype({"names": names, "offsets": offsets, "formats": formats})
+
+
+def _concat_info(obj: Any) -> Any:
+    """``(shape, dtype)`` when ``obj`` (a list or tuple, nesting) holds arrays only, of
+    one shape and one kind (NumPy's or device ones), else None (CuPy's
+    ``_compute_concat_info_impl``)."""
+    def info(o: Any) -> Any:
+        if isinstance(o, numpy.ndarray):
+            return o.shape, numpy.ndarray, o.dtype
+        if isinstance(o, ndarray):
+            return o.shape, ndarray, o.dtype
+        if hasattr(o, "__cupy_get_ndarray__"):
+            return tuple(o.shape), ndarray, o.dtype
+        cai = getattr(o, "__cuda_array_interface__", None)
+        if cai is not None:
+            return tuple(cai["shape"]), ndarray, _cai_dtype(cai)
+        if isinstance(o, (list, tuple)) and len(o):
+            first = info(o[0])
+            if first is None:
+                return None
+            shape, kind, dtype = first
+            for elem in o[1:]:
+                other = info(elem)
+                if other is None or other[0] != shape or other[1] is not kind:
+                    return None
+                if other[2] != dtype:
+                    dtype = numpy.promote_types(dtype, other[2])
+            return (len(o),) + shape, kind, dtype
+        return None
+    got = info(obj)
+    return None if got is None else (got[0], got[2])
 
 
 def ndim(a: Any) -> int:
@@ -832,6 +944,7 @@ LOCAL: dict[str, Any] = {
         "empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like",
         "array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "asnumpy",
         "get_array_module", "result_type", "can_cast", "common_type", "min_scalar_type", "ndim",
+        "from_dlpack", "fromDlpack",
         "shape", "size", "isscalar", "iscomplexobj", "byte_bounds",
         "isrealobj", "isfortran", "is_available", "binary_repr", "base_repr", "who",
         "piecewise", "packbits", "unpackbits",
@@ -863,6 +976,8 @@ for _name in ("obj2sctype", "issctype", "sctype2char",
               "make_aligned_dtype", "clear_memo", "memoize", "get_array_wrap"):
     if hasattr(numpy, _name):
         LOCAL[_name] = getattr(numpy, _name)
+from ._core._dtype import make_aligned_dtype as _make_aligned_dtype  # noqa: E402
+LOCAL["make_aligned_dtype"] = _make_aligned_dtype  # a pure function of the dtype
 
 _export_table(sys.modules[__name__], "cupy", numpy, LOCAL)
 newaxis = None

@@ -6,11 +6,13 @@ pipeline when the result can be inferred.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 import sys
 import threading
 import types
+import weakref
 from typing import Any
 
 import numpy
@@ -42,13 +44,25 @@ def session() -> _client.Session:
     return _client.get_session()
 
 
+def _readonly_flag(name: str) -> None:
+    raise AttributeError(
+        f"attribute '{name}' of 'cupy._core.flags.Flags' objects is not writable")
+
+
 class Flags:
     """``ndarray.flags``: CuPy tracks C_CONTIGUOUS, F_CONTIGUOUS and OWNDATA only."""
 
-    __slots__ = ("c_contiguous", "f_contiguous", "owndata")
+    __slots__ = ("_c", "_f", "_own")
 
     def __init__(self, c: bool, f: bool, own: bool) -> None:
-        self.c_contiguous, self.f_contiguous, self.owndata = c, f, own
+        self._c, self._f, self._own = c, f, own
+
+    # read-only, as CuPy's (``cdef readonly``): assigning raises AttributeError
+    c_contiguous = property(lambda self: self._c, lambda self, v: _readonly_flag(
+        "c_contiguous"))
+    f_contiguous = property(lambda self: self._f, lambda self, v: _readonly_flag(
+        "f_contiguous"))
+    owndata = property(lambda self: self._own, lambda self, v: _readonly_flag("owndata"))
 
     def __getitem__(self, name: str) -> bool:
         key = {"C_CONTIGUOUS": "c_contiguous", "C": "c_contiguous", "F_CONTIGUOUS":
@@ -207,20 +221,36 @@ class _Memory:
         return 0 if self._root is None else pointer_of(self._root).ptr
 
 
+_ptr_lock = threading.Lock()
+
+
 def pointer_of(a: "ndarray") -> MemoryPointer:
     """The fake device address of ``a``'s first element (a round trip)."""
     if a.size == 0:  # CuPy does not allocate for empty arrays
         return MemoryPointer(0, None)
     s = a._gs_session
     root, offset = s.call("pointer", None, (a,))
-    slots = s.__dict__.setdefault("_ptr_slots", {})
-    roots = s.__dict__.setdefault("_ptr_roots", {})
-    slot = slots.get(root._gs_id)
-    if slot is None:
-        slot = len(slots) + 1
-        slots[root._gs_id] = slot
-    roots[slot] = root
-    return MemoryPointer(_PTR_BASE + slot * _PTR_SLOT + int(offset), root)
+    return _pointer_at(s, root, int(offset))
+
+
+def _pointer_at(s: Any, root: "ndarray", offset: int) -> MemoryPointer:
+    """The fake device address of byte ``offset`` of ``root``, the array owning its
+    memory. The address table holds its arrays weakly, as a device address does not
+    keep memory alive in CuPy: the ``MemoryPointer`` returned (or the array) does."""
+    with _ptr_lock:
+        slots = s.__dict__.get("_ptr_slots")
+        if slots is None:
+            slots = s.__dict__["_ptr_slots"] = {}  # root's id -> slot
+            s.__dict__["_ptr_roots"] = weakref.WeakValueDictionary()  # slot -> root
+            s.__dict__["_ptr_next"] = itertools.count(1)
+        roots = s.__dict__["_ptr_roots"]
+        slot = slots.get(root._gs_id)
+        if slot is None:
+            slot = next(s.__dict__["_ptr_next"])  # never reused: a stale address stays
+            slots[root._gs_id] = slot             # unresolvable
+            roots[slot] = root
+            weakref.finalize(root, slots.pop, root._gs_id, None)
+    return MemoryPointer(_PTR_BASE + slot * _PTR_SLOT + offset, root)
 
 
 def resolve_pointer(s: Any, ptr: int) -> tuple:
@@ -302,6 +332,14 @@ class ndarray(_client.RemoteHandle):
     def __init__(self, shape: Any, dtype: Any = float, memptr: Any = None, strides: Any = None,
                  order: str = "C") -> None:
         from . import _shape_tuple, empty
+        # CuPy's ``internal._normalize_order``: anything but C/c (or None, or '') lays
+        # the new array out in Fortran order; an unknown letter raises, strides or not
+        if order is None or not len(order):
+            order = "C"
+        elif order[0] in "CcFfAaKk":
+            order = "C" if order[0] in "Cc" else "F"
+        else:
+            raise ValueError("order not understood")
         if memptr is not None:
             ptr = int(memptr.ptr if hasattr(memptr, "ptr") else memptr)
             shp = _shape_tuple(shape)
@@ -403,9 +441,18 @@ class ndarray(_client.RemoteHandle):
 
     @property
     def __cuda_array_interface__(self) -> dict:
+        from . import _util
         desc = {"shape": self.shape, "typestr": self.dtype.str, "descr": self.dtype.descr,
-                "data": (self.data.ptr if self.size else 0, False), "version": 3,
-                "stream": 1}
+                "data": (self.data.ptr if self.size else 0, False)}
+        ver = _util.CUDA_ARRAY_INTERFACE_EXPORT_VERSION
+        if ver == 3:
+            from .cuda import _current_stream_ptr
+            # CAI v3 disallows 0: the legacy default stream's handle instead, as CuPy
+            desc["stream"] = _current_stream_ptr() or 1
+        elif ver != 2:
+            raise ValueError("CUPY_CUDA_ARRAY_INTERFACE_EXPORT_VERSION can "
+                             "only be set to 3 (default) or 2")
+        desc["version"] = ver
         desc["strides"] = None if self.flags.c_contiguous else self.strides
         return desc
 
@@ -701,6 +748,8 @@ class ndarray(_client.RemoteHandle):
         dt = numpy.dtype(dtype)
         if not copy and dt == self._dtype:
             return self
+        if dt.hasobject:  # CuPy's refusal, at the call (the server refuses them too)
+            raise ValueError(f"Unsupported dtype {dt}")
         if casting is not None or subok is not None or order not in ("K", "C", "A", "F") or \
                 (self._dtype.kind == "c" and dt.kind not in "bcOV"):  # ComplexWarning now
             out = _method_sync(self, "astype", (dtype,), {"order": order, "casting": casting,
@@ -812,8 +861,37 @@ class ndarray(_client.RemoteHandle):
         else:  # (an object seen through __cuda_array_interface__: its array)
             _method_sync(self, "fill", (_cai_to_proxy(value),), {})
 
-    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError("gpushare: DLPack export needs the array in this process")
+    def __dlpack__(self, *, stream: Any = None, max_version: Any = None,
+                   dl_device: Any = None, copy: Any = None) -> Any:
+        """DLPack export: to the CPU only (``dl_device=(1, 0)``: a host copy, as CuPy
+        makes of device memory). A device capsule would have to carry a pointer into
+        this process's GPU memory, and the array lives on the server's, so that export
+        raises BufferError; ``cupy.from_dlpack`` of a gpushare array is a view of it.
+
+        See Also
+        --------
+        cupy.ndarray.__dlpack__
+        """
+        if max_version is not None and not isinstance(max_version, tuple):
+            raise TypeError("Argument 'max_version' has incorrect type (expected tuple, "
+                            f"got {type(max_version).__name__})")
+        if dl_device is None or tuple(dl_device) == self.__dlpack_device__():
+            if copy is True:
+                raise BufferError("copy=True only supported for copy to CPU.")
+            raise BufferError(
+                "gpushare: a DLPack capsule of device memory needs the array in this "
+                "process, and it lives on the server's GPU; export a host copy with "
+                "__dlpack__(dl_device=(1, 0)) (numpy.from_dlpack(a, device='cpu')), or "
+                "use cupy.from_dlpack(a) for a gpushare view")
+        if tuple(dl_device) != (1, 0):  # kDLCPU
+            raise BufferError("unsupported device requested.")
+        if copy is False:
+            raise ValueError("GPU memory cannot be exported to CPU without copy.")
+        return self.get().__dlpack__(max_version=max_version)
+
+    def toDlpack(self) -> Any:
+        """See :meth:`__dlpack__`: a device capsule cannot be made here."""
+        return self.__dlpack__()
 
     def __dlpack_device__(self) -> tuple:
         return (2, 0)  # kDLCUDA, device 0 of the server; __dlpack__ itself is refused

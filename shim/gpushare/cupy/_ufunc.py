@@ -340,9 +340,11 @@ class ufunc:
                         return self._pipelined(s, args, kwargs, shape, dtypes)
         if self.nin is not None and (len(args) > self.nin or "out" in kwargs):
             args, kwargs = self._split_outputs(args, kwargs)
-        if any(hasattr(a, "__cupy_get_ndarray__") and not isinstance(a, ndarray) for a in args):
-            args = tuple(a.__cupy_get_ndarray__() if hasattr(a, "__cupy_get_ndarray__") else a
-                         for a in args)
+        if any(type(a) not in _EXACT_SCALARS and not isinstance(a, ndarray) and (
+                hasattr(a, "__cupy_get_ndarray__") or hasattr(a, "__cuda_array_interface__"))
+               for a in args):
+            from . import _array_like  # CuPy's array protocols (a gpushare address only)
+            args = tuple(_array_like(a) for a in args)
         try:
             for a in args:
                 _check_operand(a)
@@ -408,8 +410,68 @@ class ufunc:
     def outer(self, *args: Any, **kwargs: Any) -> Any:
         return self._method("outer", *args, **kwargs)
 
-    def at(self, *args: Any, **kwargs: Any) -> Any:
-        return self._method("at", *args, **kwargs)
+    def at(self, a: Any, indices: Any, b: Any = None) -> None:
+        """CuPy's ``ufunc.at``: the ufuncs with a scatter kernel only; host arrays
+        among the indices and values are copied to the device first (CuPy's
+        ``core.array`` on them), and an integer-array index takes CuPy's atomic
+        types only.
+
+        See Also
+        --------
+        cupy.ufunc.at
+        """
+        op = _SCATTER_OPS.get(self._path)
+        if op is None:
+            raise NotImplementedError(f"`{_cupy_ufunc_name(self)}.at` is not supported yet")
+        if not isinstance(a, ndarray):
+            raise AttributeError(f"'{type(a).__name__}' object has no attribute '_scatter_op'")
+        indices, adv = _scatter_indices(indices)
+        if isinstance(b, numpy.ndarray):
+            from . import asarray
+            b = asarray(b)
+        types = _SCATTER_TYPES[op] if adv else None
+        if types is not None and a.dtype.char not in types[0]:
+            raise TypeError(f"cupy.{self.name}.at only supports {types[1]} as data type")
+        return self._method("at", a, indices, b)
+
+
+#: CuPy's ufuncs with a scatter kernel (``ufunc.at``) and its op names
+_SCATTER_OPS = {"cupy.add": "add", "cupy.subtract": "sub", "cupy.maximum": "max",
+                "cupy.minimum": "min", "cupy.bitwise_and": "and", "cupy.bitwise_or": "or",
+                "cupy.bitwise_xor": "xor"}
+_INT_ATOMIC = ("iIlLqQ", "int32, int64, uint32, uint64")
+#: the dtypes CuPy's scatter kernels take with an integer-array index
+#: (``_routines_indexing._scatter_op_single``), and how its error names them
+_SCATTER_TYPES = {"add": ("iIlLqQefd", "int32, int64, float16, float32, float64, uint32, "
+                          "uint64"),
+                  "sub": ("iI", "int32, uint32,"),
+                  "max": ("iIlLqQfd", "int32, int64, float32, float64, uint32, uint64"),
+                  "min": ("iIlLqQfd", "int32, int64, float32, float64, uint32, uint64"),
+                  "and": _INT_ATOMIC, "or": _INT_ATOMIC, "xor": _INT_ATOMIC}
+
+
+def _cupy_ufunc_name(uf: "ufunc") -> str:
+    """CuPy's internal name of a ufunc (``cupy_multiply``)."""
+    return uf._path.replace(".", "_")
+
+
+def _scatter_indices(indices: Any) -> tuple:
+    """``(indices, advanced)``: host arrays made device ones, and whether CuPy takes the
+    integer-array scatter path (an index array, not a single boolean mask)."""
+    from . import asarray
+    items = indices if isinstance(indices, tuple) else (indices,)
+    arrays = [k for k in items if isinstance(k, (ndarray, numpy.ndarray, list))]
+    if any(isinstance(k, numpy.ndarray) for k in items):
+        items = tuple(asarray(k) if isinstance(k, numpy.ndarray) else k for k in items)
+        indices = items if isinstance(indices, tuple) else items[0]
+    if not arrays:
+        return indices, False
+    if len(arrays) == 1:
+        k = arrays[0]
+        kind = numpy.asarray(k).dtype.kind if isinstance(k, list) else k.dtype.kind
+        if kind == "b":
+            return indices, False
+    return indices, True
 
 
 def _build() -> dict[str, ufunc]:

@@ -151,7 +151,19 @@ def create_reduction_func(name: str, ops: Any, routine: Any = None, identity: An
     return _ReductionFunc(name, ops, routine, identity, preamble)
 
 
-_SUBMODULES = ("fusion", "_fusion_kernel")
+_SUBMODULES = ("fusion", "_fusion_kernel", "flags", "core", "_gufuncs")
+
+#: what ``cupy._core`` shares with ``cupy`` (the same objects: ``cupy._core.ndarray is
+#: cupy.ndarray``), from CuPy's ``cupy/_core/__init__.py``
+_FROM_CUPY = frozenset((
+    "ndarray", "array", "ascontiguousarray", "asfortranarray", "divmod", "ufunc",
+    "ElementwiseKernel", "ReductionKernel", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_count", "invert", "left_shift", "right_shift", "dot", "matmul", "equal",
+    "greater", "greater_equal", "less", "less_equal", "not_equal", "array_split",
+    "broadcast", "broadcast_to", "moveaxis", "rollaxis", "size", "absolute", "add",
+    "angle", "conjugate", "divide", "floor_divide", "multiply", "negative", "positive",
+    "power", "remainder", "sqrt", "subtract", "true_divide", "nanmax", "nanmin",
+    "min_scalar_type", "fromDlpack", "from_dlpack"))
 
 
 def __getattr__(name: str) -> Any:
@@ -159,4 +171,7 @@ def __getattr__(name: str) -> Any:
     if name in _SUBMODULES:
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
+    if name in _FROM_CUPY:
+        import importlib
+        return getattr(importlib.import_module(__name__.rpartition(".")[0]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -92,7 +92,9 @@ class Memory(BaseMemory):
             from .. import empty
             import numpy
             self._array = empty((self.size,), dtype=numpy.uint8)
-            self.ptr = _ndarray.pointer_of(self._array).ptr
+            # a new array owns its memory: its address needs no round trip, so an
+            # allocation is pipelined like the array's own creation
+            self.ptr = _ndarray._pointer_at(self._array._gs_session, self._array, 0).ptr
 
 
 class ManagedMemory(Memory):
