@@ -116,6 +116,24 @@ def test_scatter_functions_and_methods(cp):
     assert a.get().tolist() == [[5, 5, 5], [2, 2, 2]]
 
 
+def test_scatter_indices_wrap_as_cupys_kernels_do(cp):
+    """Out-of-range index arrays wrap around in CuPy's scatter kernels (``ufunc.at``,
+    ``cupyx.scatter_*``), where NumPy's ``ufunc.at`` raises IndexError."""
+    import warnings
+    import gpushare.cupyx as cupyx
+    a = cp.zeros(6, dtype=numpy.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        cupyx.scatter_add(a, cp.array([7, -1, 1]), 1.0)
+    assert a.tolist() == [0, 2, 0, 0, 0, 1]
+    cp.add.at(a, cp.array([13, 0]), cp.array([5, 2], dtype=numpy.float32))
+    cp.maximum.at(a, numpy.array([6]), 9.0)
+    assert a.tolist() == [9, 7, 0, 0, 0, 1]
+    b = cp.zeros((2, 3))
+    cp.add.at(b, (cp.array([3]), slice(None)), 1.0)  # the axis' own length
+    assert b.tolist() == [[0, 0, 0], [1, 1, 1]]
+
+
 def test_ufuncs_read_cuda_array_interface(cp):
     a = cp.arange(6, dtype=numpy.float32).reshape(2, 3).T
     r = cp.add(_CAI(a), numpy.float32(3))

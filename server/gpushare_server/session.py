@@ -725,6 +725,8 @@ class SessionExecutor:
                 raise AttributeError(f"'ufunc' object has no attribute {method!r}")
             fn = backend.function(str(target))
             fn = getattr(fn, "__wrapped__", fn)
+            if method == "at" and hasattr(backend, "ufunc_at"):  # (the CPU backend's)
+                return backend.ufunc_at(fn, *args[1:], **kwargs)
             return backend.normalize(getattr(fn, method)(*args[1:], **kwargs))
         if op == "method":
             obj, rest = args[0], args[1:]

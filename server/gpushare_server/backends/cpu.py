@@ -414,7 +414,7 @@ def _scatter(op: str) -> Callable[..., Any]:
         value = host(value)
         value = numpy.asarray(value).astype(a.dtype, copy=False) \
             if isinstance(value, numpy.ndarray) else numpy.array(value, dtype=a.dtype)
-        ufunc.at(a, key, value)
+        ufunc.at(a, _wrap_key(a.shape, key), value)  # CuPy's kernels wrap indices
     return scatter
 
 
@@ -456,6 +456,7 @@ REMOTE_TYPES: dict[str, frozenset[str]] = {
 # Each area keeps its own table; they are merged here.
 from .cpu_indexing import INDEXING_METHODS, INDEXING_OVERRIDES  # noqa: E402
 from .cpu_indexing import getitem as _getitem, setitem as _setitem  # noqa: E402
+from .cpu_indexing import wrap_key as _wrap_key  # noqa: E402
 from .cpu_kernels import KERNEL_OVERRIDES, KERNEL_REMOTE_TYPES  # noqa: E402
 from .cpu_random import RANDOM_OVERRIDES, RANDOM_REMOTE_TYPES  # noqa: E402
 from . import cpu_ndimage, cpu_routines  # noqa: E402
@@ -844,6 +845,12 @@ class CpuBackend:
 
     def normalize(self, result: Any) -> Any:
         return to_device_result(result)
+
+    def ufunc_at(self, ufunc: Any, a: Any, indices: Any, b: Any = None) -> None:
+        """``ufunc.at`` as CuPy's scatter kernels do it: index arrays wrap around."""
+        if not isinstance(a, numpy.ndarray):
+            raise TypeError(f"Unsupported type {type(a)}")
+        ufunc.at(a, _wrap_key(a.shape, indices), b)
 
     def info(self) -> dict:
         free, total = host_memory()
