@@ -38,6 +38,20 @@ def cp(server: ServerProcess, monkeypatch: pytest.MonkeyPatch):
     client.reset_session()
 
 
+@pytest.fixture
+def synchronous_calls(cp, monkeypatch):
+    """A list that records every call the client waits for (``Session.call``)."""
+    from gpushare import client
+    seen: list = []
+    original = client.Session.call
+
+    def call(self, op, target, *args, **kwargs):
+        seen.append((op, target))
+        return original(self, op, target, *args, **kwargs)
+    monkeypatch.setattr(client.Session, "call", call)
+    return seen
+
+
 @pytest.fixture(params=["c", "python"])
 def op_path(request: pytest.FixtureRequest) -> Iterator[str]:
     """The operators' fast path in C (``gpushare/_accel.c``) or in Python (the same

@@ -216,17 +216,10 @@ def test_device_addresses_do_not_keep_memory_alive(cp):
             cp.cuda.UnownedMemory(ptr, 8, None, device_id=0), 0))
 
 
-def test_allocations_are_pipelined(cp, monkeypatch):
+def test_allocations_are_pipelined(cp, synchronous_calls):
     """``cupy.cuda.alloc`` and a pool's ``malloc`` wait for nothing (a new block's
     address is known here), and the memory is usable at once."""
-    from gpushare import client
-    waited: list = []
-    original = client.Session.call
-
-    def call(self, op, target, *args, **kwargs):
-        waited.append((op, target))
-        return original(self, op, target, *args, **kwargs)
-    monkeypatch.setattr(client.Session, "call", call)
+    waited = synchronous_calls
     pool = cp.cuda.MemoryPool()
     ptrs = [cp.cuda.alloc(1000) for _ in range(5)] + [pool.malloc(4096) for _ in range(5)]
     assert waited == []

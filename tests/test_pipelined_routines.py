@@ -16,20 +16,6 @@ from hypothesis import strategies as st
 pytestmark = pytest.mark.timeout(120)
 
 
-@pytest.fixture
-def synchronous_calls(cp, monkeypatch):
-    """A list that records every call the client waits for."""
-    from gpushare import client
-    seen: list = []
-    original = client.Session.call
-
-    def call(self, op, target, *args, **kwargs):
-        seen.append((op, target))
-        return original(self, op, target, *args, **kwargs)
-    monkeypatch.setattr(client.Session, "call", call)
-    return seen
-
-
 def _layout_matches_server(x):
     from gpushare.cupy._ndarray import FLAG_C, FLAG_F, FLAG_OWN
     shape, dtype, strides, flags, _ = x._gs_session.call("meta", None, (x,))
