@@ -205,3 +205,15 @@ def test_dlpack(cp):
         warnings.simplefilter("ignore", numpy.exceptions.VisibleDeprecationWarning)
         with pytest.raises(NotImplementedError, match="capsule"):
             cp.fromDlpack(numpy.arange(3).__dlpack__())
+
+
+def test_cufft_version_is_the_servers(cp):
+    """``cupy.cuda.cufft.getVersion`` answers for the server (the CPU backend has no
+    cuFFT: 0, as its CUDA runtime version is), so programs can test for cuFFT features
+    (callbacks need 11303 or more) instead of failing on a missing name."""
+    v = cp.cuda.cufft.getVersion()
+    assert isinstance(v, int)
+    if cp.cuda.runtime.runtimeGetVersion() == 0:
+        assert v == 0
+    else:
+        assert v >= 10000

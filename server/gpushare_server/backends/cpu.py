@@ -440,6 +440,7 @@ OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.cuda.runtime.driverGetVersion": lambda: 0,
     "cupy.cuda.runtime.deviceSynchronize": lambda: None,
     "cupy.cuda.driver.get_build_version": lambda: 0,
+    "cupy.cuda.cufft.getVersion": lambda: 0,  # no cuFFT here
 }
 for _fft_name in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2",
                   "irfft2", "rfftn", "irfftn", "hfft", "ihfft"):

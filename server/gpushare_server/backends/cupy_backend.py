@@ -233,6 +233,7 @@ _CUDA_ALLOWED = {
     "cupy.cuda.runtime": {"getDeviceCount", "getDevice", "getDeviceProperties", "memGetInfo",
                           "runtimeGetVersion", "driverGetVersion", "deviceSynchronize"},
     "cupy.cuda.driver": {"get_build_version"},
+    "cupy.cuda.cufft": {"getVersion"},
 }
 
 

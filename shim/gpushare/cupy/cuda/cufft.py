@@ -14,6 +14,18 @@ _current: contextvars.ContextVar = contextvars.ContextVar("cupy.cuda.cufft.curre
                                                           default=None)
 
 
+def getVersion() -> int:
+    """The server's cuFFT version (``cufftGetVersion``; 0 on the CPU backend, which has
+    no cuFFT).
+
+    See Also
+    --------
+    cupy.cuda.cufft.getVersion
+    """
+    from ... import client
+    return int(client.get_session().call("call", "cupy.cuda.cufft.getVersion", ()))
+
+
 def get_current_plan() -> Any:
     """The plan the last ``with plan:`` entered, or None once it exited (CuPy's rule:
     plans do not nest)."""
