@@ -74,6 +74,9 @@ def test_memoize_per_arguments_and_device_and_clear_memo(cp) -> None:
     _util.clear_memo()
     assert f(1) == [1, 0] and len(calls) == 4  # computed again
     assert g(3) is not first
+    # cupy.memoize and cupy.clear_memo are these (decorators of the program's own
+    # functions: they run here, never on the server)
+    assert cp.memoize is _util.memoize and cp.clear_memo is _util.clear_memo
 
 
 # --- cuComplex.h ------------------------------------------------------------------------

@@ -978,6 +978,8 @@ for _name in ("obj2sctype", "issctype", "sctype2char",
         LOCAL[_name] = getattr(numpy, _name)
 from ._core._dtype import make_aligned_dtype as _make_aligned_dtype  # noqa: E402
 LOCAL["make_aligned_dtype"] = _make_aligned_dtype  # a pure function of the dtype
+from ._util import clear_memo as _clear_memo, memoize as _memoize  # noqa: E402
+LOCAL["memoize"], LOCAL["clear_memo"] = _memoize, _clear_memo  # decorators run here
 
 _export_table(sys.modules[__name__], "cupy", numpy, LOCAL)
 newaxis = None
