@@ -86,8 +86,10 @@ SERVED_CLASSES: dict[str, tuple[str | tuple | None, tuple, tuple]] = {
     "UnivariateSpline": (None, *_UNIVARIATE),
     "InterpolatedUnivariateSpline": ("UnivariateSpline", *_UNIVARIATE),
     "LSQUnivariateSpline": ("UnivariateSpline", *_UNIVARIATE),
-    # cupyx.scipy.spatial (the methods whose results SciPy's and CuPy's give alike)
-    "KDTree": (None, ("query",), ("boxsize", "data", "m", "maxes", "mins", "n")),
+    # cupyx.scipy.spatial (KDTree's on the CPU backend: backends/cpu_spatial.py)
+    "KDTree": (None, ("count_neighbors", "query", "query_ball_point", "query_ball_tree",
+                      "query_pairs", "sparse_distance_matrix"),
+               ("boxsize", "data", "m", "maxes", "mins", "n")),
     "Delaunay": (None, ("find_simplex",), ("neighbors", "points", "simplices")),
     # cupyx.scipy.sparse.linalg: the operators the server makes (aslinearoperator, and
     # their sums, products, transposes...; one of Python functions cannot be served)

@@ -465,6 +465,7 @@ from .cpu_fft import FFT_OVERRIDES, PLAN_MEMBERS  # noqa: E402
 from .cpu_signal import SIGNAL_OVERRIDES  # noqa: E402
 from .cpu_host import HOST_PARAMS, host_params  # noqa: E402
 from . import cpu_sparse  # noqa: E402
+from . import cpu_spatial  # noqa: E402
 from .cpu_routines import ROUTINE_ATTRIBUTES, ROUTINE_METHODS, ROUTINE_OVERRIDES  # noqa: E402
 
 
@@ -491,6 +492,7 @@ OVERRIDES.update({name: _wrap_host_ok(fn) for name, fn in SIGNAL_OVERRIDES.items
 OVERRIDES.update(INDEXING_OVERRIDES)
 OVERRIDES.update({name: _wrap(fn) for name, fn in FFT_OVERRIDES.items()})
 OVERRIDES.update({name: _wrap(fn) for name, fn in cpu_sparse.SPARSE_OVERRIDES.items()})
+OVERRIDES["cupyx.scipy.spatial.KDTree"] = _wrap_host_ok(cpu_spatial.kdtree)  # CuPy's checks
 #: ndarray methods and attributes whose CuPy semantics differ from NumPy's
 METHODS: dict[str, Callable[..., Any]] = {**ROUTINE_METHODS, **INDEXING_METHODS,
                                           "scatter_add": _scatter("add"),
@@ -725,6 +727,8 @@ class CpuBackend:
         if sparse.is_sparse(obj):
             fn = cpu_sparse.method(obj, name)
             return _wrap_host_ok(fn) if name in cpu_sparse.HOST_OK else _device_results(fn)
+        if type(obj).__name__ == "KDTree" and name in cpu_spatial.KDTREE_METHODS:
+            return _device_results(functools.partial(cpu_spatial.KDTREE_METHODS[name], obj))
         if type(obj).__name__ in SERVED_CLASSES:  # they take host arrays (cupy.asarray)
             return _wrap_host_ok(getattr(obj, name))
         return getattr(obj, name)

@@ -1,0 +1,185 @@
+"""``cupyx.scipy.spatial.KDTree``'s methods on the CPU backend.
+
+The tree is SciPy's ``KDTree`` (``MIRRORS`` in ``cpu.py``); SciPy answers, and these
+give what CuPy 14.2's methods (``cupyx/scipy/spatial/_kdtree.py``, and
+``_kdtree_utils.find_nodes_in_radius``) return:
+
+- ``query_ball_point``: a list of int64 arrays, one a query point (a single point's
+  list has one), sorted unless ``return_sorted=False``; with ``return_length`` the
+  counts, an int64 array of one a point. The radius is one number (``float(r)``), a
+  point is in when its distance is at most ``r`` (exactly: CuPy's ``eps`` only widens
+  the search), and ``x`` of more than two dimensions is flattened to points.
+- ``query_ball_tree``: ``other.query_ball_point(self.data, r, ..., return_sorted=True)``.
+- ``query_pairs``: an int64 ``(n, 2)`` array of ``i < j``, sorted by ``i`` then ``j``;
+  ``output_type='set'`` warns and gives the array too.
+- ``count_neighbors``: CuPy's ``NotImplementedError``.
+- ``sparse_distance_matrix``: ``distance_matrix(self.data, other.data, p)`` (periodic or
+  not) with the distances over ``max_distance`` zeroed, as a COO matrix or an array.
+- periodic trees refuse data and query points that are not float64, as CuPy's, and
+  the constructor checks its data and ``boxsize`` as CuPy's (``balanced_tree=False``
+  warns and builds a balanced tree).
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable
+
+import numpy
+
+from . import scipy_module
+
+_FLOAT64_ONLY = "periodic KDTree is only available on float64"
+
+
+def kdtree(data: Any, leafsize: Any = 10, compact_nodes: Any = True, copy_data: Any = False,
+           balanced_tree: Any = True, boxsize: Any = None) -> Any:
+    """See Also: cupyx.scipy.spatial.KDTree (SciPy's tree, after CuPy's checks)"""
+    if copy_data:
+        data = data.copy()
+    if not balanced_tree:
+        warnings.warn('balanced_tree=False is not supported by the GPU '
+                      'implementation of KDTree, skipping.')
+    _, m = data.shape
+    if boxsize is not None:
+        box = numpy.empty(m, numpy.float64)
+        box[...] = boxsize
+        periodic_mask = box > 0
+        if ((data >= box[None, :])[:, periodic_mask]).any():
+            raise ValueError(
+                "Some input data are greater than the size of the "
+                "periodic box.")
+        if ((data < 0)[:, periodic_mask]).any():
+            raise ValueError("Negative input data are outside of the "
+                             "periodic box.")
+        if data.dtype != numpy.float64:
+            raise ValueError(_FLOAT64_ONLY)
+        boxsize = box
+    # (CuPy's tree ignores leafsize and compact_nodes: SciPy's defaults, which give the
+    # same answers)
+    return scipy_module("scipy.spatial", "cupyx.scipy.spatial").KDTree(data, boxsize=boxsize)
+
+
+def _periodic(tree: Any) -> bool:
+    return tree.boxsize is not None
+
+
+def _query_points(tree: Any, x: Any) -> numpy.ndarray:
+    """CuPy's checks of query points ``x``, and them as ``(n_points, m)``."""
+    if _periodic(tree) and x.dtype != numpy.float64:
+        raise ValueError(_FLOAT64_ONLY)
+    common_dtype = numpy.result_type(tree.data.dtype, x.dtype)
+    x = x.astype(common_dtype, copy=False)
+    if x.ndim > 2:
+        x = x.reshape(-1, x.shape[-1])
+    n_dims = x.shape[0] if x.ndim == 1 else x.shape[1]
+    m = tree.data.shape[-1]
+    if n_dims != m:
+        raise ValueError('The number of dimensions of the query points must '
+                         'match with the tree ones. '
+                         f'Expected {m}, got: {n_dims}')
+    return x.reshape(1, -1) if x.ndim == 1 else x
+
+
+def _brute_balls(tree: Any, x: numpy.ndarray, r: float, p: float) -> list:
+    """The points within ``r`` of each of ``x``, as CuPy's kernel measures them (its
+    ``pow(r, p)`` bound, any ``p``): where SciPy refuses (``p < 1``, ``r < 0``)."""
+    data = tree.data
+    box = numpy.full(data.shape[1], numpy.inf)
+    if _periodic(tree):
+        size = numpy.broadcast_to(numpy.asarray(tree.boxsize, float), box.shape)
+        box = numpy.where(size > 0, size, numpy.inf)
+        x = numpy.where(numpy.isfinite(box), x - numpy.floor(x / box) * box, x)
+    bound = r if numpy.isinf(p) else numpy.power(numpy.float64(r), p)
+    out = []
+    for start in range(0, len(x), 256):
+        diff = numpy.abs(x[start:start + 256, None, :] - data[None, :, :])
+        diff = numpy.minimum(diff, box - diff)
+        dist = (diff.max(-1) if p == numpy.inf else diff.min(-1) if p == -numpy.inf
+                else numpy.power(diff, p).sum(-1))
+        out.extend(numpy.flatnonzero(row).astype(numpy.int64) for row in dist <= bound)
+    return out
+
+
+def _check_eps(eps: Any) -> None:
+    """CuPy passes ``eps`` to its kernel as it is (a number; which only widens its
+    search, so that it finds the points within ``r`` all the same)."""
+    if not isinstance(eps, (bool, int, float, complex, numpy.generic, numpy.ndarray)):
+        raise TypeError(f"Unsupported type {type(eps)}")
+
+
+def _balls(tree: Any, x: numpy.ndarray, r: float, p: float, sort: bool) -> list:
+    if p >= 1 and r >= 0:
+        found = tree.query_ball_point(x, r, p=p, eps=0, return_sorted=sort)
+        return [numpy.asarray(ids, dtype=numpy.int64) for ids in found]
+    return _brute_balls(tree, x, r, p)
+
+
+def query_ball_point(tree: Any, x: Any, r: Any, p: Any = 2., eps: Any = 0,
+                     return_sorted: Any = None, return_length: bool = False) -> Any:
+    """See Also: cupyx.scipy.spatial.KDTree.query_ball_point"""
+    x = _query_points(tree, x)
+    r, p = float(r), float(p)
+    _check_eps(eps)
+    sort = True if return_sorted is None else bool(return_sorted)
+    if return_length:
+        if p >= 1 and r >= 0:
+            return numpy.asarray(tree.query_ball_point(x, r, p=p, return_length=True),
+                                 dtype=numpy.int64).reshape(-1)
+        return numpy.array([len(ids) for ids in _brute_balls(tree, x, r, p)],
+                           dtype=numpy.int64)
+    return _balls(tree, x, r, p, sort)
+
+
+def query_ball_tree(tree: Any, other: Any, r: Any, p: Any = 2.0, eps: Any = 0.0) -> Any:
+    """See Also: cupyx.scipy.spatial.KDTree.query_ball_tree"""
+    if not hasattr(other, "query_ball_point"):
+        raise AttributeError(f"'{type(other).__name__}' object has no attribute "
+                             "'query_ball_point'")
+    return query_ball_point(other, tree.data, r, p=p, eps=eps, return_sorted=True)
+
+
+def query_pairs(tree: Any, r: Any, p: Any = 2.0, eps: Any = 0,
+                output_type: Any = 'ndarray') -> numpy.ndarray:
+    """See Also: cupyx.scipy.spatial.KDTree.query_pairs"""
+    if output_type == 'set':
+        warnings.warn("output_type='set' is not supported by the GPU "
+                      "implementation of KDTree, resorting back to "
+                      "'ndarray'.")
+    r, p = float(r), float(p)
+    _check_eps(eps)
+    if p >= 1 and r >= 0:
+        pairs = numpy.asarray(tree.query_pairs(r, p=p, eps=0, output_type='ndarray'),
+                              dtype=numpy.int64).reshape(-1, 2)
+    else:
+        balls = _brute_balls(tree, tree.data, r, p)
+        pairs = numpy.array([(i, j) for i, ids in enumerate(balls) for j in ids if i < j],
+                            dtype=numpy.int64).reshape(-1, 2)
+    order = numpy.lexsort((pairs[:, 1], pairs[:, 0]))
+    return numpy.ascontiguousarray(pairs[order])
+
+
+def count_neighbors(tree: Any, other: Any, r: Any, p: Any = 2.0, weights: Any = None,
+                    cumulative: Any = True) -> Any:
+    """See Also: cupyx.scipy.spatial.KDTree.count_neighbors"""
+    raise NotImplementedError('count_neighbors is not available on CuPy')
+
+
+def sparse_distance_matrix(tree: Any, other: Any, max_distance: Any, p: Any = 2.0,
+                           output_type: Any = 'coo_matrix') -> Any:
+    """See Also: cupyx.scipy.spatial.KDTree.sparse_distance_matrix"""
+    if output_type not in {'coo_matrix', 'ndarray'}:
+        raise ValueError(
+            "sparse_distance_matrix only supports 'coo_matrix' and "
+            "'ndarray' outputs")
+    spatial = scipy_module("scipy.spatial", "cupyx.scipy.spatial")
+    dist = numpy.ascontiguousarray(spatial.distance_matrix(tree.data, other.data, p))
+    dist[dist > max_distance] = 0
+    if output_type == 'coo_matrix':
+        return scipy_module("scipy.sparse", "cupyx.scipy.sparse").coo_matrix(dist)
+    return dist
+
+
+#: the methods of the CPU backend's KDTree (SciPy's) that answer as CuPy's
+KDTREE_METHODS: dict[str, Callable[..., Any]] = {
+    fn.__name__: fn for fn in (query_ball_point, query_ball_tree, query_pairs,
+                               count_neighbors, sparse_distance_matrix)}
