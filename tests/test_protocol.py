@@ -166,6 +166,17 @@ def test_dtype_ext_is_what_the_encoder_makes(dt):
     assert decode([packer.pack(ext)]) == dt
 
 
+def test_a_structured_dtype_nested_past_any_use_is_a_protocol_error():
+    """A hostile peer's dtype nested thousands deep is refused, not a RecursionError
+    escaping the decoder."""
+    from gpushare.protocol import ProtocolError, dtype_from_wire
+    wire: object = "<f8"
+    for _ in range(5000):
+        wire = {"names": ["a"], "formats": [wire], "offsets": [0], "itemsize": 8}
+    with pytest.raises(ProtocolError, match="bad structured dtype"):
+        dtype_from_wire(wire)
+
+
 def test_dtype_ext_leaves_structured_and_subarray_dtypes_to_the_encoder():
     from gpushare.protocol import dtype_ext
     assert dtype_ext(numpy.dtype([("a", "f4"), ("b", "i2")])) is None

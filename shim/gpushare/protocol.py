@@ -194,7 +194,7 @@ def _struct_from_wire(wire: dict) -> numpy.dtype:
         if "cuda_alignment" in wire:
             extra["metadata"] = {"__cuda_alignment__": int(wire["cuda_alignment"])}
         return numpy.dtype(spec, align=bool(wire.get("aligned")), **extra)
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, RecursionError) as exc:  # (nested too deep)
         raise ProtocolError(f"bad structured dtype on the wire: {exc}") from None
 
 
