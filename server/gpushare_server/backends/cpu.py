@@ -418,10 +418,12 @@ def _scatter(op: str) -> Callable[..., Any]:
     return scatter
 
 
+#: one function per op, for both ``cupyx.scatter_*`` and ``ndarray.scatter_*``
+_SCATTERS = {op: _scatter(op) for op in _SCATTER}
+
+
 OVERRIDES: dict[str, Callable[..., Any]] = {
-    "cupyx.scatter_add": _scatter("add"),
-    "cupyx.scatter_max": _scatter("max"),
-    "cupyx.scatter_min": _scatter("min"),
+    **{f"cupyx.scatter_{op}": fn for op, fn in _SCATTERS.items()},
     "cupy.array": _array,
     "cupy.asarray": _asarray_like(numpy.asarray),
     "cupy.asanyarray": _asarray_like(numpy.asarray),
@@ -495,9 +497,8 @@ OVERRIDES.update({name: _wrap(fn) for name, fn in cpu_sparse.SPARSE_OVERRIDES.it
 OVERRIDES["cupyx.scipy.spatial.KDTree"] = _wrap_host_ok(cpu_spatial.kdtree)  # CuPy's checks
 #: ndarray methods and attributes whose CuPy semantics differ from NumPy's
 METHODS: dict[str, Callable[..., Any]] = {**ROUTINE_METHODS, **INDEXING_METHODS,
-                                          "scatter_add": _scatter("add"),
-                                          "scatter_max": _scatter("max"),
-                                          "scatter_min": _scatter("min")}
+                                          **{f"scatter_{op}": fn
+                                             for op, fn in _SCATTERS.items()}}
 ATTRIBUTES: dict[str, Callable[..., Any]] = dict(ROUTINE_ATTRIBUTES)
 OVERRIDES.update(KERNEL_OVERRIDES)
 OVERRIDES.update(RANDOM_OVERRIDES)
