@@ -10,6 +10,21 @@
 #ifndef GPUSHARE_CUDA_H
 #define GPUSHARE_CUDA_H
 
+// CUDA's fixed-width integers are NVRTC's: the 64-bit ones are long long, so a kernel
+// written for NVRTC (which has no <stdint.h>) that declares them itself, e.g.
+// `typedef unsigned long long uint64_t;` as CuPy's examples do, compiles here too.
+// glibc's own typedefs (long) stay out through their include guards.
+#define _BITS_STDINT_INTN_H 1
+#define _BITS_STDINT_UINTN_H 1
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -562,6 +562,46 @@ def test_memory_pool_set_limit_is_the_sessions(cp):
             pool.set_limit(**bad)
 
 
+def test_a_big_allocation_raises_out_of_memory_at_its_own_call(monkeypatch):
+    """``cupy.empty``/``zeros``/``full``/``*_like`` of 256 MiB or more, or of an eighth
+    of the session's limit (the server's or the pool's), wait for the server: CuPy's
+    ``OutOfMemoryError`` comes from the call itself, inside the program's ``try``, not
+    at a later wait; the session, and its operators' fast path, go on."""
+    from gpushare import client
+    from _servers import ServerProcess
+    srv = ServerProcess("--memory-limit", "8MiB")
+    try:
+        monkeypatch.setenv("GPUSHARE_SERVER", srv.address)
+        client.reset_session()
+        import gpushare.cupy as cupy
+        x = cupy.arange(4, dtype=cupy.float32)
+        for make in (lambda: cupy.empty(16 << 20, dtype=cupy.uint8),
+                     lambda: cupy.zeros((4096, 1024), dtype=cupy.float32),
+                     lambda: cupy.full((3 << 20,), 7, dtype=cupy.int32),
+                     lambda: cupy.ones_like(x, shape=(1 << 22,))):
+            try:
+                make()
+            except cupy.cuda.memory.OutOfMemoryError as e:
+                assert "limit set to: 8,388,608" in str(e)
+                assert "pipelined call" not in str(e)  # its own call's error
+            else:
+                raise AssertionError("no OutOfMemoryError at the call")
+            assert (x + 1).tolist() == [1.0, 2.0, 3.0, 4.0]
+        assert not client.get_session()._poisoned  # nothing left to disable the fast path
+        kept = cupy.zeros(6 << 20, dtype=cupy.uint8)  # within the limit: still made
+        assert kept.size == 6 << 20 and int(kept[-1]) == 0
+        pool = cupy.get_default_memory_pool()
+        pool.set_limit(size=7 << 20)                  # the pool's limit counts too
+        with pytest.raises(cupy.cuda.memory.OutOfMemoryError, match="7,340,032"):
+            cupy.empty(2 << 20, dtype=cupy.uint8)
+        pool.set_limit(0)
+        del kept
+        assert cupy.zeros(7 << 20, dtype=cupy.uint8).nbytes == 7 << 20
+    finally:
+        client.reset_session()
+        srv.stop()
+
+
 def test_memory_pool_set_limit_cannot_raise_the_servers(monkeypatch):
     from gpushare import client
     from _servers import ServerProcess

@@ -466,6 +466,43 @@ class Session:
                     self._flush_locked()
             return seq
 
+    def wait(self, seq: int, out_id: int | None = None) -> None:
+        """Wait until call ``seq`` has run; its error is raised here, as the call's own
+        (``out_id``, its result's id, is then forgotten: no array will hold it)."""
+        with self._lock:
+            try:
+                self._wait_locked(seq, own_call=seq)
+            except BaseException:
+                if out_id is not None:
+                    self._poisoned.pop(out_id, None)
+                raise
+
+    @property
+    def alloc_wait_bytes(self) -> int:
+        """Allocations of this many bytes or more wait for the server (``cupy.empty``
+        and the other creation routines), so that ``OutOfMemoryError`` is raised at
+        the call, as CuPy raises it: ``GPUSHARE_WAIT_ALLOC_MB`` (256), or an eighth of
+        the session's memory limit (the server's, or the pool's ``set_limit``) when
+        that is less."""
+        limit = self.__dict__.get("_alloc_wait_bytes")
+        if limit is None:
+            limit = int(env_float("GPUSHARE_WAIT_ALLOC_MB", 256.0) * (1 << 20))
+            quota = self.info.get("memory_limit") if isinstance(self.info, dict) else None
+            for cap in (quota, self.__dict__.get("_pool_limit")):
+                if isinstance(cap, int) and cap > 0:
+                    limit = min(limit, max(cap // 8, 1 << 16))
+            self.__dict__["_alloc_wait_bytes"] = limit = max(limit, 0)
+        return limit
+
+    @property
+    def pool_limit(self) -> int:
+        return int(self.__dict__.get("_pool_limit") or 0)
+
+    @pool_limit.setter
+    def pool_limit(self, limit: int) -> None:
+        self.__dict__["_pool_limit"] = int(limit)
+        self.__dict__.pop("_alloc_wait_bytes", None)
+
     def fast_op(self, kinds: int, target: str, a: Any, b: Any, out_id: int = 0) -> int:
         """The operators' fast path: queue ``target(a, b)`` with its result under a new
         id, and return the id. ``kinds`` says which of ``a`` and ``b`` are handle ids

@@ -53,6 +53,45 @@ def test_tiled_sgemm_fortran_order():
         k(grid, (64, 32), (M, N, K, A, B, C), shared_mem=1024)
 
 
+_XORSHIFT = r'''
+// NVRTC has no <stdint.h>: kernels written for it (CuPy's Monte Carlo example) declare
+// the 64-bit types themselves, as long long
+typedef unsigned long long uint64_t;
+typedef long long int64_t;
+__device__ inline uint64_t xorshift128plus(uint64_t* x) {
+  uint64_t s1 = x[0];
+  uint64_t s0 = x[1];
+  x[0] = s0;
+  s1 = s1 ^ (s1 << 23);
+  s1 = s1 ^ (s1 >> 17);
+  s1 = s1 ^ s0;
+  s1 = s1 ^ (s0 >> 26);
+  x[1] = s1;
+  return s0 + s1;
+}
+extern "C" __global__ void draw(uint64_t* out, int64_t n) {
+  int64_t i = threadIdx.x;
+  uint64_t state[2] = {(uint64_t)i + 1, 0x5c721fd808f616b6ULL};
+  if (i < n) out[i] = xorshift128plus(state) + sizeof(uint64_t) + sizeof(int64_t);
+}
+'''
+
+
+def test_kernels_may_declare_the_64_bit_integer_types_as_nvrtc_code_does():
+    out = numpy.zeros(4, dtype=numpy.uint64)
+    RawKernel(_XORSHIFT, 'draw')((1,), (4,), (out, numpy.int64(4)))
+    m = (1 << 64) - 1
+    want = []
+    for i in range(4):
+        s1, s0 = i + 1, 0x5c721fd808f616b6
+        s1 ^= (s1 << 23) & m
+        s1 ^= s1 >> 17
+        s1 ^= s0
+        s1 ^= s0 >> 26
+        want.append((s0 + s1 + 16) & m)
+    assert out.tolist() == want
+
+
 _REDUCE = r'''
 extern "C" __global__ void block_sum(const double* x, double* partial, long long n) {
   extern __shared__ double s[];

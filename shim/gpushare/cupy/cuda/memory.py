@@ -665,7 +665,9 @@ class _SessionMemoryPool(MemoryPool):
         --------
         cupy.cuda.MemoryPool.set_limit
         """
-        self._query("set_limit", _limit_size(size, fraction))
+        limit = _limit_size(size, fraction)
+        self._query("set_limit", limit)
+        _client.get_session().pool_limit = limit  # big allocations under it wait
 
     def get_limit(self) -> int:
         """The session's limit in bytes (0: none), the server's ``--memory-limit``
