@@ -529,6 +529,13 @@ class SessionExecutor:
         failed, count = self.failed_seq, 0
         # a run of records carrying one result, in C where it was built (_records.c)
         runner = self._runner if dies is not None else None
+        capture = getattr(self.backend, "capture", None)
+        if capture is not None and capture.active:
+            # a stream is capturing a CUDA graph on a backend that emulates it (the CPU
+            # backend's ``cpu_graph``): every call goes through the capture, which checks
+            # and records it; nothing is carried
+            function, run = capture.function(function), capture.run(run)
+            inplace = dies = runner = None
         index = -1
         with recording as caught:
             if recorder is None:
@@ -763,6 +770,9 @@ class SessionExecutor:
         if op == "upload":
             return backend.upload(args[0], **kwargs)
         if op == "download":
+            capturing = getattr(backend, "capturing", None)
+            if capturing is not None and capturing():
+                return HostArray(backend.download(args[0]))  # CuPy's get refuses it
             if self._shm is not None and backend.is_array(args[0]) and \
                     args[0].nbytes >= STREAM_MIN:
                 return self._shm_download(args[0])

@@ -295,10 +295,24 @@ class Stream:
         self.is_non_blocking = bool(non_blocking) and not (null or ptds)
         self.priority = int(priority or 0) if not (null or ptds) else 0
 
-    done = True
+    #: the capture this stream records into (``cpu_graph``), None when not capturing
+    capture: Any = None
+
+    @property
+    def done(self) -> bool:
+        return cpu_graph.query(self)
 
     def synchronize(self) -> None:
-        return None
+        cpu_graph.synchronize(self)
+
+    def begin_capture(self, mode: Any = None) -> None:
+        cpu_graph.begin_capture(self, mode)
+
+    def end_capture(self) -> Any:
+        return cpu_graph.end_capture(self)
+
+    def is_capturing(self) -> bool:
+        return cpu_graph.is_capturing(self)
 
     def use(self) -> "Stream":
         Stream._current[:] = [self]
@@ -318,7 +332,7 @@ class Stream:
         return event
 
     def wait_event(self, event: Any) -> None:
-        return None
+        cpu_graph.wait_event(self, event)
 
 
 class Event:
@@ -333,7 +347,9 @@ class Event:
     done = True
 
     def record(self, stream: Any = None) -> None:
-        self._time = time.perf_counter()
+        if not cpu_graph.record_event(self, stream if stream is not None
+                                      else cpu_graph.current_stream()):
+            self._time = time.perf_counter()
 
     def synchronize(self) -> None:
         return None
@@ -451,8 +467,10 @@ for _fft_name in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irff
 #: Types a client may hold handles to, and the methods it may call on them.
 REMOTE_TYPES: dict[str, frozenset[str]] = {
     "Stream": frozenset({"synchronize", "use", "__enter__", "__exit__", "record", "wait_event",
-                         "done", "ptr", "priority", "is_non_blocking"}),
+                         "done", "ptr", "priority", "is_non_blocking", "begin_capture",
+                         "end_capture", "is_capturing"}),
     "Event": frozenset({"record", "synchronize", "done", "ptr"}),
+    "Graph": frozenset({"launch", "upload", "debug_dot_str"}),
 }
 
 
@@ -468,6 +486,7 @@ from .cpu_signal import SIGNAL_OVERRIDES  # noqa: E402
 from .cpu_host import HOST_PARAMS, host_params  # noqa: E402
 from . import cpu_sparse  # noqa: E402
 from . import cpu_spatial  # noqa: E402
+from . import cpu_graph  # noqa: E402
 from .cpu_routines import ROUTINE_ATTRIBUTES, ROUTINE_METHODS, ROUTINE_OVERRIDES  # noqa: E402
 
 
@@ -550,6 +569,12 @@ class CpuBackend:
             self.error_keys[CompileException] = "cupy.cuda.compiler.CompileException"
         except Exception:  # the kernel emulator is optional
             pass
+
+    @property
+    def capture(self) -> Any:
+        """CUDA graphs' stream capture, emulated (``cpu_graph``): the executor sends
+        every call through it while a capture is active."""
+        return cpu_graph.CAPTURE
 
     # --- names ------------------------------------------------------------------
     def function(self, path: str) -> Callable[..., Any]:

@@ -37,10 +37,13 @@ REMOTE_TYPES: dict[str, frozenset[str]] = {
     "MRG32k3a": frozenset({"random_raw", "state"}),
     "Philox4x3210": frozenset({"random_raw", "state"}),
     "Stream": frozenset({"synchronize", "use", "__enter__", "__exit__", "record", "wait_event",
-                         "done", "ptr", "priority", "is_non_blocking"}),
+                         "done", "ptr", "priority", "is_non_blocking", "begin_capture",
+                         "end_capture", "is_capturing"}),
     "ExternalStream": frozenset({"synchronize", "use", "__enter__", "__exit__", "record",
-                                 "wait_event", "done", "ptr"}),
+                                 "wait_event", "done", "ptr", "begin_capture", "end_capture",
+                                 "is_capturing"}),
     "Event": frozenset({"record", "synchronize", "done", "ptr"}),
+    "Graph": frozenset({"launch", "upload", "debug_dot_str"}),  # from Stream.end_capture
 }
 
 
@@ -218,6 +221,15 @@ class CupyBackend:
 
     def synchronize(self) -> None:
         self.cupy.cuda.Device().synchronize()
+
+    def capturing(self) -> bool:
+        """Whether the current stream is capturing a CUDA graph: a download then goes
+        to CuPy's ``get``, which refuses it with CuPy's error (the chunked download's
+        device synchronization would invalidate the capture instead)."""
+        try:
+            return bool(self.cupy.cuda.get_current_stream().is_capturing())
+        except Exception:  # noqa: BLE001 - an invalidated capture: CuPy's get says so
+            return True
 
 
 #: CUDA errors that leave the context unusable (the same numbers in the runtime and the

@@ -8,7 +8,7 @@ from ..protocol import RemoteObject
 
 #: methods that return nothing and may be pipelined
 _PIPELINED = {"Stream": {"use", "__enter__", "__exit__", "wait_event"},
-              "Event": {"record"},
+              "Event": {"record"}, "Graph": {"launch", "upload"},
               "RandomState": {"seed"},
               "Plan1d": {"__enter__", "__exit__"}, "PlanNd": {"__enter__", "__exit__"}}
 

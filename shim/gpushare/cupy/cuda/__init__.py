@@ -340,18 +340,49 @@ class Stream(RemoteObjectProxy):
 
     def launch_host_func(self, callback: Any, arg: Any) -> None:
         """Call ``callback(arg)`` once the work queued so far is done: on this machine,
-        after waiting for it (see cupy.cuda.Stream.launch_host_func)."""
+        after waiting for it; in a capture, after each launch of the graph (see
+        cupy.cuda.Stream.launch_host_func)."""
+        funcs = self.__dict__.get("_host_funcs")
+        if funcs is not None:  # capturing: the graph keeps it (see graph.py)
+            funcs.append((callback, arg))
+            return
         self.synchronize()
         callback(arg)
 
     def begin_capture(self, mode: Any = None) -> None:
-        """Refused: CUDA graphs are not forwarded (see cupy.cuda.Stream.begin_capture)."""
-        raise NotImplementedError("gpushare: stream capture (CUDA graphs) is not forwarded")
+        """Begin capturing this stream's work into a CUDA graph, on the server (see
+        cupy.cuda.Stream.begin_capture)."""
+        if self.ptr == 0 or self.ptr == 1:
+            raise RuntimeError("cannot capture on the default (legacy) stream")
+        s = self._gs_session
+        s.call("method", "begin_capture", (self, mode))
+        self._host_funcs = []
+        # while a capture is under way every call waits for the server, so that what
+        # CUDA or CuPy refuse in a capture is raised at its call, as CuPy raises it (a
+        # capture is made once; its graph's launches are pipelined)
+        captures = s.__dict__.get("_captures", 0)
+        if not captures:
+            s.__dict__["_sync_outside_capture"] = s.sync
+        s.__dict__["_captures"] = captures + 1
+        s.sync = True
 
-    end_capture = begin_capture
+    def end_capture(self) -> Any:
+        """End the capture; the graph it made (see cupy.cuda.Stream.end_capture)."""
+        s = self._gs_session
+        funcs = self.__dict__.pop("_host_funcs", None)
+        try:
+            graph = s.call("method", "end_capture", (self,))
+        finally:
+            if funcs is not None:  # the capture this stream began is over, whatever came
+                captures = s.__dict__["_captures"] = max(0, s.__dict__.get("_captures", 1) - 1)
+                if not captures:
+                    s.sync = bool(s.__dict__.pop("_sync_outside_capture", False))
+        graph._host_funcs = funcs or []
+        return graph
 
     def is_capturing(self) -> bool:
-        return False
+        """Whether the stream is capturing (see cupy.cuda.Stream.is_capturing)."""
+        return bool(self._gs_session.call("method", "is_capturing", (self,)))
 
 
 @_objects.register("Event")
@@ -436,6 +467,8 @@ profiler.start = profiler.stop = profiler.initialize = _profiler_noop
 __import__("sys").modules[profiler.__name__] = profiler
 
 from . import device  # noqa: E402,F401
+from . import graph  # noqa: E402,F401
+from .graph import Graph  # noqa: E402,F401
 
 from . import curand  # noqa: E402,F401
 
@@ -471,7 +504,6 @@ ExternalStream = _unsupported.cls("cupy.cuda.ExternalStream",
                                   "streams of other libraries cannot reach the server")
 Function = _unsupported.cls("cupy.cuda.Function", "use cupy.RawKernel / cupy.RawModule")
 Module = _unsupported.cls("cupy.cuda.Module", "use cupy.RawModule")
-Graph = _unsupported.cls("cupy.cuda.Graph", "CUDA graphs are not forwarded")
 
 
 def _nvtx_noop(*args: Any, **kwargs: Any) -> None:
