@@ -94,7 +94,7 @@ def test_unservable_functions_raise_not_implemented(cp, path):
 
 
 @pytest.mark.parametrize("path", [
-    "cupy.cuda.ExternalStream", "cupy.cuda.Graph",
+    "cupy.cuda.ExternalStream",
     "cupy.cuda.memory_hooks.LineProfileHook", "cupy.cuda.texture.TextureObject",
 ])
 def test_unservable_classes_raise_not_implemented(cp, path):

@@ -518,7 +518,6 @@ thrust = _unsupported.module(f"{__name__}.thrust", "cupy.cuda.thrust: Thrust run
                              {"available": False})
 function = _unsupported.module(f"{__name__}.function", "cupy.cuda.function",
                                {"Function": Function, "Module": Module})
-graph = _unsupported.module(f"{__name__}.graph", "cupy.cuda.graph", {"Graph": Graph})
 memory_hook = _unsupported.module(f"{__name__}.memory_hook", "cupy.cuda.memory_hook",
                                   {"MemoryHook": MemoryHook})
 memory_hooks = _unsupported.module(f"{__name__}.memory_hooks", "cupy.cuda.memory_hooks",
