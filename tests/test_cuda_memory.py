@@ -227,3 +227,33 @@ def test_allocations_are_pipelined(cp, synchronous_calls):
     a = cp.ndarray((250,), cp.float32, ptrs[2])
     a[:] = 3
     assert float(a.sum()) == 750.0
+
+
+def test_runtime_malloc_memcpy_and_memset_reach_the_servers_memory(cp):
+    """``cupy.cuda.runtime``'s raw memory calls, on gpushare arrays' addresses and this
+    process's memory, with CUDA's errors for the rest."""
+    rt = cp.cuda.runtime
+    host = numpy.arange(8, dtype=numpy.float32)
+    ptr = rt.malloc(host.nbytes)
+    rt.memcpy(ptr, host.ctypes.data, host.nbytes, rt.memcpyHostToDevice)
+    view = cp.ndarray((8,), cp.float32, cp.cuda.MemoryPointer(
+        cp.cuda.UnownedMemory(ptr, host.nbytes, None, 0), 0))
+    assert view.tolist() == host.tolist()
+    a = cp.zeros(8, dtype=cp.float32)
+    rt.memcpyAsync(a.data.ptr, ptr + 8, 6 * 4, rt.memcpyDefault, cp.cuda.Stream.null.ptr)
+    assert a.tolist() == [2, 3, 4, 5, 6, 7, 0, 0]
+    rt.memset(a.data.ptr + 4, 0, 8)
+    back = numpy.full(8, -1, dtype=numpy.float32)
+    rt.memcpy(back.ctypes.data, a.data.ptr, a.nbytes, rt.memcpyDeviceToHost)
+    assert back.tolist() == [2, 0, 0, 5, 6, 7, 0, 0]
+    other = numpy.zeros(8, dtype=numpy.float32)
+    rt.memcpy(other.ctypes.data, back.ctypes.data, back.nbytes, rt.memcpyHostToHost)
+    assert other.tolist() == back.tolist()
+    with pytest.raises(rt.CUDARuntimeError, match="cudaErrorInvalidValue"):
+        rt.memcpy(ptr, host.ctypes.data, 4, rt.memcpyDeviceToDevice)  # a host source
+    with pytest.raises(rt.CUDARuntimeError, match="cudaErrorInvalidMemcpyDirection"):
+        rt.memcpy(ptr, host.ctypes.data, 4, 7)
+    rt.free(ptr)
+    with pytest.raises(rt.CUDARuntimeError, match="cudaErrorInvalidValue"):
+        rt.free(ptr)
+    rt.free(0)

@@ -100,6 +100,104 @@ def deviceGetAttribute(attrib: int, device: int) -> int:
     return int(_call("deviceGetAttribute", int(attrib), _check_device(device)))
 
 
+# --- raw memory: the addresses of gpushare arrays (``x.data.ptr``) and this process's
+# own memory; each copy a copy into or out of a view of the server's memory
+#: what ``malloc`` gave and ``free`` has not taken back: address -> its MemoryPointer
+_MALLOCED: dict = {}
+_malloc_lock = threading.Lock()
+
+
+def malloc(size: int) -> int:
+    """``cudaMalloc``: ``size`` bytes of the server's device memory, at an address
+    gpushare's other calls resolve; held until ``free``."""
+    from .memory import alloc
+    mem = alloc(size)
+    ptr = int(mem.ptr)
+    if ptr:
+        with _malloc_lock:
+            _MALLOCED[ptr] = mem
+    return ptr
+
+
+def mallocManaged(size: int, flags: int = 1) -> int:
+    """``cudaMallocManaged``: as ``malloc`` (the memory is the server's, either way)."""
+    return malloc(size)
+
+
+def mallocAsync(size: int, stream: Any) -> int:
+    """``cudaMallocAsync``: as ``malloc`` (the session's calls run in order)."""
+    return malloc(size)
+
+
+def free(ptr: int) -> None:
+    """``cudaFree`` of an address ``malloc`` gave (0 is allowed, as CUDA allows it)."""
+    ptr = int(ptr)
+    if not ptr:
+        return
+    with _malloc_lock:
+        mem = _MALLOCED.pop(ptr, None)
+    if mem is None:
+        raise CUDARuntimeError(1, "cudaErrorInvalidValue: invalid argument")
+
+
+def freeAsync(ptr: int, stream: Any) -> None:
+    free(ptr)
+
+
+def _device_pointer(ptr: int) -> Any:
+    """The MemoryPointer of a gpushare array's address; None for any other address."""
+    from .._ndarray import MemoryPointer, resolve_pointer
+    try:
+        root, _ = resolve_pointer(_client.get_session(), int(ptr))
+    except ValueError:
+        return None
+    return MemoryPointer(int(ptr), root)
+
+
+def memcpy(dst: int, src: int, size: int, kind: int) -> None:
+    """``cudaMemcpy`` between gpushare arrays' device addresses and this process's
+    memory (``kind``: ``memcpyHostToDevice``... or ``memcpyDefault``, which tells them
+    apart by address)."""
+    from .._ndarray import _size
+    size, kind = _size(size), int(kind)
+    if kind not in (0, 1, 2, 3, 4):
+        raise CUDARuntimeError(21, "cudaErrorInvalidMemcpyDirection: invalid copy direction "
+                                   "for memcpy")
+    if not size:
+        return
+    to, of = _device_pointer(dst), _device_pointer(src)
+    if kind != 4 and ((to is not None) != (kind in (1, 3)) or
+                      (of is not None) != (kind in (2, 3))):
+        raise CUDARuntimeError(1, "cudaErrorInvalidValue: invalid argument")
+    if to is not None and of is not None:
+        to.copy_from_device(of, size)
+    elif to is not None:
+        to.copy_from_host(int(src), size)
+    elif of is not None:
+        of.copy_to_host(int(dst), size)
+    else:
+        import ctypes
+        ctypes.memmove(int(dst), int(src), size)
+
+
+def memcpyAsync(dst: int, src: int, size: int, kind: int, stream: Any) -> None:
+    """As ``memcpy``: the session's calls run in order on the server, and host bytes
+    are read or written before this returns."""
+    memcpy(dst, src, size, kind)
+
+
+def memset(ptr: int, value: int, size: int) -> None:
+    """``cudaMemset`` of a gpushare array's device memory."""
+    mem = _device_pointer(ptr)
+    if mem is None:
+        raise CUDARuntimeError(1, "cudaErrorInvalidValue: invalid argument")
+    mem.memset(value, size)
+
+
+def memsetAsync(ptr: int, value: int, size: int, stream: Any) -> None:
+    memset(ptr, value, size)
+
+
 def _load_constants() -> None:
     import json
     from importlib import resources
