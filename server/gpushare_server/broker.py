@@ -177,6 +177,14 @@ class Broker:
                       "use the GPU and read the traffic")
             print("!" * 78 + "\n" + banner + "\n" + "!" * 78, file=sys.stderr, flush=True)
             log.warning(banner)
+        if backend == "cpu" and not is_loopback(bind):
+            # (see docs/operations.md, "Untrusted input")
+            note = ("the CPU backend runs clients' kernels (RawKernel, ElementwiseKernel...) "
+                    "as native code in their sessions' workers, with this server's user's "
+                    "rights: serve it only to clients you trust (a GPU server runs them on "
+                    "the GPU)")
+            print(f"gpushare: note: {note}", file=sys.stderr, flush=True)
+            log.warning(note)
         server_key = load_server_key(opts.server_key) if opts.server_key else None
         from .limits import KeyLimits
         # a bad file stops the server here, with the reason

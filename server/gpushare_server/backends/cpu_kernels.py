@@ -10,8 +10,14 @@ def _kernels(name: str) -> Any:
     return getattr(kernels, name)
 
 
+def _checked(name: str) -> Any:
+    from gpushare_server.kernels.remote import KINDS, checked
+    construct = (lambda *a, **k: _kernels(name)(*a, **k))
+    return checked(name, construct) if name in KINDS else construct
+
+
 KERNEL_OVERRIDES: dict[str, Any] = {
-    f"cupy.{name}": (lambda n: lambda *a, **k: _kernels(n)(*a, **k))(name)
+    f"cupy.{name}": _checked(name)
     for name in ("ElementwiseKernel", "ReductionKernel", "RawKernel", "RawModule", "fuse")
 }
 

@@ -111,6 +111,10 @@ class CupyBackend:
         if path in ("cupy.asarray", "cupy.array", "cupy.asanyarray", "cupy.ascontiguousarray",
                     "cupy.asfortranarray"):
             return _host_ok(fn)
+        if module == "cupy" and name in ("ElementwiseKernel", "ReductionKernel", "RawKernel",
+                                         "RawModule"):  # nothing that reads server files
+            from gpushare_server.kernels.remote import checked
+            return _refuse_host(checked(name, fn))
         return _refuse_host(fn)
 
     def method(self, obj: Any, name: str) -> Callable[..., Any]:

@@ -37,6 +37,7 @@ import threading
 from typing import Any, Callable
 
 from gpushare.errors import KernelUnknownError
+from gpushare.kernel_includes import check_spec
 from gpushare.protocol import Decoder, Encoder, HostArray
 
 #: the kernel constructors a client may name
@@ -187,6 +188,7 @@ def make_kernel(factories: dict[str, Callable[..., Any]], kind: str, key: str,
         if not isinstance(args, (list, tuple)) or not isinstance(kwargs, dict):
             raise TypeError("gpushare: malformed kernel spec")
         args = tuple(args)
+    check_spec(kind, args, kwargs)  # nothing that reads the server's files
     obj = factories[kind](*args, **kwargs)
     if spec is not None:  # only a spec that constructs is remembered
         _remember(key, kind, args, kwargs)
@@ -195,6 +197,15 @@ def make_kernel(factories: dict[str, Callable[..., Any]], kind: str, key: str,
 
 
 # --- the CPU backend ------------------------------------------------------------------
+def checked(kind: str, factory: Callable[..., Any]) -> Callable[..., Any]:
+    """``factory``, a kernel constructor a client may name directly (``cupy.RawKernel``
+    ...), refusing what ``check_spec`` refuses."""
+    def construct(*args: Any, **kwargs: Any) -> Any:
+        check_spec(kind, args, kwargs)
+        return factory(*args, **kwargs)
+    return construct
+
+
 def cpu_factories() -> dict[str, Callable[..., Any]]:
     from . import ElementwiseKernel, RawKernel, RawModule, ReductionKernel
     return {"ElementwiseKernel": ElementwiseKernel, "ReductionKernel": ReductionKernel,

@@ -27,6 +27,7 @@ kernel emulator on the CPU backend). Three things keep the round trips down:
 from __future__ import annotations
 
 import hashlib
+import os
 import weakref
 from typing import Any
 
@@ -34,6 +35,7 @@ import numpy
 
 from .. import client as _client
 from .. import errors
+from ..kernel_includes import localize
 from ..protocol import Encoder
 from . import _ndarray, _objects
 from ._objects import RemoteObjectProxy
@@ -78,8 +80,12 @@ def _bind(cls: type, s: Any, hid: int, kind: str, remote: Any) -> Any:
     return proxy
 
 
-def _construct(cls: type, kind: str, args: tuple, kwargs: dict) -> Any:
-    """Create the server kernel ``kind(*args, **kwargs)`` bound to a new ``cls``."""
+def _construct(cls: type, kind: str, args: tuple, kwargs: dict,
+               here: str | None = None) -> Any:
+    """Create the server kernel ``kind(*args, **kwargs)`` bound to a new ``cls`` (the
+    headers its source includes from this machine's include directories, or from
+    ``here``, written into it: ``kernel_includes.localize``)."""
+    args, kwargs = localize(kind, args, kwargs, here)
     s = _client.get_session()
     spec = [list(args), dict(kwargs)]
     key = _kernel_key(kind, spec)
@@ -504,7 +510,9 @@ class RawModule(_Kernel):
             kwargs["name_expressions"] = list(kwargs["name_expressions"])
         if kwargs.get("options") is not None:
             kwargs["options"] = tuple(kwargs["options"])
-        proxy = _construct(cls, cls._kind, (), {"code": code, **kwargs})
+        proxy = _construct(cls, cls._kind, (), {"code": code, **kwargs},
+                           os.path.dirname(os.path.abspath(path)) if path is not None
+                           else None)
         if kwargs.get("jitify"):
             proxy.__dict__["_gs_jitify"] = True
         return proxy
