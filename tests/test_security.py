@@ -433,3 +433,35 @@ def test_the_server_never_holds_object_arrays(cp):
     with pytest.raises(ValueError, match="Unsupported dtype object"):
         s.call("from_pointer", None, (x, 0, (2,), numpy.dtype(object), None))
     assert x.tolist() == [0, 1, 2, 3]  # the session goes on
+
+
+def test_a_client_cannot_read_or_write_the_servers_files(cp, tmp_path):
+    """CuPy's file functions and methods (``load``, ``fromfile``, ``save``, ``tofile``
+    ...) run on the client, on the program's files. A client that names them on the
+    server itself is refused: they would read the server's files (``cupy.load`` would
+    unpickle them) and write over them."""
+    from gpushare import client
+    secret = tmp_path / "server-secret.txt"
+    secret.write_text("1 2 3\n")
+    target = tmp_path / "written"
+    s = client.get_session()
+    x = cp.arange(3)
+    calls = [("call", "cupy.fromfile", (str(secret),), {"dtype": "uint8"}),
+             ("call", "cupy.loadtxt", (str(secret),), {}),
+             ("call", "cupy.genfromtxt", (str(secret),), {}),
+             ("call", "cupy.load", (str(secret),), {"allow_pickle": True}),
+             ("call", "cupy.save", (str(target), x), {}),
+             ("call", "cupy.savez", (str(target), x), {}),
+             ("call", "cupy.savez_compressed", (str(target), x), {}),
+             ("call", "cupy.savetxt", (str(target), x), {}),
+             ("method", "tofile", (x, str(target)), {}),
+             ("method", "dump", (x, str(target)), {}),
+             ("method", "dumps", (x,), {})]
+    for op, target_name, args, kwargs in calls:
+        with pytest.raises(NotImplementedError, match="reads or writes files"):
+            s.call(op, target_name, args, kwargs)
+    assert list(tmp_path.iterdir()) == [secret]
+    # the program's own files, through the proxy, as CuPy's
+    cp.save(str(target), x)
+    assert cp.load(str(target) + ".npy").tolist() == [0, 1, 2]
+    assert cp.loadtxt(str(secret)).tolist() == [1.0, 2.0, 3.0]

@@ -33,6 +33,24 @@ def ndarray_members() -> frozenset[str]:
 CALLABLE_KINDS = frozenset({"function", "ufunc", "class"})
 
 
+#: CuPy's functions and ndarray methods that read or write files. The client runs them
+#: on the program's machine (``cupy/__init__.py``, ``cupy/_ndarray.py``), whose files
+#: they mean; a server refuses them, or a client could read and write the server's
+#: files (``cupy.load`` would also unpickle them).
+FILE_FUNCTIONS = frozenset({"cupy.fromfile", "cupy.genfromtxt", "cupy.load", "cupy.loadtxt",
+                            "cupy.save", "cupy.savetxt", "cupy.savez",
+                            "cupy.savez_compressed"})
+FILE_METHODS = frozenset({"tofile", "dump", "dumps"})
+
+
+def refuse_file_access(path: str) -> None:
+    """Raise for a function or ``ndarray`` method (``"ndarray.tofile"``) that reads or
+    writes files, named on a server (see ``FILE_FUNCTIONS``)."""
+    raise NotImplementedError(
+        f"gpushare: {path} reads or writes files: a program's gpushare client runs it on "
+        "the program's machine, and a server does not run it on its own files")
+
+
 def is_public_callable(path: str) -> bool:
     """True when ``path`` (``"cupy.linalg.solve"``) names a public CuPy callable."""
     module, _, name = path.rpartition(".")

@@ -18,7 +18,8 @@ from typing import Any, Callable
 import numpy
 
 from gpushare import structured
-from gpushare.namespace import (SERVED_CLASSES, is_public_callable, ndarray_members,
+from gpushare.namespace import (FILE_FUNCTIONS, FILE_METHODS, SERVED_CLASSES,
+                                is_public_callable, ndarray_members, refuse_file_access,
                                 served_classmethod, served_members)
 from gpushare.protocol import HostArray
 
@@ -717,6 +718,8 @@ class CpuBackend:
         return fn
 
     def _resolve_host(self, path: str) -> Callable[..., Any]:
+        if path in FILE_FUNCTIONS:  # the server's files are out of a client's reach
+            refuse_file_access(path)
         if path in OVERRIDES:
             return OVERRIDES[path]
         classmethod_of = served_classmethod(path)
@@ -742,6 +745,8 @@ class CpuBackend:
         if isinstance(obj, numpy.ndarray):
             if name not in ndarray_members():
                 raise AttributeError(f"'cupy.ndarray' object has no attribute '{name}'")
+            if name in FILE_METHODS:
+                refuse_file_access(f"ndarray.{name}")
             if name == "set":
                 return lambda host, stream=None: numpy.copyto(
                     obj, host.array if isinstance(host, HostArray) else host)

@@ -11,7 +11,8 @@ from typing import Any, Callable
 
 import numpy
 
-from gpushare.namespace import (SERVED_CLASSES, is_public_callable, ndarray_members,
+from gpushare.namespace import (FILE_FUNCTIONS, FILE_METHODS, SERVED_CLASSES,
+                                is_public_callable, ndarray_members, refuse_file_access,
                                 served_classmethod, served_members)
 from gpushare.protocol import HostArray
 
@@ -91,6 +92,8 @@ class CupyBackend:
         return fn
 
     def _resolve(self, path: str) -> Callable[..., Any]:
+        if path in FILE_FUNCTIONS:  # the server's files are out of a client's reach
+            refuse_file_access(path)
         if path == "gpushare.kernel":  # user kernels by content hash (kernels/remote.py)
             from gpushare_server.kernels.remote import cupy_make_kernel
             return cupy_make_kernel
@@ -121,6 +124,8 @@ class CupyBackend:
         if isinstance(obj, self.cupy.ndarray):
             if name not in ndarray_members():
                 raise AttributeError(f"'cupy.ndarray' object has no attribute '{name}'")
+            if name in FILE_METHODS:
+                refuse_file_access(f"ndarray.{name}")
             if name == "set":
                 return lambda host, stream=None: obj.set(
                     host.array if isinstance(host, HostArray) else host, stream)
