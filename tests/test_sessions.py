@@ -25,8 +25,11 @@ def test_pipelined_calls_do_not_wait(cp):
     assert float(x.sum()) == 1000.0
 
 
-def test_pipelined_error_surfaces_at_next_wait_with_users_line(cp):
+def test_pipelined_error_surfaces_at_next_wait_with_users_line(cp, monkeypatch):
     from gpushare import client
+    # (an allocation this big waits for the server by default, GPUSHARE_WAIT_ALLOC_MB:
+    # raised far above it, the call is pipelined as any other)
+    monkeypatch.setenv("GPUSHARE_WAIT_ALLOC_MB", str(1 << 40))
     s = client.get_session()
     done_before = s._done_seq
     huge = cp.empty((2 ** 44,), dtype=cp.float64)     # 128 TiB: fails on the server
