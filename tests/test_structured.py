@@ -185,3 +185,24 @@ def test_cuda_array_interface_keeps_a_padded_dtype(cp):
 
     res = cp.asarray(Wrapper())
     assert res.dtype == a.dtype and cp.may_share_memory(a, res)
+
+
+def test_user_kernels_over_struct_arrays(cp):
+    """ElementwiseKernel and ReductionKernel over structured arrays: a struct is CuPy's
+    ``cupy::StructView`` in the kernel, its fields reached by index (``at<i>()``)."""
+    kernel = cp.ElementwiseKernel(
+        "T in", "T out",
+        'static_assert(T::field_count == 2, "expected 2 fields");\n'
+        "out.at<1>() = -in.at<0>();", "gs_struct_access")
+    x = cp.array([1, 2, 3], dtype="i,i")
+    y = cp.array([4, 5, 6], dtype="i,i")
+    kernel(x, y)
+    assert y.get().tolist() == [(4, -1), (5, -2), (6, -3)]
+    dt = numpy.dtype([("a", "f8"), ("b", "i4")], align=True)
+    fill = cp.ElementwiseKernel("T s, float64 v", "T o",
+                                "o = s; o.at<0>() = v * 2; o.at<1>() = (int)v;", "gs_fill")
+    r = fill(cp.zeros(4, dtype=dt), cp.arange(4.0))
+    assert r.dtype == dt and r.get().tolist() == [(0.0, 0), (2.0, 1), (4.0, 2), (6.0, 3)]
+    total = cp.ReductionKernel("T s", "float64 y", "s.at<0>() + s.at<1>()", "a + b", "y = a",
+                               "0", "gs_struct_sum")
+    assert float(total(r)) == 18.0

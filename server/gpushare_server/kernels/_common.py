@@ -9,6 +9,7 @@ import threading
 
 import numpy
 
+from gpushare import structured
 from gpushare.protocol import HostArray
 
 from . import _raw, _runtime
@@ -37,12 +38,18 @@ def is_valid_kernel_name(name):
     return isinstance(name, str) and _name_re.match(name) is not None
 
 
-def get_typename(dtype):
+def get_typename(dtype, type_decls=None):
+    """CuPy's C++ name of ``dtype``; a structured (or void) dtype's is CuPy's
+    ``cupy::StructView<...>`` (``cupy::UnstructuredVoid<n>``), whose declarations go
+    into ``type_decls`` (see ``gpushare.structured``)."""
     dtype = numpy.dtype(dtype)
     try:
         return _typenames[dtype]
     except KeyError:
-        raise TypeError('Unsupported dtype: %s' % dtype) from None
+        pass
+    if dtype.kind == 'V':
+        return structured.get_typename(dtype, type_decls)
+    raise TypeError('Unsupported dtype: %s' % dtype)
 
 
 class ParameterInfo:
@@ -92,6 +99,12 @@ def get_param_info(s, is_const):
                        for i in s.strip().split(',')])
         _param_cache[key] = r
     return r
+
+
+def arg_type(a):
+    """An array argument's type for kernel type resolution: its scalar type, or its
+    dtype when that is structured (``numpy.void`` alone would lose the fields)."""
+    return a.dtype if a.dtype.kind == 'V' else a.dtype.type
 
 
 def decide_params_type(in_params, out_params, in_args_dtype, out_args_dtype):
@@ -258,8 +271,10 @@ def data_ptr(a):
 
 
 def typedef_code(type_map):
-    return ''.join(['typedef %s %s;\n' % (get_typename(t), k)
-                    for k, t in type_map])
+    decls = set()
+    typedefs = ''.join(['typedef %s %s;\n' % (get_typename(t, decls), k)
+                        for k, t in type_map])
+    return structured.format_type_decls(decls) + typedefs
 
 
 # ------------------------------------------------------------ module cache

@@ -138,9 +138,9 @@ class ReductionKernel:
 
         in_types, out_types, type_map = C.decide_params_type(
             self.in_params, self.out_params,
-            tuple(a.dtype.type if isinstance(a, numpy.ndarray) else None
+            tuple(C.arg_type(a) if isinstance(a, numpy.ndarray) else None
                   for a in in_args),
-            tuple(a.dtype.type for a in out_args))
+            tuple(C.arg_type(a) for a in out_args))
         if not out_args:
             out_args = [numpy.empty(out_shape, dtype=t) for t in out_types]
         else:
