@@ -562,6 +562,17 @@ def test_memory_pool_set_limit_is_the_sessions(cp):
             pool.set_limit(**bad)
 
 
+def test_host_memory_exhaustion_is_cupys_out_of_memory_error(cp):
+    """On the CPU backend device memory is the host's: NumPy's MemoryError reaches the
+    program as CuPy's OutOfMemoryError, in CuPy's words."""
+    held = cp.ones(1000, dtype=cp.uint8)
+    with pytest.raises(cp.cuda.memory.OutOfMemoryError,
+                       match=r"^Out of memory allocating 800,000,000,000,000 bytes "
+                             r"\(allocated so far: [0-9,]+ bytes\)\."):
+        cp.empty(10 ** 14, dtype=cp.float64)
+    assert int(held.sum()) == 1000
+
+
 def test_a_big_allocation_raises_out_of_memory_at_its_own_call(monkeypatch):
     """``cupy.empty``/``zeros``/``full``/``*_like`` of 256 MiB or more, or of an eighth
     of the session's limit (the server's or the pool's), wait for the server: CuPy's
