@@ -842,4 +842,6 @@ static int gs_signature(long long* sizes, int cap, void (*)(Args...)) {
 
 #define GS_EXPORT extern "C" __attribute__((visibility("default")))
 
+#include "gpushare_texture.h"  // texture and surface objects
+
 #endif  // GPUSHARE_CUDA_H

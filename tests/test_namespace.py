@@ -95,7 +95,7 @@ def test_unservable_functions_raise_not_implemented(cp, path):
 
 @pytest.mark.parametrize("path", [
     "cupy.cuda.ExternalStream",
-    "cupy.cuda.memory_hooks.LineProfileHook", "cupy.cuda.texture.TextureObject",
+    "cupy.cuda.memory_hooks.LineProfileHook",
 ])
 def test_unservable_classes_raise_not_implemented(cp, path):
     module, _, name = path.rpartition(".")

@@ -488,6 +488,9 @@ from .cpu_host import HOST_PARAMS, host_params  # noqa: E402
 from . import cpu_sparse  # noqa: E402
 from . import cpu_spatial  # noqa: E402
 from . import cpu_graph  # noqa: E402
+from . import cpu_texture  # noqa: E402
+OVERRIDES.update({f"cupy.cuda.texture.{name}": cls for name, cls in cpu_texture.CLASSES.items()})
+REMOTE_TYPES.update(cpu_texture.MEMBERS)
 from .cpu_routines import ROUTINE_ATTRIBUTES, ROUTINE_METHODS, ROUTINE_OVERRIDES  # noqa: E402
 
 

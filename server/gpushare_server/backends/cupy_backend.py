@@ -19,6 +19,7 @@ from gpushare.protocol import HostArray
 from . import check_member, sparse
 from .cpu_fft import PLAN_MEMBERS
 from .cpu_kernels import KERNEL_REMOTE_TYPES
+from .cpu_texture import MEMBERS as TEXTURE_MEMBERS
 
 #: Types a client may hold handles to, and the methods it may call on them
 #: (an empty set: every public method).
@@ -45,6 +46,7 @@ REMOTE_TYPES: dict[str, frozenset[str]] = {
                                  "is_capturing"}),
     "Event": frozenset({"record", "synchronize", "done", "ptr"}),
     "Graph": frozenset({"launch", "upload", "debug_dot_str"}),  # from Stream.end_capture
+    **TEXTURE_MEMBERS,  # cupy.cuda.texture's objects: the same members on both backends
 }
 
 
@@ -255,6 +257,8 @@ _CUDA_ALLOWED = {
                           "runtimeGetVersion", "driverGetVersion", "deviceSynchronize"},
     "cupy.cuda.driver": {"get_build_version"},
     "cupy.cuda.cufft": {"getVersion"},
+    "cupy.cuda.texture": {"ChannelFormatDescriptor", "CUDAarray", "ResourceDescriptor",
+                          "TextureDescriptor", "TextureObject", "SurfaceObject"},
 }
 
 

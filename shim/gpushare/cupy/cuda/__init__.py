@@ -534,8 +534,4 @@ stream = _unsupported.module(f"{__name__}.stream", "cupy.cuda.stream",
                              {"Stream": Stream, "Event": Event, "ExternalStream": ExternalStream,
                               "get_current_stream": get_current_stream,
                               "get_elapsed_time": get_elapsed_time})
-texture = _unsupported.module(f"{__name__}.texture", "cupy.cuda.texture",
-                              classes=("ChannelFormatDescriptor", "CUDAarray",
-                                       "ResourceDescriptor", "TextureDescriptor",
-                                       "TextureObject", "SurfaceObject"),
-                              why="textures are not forwarded")
+from . import texture  # noqa: E402,F401
