@@ -164,3 +164,43 @@ def test_surfaces_and_cupys_checks(cp):
     plain = CUDAarray(ch, 4)  # not made for surfaces
     with pytest.raises(runtime.CUDARuntimeError, match="cudaErrorInvalidValue"):
         SurfaceObject(ResourceDescriptor(runtime.cudaResourceTypeArray, cuArr=plain))
+
+
+def test_elementwise_kernels_take_texture_objects_and_ndimage_uses_them(cp):
+    """An ElementwiseKernel's texture argument is a ``cudaTextureObject_t`` (a type
+    placeholder binds to it, as in CuPy), which ``affine_transform(texture_memory=True)``
+    relies on: CuPy's texture path, with CUDA's 8-bit filtering weights."""
+    from gpushare.cupyx.scipy import ndimage as ndi
+    from gpushare.cupy.cuda import runtime
+    from gpushare.cupy.cuda.texture import (ChannelFormatDescriptor, CUDAarray,
+                                            ResourceDescriptor, TextureDescriptor,
+                                            TextureObject)
+    ch = ChannelFormatDescriptor(32, 0, 0, 0, runtime.cudaChannelFormatKindFloat)
+    arr = CUDAarray(ch, 5)
+    arr.copy_from(cp.asarray([1, 2, 4, 8, 16], dtype=cp.float32))
+    tex = TextureObject(ResourceDescriptor(runtime.cudaResourceTypeArray, cuArr=arr),
+                        TextureDescriptor((runtime.cudaAddressModeClamp,),
+                                          runtime.cudaFilterModeLinear,
+                                          runtime.cudaReadModeElementType))
+    k = cp.ElementwiseKernel("U t, float32 x", "float32 y", "y = tex1D<float>(t, x)",
+                             "gs_tex_elementwise")
+    y = k(tex, cp.asarray([0.5, 1.0, 2.25, 10.0], dtype=cp.float32))
+    assert y.tolist() == [1.0, 1.5, 3.5, 16.0]  # x - 0.5 between texels
+
+    rng = numpy.random.default_rng(3)
+    image = rng.random((12, 15), dtype=numpy.float32)
+    th = 0.3
+    m = numpy.array([[numpy.cos(th), -numpy.sin(th), 2.0],
+                     [numpy.sin(th), numpy.cos(th), -1.0], [0, 0, 1]], numpy.float32)
+    got = ndi.affine_transform(cp.asarray(image), cp.asarray(m), order=1,
+                               texture_memory=True)
+    rows, cols = numpy.mgrid[0:12, 0:15]
+    src_r = m[0, 0] * rows + m[0, 1] * cols + m[0, 2]
+    src_c = m[1, 0] * rows + m[1, 1] * cols + m[1, 2]
+    inside = (src_r > 1) & (src_r < 10) & (src_c > 1) & (src_c < 13)
+    want = _reference_linear(image, (src_c + 0.5)[inside], (src_r + 0.5)[inside],
+                             "border", False)
+    numpy.testing.assert_allclose(got.get()[inside], want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="only for float32"):
+        ndi.affine_transform(cp.asarray(image, dtype=cp.float64), cp.asarray(m),
+                             texture_memory=True)

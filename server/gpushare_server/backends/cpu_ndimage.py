@@ -11,7 +11,8 @@ differ (after CuPy 14.2's ``cupyx/scipy/ndimage``, MIT licence, ``LICENSE.cupy``
 - ``distance_transform_edt``: CuPy's keywords (``block_params``, ``float64_distances``),
   its checks and its index dtypes (int16 in 2-D up to 32768 per axis, else int32).
 - ``value_indices(adaptive_index_dtype=)``; ``affine_transform(float64_coords=)``
-  (``texture_memory=True`` and the ``'opencv'`` mode are CuPy's own, not emulated).
+  (the ``'opencv'`` mode is CuPy's own, not emulated; ``texture_memory=True`` runs
+  CuPy's texture kernels on the emulator's textures).
 - ``generic_filter``/``generic_filter1d`` run the user's ``RawKernel`` or
   ``ReductionKernel`` (CuPy's calling convention: the kernel as a device function of
   each neighbourhood's values) on the C kernel emulator; the neighbourhoods are
@@ -320,11 +321,106 @@ def affine_transform(input: Any, matrix: Any, offset: Any = 0.0, output_shape: A
                      texture_memory: bool = False, float64_coords: bool = False) -> Any:
     """See Also: cupyx.scipy.ndimage.affine_transform (``float64_coords`` changes
     nothing here: SciPy's coordinates are float64 already)."""
-    if texture_memory:
-        raise NotImplementedError("gpushare: texture memory is not available on the CPU "
-                                  "backend (texture_memory=True)")
+    if texture_memory:  # CuPy's texture path, with its checks and CUDA's sampling
+        return _texture_affine(input, matrix, output_shape, output,
+                               "linear" if order > 0 else "nearest", mode, cval)
     return _ndimage().affine_transform(input, matrix, offset, output_shape, output, order,
                                        mode, cval, prefilter)
+
+
+# --- texture_memory=True: CuPy's texture path (cupyx/_texture.py), on the emulator ---
+#: CuPy's kernels (cupyx/_texture.py, MIT licence), run by the kernel emulator
+_AFFINE_2D = ("U texObj, raw float32 m, uint64 width", "T transformed_image", """
+    float3 pixel = make_float3(
+        (float)(i / width),
+        (float)(i % width),
+        1.0f
+    );
+    float x = dot(pixel, make_float3(m[0],  m[1],  m[2])) + .5f;
+    float y = dot(pixel, make_float3(m[3],  m[4],  m[5])) + .5f;
+    transformed_image = tex2D<T>(texObj, y, x);
+    """, "cupyx_texture_affine_transformation_2d_array", """
+    inline __host__ __device__ float dot(float3 a, float3 b)
+    {
+        return a.x * b.x + a.y * b.y + a.z * b.z;
+    }
+    """)
+_AFFINE_3D = ("U texObj, raw float32 m, uint64 height, uint64 width", "T transformed_volume", """
+    float4 voxel = make_float4(
+        (float)(i / (width * height)),
+        (float)((i % (width * height)) / width),
+        (float)((i % (width * height)) % width),
+        1.0f
+    );
+    float x = dot(voxel, make_float4(m[0],  m[1],  m[2],  m[3])) + .5f;
+    float y = dot(voxel, make_float4(m[4],  m[5],  m[6],  m[7])) + .5f;
+    float z = dot(voxel, make_float4(m[8],  m[9],  m[10], m[11])) + .5f;
+    transformed_volume = tex3D<T>(texObj, z, y, x);
+    """, "cupyx_texture_affine_transformation_3d_array", """
+    inline __host__ __device__ float dot(float4 a, float4 b)
+    {
+        return a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+    }
+    """)
+_texture_kernels: dict = {}
+
+
+def _texture_affine(data: Any, transformation_matrix: Any, output_shape: Any, output: Any,
+                    interpolation: str, mode: str, border_value: Any) -> Any:
+    """``cupyx._texture.affine_transformation``, CuPy's, over the CPU backend's
+    texture objects (``cpu_texture``) and kernel emulator."""
+    from gpushare_server import kernels
+    from . import cpu_texture as tx
+    ndim = data.ndim
+    if ndim < 2 or ndim > 3:
+        raise ValueError("Texture memory affine transformation is defined only for "
+                         "2D and 3D arrays without channel dimension.")
+    dtype = data.dtype
+    if dtype != numpy.float32:
+        raise ValueError("Texture memory affine transformation is available only for "
+                         f"float32 data type (not {dtype})")
+    if interpolation not in ("linear", "nearest"):
+        raise ValueError(f"Unsupported interpolation {interpolation} "
+                         "(supported: linear, nearest)")
+    shape = (transformation_matrix.array if isinstance(transformation_matrix, HostArray)
+             else transformation_matrix).shape
+    if shape != (ndim + 1, ndim + 1):
+        raise ValueError("Matrix must be have shape (ndim + 1, ndim + 1)")
+    if mode == "nearest":
+        address = 1   # cudaAddressModeClamp
+    elif mode == "constant":
+        address = 3   # cudaAddressModeBorder
+    else:
+        raise ValueError(f"Unsupported address mode {mode} (supported: constant, nearest)")
+    desc = tx.ChannelFormatDescriptor(32, 0, 0, 0, 2)
+    array = tx.CUDAarray(desc, *data.shape[::-1])
+    texture = tx.TextureObject(
+        tx.ResourceDescriptor(0, cuArr=array),
+        tx.TextureDescriptor((address,) * ndim, 1 if interpolation == "linear" else 0, 0,
+                             borderColors=(border_value,)))
+    array.copy_from(data)
+    spec = _AFFINE_2D if ndim == 2 else _AFFINE_3D
+    kernel = _texture_kernels.get(ndim)
+    if kernel is None:
+        in_params, out_params, operation, name, preamble = spec
+        kernel = _texture_kernels[ndim] = kernels.ElementwiseKernel(
+            in_params, out_params, operation, name, preamble=preamble)
+    if output_shape is None:
+        output_shape = data.shape
+    if output is None:
+        output = numpy.zeros(output_shape, dtype=dtype)
+    elif isinstance(output, (type, numpy.dtype)):
+        if output != numpy.float32:
+            raise ValueError("Texture memory affine transformation is available only "
+                             f"for float32 data type (not {output})")
+        output = numpy.zeros(output_shape, dtype=output)
+    elif isinstance(output, numpy.ndarray):
+        if output.shape != output_shape:
+            raise ValueError("Output shapes do not match")
+    else:
+        raise ValueError("Output must be None, cupy.ndarray or cupy.dtype")
+    kernel(texture, transformation_matrix, *output_shape[1:], output)
+    return output
 
 
 # --- generic filters with the user's kernels ----------------------------------------------

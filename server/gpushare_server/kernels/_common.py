@@ -38,6 +38,18 @@ def is_valid_kernel_name(name):
     return isinstance(name, str) and _name_re.match(name) is not None
 
 
+#: the type a texture or surface object argument takes in kernel type resolution: a
+#: dtype no array has, named ``cudaTextureObject_t`` in the kernel (as CuPy passes
+#: them); its value is the object's ``ptr``
+TEXTURE_OBJECT = numpy.dtype([('cudaTextureObject_t', '<u8')])
+
+
+def is_texture(a):
+    """Whether ``a`` is a texture or surface object (the CPU backend's)."""
+    return type(a).__name__ in ('TextureObject', 'SurfaceObject') and \
+        isinstance(getattr(a, 'ptr', None), int)
+
+
 def get_typename(dtype, type_decls=None):
     """CuPy's C++ name of ``dtype``; a structured (or void) dtype's is CuPy's
     ``cupy::StructView<...>`` (``cupy::UnstructuredVoid<n>``), whose declarations go
@@ -47,6 +59,8 @@ def get_typename(dtype, type_decls=None):
         return _typenames[dtype]
     except KeyError:
         pass
+    if dtype == TEXTURE_OBJECT:
+        return 'cudaTextureObject_t'
     if dtype.kind == 'V':
         return structured.get_typename(dtype, type_decls)
     raise TypeError('Unsupported dtype: %s' % dtype)
@@ -102,9 +116,15 @@ def get_param_info(s, is_const):
 
 
 def arg_type(a):
-    """An array argument's type for kernel type resolution: its scalar type, or its
-    dtype when that is structured (``numpy.void`` alone would lose the fields)."""
-    return a.dtype if a.dtype.kind == 'V' else a.dtype.type
+    """An argument's type for kernel type resolution: an array's scalar type, or its
+    dtype when that is structured (``numpy.void`` alone would lose the fields); a
+    texture object's ``TEXTURE_OBJECT``; None for a scalar (typed by its parameter)."""
+    if isinstance(a, numpy.ndarray):
+        return a.dtype if a.dtype.kind == 'V' else a.dtype.type
+    if isinstance(a, Scalar) and isinstance(a.value, numpy.void) and \
+            a.value.dtype == TEXTURE_OBJECT:
+        return TEXTURE_OBJECT
+    return None
 
 
 def decide_params_type(in_params, out_params, in_args_dtype, out_args_dtype):
@@ -167,6 +187,8 @@ def preprocess_arg(a):
         raise TypeError('Unsupported type %s' % type(a.array))
     if isinstance(a, (numpy.generic, bool, int, float, complex)):
         return Scalar(a)
+    if is_texture(a):  # a cudaTextureObject_t: the object's address
+        return Scalar(numpy.array(a.ptr, dtype=TEXTURE_OBJECT)[()])
     if hasattr(a, '__array_interface__') or hasattr(a, '__array__'):
         return numpy.asarray(a)
     raise TypeError('Unsupported type %s' % type(a))

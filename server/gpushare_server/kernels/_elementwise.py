@@ -104,10 +104,10 @@ class ElementwiseKernel:
         in_args = arg_list[:self.nin]
         out_args = arg_list[self.nin:]
         in_ndarray_types = tuple(
-            [C.arg_type(a) if isinstance(a, numpy.ndarray) else None
+            [C.arg_type(a)
              for a in in_args])
         out_ndarray_types = tuple(
-            [C.arg_type(a) if isinstance(a, numpy.ndarray) else None
+            [C.arg_type(a)
              for a in out_args])
         in_types, out_types, type_map = self._decide_params_type(
             in_ndarray_types, out_ndarray_types)

@@ -138,7 +138,7 @@ class ReductionKernel:
 
         in_types, out_types, type_map = C.decide_params_type(
             self.in_params, self.out_params,
-            tuple(C.arg_type(a) if isinstance(a, numpy.ndarray) else None
+            tuple(C.arg_type(a)
                   for a in in_args),
             tuple(C.arg_type(a) for a in out_args))
         if not out_args:
