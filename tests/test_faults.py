@@ -558,3 +558,49 @@ def test_a_session_that_outgrows_its_host_memory_gets_out_of_memory_not_killed()
             if s is not None:
                 s.close()
         srv.stop()
+
+
+def test_sessions_are_spread_over_the_servers_gpus():
+    """``--devices`` (by default every GPU a GPU server sees): each session's worker
+    sees one GPU, the least used one (``CUDA_VISIBLE_DEVICES`` set for it alone), and
+    ``gpushare status`` says which. The CPU backend takes the list as labels."""
+    import json
+    srv = ServerProcess("--devices", "3,5", "--spare-workers", "1")
+    sessions = []
+    try:
+        for _ in range(4):
+            sessions.append(open_session(srv.address))
+        for s in sessions:  # each works
+            assert float(s.call("call", "cupy.ones", (3,)).sum().get()) == 3.0
+
+        def status():
+            out = subprocess.run([sys.executable, "-m", "gpushare", "status", "--server",
+                                  srv.address, "--json"], capture_output=True, text=True,
+                                 timeout=30)
+            assert out.returncode == 0, out.stderr
+            return {x["id"]: x for x in json.loads(out.stdout)["sessions"]}
+        placed = status()
+        devices = [placed[s.session_id]["device"] for s in sessions]
+        assert sorted(devices) == ["3", "3", "5", "5"], devices
+        for s in sessions:
+            pid = placed[s.session_id]["worker_pid"]
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = dict(item.split(b"=", 1) for item in f.read().split(b"\0") if b"=" in item)
+            assert env[b"CUDA_VISIBLE_DEVICES"].decode() == placed[s.session_id]["device"]
+        # a session that ends frees its place: the next goes where the fewest are
+        gone = next(s for s in sessions if placed[s.session_id]["device"] == "5")
+        gone.close()
+        sessions.remove(gone)
+        wait_for(lambda: len(status()) == 3, timeout=20)
+        sessions.append(open_session(srv.address))
+        assert status()[sessions[-1].session_id]["device"] == "5"
+        text = subprocess.run([sys.executable, "-m", "gpushare", "status", "--server",
+                               srv.address], capture_output=True, text=True, timeout=30)
+        assert "gpu" in text.stdout
+    finally:
+        for s in sessions:
+            s.close()
+        srv.stop()
+    bad = subprocess.run([sys.executable, "-m", "gpushare", "serve", "--backend", "cpu",
+                          "--devices", "0,,1"], capture_output=True, text=True, timeout=30)
+    assert bad.returncode == 2 and "--devices" in bad.stderr

@@ -72,6 +72,7 @@ class Worker:
     stats_pending: bool = False
     token: str = ""                # the session client's routing id on the direct path
     endpoint: str | None = None    # the worker's direct data address, once ready
+    device: str | None = None      # its GPU (CUDA_VISIBLE_DEVICES) when sessions are placed
 
 
 @dataclass
@@ -123,6 +124,9 @@ class BrokerOptions:
     key_limits: str | None = None  # a TOML file of per-key limits (limits.py)
     spin_us: float = 250.0  # workers poll this long for the client's next message (worker.py)
     host_memory: int | None = None  # CPU workers' memory beyond start-up (hostmem.py)
+    #: the GPUs sessions are spread over, as CUDA_VISIBLE_DEVICES names them (each
+    #: session's worker sees one); None or one: every worker sees what the server sees
+    devices: list | None = None
 
 
 #: how long a session's worker may take to start before the session expires unwelcomed
@@ -252,7 +256,22 @@ class Broker:
             self.metrics_port = self.metrics.serve(opts.metrics_port, opts.metrics_addr)
 
     # --- workers ----------------------------------------------------------------
-    def _spawn(self) -> Worker:
+    # --- devices: one per session, the least used (see BrokerOptions.devices) ----------
+    def _device_load(self, device: str) -> tuple:
+        """How used ``device`` is: its sessions' workers (running, the one being given
+        a session included), then its spare workers."""
+        spares = [w for w in self.spares if w.device == device]
+        busy = sum(1 for w in self.workers.values() if w.device == device and
+                   w not in spares and w.proc.poll() is None)
+        return busy, len(spares)
+
+    def _next_device(self) -> str | None:
+        devices = self.options.devices
+        if not devices or len(devices) < 2:
+            return None
+        return min(devices, key=lambda d: (self._device_load(d), devices.index(d)))
+
+    def _spawn(self, device: str | None = None) -> Worker:
         identity = uuid.uuid4().hex.encode()
         cmd = [sys.executable, "-m", "gpushare_server.worker", "--broker", self.worker_endpoint,
                "--identity", identity.decode(), "--backend", self.backend,
@@ -272,8 +291,10 @@ class Broker:
         env = {**os.environ, "GPUSHARE_WORKER_TOKEN": token,  # not on the command line
                # kernel sources shared by this server's workers (kernels/remote.py)
                "GPUSHARE_KERNEL_DIR": os.path.join(self._tmpdir, "kernels")}
+        if device is not None:  # the session's GPU is the only one its worker sees
+            env["CUDA_VISIBLE_DEVICES"] = device
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, env=env)
-        worker = Worker(identity, proc, token=token)
+        worker = Worker(identity, proc, token=token, device=device)
         self.workers[identity] = worker
         return worker
 
@@ -292,10 +313,21 @@ class Broker:
         if self._draining:
             return
         while len(self.spares) < self.spare_target:
-            self.spares.append(self._spawn())
+            self.spares.append(self._spawn(self._next_device()))
 
     def _take_worker(self) -> Worker:
-        worker = self.spares.pop(0) if self.spares else self._spawn()
+        """A worker for a new session: a spare on a device with the fewest sessions;
+        when no spare is on one, a new worker there (started cold: the GPUs stay
+        balanced)."""
+        best = self._next_device()
+        busy = self._device_load(best)[0] if best is not None else 0
+        ready = [w for w in self.spares if w.device is None or
+                 self._device_load(w.device)[0] <= busy]
+        if ready:
+            worker = ready[0]
+            self.spares.remove(worker)  # (now counted as busy on its device)
+        else:
+            worker = self._spawn(best)
         self._top_up_spares()
         return worker
 
@@ -595,7 +627,7 @@ class Broker:
                 "batches": s.batches, "in_flight": s.inflight,
                 "memory_limit": s.memory_limit or None,
                 "age_s": round(now - s.created, 3), "idle_s": round(now - s.last_seen, 3),
-                "worker_pid": s.worker.proc.pid,
+                "worker_pid": s.worker.proc.pid, "device": s.worker.device,
                 "stale": s.worker.stats_pending or not stats})
         opts = self.options
         return {
@@ -841,8 +873,13 @@ def serve(bind: str, backend: str = "auto", *, spare_workers: int = 1, parent_pi
         The options are inconsistent, or a non-loopback address would be served
         without keys.
     """
-    from .backends import resolve_backend_name
+    from .backends import resolve_backend_name, visible_devices
     name = resolve_backend_name(backend)
+    options = options or BrokerOptions()
+    if options.devices is None and name == "cupy":
+        options.devices = visible_devices()  # sessions spread over every GPU
+    if options.devices is not None and len(options.devices) > 1:
+        log.info("sessions are placed on GPUs %s, one GPU each", ",".join(options.devices))
     broker = Broker(bind, name, spare_workers=spare_workers, parent_pid=parent_pid,
                     options=options)
     signal.signal(signal.SIGTERM, broker.stop)

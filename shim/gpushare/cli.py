@@ -14,6 +14,18 @@ from typing import Any
 from . import __version__
 
 
+def _devices(text: str) -> list | None:
+    """``--devices``: None for ``all`` (the server finds them), else the listed names."""
+    if text.strip().lower() == "all":
+        return None
+    devices = [d.strip() for d in text.split(",")]
+    if not devices or any(not d or "=" in d for d in devices) or \
+            len(set(devices)) != len(devices):
+        raise ValueError(f"--devices {text!r}: list GPUs as CUDA_VISIBLE_DEVICES does "
+                         "(e.g. 0,1,3), each once, or give all")
+    return devices
+
+
 def _serve(args: argparse.Namespace) -> int:
     try:
         from gpushare_server.broker import serve
@@ -37,7 +49,8 @@ def _serve(args: argparse.Namespace) -> int:
             metrics_port=args.metrics_port, metrics_addr=args.metrics_addr,
             direct=not args.no_direct, key_limits=args.key_limits, spin_us=args.spin_us,
             host_memory=(parse_size(args.host_memory) if args.host_memory is not None
-                         else None))
+                         else None),
+            devices=_devices(args.devices))
         serve(args.bind, args.backend, spare_workers=args.spare_workers,
               parent_pid=args.exit_with_parent, options=options)
     except ValueError as exc:
@@ -182,12 +195,14 @@ def _status(args: argparse.Namespace) -> int:
     sessions = status.get("sessions") or []
     print(f"{len(sessions)} session(s), {_size(status.get('memory_bytes'))} in use")
     if sessions:
+        placed = any(s.get("device") is not None for s in sessions)
         print(f"  {'id':<12} {'key':<12} {'state':<8} {'memory':>10} {'handles':>8} "
-              f"{'calls':>8} {'age':>8}")
+              f"{'calls':>8} {'age':>8}" + (f" {'gpu':>5}" if placed else ""))
         for s in sessions:
             print(f"  {s.get('id'):<12} {str(s.get('key') or '-'):<12} "
                   f"{s.get('state'):<8} {_size(s.get('memory_bytes')):>10} "
-                  f"{s.get('handles'):>8} {s.get('calls'):>8} {_duration(s.get('age_s')):>8}")
+                  f"{s.get('handles'):>8} {s.get('calls'):>8} {_duration(s.get('age_s')):>8}"
+                  + (f" {str(s.get('device') or '-'):>5}" if placed else ""))
     return 0
 
 
@@ -233,6 +248,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ZeroMQ address to listen on (default tcp://127.0.0.1:5555)")
     p.add_argument("--backend", default="auto", choices=["auto", "cupy", "cpu"],
                    help="auto: CuPy when a GPU is usable, else the CPU backend")
+    p.add_argument("--devices", default="all", metavar="LIST",
+                   help="the GPUs sessions are spread over, as CUDA_VISIBLE_DEVICES names "
+                        "them (e.g. 0,1,3): each session gets the least used one and sees "
+                        "it alone, as its device 0 (default all: every GPU the server "
+                        "sees)")
     p.add_argument("--spare-workers", type=int, default=1,
                    help="session workers kept started ahead of time (default 1)")
     p.add_argument("--exit-with-parent", type=int, default=0, metavar="PID",

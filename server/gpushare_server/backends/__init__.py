@@ -136,14 +136,36 @@ def check_member(remote_types: dict, obj: Any, name: str, call: bool) -> None:
 def cupy_usable() -> bool:
     """True when CuPy imports and sees a GPU (probed in a subprocess, so this process
     never creates a CUDA context)."""
-    probe = "import cupy, sys; sys.exit(0 if cupy.cuda.runtime.getDeviceCount() > 0 else 1)"
-    # without GPUSHARE_SERVER, so that `import cupy` is this machine's CuPy, not gpushare
-    env = {k: v for k, v in os.environ.items() if k != "GPUSHARE_SERVER"}
-    try:
-        return subprocess.run([sys.executable, "-c", probe], capture_output=True,
-                              timeout=120, env=env).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+    return _device_count() > 0
+
+
+_COUNT: list = []  # the probe's answer, once asked
+
+
+def _device_count() -> int:
+    """How many GPUs this machine's CuPy sees (0 without CuPy or a GPU), probed once."""
+    if not _COUNT:
+        probe = "import cupy; print(cupy.cuda.runtime.getDeviceCount())"
+        # without GPUSHARE_SERVER, so that `import cupy` is this machine's CuPy
+        env = {k: v for k, v in os.environ.items() if k != "GPUSHARE_SERVER"}
+        try:
+            out = subprocess.run([sys.executable, "-c", probe], capture_output=True,
+                                 text=True, timeout=120, env=env)
+            count = int(out.stdout.strip()) if out.returncode == 0 else 0
+        except (OSError, subprocess.TimeoutExpired, ValueError):
+            count = 0
+        _COUNT.append(count)
+    return _COUNT[0]
+
+
+def visible_devices() -> list:
+    """The GPUs this machine's CuPy sees, as ``CUDA_VISIBLE_DEVICES`` names them (its
+    own entries when it is set, else ``0``..``n-1``; probed in a subprocess, so this
+    process never creates a CUDA context); empty when none."""
+    listed = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if listed is not None:
+        return [d.strip() for d in listed.split(",") if d.strip()]
+    return [str(i) for i in range(_device_count())]
 
 
 def resolve_backend_name(name: str) -> str:
