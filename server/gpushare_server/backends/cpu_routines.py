@@ -261,6 +261,18 @@ def _singular_ignored(fn: Callable[..., Any], singular: str) -> Callable[..., An
 
 
 def _solve(a: Any, b: Any) -> numpy.ndarray:
+    # CuPy's checks, in CuPy's order and words (NumPy 2's rule for b, CuPy's messages)
+    if isinstance(a, numpy.ndarray) and isinstance(b, numpy.ndarray):
+        _stacked_square(a)
+        if b.ndim == 0:
+            raise ValueError("b must have at least one dimension")
+        if b.ndim == 1:
+            if a.shape[-1] != b.size:
+                raise ValueError("a must have (..., M, M) shape and b must have (M,) for "
+                                 "one-dimensional b")
+        elif a.shape[:-1] != b.shape[:-1]:
+            raise ValueError("a must have (..., M, M) shape and b must have (..., M, K) for "
+                             "multidimensional b")
     if b.size == 0 and a.ndim >= 2 and a.shape[-1] == a.shape[-2] and \
             _LINALG_MODE["linalg"] == "ignore" and b.ndim >= 2 and \
             b.shape[:-1] == a.shape[:-1]:
