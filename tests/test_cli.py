@@ -185,3 +185,26 @@ def test_server_side_reaches_the_real_cupy_with_gpushare_server_set(server, tmp_
     # the fake "real" CuPy has no cuda.runtime: the probe fails, so auto is cpu, not
     # cupy (the gpushare server it would have reached has a device)
     assert out.stdout.split("\n")[:3] == ["gpushare.cupy", "cupy True", "cpu"]
+
+
+def test_the_main_job_runs_without_the_optional_kernel_emulator(tmp_path):
+    """``pip install .`` has no cffi (the kernel emulator's, in the ``cpu`` extra): the
+    README's main job runs on the embedded CPU server all the same, and a user kernel
+    says what is missing."""
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    (blocked / "cffi.py").write_text("raise ImportError('No module named cffi')\n")
+    env = {"PYTHONPATH": str(blocked), "GPUSHARE_SERVER": None, "GPUSHARE_BACKEND": "cpu"}
+    out = run_python("", env=env, args=["-m", "gpushare", "run", "-m",
+                                        "gpushare.examples.cg_solve"], timeout=180)
+    assert out.returncode == 0 and out.stdout.strip().endswith("OK"), out.stderr[-2000:]
+    code = textwrap.dedent("""
+        import gpushare.cupy as cp
+        assert float(cp.arange(4).sum()) == 6.0
+        try:
+            cp.RawKernel('extern "C" __global__ void f() {}', 'f').compile()
+        except NotImplementedError as e:
+            print("REFUSED", e)
+        """)
+    out = run_python(code, env=env, timeout=180)
+    assert "REFUSED" in out.stdout and "gpushare[cpu]" in out.stdout, out.stderr[-2000:]

@@ -127,6 +127,15 @@ def check_spec(kind: str, args: Any, kwargs: Any) -> None:
             raise CompileException(f"gpushare: {kind}: {why}")
 
 
+def checked(kind: str, factory: Any) -> Any:
+    """``factory``, a kernel constructor a client may name (``cupy.RawKernel``...),
+    refusing what ``check_spec`` refuses."""
+    def construct(*args: Any, **kwargs: Any) -> Any:
+        check_spec(kind, args, kwargs)
+        return factory(*args, **kwargs)
+    return construct
+
+
 # --- the client ------------------------------------------------------------------------
 def _include_dirs(options: Any) -> tuple[list, tuple]:
     """The include directories named in ``options``, and the options without them."""

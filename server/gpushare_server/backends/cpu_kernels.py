@@ -4,16 +4,30 @@ from __future__ import annotations
 
 from typing import Any
 
+from gpushare.kernel_includes import checked
+
+
+def _emulator() -> Any:
+    """The kernel emulator's package (optional: it needs cffi)."""
+    try:
+        from gpushare_server import kernels
+    except ImportError as exc:
+        raise NotImplementedError(
+            f"gpushare: user kernels need the CPU backend's kernel emulator, which this "
+            f"server cannot load ({exc}): install it with pip install 'gpushare[cpu]'"
+        ) from None
+    return kernels
+
 
 def _kernels(name: str) -> Any:
-    from gpushare_server import kernels
-    return getattr(kernels, name)
+    return getattr(_emulator(), name)
 
 
 def _checked(name: str) -> Any:
-    from gpushare_server.kernels.remote import KINDS, checked
+    """The emulator's constructor ``name``, imported at the first call (the emulator
+    is optional: cffi), refusing sources that would read the server's files."""
     construct = (lambda *a, **k: _kernels(name)(*a, **k))
-    return checked(name, construct) if name in KINDS else construct
+    return construct if name == "fuse" else checked(name, construct)
 
 
 KERNEL_OVERRIDES: dict[str, Any] = {
@@ -23,6 +37,7 @@ KERNEL_OVERRIDES: dict[str, Any] = {
 
 
 def _make_kernel(kind: str, key: str, spec: Any = None) -> Any:
+    _emulator()
     from gpushare_server.kernels.remote import cpu_make_kernel
     return cpu_make_kernel(kind, key, spec)
 

@@ -118,7 +118,7 @@ class CupyBackend:
             return _host_ok(fn)
         if module == "cupy" and name in ("ElementwiseKernel", "ReductionKernel", "RawKernel",
                                          "RawModule"):  # nothing that reads server files
-            from gpushare_server.kernels.remote import checked
+            from gpushare.kernel_includes import checked
             return _refuse_host(checked(name, fn))
         return _refuse_host(fn)
 

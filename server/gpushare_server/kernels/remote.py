@@ -197,15 +197,6 @@ def make_kernel(factories: dict[str, Callable[..., Any]], kind: str, key: str,
 
 
 # --- the CPU backend ------------------------------------------------------------------
-def checked(kind: str, factory: Callable[..., Any]) -> Callable[..., Any]:
-    """``factory``, a kernel constructor a client may name directly (``cupy.RawKernel``
-    ...), refusing what ``check_spec`` refuses."""
-    def construct(*args: Any, **kwargs: Any) -> Any:
-        check_spec(kind, args, kwargs)
-        return factory(*args, **kwargs)
-    return construct
-
-
 def cpu_factories() -> dict[str, Callable[..., Any]]:
     from . import ElementwiseKernel, RawKernel, RawModule, ReductionKernel
     return {"ElementwiseKernel": ElementwiseKernel, "ReductionKernel": ReductionKernel,
