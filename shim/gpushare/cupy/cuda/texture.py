@@ -29,9 +29,17 @@ class _TextureProxy(RemoteObjectProxy):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
 
+    #: the server object's attributes read through (CuPy's readonly ones)
+    _attributes: frozenset = frozenset()
+
     @property
     def ptr(self) -> int:
         return int(self._gs_session.call("getattr", "ptr", (self,)))
+
+    def __getattr__(self, name: str) -> Any:
+        if name in type(self)._attributes:
+            return self._gs_session.call("getattr", name, (self,))
+        return super().__getattr__(name)
 
 
 @_objects.register("ChannelFormatDescriptor")
@@ -65,10 +73,7 @@ class CUDAarray(_TextureProxy):
             return
         self._call("copy_to", out_arr, stream)
 
-    def __getattr__(self, name: str) -> Any:
-        if name in ("desc", "width", "height", "depth", "flags", "ndim"):
-            return self._gs_session.call("getattr", name, (self,))
-        return super().__getattr__(name)
+    _attributes = frozenset({"desc", "width", "height", "depth", "flags", "ndim"})
 
 
 @_objects.register("ResourceDescriptor")
@@ -78,10 +83,7 @@ class ResourceDescriptor(_TextureProxy):
     def get_resource_desc(self) -> dict:
         return self._call("get_resource_desc")
 
-    def __getattr__(self, name: str) -> Any:
-        if name in ("chDesc", "cuArr", "arr"):
-            return self._gs_session.call("getattr", name, (self,))
-        return super().__getattr__(name)
+    _attributes = frozenset({"chDesc", "cuArr", "arr"})
 
 
 @_objects.register("TextureDescriptor")
@@ -97,10 +99,7 @@ class TextureObject(_TextureProxy):
     """See Also: cupy.cuda.texture.TextureObject (a kernel argument: the server's
     texture object)"""
 
-    def __getattr__(self, name: str) -> Any:
-        if name in ("ResDesc", "TexDesc"):
-            return self._gs_session.call("getattr", name, (self,))
-        return super().__getattr__(name)
+    _attributes = frozenset({"ResDesc", "TexDesc"})
 
 
 @_objects.register("SurfaceObject")
@@ -108,7 +107,4 @@ class SurfaceObject(_TextureProxy):
     """See Also: cupy.cuda.texture.SurfaceObject (a kernel argument: the server's
     surface object)"""
 
-    def __getattr__(self, name: str) -> Any:
-        if name == "ResDesc":
-            return self._gs_session.call("getattr", name, (self,))
-        return super().__getattr__(name)
+    _attributes = frozenset({"ResDesc"})
