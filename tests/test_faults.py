@@ -565,7 +565,8 @@ def test_sessions_are_spread_over_the_servers_gpus():
     sees one GPU, the least used one (``CUDA_VISIBLE_DEVICES`` set for it alone), and
     ``gpushare status`` says which. The CPU backend takes the list as labels."""
     import json
-    srv = ServerProcess("--devices", "3,5", "--spare-workers", "1")
+    # (the CPU backend: on a GPU machine these labels would hide its GPUs)
+    srv = ServerProcess("--devices", "3,5", "--spare-workers", "1", backend="cpu")
     sessions = []
     try:
         for _ in range(4):
