@@ -100,6 +100,8 @@ def test_what_a_capture_refuses_raises_cudas_and_cupys_errors(cp):
             cp.linalg.inv(cp.eye(2))
         with pytest.raises(RuntimeError, match="is capturing"):
             cp.nonzero(a)
+        with pytest.raises(RuntimeError, match="is capturing, so H2D transfers"):
+            a[:3] = numpy.arange(3.0)
         b = a + 1                 # CuPy's refusals leave the capture valid
         g = s.end_capture()
     g.launch(stream=s)

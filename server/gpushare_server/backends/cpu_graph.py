@@ -250,6 +250,8 @@ def _check(op: str, target: Any, args: Any) -> None:
         keys = args[1] if isinstance(args[1], tuple) else (args[1],)
         if any(isinstance(k, numpy.ndarray) and k.dtype == bool for k in keys):
             raise RuntimeError(_SYNC)  # a boolean mask: CuPy counts it on the host
+        if op == "setitem" and len(args) > 2 and isinstance(args[2], _cpu.HostArray):
+            raise RuntimeError(_H2D)  # a host array's values
 
 
 def _replayed(op: str, args: Any) -> bool:
