@@ -597,7 +597,7 @@ def test_sessions_are_spread_over_the_servers_gpus():
         assert status()[sessions[-1].session_id]["device"] == "5"
         text = subprocess.run([sys.executable, "-m", "gpushare", "status", "--server",
                                srv.address], capture_output=True, text=True, timeout=30)
-        assert "gpu" in text.stdout
+        assert "gpu" in text.stdout and "spread over GPUs 3,5" in text.stdout
     finally:
         for s in sessions:
             s.close()

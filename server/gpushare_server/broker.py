@@ -640,6 +640,9 @@ class Broker:
             "session_timeout": opts.session_timeout,
             "stopping": self._draining,
             "devices": list(self.device_info.get("devices") or []),
+            # the GPUs sessions are spread over (each session sees its own as device 0)
+            "placement": list(opts.devices) if opts.devices and len(opts.devices) > 1
+            else None,
             "memory_bytes": sum(s["memory_bytes"] for s in sessions),
             "sessions": sessions}
 

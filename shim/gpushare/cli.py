@@ -192,6 +192,9 @@ def _status(args: argparse.Namespace) -> int:
     for dev in status.get("devices") or []:
         print(f"device {dev.get('id')}: {dev.get('name')}, "
               f"{_gib(dev.get('free_memory'))} free of {_gib(dev.get('total_memory'))}")
+    if status.get("placement"):
+        print(f"sessions spread over GPUs {','.join(map(str, status['placement']))} "
+              "(one each; the device above is one worker's)")
     sessions = status.get("sessions") or []
     print(f"{len(sessions)} session(s), {_size(status.get('memory_bytes'))} in use")
     if sessions:
