@@ -13,9 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-import math
 import os
-import re
 import warnings
 from operator import itemgetter
 from typing import Any
@@ -80,22 +78,6 @@ _RECORD_KINDS = frozenset((1, 2, 3, 4, 9, 11))
 
 def _unwrap(value: Any) -> Any:
     return value.array if isinstance(value, HostArray) else value
-
-
-_NUMPY_ALLOCATION = re.compile(r"for an array with shape \(([0-9, ]*)\) and data type (.+)$")
-
-
-def _numpy_allocation(message: str) -> int | None:
-    """The bytes NumPy's ``MemoryError`` says it could not allocate (its message names
-    the array's shape and data type); None for another message."""
-    match = _NUMPY_ALLOCATION.search(message)
-    if match is None:
-        return None
-    try:
-        shape = [int(n) for n in match.group(1).replace(" ", "").split(",") if n]
-        return math.prod(shape) * numpy.dtype(match.group(2).strip()).itemsize
-    except (TypeError, ValueError):
-        return None
 
 
 class SessionExecutor:
@@ -717,18 +699,11 @@ class SessionExecutor:
         return [msgpack.packb(reply), *encoder.frames]
 
     def _error_info(self, exc: BaseException) -> list:
-        """``exc`` for the wire; NumPy's ``MemoryError`` (the CPU backend's device memory
-        is the host's) in the words of CuPy's ``OutOfMemoryError``."""
-        if isinstance(exc, MemoryError) and not isinstance(exc, errors.OutOfMemoryError) \
-                and getattr(self.backend, "name", None) == "cpu":
-            size = _numpy_allocation(str(exc))
-            if size is not None:
-                try:
-                    used = int(self.backend.memory("used_bytes", self.handles.values()))
-                except Exception:  # noqa: BLE001 - the message without it, then
-                    used = 0
-                exc = MemoryError(f"Out of memory allocating {size:,} bytes (allocated "
-                                  f"so far: {used:,} bytes).")
+        """``exc`` for the wire, as the backend words it (``Backend.restate_error``,
+        optional: the CPU backend's host ``MemoryError`` as CuPy's)."""
+        restate = getattr(self.backend, "restate_error", None)
+        if restate is not None:
+            exc = restate(exc, self.handles.values())
         return errors.error_info(exc, self.backend.error_keys)
 
     def _failed(self, seq: int, exc: BaseException) -> None:

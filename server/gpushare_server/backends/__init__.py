@@ -98,6 +98,13 @@ class Backend(Protocol):
     # would not keep r's dtype; for one operand, value None: anything but None if it
     # keeps it).
     #
+    # Optional: ``restate_error(exc, arrays)``, the exception to send for ``exc`` (the
+    # CPU backend words NumPy's MemoryError as CuPy's OutOfMemoryError, with the bytes
+    # ``arrays``, the session's, hold); ``capture``, CUDA graphs emulated (``active``,
+    # and ``function``/``run`` wrappers the executor sends every call through while a
+    # capture is active: ``cpu_graph.py``); ``capturing()``, whether the current stream
+    # captures (the cupy backend's, for downloads).
+    #
     # Optional: ``host_bytes(arr)``, the contiguous ``arr``'s bytes (in its own order) as
     # a writable memoryview, for a backend whose arrays live in host memory (the CPU
     # backend): the bulk lane (``lane.py``) then reads uploads into the array and sends

@@ -12,12 +12,14 @@ from __future__ import annotations
 import functools
 import math
 import os
+import re
 import time
 from typing import Any, Callable
 
 import numpy
 
 from gpushare import structured
+from gpushare.errors import OutOfMemoryError
 from gpushare.namespace import (FILE_FUNCTIONS, FILE_METHODS, SERVED_CLASSES,
                                 is_public_callable, ndarray_members, refuse_file_access,
                                 served_classmethod, served_members)
@@ -489,8 +491,6 @@ from . import cpu_sparse  # noqa: E402
 from . import cpu_spatial  # noqa: E402
 from . import cpu_graph  # noqa: E402
 from . import cpu_texture  # noqa: E402
-OVERRIDES.update({f"cupy.cuda.texture.{name}": cls for name, cls in cpu_texture.CLASSES.items()})
-REMOTE_TYPES.update(cpu_texture.MEMBERS)
 from .cpu_routines import ROUTINE_ATTRIBUTES, ROUTINE_METHODS, ROUTINE_OVERRIDES  # noqa: E402
 
 
@@ -529,6 +529,8 @@ REMOTE_TYPES.update(KERNEL_REMOTE_TYPES)
 REMOTE_TYPES.update(RANDOM_REMOTE_TYPES)
 REMOTE_TYPES.update({"Plan1d": PLAN_MEMBERS, "PlanNd": PLAN_MEMBERS})  # cuFFT plans
 REMOTE_TYPES.update(served_members())  # SciPy's interpolators answer as CuPy's
+OVERRIDES.update({f"cupy.cuda.texture.{name}": cls for name, cls in cpu_texture.CLASSES.items()})
+REMOTE_TYPES.update(cpu_texture.MEMBERS)
 
 
 def _allclose(a: Any, b: Any, rtol: Any = 1.e-5, atol: Any = 1.e-8,
@@ -556,6 +558,22 @@ OVERRIDES["cupy.histogramdd"] = _wrap(_histogramdd)
 
 # --- cupy.* functions taking host arrays for some parameters ------------------------
 
+_NUMPY_ALLOCATION = re.compile(r"for an array with shape \(([0-9, ]*)\) and data type (.+)$")
+
+
+def _numpy_allocation(message: str) -> int | None:
+    """The bytes NumPy's ``MemoryError`` says it could not allocate (its message names
+    the array's shape and data type); None for another message."""
+    match = _NUMPY_ALLOCATION.search(message)
+    if match is None:
+        return None
+    try:
+        shape = [int(n) for n in match.group(1).replace(" ", "").split(",") if n]
+        return math.prod(shape) * numpy.dtype(match.group(2).strip()).itemsize
+    except (TypeError, ValueError):
+        return None
+
+
 class CpuBackend:
     """Runs a session's calls on NumPy (see module docstring)."""
 
@@ -573,6 +591,21 @@ class CpuBackend:
             self.error_keys[CompileException] = "cupy.cuda.compiler.CompileException"
         except Exception:  # the kernel emulator is optional
             pass
+
+    def restate_error(self, exc: BaseException, arrays: Any) -> BaseException:
+        """NumPy's ``MemoryError`` (device memory is the host's here) in the words of
+        CuPy's ``OutOfMemoryError``: the bytes asked for and those ``arrays`` hold."""
+        if not isinstance(exc, MemoryError) or isinstance(exc, OutOfMemoryError):
+            return exc
+        size = _numpy_allocation(str(exc))
+        if size is None:
+            return exc
+        try:
+            used = int(self.memory("used_bytes", arrays))
+        except Exception:  # noqa: BLE001 - the message without it, then
+            used = 0
+        return MemoryError(f"Out of memory allocating {size:,} bytes (allocated so far: "
+                           f"{used:,} bytes).")
 
     @property
     def capture(self) -> Any:
