@@ -119,6 +119,13 @@ def current_stream() -> Any:
     return current[-1] if current else None
 
 
+def _blocking_capture() -> Capture | None:
+    """A capture under way on a blocking stream: the legacy stream may not be used
+    beside it (``cudaErrorStreamCaptureImplicit``)."""
+    return next((cap for cap in ACTIVE if any(not s.is_non_blocking for s in cap.streams)),
+                None)
+
+
 def recording() -> Capture | None:
     """The capture the current stream records into (the legacy stream's work while a
     blocking stream captures invalidates that capture, as in CUDA)."""
@@ -126,10 +133,10 @@ def recording() -> Capture | None:
     if stream is not None and stream.capture is not None:
         return stream.capture
     if stream is None or stream.ptr == 0:
-        for cap in ACTIVE:
-            if any(not s.is_non_blocking for s in cap.streams):
-                cap.invalid = True
-                raise cuda_error(906)
+        cap = _blocking_capture()
+        if cap is not None:
+            cap.invalid = True
+            raise cuda_error(906)
     return None
 
 
@@ -161,9 +168,8 @@ def end_capture(stream: Any) -> "Graph":
 
 def is_capturing(stream: Any) -> bool:
     if stream.ptr == 0:
-        for cap in ACTIVE:
-            if any(not s.is_non_blocking for s in cap.streams):
-                raise cuda_error(906)
+        if _blocking_capture() is not None:
+            raise cuda_error(906)
         return False
     cap = stream.capture
     if cap is not None and cap.invalid:
