@@ -488,7 +488,7 @@ class Session:
         if limit is None:
             limit = int(env_float("GPUSHARE_WAIT_ALLOC_MB", 256.0) * (1 << 20))
             quota = self.info.get("memory_limit") if isinstance(self.info, dict) else None
-            for cap in (quota, self.__dict__.get("_pool_limit")):
+            for cap in (quota, self.pool_limit):
                 if isinstance(cap, int) and cap > 0:
                     limit = min(limit, max(cap // 8, 1 << 16))
             self.__dict__["_alloc_wait_bytes"] = limit = max(limit, 0)
