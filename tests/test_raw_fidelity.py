@@ -327,3 +327,90 @@ def test_cache_payload_round_trip(cp) -> None:
     assert compiler._decode_cache_payload(payload, 2) == (names, b"\x7fELFcubin")
     assert compiler._decode_cache_payload(payload, 1) is None
     assert compiler._decode_cache_payload(b"\x7fELF", 1) is None
+
+
+# --- ndarray.mdspan (CuPy 14): libcudacxx's cuda::std::mdspan as a kernel argument ---------
+_MDSPAN = r'''
+#include <cuda/std/mdspan>
+#include <cuda/std/limits>
+#include <cuda/std/utility>
+#include <cupy/float16.cuh>
+#include <cupy/complex.cuh>
+
+template<typename T, typename I, typename L>
+__global__ void plus_index(
+        cuda::std::mdspan<T, cuda::std::extents<I, cuda::std::dynamic_extent,
+                                                cuda::std::dynamic_extent>, L> in,
+        cuda::std::mdspan<T, cuda::std::extents<I, cuda::std::dynamic_extent,
+                                                cuda::std::dynamic_extent>, L> out) {
+    static_assert(sizeof(in) == sizeof(void*) + (cuda::std::is_same<L,
+        cuda::std::layout_stride>::value ? 4 : 2) * sizeof(I), "libcudacxx's layout");
+    I i = threadIdx.x, j = threadIdx.y;
+    if (i < in.extent(0) && j < in.extent(1))
+        out(i, j) = in(i, j) + T(10 * i + j);
+}
+
+template<typename T, typename I>
+__global__ void scalar_plus_one(
+        cuda::std::mdspan<T, cuda::std::extents<I,>, cuda::std::layout_stride> in,
+        cuda::std::mdspan<T, cuda::std::extents<I,>, cuda::std::layout_stride> out) {
+    // libcudacxx's other headers: the host library's, in namespace cuda::std
+    auto p = cuda::std::make_pair(in(), T(cuda::std::numeric_limits<I>::digits));
+    out() = p.first + T(1) + p.second;
+}
+'''
+
+
+@pytest.mark.parametrize("index", ["int", "long long"])
+def test_mdspan_arguments_strided_negative_and_zero_d(cp, index) -> None:
+    names = [f"plus_index<double, {index}, cuda::std::{lay}>"
+             for lay in ("layout_stride", "layout_right", "layout_left")]
+    names.append(f"scalar_plus_one<float, {index}>")
+    mod = cp.RawModule(code=_MDSPAN, options=("--std=c++17",), name_expressions=names)
+    itype = cp.int32 if index == "int" else cp.int64
+    host = numpy.arange(6 * 8, dtype=numpy.float64).reshape(6, 8)
+    add = 10 * numpy.arange(6)[:, None] + numpy.arange(8)[None, :]
+
+    # layout_stride: a strided view, and one with a negative stride (allow_unsafe)
+    for view in (numpy.s_[::2, 1::3], numpy.s_[::-1, :]):
+        a = cp.asarray(host)[view]
+        out = cp.zeros((6, 8))
+        unsafe = view[0].step < 0
+        kern = mod.get_function(names[0])
+        kern((1,), (8, 8), (a.mdspan(index_type=itype, allow_unsafe=unsafe),
+                            out[view].mdspan(index_type=itype, allow_unsafe=unsafe)))
+        expect = numpy.zeros((6, 8))
+        v = host[view]
+        expect[view] = v + add[:v.shape[0], :v.shape[1]]
+        numpy.testing.assert_array_equal(out.get(), expect)
+
+    # layout_right / layout_left read C / F order arrays through the extents alone
+    for name, order in ((names[1], "C"), (names[2], "F")):
+        a = cp.asarray(numpy.asarray(host, order=order))
+        out = cp.zeros((6, 8), order=order)
+        mod.get_function(name)((1,), (8, 8), (a.mdspan(index_type=itype),
+                                              out.mdspan(index_type=itype)))
+        numpy.testing.assert_array_equal(out.get(), host + add)
+
+    # a 0-d array (`extents<I,>`: NVRTC's trailing comma)
+    a = cp.arange(5, dtype=cp.float32)[2]
+    out = cp.zeros((), cp.float32)
+    mod.get_function(names[3])((1,), (1,), (a.mdspan(index_type=itype),
+                                            out.mdspan(index_type=itype)))
+    assert float(out) == 3.0 + (31 if index == "int" else 63)
+
+
+def test_mdspan_checks_are_cupys(cp) -> None:
+    a = cp.zeros((3, 4), cp.float32)
+    with pytest.raises(ValueError, match=r"Unsupported index_type: .*Must be cupy.int32 or "
+                                         r"cupy.int64"):
+        a.mdspan(index_type=cp.int16)
+    with pytest.raises(TypeError):
+        a.mdspan(cp.int32)  # keyword-only, as CuPy's
+    with pytest.raises(RuntimeError, match="^1-th dimension has size zero$"):
+        cp.zeros((3, 0)).mdspan(index_type=cp.int64)
+    with pytest.raises(RuntimeError, match="^0-th dimension has non-positive stride$"):
+        a[::-1].mdspan(index_type=cp.int32)
+    with pytest.raises(RuntimeError, match="^1-th dimension has non-positive stride$"):
+        cp.broadcast_to(cp.ones(3), (3, 3)).T.mdspan(index_type=cp.int32)
+    assert a[::-1].mdspan(index_type=cp.int32, allow_unsafe=True) is not None

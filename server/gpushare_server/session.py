@@ -856,7 +856,9 @@ class SessionExecutor:
         if isinstance(value, list):
             return [self._resolve(v) for v in value]
         if isinstance(value, tuple):
-            return tuple(self._resolve(v) for v in value)
+            items = tuple(self._resolve(v) for v in value)
+            # a namedtuple (the decoder's, by name: an mdspan argument) keeps its type
+            return items if kind is tuple else kind(*items)
         if isinstance(value, dict):
             return {k: self._resolve(v) for k, v in value.items()}
         if isinstance(value, slice):

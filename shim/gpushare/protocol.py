@@ -142,6 +142,24 @@ def _namedtuple(name: str, fields: tuple) -> Any:
     return collections.namedtuple(name, fields)
 
 
+#: a ``cupy.ndarray.mdspan`` as a RawKernel argument: the array, the size of the index
+#: type (4 or 8) and ``allow_unsafe``; the server packs libcudacxx's struct from it
+MdspanArg = collections.namedtuple("gpushare_mdspan", ("array", "index_itemsize",
+                                                       "allow_unsafe"))
+
+
+def mdspan_arg(value: Any) -> Any:
+    """``value`` as an :data:`MdspanArg` when it is one (decoded, a namedtuple of that
+    name and fields: the decoder makes its own class), else None."""
+    if (isinstance(value, tuple) and type(value).__name__ == "gpushare_mdspan"
+            and getattr(value, "_fields", None) == MdspanArg._fields):
+        itemsize = value.index_itemsize
+        if type(itemsize) is not int or itemsize not in (4, 8):
+            raise TypeError("gpushare: malformed mdspan argument")
+        return value
+    return None
+
+
 def dtype_to_wire(dt: numpy.dtype) -> Any:
     if dt.fields is None and dt.subdtype is None:
         return dt.str

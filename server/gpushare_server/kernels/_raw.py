@@ -7,7 +7,7 @@ import threading
 
 import numpy
 
-from gpushare.protocol import HostArray
+from gpushare.protocol import HostArray, mdspan_arg
 
 from . import _build, _runtime, _source
 from ._errors import CompileException, CUDADriverError, JitifyException
@@ -246,10 +246,26 @@ class _ModuleSource:
 
 
 # ------------------------------------------------------------ marshalling
+def _mdspan_bytes(m):
+    """libcudacxx's ``mdspan`` of a layout_stride mapping, as CuPy packs it
+    (cupy/_core/_carray.pyx): the data pointer, every extent, every stride in
+    elements, in the index type (a layout_right/left kernel reads the extents only).
+    The client made CuPy's checks when the user called ``ndarray.mdspan``."""
+    a = m.array
+    if not isinstance(a, numpy.ndarray):
+        raise TypeError('gpushare: an mdspan of %s' % type(a).__name__)
+    code = '<i' if m.index_itemsize == 4 else '<q'
+    items = list(a.shape) + [s // a.itemsize for s in a.strides]
+    return (struct.pack('<Q', a.__array_interface__['data'][0])
+            + numpy.array(items, dtype=code).tobytes())
+
+
 def _arg_bytes(a):
     """Bytes CuPy would pass for kernel argument ``a`` (cuLaunchKernel)."""
     if isinstance(a, bytes):
         return a
+    if mdspan_arg(a) is not None:
+        return _mdspan_bytes(a)
     if a is None:
         return b'\0' * 8
     if isinstance(a, HostArray):

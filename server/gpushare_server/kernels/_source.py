@@ -102,15 +102,28 @@ def uses_fibers(code: str) -> bool:
     return _FIBER_RE.search(_strip_comments(code)) is not None
 
 
+#: a comma before a closing ``>`` (outside comments and strings: no valid C++ has one
+#: but a template argument list NVRTC accepts with a trailing comma)
+_TRAILING_COMMA_RE = re.compile(r',(?=\s*>)')
+
+
 def rewrite(code: str) -> str:
     """Rewrite constructs g++ cannot take as is:
 
     * ``extern __shared__ T name[];`` -> pointer into the per-block dynamic
       shared memory buffer,
     * ``static __shared__`` -> ``__shared__`` (which expands to
-      ``static thread_local``).
+      ``static thread_local``),
+    * a comma ending a template's argument list (``extents<IndexType,>``, which
+      NVRTC takes: CuPy's own mdspan tests write it for a 0-d array) -> dropped.
     """
     clean = _strip_comments(code)
+    commas = [m.start() for m in _TRAILING_COMMA_RE.finditer(clean)]
+    if commas:  # same length: the offsets in `clean` still hold
+        chars = list(code)
+        for i in commas:
+            chars[i] = ' '
+        code = ''.join(chars)
     matches = list(_EXTERN_SHARED_RE.finditer(clean))
     if matches:
         out = []

@@ -38,7 +38,7 @@ from typing import Any, Callable
 
 from gpushare.errors import KernelUnknownError
 from gpushare.kernel_includes import check_spec
-from gpushare.protocol import Decoder, Encoder, HostArray
+from gpushare.protocol import Decoder, Encoder, HostArray, mdspan_arg
 
 #: the kernel constructors a client may name
 KINDS = ("ElementwiseKernel", "ReductionKernel", "RawKernel", "RawModule")
@@ -142,10 +142,16 @@ def _remember(key: str, kind: str, args: tuple, kwargs: dict) -> None:
 
 
 def unwrap(value: Any) -> Any:
-    """Replace :class:`HostArray` (numpy data from the client) by the numpy array,
-    inside tuples and lists too (RawKernel's argument tuple)."""
+    """Replace :class:`HostArray` (numpy data from the client) by the numpy array, and
+    :data:`~gpushare.protocol.MdspanArg` by CuPy's mdspan of the array, inside tuples
+    and lists too (RawKernel's argument tuple)."""
     if isinstance(value, HostArray):
         return value.array
+    if mdspan_arg(value) is not None:  # cupy.ndarray.mdspan, made here by CuPy
+        import cupy
+        return value.array.mdspan(
+            index_type=cupy.int32 if value.index_itemsize == 4 else cupy.int64,
+            allow_unsafe=bool(value.allow_unsafe))
     if isinstance(value, tuple):
         return tuple(unwrap(v) for v in value)
     if isinstance(value, list):

@@ -36,7 +36,7 @@ import numpy
 from .. import client as _client
 from .. import errors
 from ..kernel_includes import localize
-from ..protocol import Encoder
+from ..protocol import Encoder, MdspanArg
 from . import _ndarray, _objects
 from ._objects import RemoteObjectProxy
 
@@ -139,7 +139,10 @@ def _raw_arg(s: Any, a: Any) -> Any:
     """A RawKernel argument as it should travel: a ``MemoryPointer`` (CuPy passes its
     address) as a byte view of the server memory from that address to the end of its
     allocation, which the kernel receives as a pointer to its first byte."""
+    from ._core._carray import mdspan
     from ._ndarray import MemoryPointer, from_pointer, resolve_pointer
+    if isinstance(a, mdspan):
+        return a._wire()
     if not isinstance(a, MemoryPointer):
         return _prepare_arg(a)
     if a.ptr == 0:
@@ -176,6 +179,8 @@ def _arg_sig(a: Any, raw: bool = False) -> Any:
         return ("n",)
     if isinstance(a, RemoteObjectProxy):
         return ("o", a._type_name)
+    if isinstance(a, MdspanArg):
+        return ("m", a.index_itemsize, a.allow_unsafe)
     return None
 
 

@@ -893,6 +893,17 @@ class ndarray(_client.RemoteHandle):
         """See :meth:`__dlpack__`: a device capsule cannot be made here."""
         return self.__dlpack__()
 
+    def mdspan(self, *, index_type: Any, allow_unsafe: bool = False) -> Any:
+        """The array as a ``cuda::std::mdspan`` argument of a RawKernel (CuPy's checks
+        here; the struct is packed on the server at the launch).
+
+        See Also
+        --------
+        cupy.ndarray.mdspan
+        """
+        from ._core._carray import mdspan
+        return mdspan._from_ndarray(self, index_type, allow_unsafe)
+
     def __dlpack_device__(self) -> tuple:
         return (2, 0)  # kDLCUDA, device 0 of the server; __dlpack__ itself is refused
 
