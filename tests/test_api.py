@@ -7,6 +7,8 @@ import pickle
 import numpy
 import pytest
 
+from _servers import BACKEND
+
 pytestmark = pytest.mark.timeout(60)
 
 
@@ -355,6 +357,29 @@ def test_cuda_module(cp):
     assert null is cp.cuda.Stream.null and null.ptr == 0
     with null:
         assert int((x + 1)[0]) == 1
+    # CUDA's invalid handle for an event never recorded or made without timing
+    for a, b in ((cp.cuda.Event(), end), (start, cp.cuda.Event(disable_timing=True))):
+        b.record()
+        with pytest.raises(cp.cuda.runtime.CUDARuntimeError,
+                           match="^cudaErrorInvalidResourceHandle: invalid resource handle$"):
+            cp.cuda.get_elapsed_time(a, b)
+
+
+@pytest.mark.skipif(BACKEND != "cpu", reason="the CPU backend's figures")
+def test_the_cpu_backend_reports_the_cuda_its_kernels_are_built_for(cp) -> None:
+    """The emulator compiles as CUDA 12.0 for sm_80 (csrc/gpushare_cuda.h's
+    CUDART_VERSION and __CUDA_ARCH__): versions and compute capability say so, and a
+    kernel sees the same."""
+    assert cp.cuda.runtime.runtimeGetVersion() == 12000
+    assert cp.cuda.runtime.driverGetVersion() == 12000
+    assert cp.cuda.driver.get_build_version() == 12000
+    assert cp.cuda.Device().compute_capability == "80"
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    assert (props["major"], props["minor"]) == (8, 0)
+    out = cp.zeros(2, cp.int32)
+    cp.RawKernel(r'''extern "C" __global__ void v(int* o) {
+        o[0] = CUDART_VERSION; o[1] = __CUDA_ARCH__; }''', "v")((1,), (1,), (out,))
+    assert out.get().tolist() == [12000, 800]
 
 
 def test_testing_module(cp):

@@ -185,9 +185,9 @@ def test_template_kernels_need_name_expressions(cp) -> None:
 
 def test_name_expression_that_does_not_instantiate(cp) -> None:
     code = r'''
-#include <type_traits>
+#include <cuda/std/type_traits>
 template<typename T,
-         typename = typename std::enable_if<std::is_integral<T>::value>::type>
+         typename = typename cuda::std::enable_if<cuda::std::is_integral<T>::value>::type>
 __global__ void shift(T* a, int N) {
     unsigned int tid = blockIdx.x * blockDim.x + threadIdx.x;
     if (tid < N) a[tid] += 100;
@@ -200,6 +200,29 @@ __global__ void shift(T* a, int N) {
     mod = cp.RawModule(code=code, name_expressions=("shift<int>",))
     a = cp.arange(8, dtype=cp.int32)
     mod.get_function("shift<int>")((1,), (8,), (a, 8))
+    assert a.get().tolist() == list(range(100, 108))
+
+
+def test_the_cxx_standard_library_is_jitifys_not_nvrtcs(cp) -> None:
+    """NVRTC has no <type_traits> (CuPy's test_jitify2/3): without Jitify the kernel's
+    own include of it fails as there, while libcudacxx's <cuda/std/...> (above), which
+    the emulator builds on the host's, still compiles."""
+    code = r'''
+#include <type_traits>
+template<typename T,
+         typename = typename std::enable_if<std::is_integral<T>::value>::type>
+__global__ void shift(T* a, int N) { a[threadIdx.x] += 100; }
+'''
+    mod = cp.RawModule(code=code, name_expressions=("shift<int>",))
+    with pytest.raises(cp.cuda.compiler.CompileException) as info:
+        mod.get_function("shift<int>")
+    assert str(info.value).startswith(
+        'kernel.cu:2:10: catastrophic error: cannot open source file "type_traits"')
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # (jitify's)
+        mod = cp.RawModule(code=code, name_expressions=("shift<int>",), jitify=True)
+        a = cp.arange(8, dtype=cp.int32)
+        mod.get_function("shift<int>")((1,), (8,), (a, 8))
     assert a.get().tolist() == list(range(100, 108))
 
 
@@ -414,3 +437,28 @@ def test_mdspan_checks_are_cupys(cp) -> None:
     with pytest.raises(RuntimeError, match="^1-th dimension has non-positive stride$"):
         cp.broadcast_to(cp.ones(3), (3, 3)).T.mdspan(index_type=cp.int32)
     assert a[::-1].mdspan(index_type=cp.int32, allow_unsafe=True) is not None
+
+
+def test_numpy_arguments_by_value_and_device_structs_by_address(cp) -> None:
+    """CuPy's ``_pointer``: a numpy array of size one travels by value whatever its
+    shape and dtype, a bigger one is refused with CuPy's message; a device array is
+    its address, a structured one of size one too."""
+    k = cp.RawKernel(r'''extern "C" __global__ void f(float* x, float a) {
+        x[threadIdx.x] = a; }''', "f")
+    x = cp.zeros(4, cp.float32)
+    k((1,), (4,), (x, numpy.array([[3.5]], numpy.float32)))
+    assert x.get().tolist() == [3.5] * 4
+    with pytest.raises(TypeError, match=r"^You are trying to pass a numpy.ndarray of "
+                                        r"shape \(4,\) as a kernel parameter. Only "):
+        k((1,), (4,), (numpy.zeros(4, numpy.float32), numpy.float32(1)))
+        cp.cuda.Device().synchronize()
+    dt = numpy.dtype([("a", numpy.float32), ("b", numpy.float32)])
+    s = cp.zeros(1, dt)
+    cp.RawKernel(r'''struct S { float a, b; };
+        extern "C" __global__ void g(S* s) { s->b = 7; }''', "g")((1,), (1,), (s,))
+    assert s.get().tolist() == [(0.0, 7.0)]
+    out = cp.zeros(1, cp.float32)
+    cp.RawKernel(r'''struct S { float a, b; };
+        extern "C" __global__ void h(S s, float* o) { o[0] = s.a * s.b; }''', "h")(
+        (1,), (1,), (numpy.array([(1.5, 2.0)], dt), out))
+    assert out.get().tolist() == [3.0]

@@ -19,7 +19,7 @@ from typing import Any, Callable
 import numpy
 
 from gpushare import structured
-from gpushare.errors import OutOfMemoryError
+from gpushare.errors import CUDARuntimeError, OutOfMemoryError
 from gpushare.namespace import (FILE_FUNCTIONS, FILE_METHODS, SERVED_CLASSES,
                                 is_public_callable, ndarray_members, refuse_file_access,
                                 served_classmethod, served_members)
@@ -359,15 +359,32 @@ class Event:
 
 
 def _get_elapsed_time(start: Event, end: Event) -> float:
-    if start._time is None or end._time is None:
-        raise RuntimeError("cudaErrorInvalidResourceHandle: event has not been recorded")
+    """See Also: cupy.cuda.get_elapsed_time (``cudaEventElapsedTime``: an event never
+    recorded, or made with ``disable_timing=True``, is CUDA's invalid handle)."""
+    for e in (start, end):
+        if not isinstance(e, Event):
+            raise TypeError(f"Argument '{'start_event' if e is start else 'end_event'}' "
+                            f"has incorrect type (expected cupy.cuda.stream.Event, got "
+                            f"{type(e).__name__})")
+    if start._time is None or end._time is None or start.disable_timing or \
+            end.disable_timing:
+        raise CUDARuntimeError(400, "cudaErrorInvalidResourceHandle: invalid resource "
+                                    "handle")
     return (end._time - start._time) * 1000.0
+
+
+#: the CUDA version and compute capability the kernel emulator compiles for
+#: (``CUDART_VERSION`` and ``__CUDA_ARCH__`` in csrc/gpushare_cuda.h), which the CPU
+#: backend reports as its runtime's, driver's and device's
+EMULATED_CUDA = 12000
+EMULATED_ARCH = (8, 0)
 
 
 def _device_properties(device: int = 0) -> dict:
     free, total = host_memory()
     return {"name": b"gpushare CPU backend (NumPy)", "totalGlobalMem": total,
-            "multiProcessorCount": os.cpu_count() or 1, "major": 0, "minor": 0,
+            "multiProcessorCount": os.cpu_count() or 1, "major": EMULATED_ARCH[0],
+            "minor": EMULATED_ARCH[1],
             "warpSize": 32, "maxThreadsPerBlock": 1024, "sharedMemPerBlock": 49152,
             "clockRate": 0, "integrated": 0, "canMapHostMemory": 1, "pciBusID": 0,
             "pciDeviceID": 0, "pciDomainID": 0, "regsPerBlock": 65536,
@@ -457,10 +474,11 @@ OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.cuda.runtime.getDeviceProperties": _device_properties,
     "cupy.cuda.runtime.deviceGetAttribute": _device_attribute,
     "cupy.cuda.runtime.memGetInfo": host_memory,
-    "cupy.cuda.runtime.runtimeGetVersion": lambda: 0,
-    "cupy.cuda.runtime.driverGetVersion": lambda: 0,
+    # the CUDA the kernel emulator compiles for (csrc/gpushare_cuda.h: CUDART_VERSION)
+    "cupy.cuda.runtime.runtimeGetVersion": lambda: EMULATED_CUDA,
+    "cupy.cuda.runtime.driverGetVersion": lambda: EMULATED_CUDA,
     "cupy.cuda.runtime.deviceSynchronize": lambda: None,
-    "cupy.cuda.driver.get_build_version": lambda: 0,
+    "cupy.cuda.driver.get_build_version": lambda: EMULATED_CUDA,
     "cupy.cuda.cufft.getVersion": lambda: 0,  # no cuFFT here
 }
 for _fft_name in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2",
@@ -927,9 +945,10 @@ class CpuBackend:
     def info(self) -> dict:
         free, total = host_memory()
         return {"backend": "cpu", "numpy": numpy.__version__, "is_hip": False,
-                "runtime_version": 0, "driver_version": 0,
+                "runtime_version": EMULATED_CUDA, "driver_version": EMULATED_CUDA,
                 "devices": [{"id": 0, "name": "CPU (NumPy)", "total_memory": total,
-                             "free_memory": free, "compute_capability": "0"}]}
+                             "free_memory": free,
+                             "compute_capability": "%d%d" % EMULATED_ARCH}]}
 
     def memory(self, op: str, arrays: list) -> Any:
         if op in ("used_bytes", "total_bytes"):

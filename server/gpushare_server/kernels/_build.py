@@ -116,9 +116,55 @@ def _tls_flags() -> tuple:
     return _state['tls']
 
 
+#: the C++ standard library's headers: NVRTC has none of them (CUDA's and CuPy's
+#: include directories neither; Jitify brings its own), so a kernel compiled without
+#: Jitify that includes one fails there with "cannot open source file"
+_CXX_STD_HEADERS = (
+    'algorithm', 'any', 'array', 'atomic', 'bitset', 'cassert', 'cctype', 'cerrno', 'cfenv',
+    'cfloat', 'charconv', 'chrono', 'cinttypes', 'climits', 'clocale', 'cmath', 'codecvt',
+    'complex', 'condition_variable', 'csetjmp', 'csignal', 'cstdarg', 'cstddef', 'cstdint',
+    'cstdio', 'cstdlib', 'cstring', 'ctime', 'cuchar', 'cwchar', 'cwctype', 'deque',
+    'exception', 'execution', 'filesystem', 'forward_list', 'fstream', 'functional',
+    'future', 'initializer_list', 'iomanip', 'ios', 'iosfwd', 'iostream', 'istream',
+    'iterator', 'limits', 'list', 'locale', 'map', 'memory', 'memory_resource', 'mutex',
+    'new', 'numeric', 'optional', 'ostream', 'queue', 'random', 'ratio', 'regex',
+    'scoped_allocator', 'set', 'shared_mutex', 'sstream', 'stack', 'stdexcept',
+    'streambuf', 'string', 'string_view', 'system_error', 'thread', 'tuple',
+    'type_traits', 'typeindex', 'typeinfo', 'unordered_map', 'unordered_set', 'utility',
+    'valarray', 'variant', 'vector')
+
+#: how a header of ``_CXX_STD_HEADERS`` included by the kernel's own source reads (the
+#: emulator's headers, a level deeper, still reach the real one): g++'s "No such
+#: file", which ``_nvrtc_words`` words as NVRTC does, at the user's line
+_ABSENT = ('// gpushare: NVRTC has no <%(n)s>; the emulator\'s own headers use the host\'s\n'
+           '#if __INCLUDE_LEVEL__ == 1\n#include "gs_nvrtc_absent/%(n)s"\n'
+           '#else\n#include_next <%(n)s>\n#endif\n')
+_ABSENT_RE = re.compile(r'^In file included from (kernel\.cu:\d+):\n[^\n]*: fatal error: '
+                        r'gs_nvrtc_absent/(.+?): No such file or directory[ \t]*'
+                        r'(?:\n +\d* *\|[^\n]*)*$', re.M)
+
+
+def nvrtc_headers() -> Path:
+    """A directory that, first on the include path, hides the C++ standard library's
+    headers from the kernel's source as NVRTC does (see ``_ABSENT``)."""
+    key = hashlib.sha256((_ABSENT + '\0'.join(_CXX_STD_HEADERS)).encode()).hexdigest()[:16]
+    d = cache_dir() / ('nvrtc_' + key)
+    if not d.is_dir():
+        tmp = Path(tempfile.mkdtemp(prefix='nvrtc-', dir=str(cache_dir())))
+        for n in _CXX_STD_HEADERS:
+            (tmp / n).write_text(_ABSENT % {'n': n})
+        try:
+            os.replace(tmp, d)
+        except OSError:  # another process made it first
+            shutil.rmtree(tmp, ignore_errors=True)
+    return d
+
+
 def _nvrtc_words(log: str) -> str:
     """g++'s log with NVRTC's wording where a user would look for it: a missing
     header is NVRTC's ``catastrophic error: cannot open source file "x.h"``."""
+    log = _ABSENT_RE.sub(lambda m: '%s:10: fatal error: %s: No such file or directory'
+                         % (m.group(1), m.group(2)), log)
     return _MISSING_HEADER_RE.sub(
         lambda m: '%scatastrophic error: cannot open source file "%s"' % (m.group(1),
                                                                            m.group(2)), log)

@@ -116,9 +116,11 @@ class _ModuleSource:
     (kernels or globals) are requested.
 
     A template kernel is found only by a name expression given to the module (as
-    NVRTC instantiates and names only those); ``jitify=True`` mimics Jitify's
-    preprocessing: a missing header is commented out (an empty header stands for it),
-    and an error in the source is a :class:`JitifyException`."""
+    NVRTC instantiates and names only those), and NVRTC's include path has no C++
+    standard library (``_build.nvrtc_headers``); ``jitify=True`` mimics Jitify's
+    preprocessing: the standard headers are there, a missing header is commented out
+    (an empty header stands for it), and an error in the source is a
+    :class:`JitifyException`."""
 
     def __init__(self, code, options=(), name_expressions=None,
                  cupy_headers=False, name='kernel', translate=False, jitify=False,
@@ -153,6 +155,8 @@ class _ModuleSource:
         while True:
             extra = (('-idirafter', str(_build.stub_headers(self._stubs)))
                      if self._stubs else ())
+            if self.backend == 'nvrtc' and not self.jitify:  # (nvcc has the host's)
+                extra += ('-I', str(_build.nvrtc_headers()))
             try:
                 path = _build.build_shared(src, self.name, self.options, self.code,
                                            extra_flags=extra)
@@ -269,15 +273,18 @@ def _arg_bytes(a):
     if a is None:
         return b'\0' * 8
     if isinstance(a, HostArray):
-        # numpy data sent by a client: only a struct by value (size-1 structured
-        # array) or a 0-d value is meaningful; a host buffer has no device address
+        # numpy data sent by a client: passed by value when of size one (CuPy's
+        # CNumpyArray: a struct, or a value of any shape); a host buffer has no device
+        # address (cupy/cuda/function.pyx _pointer)
         h = a.array
-        if h.size == 1 and (h.dtype.kind == 'V' or h.ndim == 0):
+        if h.size == 1:
             return h.tobytes()
-        raise TypeError('Unsupported type %s' % type(h))
-    if isinstance(a, numpy.ndarray):
-        if a.dtype.kind == 'V' and a.size == 1:
-            return a.tobytes()          # struct passed by value
+        raise TypeError(
+            'You are trying to pass a numpy.ndarray of shape {} as a kernel parameter. '
+            'Only numpy.ndarrays of size one can be passed by value. If you meant to '
+            'pass a pointer to __global__ memory, you need to pass a cupy.ndarray '
+            'instead.'.format(h.shape))
+    if isinstance(a, numpy.ndarray):    # a device array: its address
         return struct.pack('<Q', a.__array_interface__['data'][0])
     if isinstance(a, numpy.generic):
         return a.tobytes()
