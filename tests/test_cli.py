@@ -17,6 +17,8 @@ PROGRAM = textwrap.dedent("""
     import sys
     import cupy
     import cupyx
+    from cupy.fft.config import get_plan_cache  # (config: an object, not a module)
+    assert get_plan_cache().get_size() >= -1
     x = cupy.arange(10, dtype=cupy.float32)
     y = (x * 2).sum()
     print(type(x).__module__, float(y), sys.argv[1:])

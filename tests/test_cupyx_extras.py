@@ -168,6 +168,41 @@ def test_scipy_fft_backend_plans_and_dct_types(cp):
     assert fft.next_fast_len(11) == 12  # cuFFT's fast sizes (SciPy's would say 11)
 
 
+def test_fft_plan_cache_is_the_servers(cp, capsys):
+    """``cupy.fft.config.get_plan_cache()``: the server's cache, CuPy's settings, checks
+    and words (on the CPU backend, whose transforms make no cuFFT plans, it stays
+    empty); the module-level helpers warn as experimental, as CuPy's do."""
+    import warnings
+    cache = cp.fft.config.get_plan_cache()
+    assert type(cache).__name__ == "PlanCache"
+    size = cache.get_size()
+    try:
+        assert size == 16 and cache.get_memsize() == -1  # CuPy's defaults
+        cache.set_size(0)  # CuPy's documented way to disable it
+        assert cp.fft.config.get_plan_cache().get_size() == 0  # the same cache
+        numpy.testing.assert_allclose(cp.fft.fft(cp.arange(8.0)).get(),
+                                      numpy.fft.fft(numpy.arange(8.0)))
+        with pytest.raises(ValueError, match="^invalid input$"):
+            cache.set_memsize(-2)
+        with pytest.raises(TypeError):
+            cache.set_size(1.5)
+        cache.show_info()
+        shown = capsys.readouterr().out
+        assert "cuFFT plan cache (device 0)" in shown and "cache enabled? False" in shown
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            cp.fft.config.set_plan_cache_size(3)
+            assert cp.fft.config.get_plan_cache_size() == 3
+        assert [str(w.message) for w in caught][0] == (
+            "cupy.fft.cache.set_plan_cache_size is experimental. The interface can change "
+            "in the future.")
+        assert all(w.category is FutureWarning for w in caught)
+    finally:
+        cache.set_size(size)
+    assert cache.get_curr_size() >= 0 and cache.get_curr_memsize() >= 0
+    cache.clear()
+
+
 # --- cupyx: linalg, pinned arrays, profiler, special ------------------------------------
 
 def test_cupyx_linalg(cp):

@@ -22,13 +22,15 @@ class _AliasLoader(importlib.abc.Loader):
 
     def create_module(self, spec: Any) -> Any:
         module = importlib.import_module(self.target)
-        self._spec = module.__spec__
+        # (``cupy.fft.config`` is an object standing as a module: it has no spec)
+        self._spec = getattr(module, "__spec__", None)
         return module
 
     def exec_module(self, module: Any) -> None:
         # the import system stamped the alias spec on the module; the module keeps its
         # own, so its relative imports and __package__ stay consistent
-        module.__spec__ = self._spec
+        if self._spec is not None:
+            module.__spec__ = self._spec
 
 
 class CupyAliasFinder(importlib.abc.MetaPathFinder):

@@ -502,7 +502,7 @@ from .cpu_indexing import wrap_key as _wrap_key  # noqa: E402
 from .cpu_kernels import KERNEL_OVERRIDES, KERNEL_REMOTE_TYPES  # noqa: E402
 from .cpu_random import RANDOM_OVERRIDES, RANDOM_REMOTE_TYPES  # noqa: E402
 from . import cpu_ndimage, cpu_routines  # noqa: E402
-from .cpu_fft import FFT_OVERRIDES, PLAN_MEMBERS  # noqa: E402
+from .cpu_fft import FFT_OVERRIDES, PLAN_CACHE_MEMBERS, PLAN_MEMBERS  # noqa: E402
 from .cpu_signal import SIGNAL_OVERRIDES  # noqa: E402
 from .cpu_host import HOST_PARAMS, host_params  # noqa: E402
 from . import cpu_sparse  # noqa: E402
@@ -545,7 +545,8 @@ OVERRIDES.update(KERNEL_OVERRIDES)
 OVERRIDES.update(RANDOM_OVERRIDES)
 REMOTE_TYPES.update(KERNEL_REMOTE_TYPES)
 REMOTE_TYPES.update(RANDOM_REMOTE_TYPES)
-REMOTE_TYPES.update({"Plan1d": PLAN_MEMBERS, "PlanNd": PLAN_MEMBERS})  # cuFFT plans
+REMOTE_TYPES.update({"Plan1d": PLAN_MEMBERS, "PlanNd": PLAN_MEMBERS,  # cuFFT plans
+                     "PlanCache": PLAN_CACHE_MEMBERS})
 REMOTE_TYPES.update(served_members())  # SciPy's interpolators answer as CuPy's
 OVERRIDES.update({f"cupy.cuda.texture.{name}": cls for name, cls in cpu_texture.CLASSES.items()})
 REMOTE_TYPES.update(cpu_texture.MEMBERS)

@@ -165,4 +165,74 @@ def _overrides() -> dict[str, Callable[..., Any]]:
     return out
 
 
+class PlanCache:
+    """``cupy.fft._cache.PlanCache`` on the CPU backend, whose transforms (NumPy's and
+    SciPy's) make no cuFFT plans: the settings and checks are CuPy's, and the cache is
+    always empty (no hits, no misses).
+
+    See Also
+    --------
+    cupy.fft._cache.PlanCache
+    """
+
+    def __init__(self, size: int = 16, memsize: int = -1, dev: int = 0) -> None:
+        self._validate(size, memsize)
+        self.size, self.memsize, self.dev = size, memsize, dev
+
+    @staticmethod
+    def _validate(size: int, memsize: int) -> None:
+        if size < -1 or memsize < -1:
+            raise ValueError("invalid input")
+
+    def set_size(self, size: int) -> None:
+        self._validate(size, self.memsize)
+        self.size = size
+
+    def get_size(self) -> int:
+        return self.size
+
+    def get_curr_size(self) -> int:
+        return 0
+
+    def set_memsize(self, memsize: int) -> None:
+        self._validate(self.size, memsize)
+        self.memsize = memsize
+
+    def get_memsize(self) -> int:
+        return self.memsize
+
+    def get_curr_memsize(self) -> int:
+        return 0
+
+    def clear(self) -> None:
+        return None
+
+    def __repr__(self) -> str:  # CuPy's words (cupy/fft/_cache.pyx)
+        return ("------------------- cuFFT plan cache (device {}) -------------------\n"
+                "cache enabled? {}\n"
+                "current / max size   : 0 / {} (counts)\n"
+                "current / max memsize: 0 / {} (bytes)\n"
+                "hits / misses: 0 / 0 (counts)\n"
+                "\ncached plans (most recently used first):\n").format(
+            self.dev, self.size != 0 and self.memsize != 0,
+            "(unlimited)" if self.size == -1 else self.size,
+            "(unlimited)" if self.memsize == -1 else self.memsize)
+
+
+#: the one device's cache (a session's worker serves it alone)
+_PLAN_CACHE: list = []
+
+
+def get_plan_cache() -> PlanCache:
+    """See Also: cupy.fft.config.get_plan_cache"""
+    if not _PLAN_CACHE:
+        _PLAN_CACHE.append(PlanCache())
+    return _PLAN_CACHE[0]
+
+
+#: what a client may call on a plan cache (both backends)
+PLAN_CACHE_MEMBERS = frozenset({"set_size", "get_size", "get_curr_size", "set_memsize",
+                                "get_memsize", "get_curr_memsize", "clear", "__repr__"})
+
 FFT_OVERRIDES = _overrides()
+FFT_OVERRIDES["cupy.fft.config.get_plan_cache"] = get_plan_cache

@@ -17,7 +17,7 @@ from gpushare.namespace import (FILE_FUNCTIONS, FILE_METHODS, SERVED_CLASSES,
 from gpushare.protocol import HostArray
 
 from . import check_member, sparse
-from .cpu_fft import PLAN_MEMBERS
+from .cpu_fft import PLAN_CACHE_MEMBERS, PLAN_MEMBERS
 from .cpu_kernels import KERNEL_REMOTE_TYPES
 from .cpu_texture import MEMBERS as TEXTURE_MEMBERS
 
@@ -53,7 +53,8 @@ REMOTE_TYPES: dict[str, frozenset[str]] = {
 # kernel objects answer the same methods on both backends; so do cupyx.scipy's
 REMOTE_TYPES.update(KERNEL_REMOTE_TYPES)
 REMOTE_TYPES.update(served_members())
-REMOTE_TYPES.update({"Plan1d": PLAN_MEMBERS, "PlanNd": PLAN_MEMBERS})  # get_fft_plan's
+REMOTE_TYPES.update({"Plan1d": PLAN_MEMBERS, "PlanNd": PLAN_MEMBERS,  # get_fft_plan's
+                     "PlanCache": PLAN_CACHE_MEMBERS})  # cupy.fft.config.get_plan_cache's
 
 
 class CupyBackend:
@@ -99,6 +100,9 @@ class CupyBackend:
         if path == "gpushare.kernel":  # user kernels by content hash (kernels/remote.py)
             from gpushare_server.kernels.remote import cupy_make_kernel
             return cupy_make_kernel
+        if path == "cupy.fft.config.get_plan_cache":  # (config is no module in the table)
+            import cupy.fft.config
+            return cupy.fft.config.get_plan_cache
         if path.startswith("cupy.cuda.") or path in ("cupy.cuda",):
             if not _CUDA_ALLOWED.get(path.rsplit(".", 1)[0], set()) & {path.rsplit(".", 1)[1]}:
                 raise AttributeError(f"gpushare: {path} is not served")

@@ -57,3 +57,14 @@ import os as _os
 CUDA_ARRAY_INTERFACE_SYNC = bool(int(_os.environ.get("CUPY_CUDA_ARRAY_INTERFACE_SYNC", 1)))
 CUDA_ARRAY_INTERFACE_EXPORT_VERSION = int(
     _os.environ.get("CUPY_CUDA_ARRAY_INTERFACE_EXPORT_VERSION", 3))
+
+
+def experimental(api_name: str) -> None:
+    """CuPy's FutureWarning for an experimental API (silenced by
+    ``cupy.disable_experimental_feature_warning``)."""
+    import warnings
+
+    from .. import cupy as _cupy
+    if not _cupy.disable_experimental_feature_warning:
+        warnings.warn(f"{api_name} is experimental. The interface can change in the future.",
+                      FutureWarning, stacklevel=3)

@@ -11,7 +11,8 @@ from typing import Any
 import numpy
 import numpy.fft
 
-from .. import _export_table, _remote, _routines
+from .. import _export_table, _remote, _routines, _util
+from .._objects import RemoteObjectProxy as _RemoteObjectProxy
 
 # fft, ifft, rfft and irfft along the last axis, fft2/fftn and kin over their default
 # axes, pipeline (``_routines.ffts``)
@@ -63,32 +64,43 @@ class _FFTConfig:
         self._devices.set(tuple(devs))
 
     @staticmethod
-    def get_plan_cache() -> None:
-        return None
+    def get_plan_cache() -> "PlanCache":
+        """The cuFFT plan cache of the server's device (the thread that serves this
+        session: CuPy's caches are per thread and device).
 
-    @staticmethod
-    def clear_plan_cache() -> None:
-        return None
+        See Also
+        --------
+        cupy.fft.config.get_plan_cache
+        """
+        from .. import _objects
+        return _objects.create(PlanCache, "cupy.fft.config.get_plan_cache", "PlanCache")
 
-    @staticmethod
-    def get_plan_cache_size() -> int:
-        return 0
+    def clear_plan_cache(self) -> None:
+        _util.experimental("cupy.fft.cache.clear_plan_cache")
+        self.get_plan_cache().clear()
 
-    @staticmethod
-    def set_plan_cache_size(size: int) -> None:
-        return None
+    def get_plan_cache_size(self) -> int:
+        _util.experimental("cupy.fft.cache.get_plan_cache_size")
+        return self.get_plan_cache().get_size()
 
-    @staticmethod
-    def get_plan_cache_max_memsize() -> int:
-        return -1
+    def set_plan_cache_size(self, size: int) -> None:
+        _util.experimental("cupy.fft.cache.set_plan_cache_size")
+        self.get_plan_cache().set_size(size)
 
-    @staticmethod
-    def set_plan_cache_max_memsize(size: int) -> None:
-        return None
+    def get_plan_cache_max_memsize(self) -> int:
+        _util.experimental("cupy.fft.cache.get_plan_cache_max_memsize")
+        return self.get_plan_cache().get_memsize()
 
-    @staticmethod
-    def show_plan_cache_info() -> None:
-        print("gpushare: cuFFT plan caches live on the server")
+    def set_plan_cache_max_memsize(self, size: int) -> None:
+        _util.experimental("cupy.fft.cache.set_plan_cache_max_memsize")
+        self.get_plan_cache().set_memsize(size)
+
+    def show_plan_cache_info(self) -> None:
+        """The caches of this session's one device (CuPy prints every device's of the
+        calling thread)."""
+        print("=============== cuFFT plan cache info (all devices) ===============")
+        self.get_plan_cache().show_info()
+        print()
 
     @staticmethod
     def get_current_callback_manager(*args: Any, **kwargs: Any) -> None:
@@ -97,6 +109,62 @@ class _FFTConfig:
     @staticmethod
     def set_cufft_callbacks(*args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("gpushare: cuFFT callbacks are not supported")
+
+
+class PlanCache(_RemoteObjectProxy):
+    """``cupy.fft._cache.PlanCache``: a cuFFT plan cache of the server's, reached by
+    handle (its plans stay there).
+
+    See Also
+    --------
+    cupy.fft._cache.PlanCache
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("gpushare: a plan cache lives on the server; use "
+                        "cupy.fft.config.get_plan_cache()")
+
+    def _get(self, name: str, *args: Any) -> Any:
+        return self._gs_session.call("method", name, (self, *args))
+
+    def set_size(self, size: int) -> None:
+        self._get("set_size", _index(size))
+
+    def get_size(self) -> int:
+        return int(self._get("get_size"))
+
+    def get_curr_size(self) -> int:
+        return int(self._get("get_curr_size"))
+
+    def set_memsize(self, memsize: int) -> None:
+        self._get("set_memsize", _index(memsize))
+
+    def get_memsize(self) -> int:
+        return int(self._get("get_memsize"))
+
+    def get_curr_memsize(self) -> int:
+        return int(self._get("get_curr_memsize"))
+
+    def clear(self) -> None:
+        self._get("clear")
+
+    def show_info(self) -> None:
+        print(self)
+
+    def __str__(self) -> str:
+        return str(self._get("__repr__"))
+
+    __repr__ = __str__
+
+
+def _index(value: Any) -> int:
+    """A ``Py_ssize_t`` argument, as Cython takes it."""
+    import operator
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"'{type(value).__name__}' object cannot be interpreted as an "
+                        "integer") from None
 
 
 config = _FFTConfig()
