@@ -623,6 +623,31 @@ def test_a_big_allocation_raises_out_of_memory_at_its_own_call(monkeypatch):
             else:
                 raise AssertionError("no OutOfMemoryError at the call")
             assert (x + 1).tolist() == [1.0, 2.0, 3.0, 4.0]
+        # results the client lays out itself wait as well: routines, random arrays,
+        # casts, and operators and ufuncs (the C fast path and the Python one)
+        from gpushare.cupy import _ufunc
+        half = cupy.ones(1 << 20, dtype=cupy.float32)  # 4 MiB
+        for make in (lambda: cupy.arange(1 << 21, dtype=cupy.float64),
+                     lambda: cupy.random.random((1 << 21,)),
+                     lambda: half.astype(cupy.float64) * 1,
+                     lambda: half + half + half,
+                     lambda: cupy.exp(cupy.concatenate([half, half]))):
+            for accel in (True, False):
+                if _ufunc._accel is not None:
+                    _ufunc._accel.enable(accel)
+                try:
+                    make()
+                except cupy.cuda.memory.OutOfMemoryError as e:
+                    assert "limit set to: 8,388,608" in str(e)
+                    assert "pipelined call" not in str(e)
+                else:
+                    raise AssertionError("no OutOfMemoryError at the call")
+                finally:
+                    if _ufunc._accel is not None:
+                        _ufunc._accel.enable(True)
+                assert (x + 1).tolist() == [1.0, 2.0, 3.0, 4.0]
+        del half, make
+        # the errors caught hold no arrays: their memory is free again
         assert not client.get_session()._poisoned  # nothing left to disable the fast path
         kept = cupy.zeros(6 << 20, dtype=cupy.uint8)  # within the limit: still made
         assert kept.size == 6 << 20 and int(kept[-1]) == 0

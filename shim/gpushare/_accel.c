@@ -428,6 +428,27 @@ static PyObject *run(OpObject *op, PyObject *a, PyObject *b)
         FAIL();
     if (!op->e_ok)
         NOT_FAST();
+    /* a new result of Session.alloc_wait_bytes or more waits for the server (so that
+     * its OutOfMemoryError is the call's own): the general path (``_ndarray._new``);
+     * under 64 KiB (``_ufunc._SMALL``) it never does, and the session is not asked */
+    if (op->mode != INTO) {
+        Py_ssize_t nbytes = op->e_itemsize, k = PyTuple_GET_SIZE(o.shape);
+        for (Py_ssize_t i = 0; i < k && nbytes; i++) {
+            Py_ssize_t d = PyLong_AsSsize_t(PyTuple_GET_ITEM(o.shape, i));
+            if (d == -1 && PyErr_Occurred())
+                FAIL();
+            nbytes = d > 0 && nbytes > PY_SSIZE_T_MAX / d ? PY_SSIZE_T_MAX : nbytes * d;
+        }
+        if (nbytes >= (1 << 16)) {
+            PyObject *w = PyObject_GetAttrString(s, "alloc_wait_bytes");
+            Py_ssize_t limit = w ? PyLong_AsSsize_t(w) : -1;
+            Py_XDECREF(w);
+            if (limit == -1 && PyErr_Occurred())
+                FAIL();
+            if (nbytes >= limit)
+                NOT_FAST();
+        }
+    }
     /* a Python int must fit where NEP 50 casts it (else the call raises) */
     if (kinds == 1 || kinds == 2 || kinds == 9) {
         PyObject *v = kinds == 2 ? a : b;

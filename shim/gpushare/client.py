@@ -208,9 +208,12 @@ class Session:
         self._results: dict[int, Any] = {}
         self._error: tuple[PendingCall | None, BaseException] | None = None
         self._ack: int | None = None
-        self._last_error: BaseException | None = None
+        # a failed call's error as the server sent it (``errors.error_info``), not as an
+        # exception: one that was raised holds the frames it went through, and the
+        # arrays in them, for as long as it is kept
+        self._last_error: Any = None
         self._warnings: list = []
-        self._poisoned: dict[int, BaseException] = {}
+        self._poisoned: dict[int, Any] = {}  # result id -> its call's error info
         self._lost: BaseException | None = None
         self._closed = False
         self._connections = 0
@@ -416,7 +419,21 @@ class Session:
             pass
 
     def poisoned(self, hid: int) -> BaseException | None:
-        return self._poisoned.get(hid)
+        """The error of the call that was to make ``hid`` (a new exception), or None."""
+        info = self._poisoned.get(hid)
+        return None if info is None else _error_of(info)
+
+    def raise_poisoned(self, hid: int) -> None:
+        """Raise the error of the call that was to make ``hid``, if it failed: the
+        pending error itself when it is that one (with where the call was made, and
+        not once more at the next wait)."""
+        info = self._poisoned.get(hid)
+        if info is None:
+            return
+        pending = self._error
+        if pending is not None and getattr(pending[1], "__gpushare_info__", None) is info:
+            self._raise_pending()
+        raise _error_of(info)
 
     # --- calls ------------------------------------------------------------------
     def _encode_call(self, seq: int, op: str, target: Any, args: Any, kwargs: Any,
@@ -479,11 +496,12 @@ class Session:
 
     @property
     def alloc_wait_bytes(self) -> int:
-        """Allocations of this many bytes or more wait for the server (``cupy.empty``
-        and the other creation routines), so that ``OutOfMemoryError`` is raised at
-        the call, as CuPy raises it: ``GPUSHARE_WAIT_ALLOC_MB`` (256), or an eighth of
-        the session's memory limit (the server's, or the pool's ``set_limit``) when
-        that is less."""
+        """New arrays of this many bytes or more wait for the server (the creation
+        routines, and every call whose result the client lays out itself: operators,
+        ufuncs, routines), so that ``OutOfMemoryError`` is raised at the call, as CuPy
+        raises it: ``GPUSHARE_WAIT_ALLOC_MB`` (256), or an eighth of the session's
+        memory limit (the server's, or the pool's ``set_limit``) when that is less;
+        never under 64 KiB."""
         limit = self.__dict__.get("_alloc_wait_bytes")
         if limit is None:
             limit = int(env_float("GPUSHARE_WAIT_ALLOC_MB", 256.0) * (1 << 20))
@@ -491,7 +509,8 @@ class Session:
             for cap in (quota, self.pool_limit):
                 if isinstance(cap, int) and cap > 0:
                     limit = min(limit, max(cap // 8, 1 << 16))
-            self.__dict__["_alloc_wait_bytes"] = limit = max(limit, 0)
+            # (never under 64 KiB: the operators' fast paths count on it)
+            self.__dict__["_alloc_wait_bytes"] = limit = max(limit, 1 << 16)
         return limit
 
     @property
@@ -719,7 +738,10 @@ class Session:
                     f"raised by the pipelined call {pending.description} made at "
                     f"{pending.where}; it surfaced at the next call that waits "
                     "(GPUSHARE_SYNC=1 raises errors where they happen)"))
-            raise exc
+            try:
+                raise exc
+            finally:  # (kept here, a raised exception and this frame would hold each
+                del exc, pending  # other, and the caller's arrays, until a collection)
 
     def _check_usable(self) -> None:
         if self._closed:
@@ -785,15 +807,14 @@ class Session:
             error = reply.get("error")
             if error is not None:
                 seq, info = error
-                exc = errors.build_error(info)
-                exc.__gpushare_info__ = info  # type: ignore[attr-defined]
+                exc = _error_of(info)
                 pending = self._pending_call(seq)
                 self._error = (pending, exc)
-                self._last_error = exc
+                self._last_error = info
                 self._ack = seq
                 for out in (pending.out_ids if pending else ()):
                     if out is not None:
-                        self._poisoned[out] = exc
+                        self._poisoned[out] = info
             for seq, out_id in reply.get("skipped") or ():
                 skipped = self._pending_call(seq)
                 for out in (skipped.out_ids if skipped else ()):
@@ -1200,6 +1221,13 @@ class Session:
 _NOT_PLAIN = object()
 
 
+def _error_of(info: Any) -> BaseException:
+    """A new exception for a call's error as the server sent it."""
+    exc = errors.build_error(info)
+    exc.__gpushare_info__ = info  # type: ignore[attr-defined]
+    return exc
+
+
 def _plain(value: Any) -> Any:
     """``value`` as ``Session._encode_call`` packs it directly, or ``_NOT_PLAIN``."""
     kind = type(value)
@@ -1258,15 +1286,8 @@ def _array_header_size(n: int) -> int:
 def _handle_of(obj: Any) -> int | None:
     if isinstance(obj, RemoteHandle):
         session = obj._gs_session
-        poisoned = session._poisoned
-        if poisoned:  # an operand whose making call failed: raise that failure again
-            err = poisoned.get(obj._gs_id)
-            if err is not None:
-                pending = session._error
-                if pending is not None and pending[1] is err:
-                    session._raise_pending()  # raised here (with where the call was
-                    # made), and not once more at the next wait
-                raise err
+        if session._poisoned:  # an operand whose making call failed: raise that failure
+            session.raise_poisoned(obj._gs_id)  # again
         return obj._gs_id
     cupy_get = getattr(type(obj), "__cupy_get_ndarray__", None)
     if cupy_get is not None:  # CuPy's protocol for array-like wrappers

@@ -185,6 +185,9 @@ def label(input: Any, structure: Any = None, output: Any = None) -> Any:
 
 
 def _measurement(name: str) -> Callable[..., Any]:
+    """The measurement ``name`` with CuPy's checks; ``sum``/``sum_labels`` of an empty
+    index array is CuPy's empty int64 array (``_measurements.py: sum_labels``), and
+    ``center_of_mass`` of an index array CuPy's list of ``(ndim,)`` arrays."""
     def call(input: Any, labels: Any = None, index: Any = None) -> Any:
         _require_device(input, "input")
         if labels is not None and not isinstance(labels, numpy.ndarray):
@@ -192,9 +195,35 @@ def _measurement(name: str) -> Callable[..., Any]:
         if labels is not None and index is not None and \
                 not isinstance(index, (numpy.ndarray, int, numpy.integer)):
             raise TypeError("index must be cupy.ndarray or a scalar int")
+        if name in ("sum", "sum_labels") and labels is not None and \
+                isinstance(index, numpy.ndarray) and index.size == 0:
+            if input.dtype.kind == "c":  # (CuPy's check comes first)
+                raise TypeError(f"cupyx.scipy.ndimage.sum does not support "
+                                f"%{input.dtype.type}")
+            numpy.broadcast_shapes(input.shape, labels.shape)  # (cupy.broadcast_arrays)
+            return numpy.array([], dtype=numpy.int64)
+        if name == "center_of_mass" and labels is not None and \
+                isinstance(index, numpy.ndarray) and index.ndim:
+            return _center_of_mass(input, labels, index)
         return getattr(_ndimage(), name)(input, labels, index)
     call.__name__ = call.__qualname__ = name
     return call
+
+
+def _center_of_mass(input: numpy.ndarray, labels: numpy.ndarray,
+                    index: numpy.ndarray) -> list:
+    """See Also: cupyx.scipy.ndimage.center_of_mass (for an index array: each direction's
+    weighted sums over the normalizer, stacked on a last axis and split along the first,
+    a list of arrays; ``_measurements.py``)."""
+    if input.ndim == 0:  # (CuPy's ``results[0]``)
+        raise IndexError("list index out of range")
+    sum_labels = _measurement("sum_labels")
+    normalizer = numpy.asarray(sum_labels(input, labels, index), dtype=numpy.float64)
+    grids = numpy.ogrid[tuple(slice(0, n) for n in input.shape)]
+    results = [numpy.asarray(sum_labels(input * grids[d].astype(float), labels, index),
+                             dtype=numpy.float64) / normalizer
+               for d in range(input.ndim)]
+    return list(numpy.stack(results, axis=-1))
 
 
 def value_indices(arr: Any, *, ignore_value: Any = None,

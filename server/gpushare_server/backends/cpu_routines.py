@@ -106,6 +106,67 @@ def _tri_indices(name: str) -> Callable[..., Any]:
 
 # --- sorting and searching -----------------------------------------------------------
 
+#: the dtypes CuPy's CUB reductions take (``cub.pyx``: ``CUB_support_dtype``, float16
+#: included on devices that have it)
+_CUB_DTYPES = frozenset("bBhHiIlLqQefdFD")
+#: reductions whose whole-array form CuPy hands to CUB (``_routines_statistics.pyx``:
+#: ``_ndarray_max`` and the others), by their name in CuPy's ``_reduction.pyx``
+_CUB_OPS = {"cupy_max": "CUPY_CUB_MAX", "cupy_min": "CUPY_CUB_MIN",
+            "cupy_argmax": "CUPY_CUB_ARGMAX", "cupy_argmin": "CUPY_CUB_ARGMIN"}
+
+
+def _reduces_all(axis: Any, ndim: int) -> bool:
+    if axis is None:
+        return True
+    try:
+        axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+        return len({_normalize_axis(ax, ndim) for ax in axes}) == ndim
+    except Exception:  # noqa: BLE001 - a bad axis: NumPy's own error stands
+        return False
+
+
+def _empty_reduction_error(exc: ValueError, kernel: str, a: Any, axis: Any,
+                           dtype: Any = None) -> ValueError | None:
+    """CuPy's error for a reduction without identity of an empty ``a`` (NumPy's said
+    ``exc``): ``_reduction.pyx``'s ``zero-size array to reduction operation <kernel>
+    which has no identity``, with CUB's operation name instead where CuPy's default
+    routine accelerator (CUB, ``cub.pyx: device_reduce``) takes the reduction: over
+    every axis, of a CUB dtype, without ``dtype`` (an empty array is contiguous both
+    ways; ``argmax`` of a bool array, F-contiguous, goes to CUB as int8)."""
+    message = str(exc)
+    if not isinstance(a, numpy.ndarray) or a.size != 0 or not (
+            message.startswith("zero-size array to reduction operation") or
+            message.startswith("attempt to get ")):
+        return None
+    name = kernel
+    if kernel in _CUB_OPS and dtype is None and _reduces_all(axis, a.ndim) and (
+            a.dtype.char in _CUB_DTYPES or
+            (kernel == "cupy_argmax" and a.dtype == numpy.bool_)):
+        name = _CUB_OPS[kernel]
+    return ValueError(f"zero-size array to reduction operation {name} which has no "
+                      "identity")
+
+
+def _min_max(name: str, kernel: str, method: bool = False) -> Callable[..., Any]:
+    """``amax``/``amin``/``ptp``/``nanmax``/``nanmin`` (the functions, or with ``method``
+    the ndarray methods), with CuPy's error for an empty array (``_empty_reduction_error``),
+    restated on NumPy's error path only."""
+    host = getattr(numpy.ndarray if method and name in ("max", "min") else numpy, name)
+
+    def fn(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
+        try:
+            return host(a, axis=axis, out=out, keepdims=keepdims)
+        except ValueError as exc:
+            err = _empty_reduction_error(exc, kernel, a, axis)
+            if err is not None:
+                raise err from None
+            raise
+    fn.__name__ = name
+    fn.__doc__ = (f"See Also: cupy.{name} (``_routines_statistics.pyx``: CuPy's error for "
+                  "an empty array)")
+    return fn
+
+
 def _arg_reduce(name: str) -> Callable[..., Any]:
     """``argmax``-like reductions with CuPy's ``dtype=`` and tuple ``axis``."""
     host = getattr(numpy, name)
@@ -113,17 +174,26 @@ def _arg_reduce(name: str) -> Callable[..., Any]:
     def fn(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
            keepdims: bool = False) -> numpy.ndarray:
         _require_array(a)
-        if isinstance(axis, (tuple, list)):
-            # CuPy reduces over several axes: move them last and flatten them
-            axes = tuple(_normalize_axis(ax, a.ndim) for ax in axis)
-            rest = [i for i in range(a.ndim) if i not in axes]
-            moved = a.transpose(rest + list(axes))
-            moved = moved.reshape(tuple(a.shape[i] for i in rest) + (-1,))
-            result = host(moved, axis=-1)
-            if keepdims:
-                result = numpy.expand_dims(result, axes)
-        else:
-            result = host(a, axis=axis, keepdims=keepdims)
+        # (CuPy's nanargmax of integers is its argmax: ``_sorting/search.py``)
+        kernel = "cupy_" + (name[3:] if name.startswith("nan") and a.dtype.kind in "biu"
+                            else name)
+        try:
+            if isinstance(axis, (tuple, list)):
+                # CuPy reduces over several axes: move them last and flatten them
+                axes = tuple(_normalize_axis(ax, a.ndim) for ax in axis)
+                rest = [i for i in range(a.ndim) if i not in axes]
+                moved = a.transpose(rest + list(axes))
+                moved = moved.reshape(tuple(a.shape[i] for i in rest) + (-1,))
+                result = host(moved, axis=-1)
+                if keepdims:
+                    result = numpy.expand_dims(result, axes)
+            else:
+                result = host(a, axis=axis, keepdims=keepdims)
+        except ValueError as exc:  # (an empty array: CuPy's words)
+            err = _empty_reduction_error(exc, kernel, a, axis, dtype)
+            if err is not None:
+                raise err from None
+            raise
         result = numpy.asarray(result)
         if dtype is not None:
             result = result.astype(dtype, copy=False)
@@ -316,6 +386,83 @@ def _potrf_failed(name: str) -> numpy.linalg.LinAlgError:
         "documentation.")
 
 
+def _dot_error(a: Any, b: Any, out: Any = None) -> BaseException | None:
+    """The error CuPy's ``_routines_linalg.dot`` raises for these operands (None where it
+    raises none): its ``out`` checks, then the core dimensions (a vector as a row on the
+    left, a column on the right), ``'Axis dimension mismatch'`` for any rank."""
+    if not (isinstance(a, numpy.ndarray) and isinstance(b, numpy.ndarray)):
+        return None
+    if out is not None:
+        if not isinstance(out, numpy.ndarray):
+            return None
+        if numpy.result_type(a.dtype, b.dtype) != out.dtype:
+            return ValueError("Not supported dtype combination.")
+        if not out.flags.c_contiguous:
+            return ValueError("Output array must be C-contiguous")
+    if a.ndim == 0 or b.ndim == 0:
+        return None
+    a_shape = (1, a.size) if a.ndim == 1 else a.shape
+    b_shape = (b.size, 1) if b.ndim == 1 else b.shape
+    if a_shape[-1] != b_shape[-2]:
+        return ValueError("Axis dimension mismatch")
+    k = a_shape[-1]
+    if out is not None and k != 0 and out.size != (a.size // k) * (b.size // k):
+        return ValueError("Output array has an invalid size")
+    return None
+
+
+def _matmul_error(a: Any, b: Any) -> BaseException | None:
+    """The error CuPy's ``_core.matmul`` (``a @ b``, and ``cupy.matmul`` without gufunc
+    keywords: ``_try_fastcall_matmul``) raises for these operands, None for none."""
+    if not (isinstance(a, numpy.ndarray) and isinstance(b, numpy.ndarray)):
+        return None
+    if a.ndim == 0 or b.ndim == 0:
+        return ValueError("Scalar operands are not allowed, use '*' instead")
+    ndim = max(a.ndim, b.ndim)
+    if ndim <= 2:
+        return _dot_error(a, b)
+    a_shape = (1, a.size) if a.ndim == 1 else a.shape
+    b_shape = (b.size, 1) if b.ndim == 1 else b.shape
+    a_shape = (1,) * (ndim - len(a_shape)) + tuple(a_shape)
+    b_shape = (1,) * (ndim - len(b_shape)) + tuple(b_shape)
+    for a_sh, b_sh in zip(a_shape[:-2], b_shape[:-2]):
+        if a_sh != b_sh and a_sh != 1 and b_sh != 1:
+            return ValueError("operands could not be broadcast together with remapped "
+                              "shapes")
+    if a_shape[-1] != b_shape[-2]:
+        return ValueError("shapes ({}) and ({}) not aligned".format(
+            ",".join(map(str, a.shape)), ",".join(map(str, b.shape))))
+    return None
+
+
+def _matmul(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
+    """See Also: cupy.matmul (without gufunc keywords, CuPy's ``_core.matmul`` and its
+    errors: ``_routines_linalg.pyx``; NumPy's checks restated on its error path only)."""
+    for value in (x1, x2, out):
+        if isinstance(value, HostArray):
+            raise _unsupported(value.array)
+    try:
+        return numpy.matmul(x1, x2, out=out, **kwargs)
+    except ValueError:
+        if out is None and not set(kwargs) - {"order"}:
+            err = _matmul_error(x1, x2)
+            if err is not None:
+                raise err from None
+        raise
+
+
+def dot(a: Any, b: Any, out: Any = None) -> Any:
+    """See Also: cupy.dot (``a.dot(b, out)``: CuPy's ``_routines_linalg.dot`` and its
+    errors, restated on NumPy's error path only)."""
+    try:
+        return numpy.dot(a, b, out)
+    except ValueError:
+        err = _dot_error(a, b, out)
+        if err is not None:
+            raise err from None
+        raise
+
+
 def invh(a: Any) -> numpy.ndarray:
     """See Also: cupyx.linalg.invh (``lapack.posv`` against an identity: a matrix that is
     not positive definite is LinAlgError under ``linalg='raise'``, NaN otherwise)."""
@@ -442,6 +589,38 @@ def _float16_via_float32(fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+def _geev(name: str) -> Callable[..., Any]:
+    """``eig``/``eigvals`` as CuPy's ``_geev`` answers: always complex (complex128 for
+    float64, bool and integer input, complex64 for float32: both ``w`` and ``v``, C-ordered),
+    float16 refused (``linalg_common_type``); an empty input gives empty arrays of the
+    real (or complex) result type, as CuPy's ``a.size == 0`` branch does."""
+    host = getattr(numpy.linalg, name)
+
+    def fn(a: Any) -> Any:
+        _require_array(a)
+        if a.ndim < 2:
+            raise numpy.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must "
+                                           "be at least two-dimensional")
+        _stacked_square(a)
+        if a.dtype == numpy.float16:
+            raise TypeError("float16 is unsupported in linalg")
+        dtype = a.dtype if a.dtype.kind in "fc" else numpy.dtype(numpy.float64)
+        if a.size == 0:
+            w = numpy.empty(a.shape[:-1], dtype)
+            return (w, numpy.empty(a.shape, dtype)) if name == "eig" else w
+        complex_dtype = numpy.dtype(dtype.char.upper())
+        out = host(a.astype(dtype, copy=False))
+        if name == "eig":
+            w, v = out
+            return (w.astype(complex_dtype),
+                    numpy.ascontiguousarray(v, dtype=complex_dtype))
+        return out.astype(complex_dtype)
+    fn.__name__ = name
+    fn.__doc__ = (f"See Also: cupy.linalg.{name} (cupy/linalg/_eigenvalue.py: ``_geev``'s "
+                  "complex results)")
+    return fn
+
+
 # --- manipulation --------------------------------------------------------------------
 
 def row_stack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> numpy.ndarray:
@@ -451,17 +630,108 @@ def row_stack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> num
     return _joined_in_c_order(numpy.vstack)(tup, dtype=dtype, casting=casting)
 
 
+def _concatenate_error(tup: Any, axis: Any, out: Any = None,
+                       dtype: Any = None) -> BaseException | None:
+    """The error CuPy's ``concatenate_method`` (``_routines_manipulation.pyx``) raises
+    for these arrays, in its order; None for none (or for operands it does not take)."""
+    arrays = list(tup)
+    if not arrays:
+        return ValueError("Cannot concatenate from empty tuple")
+    if not all(isinstance(a, numpy.ndarray) for a in arrays):
+        return None
+    if any(a.ndim == 0 for a in arrays):
+        return TypeError("zero-dimensional arrays cannot be concatenated")
+    ndim = arrays[0].ndim
+    if any(a.ndim != ndim for a in arrays[1:]):
+        return ValueError("All arrays to concatenate must have the same ndim")
+    try:
+        axis = _normalize_axis(axis, ndim)
+    except (TypeError, numpy.exceptions.AxisError) as exc:
+        return exc
+    first = arrays[0].shape
+    for a in arrays[1:]:
+        if any(i != axis and first[i] != a.shape[i] for i in range(ndim)):
+            return ValueError("All arrays must have same shape except the axis to "
+                              "concatenate")
+    if out is not None and dtype is not None:
+        return TypeError("concatenate() only takes `out` or `dtype` as an argument, but "
+                         "both were provided.")
+    return None
+
+
+def _join_error(name: str, args: tuple, kwargs: dict) -> BaseException | None:
+    """CuPy's error for ``cupy.<name>(*args, **kwargs)`` (``_manipulation/join.py``:
+    each join ends in ``concatenate`` of its inputs made ``atleast_Nd``, expanded or
+    raveled), None where CuPy's checks pass or this cannot tell."""
+    params = {"concatenate": ("tup", "axis", "out"), "stack": ("tup", "axis", "out")}.get(
+        name, ("tup",))
+    bound = dict(zip(params, args))
+    bound.update(kwargs)
+    tup = bound.get("tup")
+    if not isinstance(tup, (list, tuple)):
+        return None
+    arrays = list(tup)
+    if not all(isinstance(a, numpy.ndarray) for a in arrays):
+        return None
+    axis = bound.get("axis", 0)
+    if name == "concatenate":
+        if axis is None:
+            arrays, axis = [a.ravel() for a in arrays], 0
+    elif name == "stack":
+        try:
+            arrays = [numpy.expand_dims(a, axis) for a in arrays]
+        except Exception as exc:  # noqa: BLE001 - CuPy's expand_dims raises it too
+            return exc
+    elif name == "vstack":
+        arrays, axis = [numpy.atleast_2d(a) for a in arrays], 0
+    elif name == "hstack":
+        if not arrays:
+            return IndexError("list index out of range")
+        arrays = [numpy.atleast_1d(a) for a in arrays]
+        axis = 0 if arrays[0].ndim == 1 else 1
+    elif name == "dstack":
+        arrays, axis = [numpy.atleast_3d(a) for a in arrays], 2
+    elif name == "column_stack":
+        if any(a.ndim not in (1, 2) for a in arrays):
+            return ValueError("Only 1 or 2 dimensional arrays can be column stacked")
+        arrays, axis = [a[:, None] if a.ndim == 1 else a for a in arrays], 1
+    else:
+        return None
+    return _concatenate_error(arrays, axis, bound.get("out"), bound.get("dtype"))
+
+
 def _joined_in_c_order(join: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy's joins write into a new C-ordered array whatever their inputs' layouts
-    (NumPy's follow the inputs': Fortran-ordered in, Fortran-ordered out)."""
+    (NumPy's follow the inputs': Fortran-ordered in, Fortran-ordered out); their errors
+    are CuPy's (``_join_error``), restated on NumPy's error path only."""
     @functools.wraps(join)
     def call(*args: Any, **kwargs: Any) -> Any:
-        out = join(*args, **kwargs)
+        try:
+            out = join(*args, **kwargs)
+        except (ValueError, TypeError):
+            err = _join_error(join.__name__, args, kwargs)
+            if err is not None:
+                raise err from None
+            raise
         if kwargs.get("out") is None and isinstance(out, numpy.ndarray) and \
                 not out.flags.c_contiguous:
             out = numpy.ascontiguousarray(out)
         return out
     return call
+
+
+def column_stack(tup: Any) -> numpy.ndarray:
+    """See Also: cupy.column_stack (arrays only, of one or two dimensions: CuPy's checks
+    and words, ``_manipulation/join.py``)."""
+    tup = list(tup)
+    for a in tup:
+        if isinstance(a, HostArray):
+            raise _unsupported(a.array)
+        if not isinstance(a, numpy.ndarray):
+            raise TypeError("Only cupy arrays can be column stacked")
+    if any(a.ndim not in (1, 2) for a in tup):
+        raise ValueError("Only 1 or 2 dimensional arrays can be column stacked")
+    return _joined_in_c_order(numpy.column_stack)(tup)
 
 
 def ndarray_reshape(a: numpy.ndarray, *shape: Any, order: str = "C", copy: Any = None) -> Any:
@@ -539,7 +809,10 @@ def _new_array(fn: Callable[..., Any]) -> Callable[..., Any]:
 def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
              retstep: bool = False, dtype: Any = None, axis: Any = 0) -> Any:
     """See Also: cupy.linspace (between two scalars, CuPy's array owns its memory, where
-    NumPy's is a view of the range it scaled)."""
+    NumPy's is a view of the range it scaled; ``num < 0``: CuPy's ``_creation/ranges.py``
+    error)."""
+    if num < 0:
+        raise ValueError("linspace with num<0 is not supported")
     out = numpy.linspace(start, stop, num, endpoint, retstep, dtype, axis)
     y = out[0] if retstep else out
     if y.base is not None and numpy.ndim(start) == 0 and numpy.ndim(stop) == 0:
@@ -586,6 +859,51 @@ def _broadcast_repeat(a: numpy.ndarray, rep: int, axis: Any) -> numpy.ndarray:
     expanded = numpy.empty(before + (n, rep) + after, a.dtype)
     expanded[...] = a.reshape(before + (n, 1) + after)
     return expanded.reshape(before + (n * rep,) + after)
+
+
+def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
+    """See Also: cupy.split (CuPy's checks and words: ``_manipulation/split.py``)."""
+    if isinstance(ary, numpy.ndarray):
+        if ary.ndim <= axis:
+            raise IndexError("Axis exceeds ndim")
+        size = ary.shape[axis]
+        if numpy.isscalar(indices_or_sections) and size % indices_or_sections != 0:
+            raise ValueError("indices_or_sections must divide the size along the axes.\n"
+                             "If you want to split the array into non-equally-sized "
+                             "arrays, use array_split instead.")
+    return numpy.split(ary, indices_or_sections, axis)
+
+
+def bincount(x: Any, weights: Any = None, minlength: Any = None) -> numpy.ndarray:
+    """See Also: cupy.bincount (CuPy's checks, in its order and words, and its result
+    types: intp counts, float64 weighted sums; ``_statistics/histogram.py``)."""
+    _require_array(x)
+    if x.ndim > 1:
+        raise ValueError("object too deep for desired array")
+    if x.ndim < 1:
+        raise ValueError("object of too small depth for desired array")
+    if x.dtype.kind == "f":
+        raise TypeError("x must be int array")
+    if (x < 0).any():
+        raise ValueError("The first argument of bincount must be non-negative")
+    if weights is not None and x.shape != weights.shape:
+        raise ValueError("The weights and list don't have the same length.")
+    if minlength is not None:
+        minlength = int(minlength)
+        if minlength < 0:
+            raise ValueError("minlength must be non-negative")
+    if x.size == 0:
+        return numpy.zeros((minlength or 0,), dtype=numpy.intp)
+    counts = numpy.bincount(x.astype(numpy.intp, copy=False),
+                            None if weights is None else weights.astype(numpy.float64),
+                            minlength or 0)
+    return counts.astype(numpy.intp if weights is None else numpy.float64, copy=False)
+
+
+def clip(a: Any, a_min: Any, a_max: Any, out: Any = None) -> Any:
+    """See Also: cupy.clip (CuPy's signature: both bounds required, no ufunc keywords;
+    ``_math/misc.py``)."""
+    return numpy.clip(a, a_min, a_max, out=out)
 
 
 def require(a: Any, dtype: Any = None, requirements: Any = None) -> numpy.ndarray:
@@ -752,6 +1070,7 @@ def _power(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
 
 
 power = _Ufunc(numpy.power, _power)
+matmul = _Ufunc(numpy.matmul, _matmul)
 
 
 def _rsqrt(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
@@ -794,6 +1113,68 @@ def _comparison(ufunc: numpy.ufunc) -> _Ufunc:
             return ufunc(*cast, *args, **kwargs)
     call.__doc__ = f"See Also\n--------\ncupy.{ufunc.__name__}"
     return _Ufunc(ufunc, call)
+
+
+#: NumPy ufuncs whose CuPy kernel has another name than ``cupy_<numpy name>``
+_UFUNC_NAMES = {"divide": "cupy_true_divide"}
+#: CuPy's own messages for the loops it refuses (``_routines_math.pyx``)
+_BOOL_ERRORS = {
+    "subtract": "cupy boolean subtract, the `-` operator, is deprecated, use the "
+                "bitwise_xor, the `^` operator, or the logical_xor function instead.",
+    "negative": "The cupy boolean negative, the `-` operator, is not supported, use the "
+                "`~` operator or the logical_not function instead."}
+
+
+def _cupy_in_type(value: Any) -> Any:
+    """The dtype CuPy's ``guess_routine`` lists for an operand (``_scalar.pyx``:
+    ``numpy_dtype_from_pyscalar`` for Python scalars), None where it has none."""
+    if isinstance(value, (numpy.ndarray, numpy.generic)):
+        return value.dtype
+    kind = type(value)
+    if kind is bool:
+        return numpy.dtype(numpy.bool_)
+    if kind is float:
+        return numpy.dtype(numpy.float64)
+    if kind is complex:
+        return numpy.dtype(numpy.complex128)
+    if kind is int:
+        return numpy.dtype(numpy.uint64 if value >= 0x8000000000000000 else numpy.int64)
+    return None
+
+
+def ufunc_error(uf: numpy.ufunc, args: tuple, kwargs: dict,
+                exc: BaseException) -> BaseException:
+    """The exception CuPy raises where ``uf(*args, **kwargs)`` raised NumPy's ``exc``
+    (``exc`` itself where this cannot tell): ``_kernel.pyx``'s ``Wrong type (<the
+    operands' dtypes, or dtype=>) of arguments for cupy_<name>`` for a missing loop; its
+    ``Cannot cast output operand from <loop type> to <out's dtype> according to the rule
+    '<casting>'`` (a plain TypeError: ``_dtype.pyx: _raise_if_invalid_cast``); the boolean
+    ``subtract``/``negative`` refusals of ``_routines_math.pyx``. Called on the error
+    path of the CPU backend's ufuncs only."""
+    if not isinstance(exc, TypeError):
+        return exc
+    if getattr(exc, "out_i", None) is not None and hasattr(exc, "to"):  # (NumPy's
+        # _UFuncOutputCastingError)
+        return TypeError(f"Cannot cast output operand from {exc.from_!r} to {exc.to!r} "
+                         f"according to the rule '{exc.casting}'")
+    message = str(exc)
+    if uf.__name__ in _BOOL_ERRORS and message.startswith(("numpy boolean", "The numpy "
+                                                           "boolean")):
+        return TypeError(_BOOL_ERRORS[uf.__name__])
+    if not (message.startswith(f"ufunc '{uf.__name__}' not supported for the input types")
+            or message.startswith("No loop matching the specified signature")):
+        return exc
+    name = _UFUNC_NAMES.get(uf.__name__, "cupy_" + uf.__name__)
+    dtype = kwargs.get("dtype")
+    if dtype is not None:
+        try:
+            return TypeError(f"Wrong type ({numpy.dtype(dtype)}) of arguments for {name}")
+        except TypeError:
+            return exc
+    in_types = tuple(_cupy_in_type(v) for v in args[:uf.nin])
+    if len(in_types) < uf.nin or any(t is None for t in in_types):
+        return exc
+    return TypeError(f"Wrong type ({in_types}) of arguments for {name}")
 
 
 def einsum(*operands: Any, **kwargs: Any) -> Any:
@@ -972,11 +1353,19 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupyx.linalg.sparse.lschol": lschol,
     "cupyx.seterr": seterr,
     "cupyx.geterr": geterr,
+    "cupy.linalg.eig": _geev("eig"),
+    "cupy.linalg.eigvals": _geev("eigvals"),
+    "cupy.matmul": matmul,
+    "cupy.dot": dot,
+    "cupy.split": split,
+    "cupy.bincount": bincount,
+    "cupy.clip": clip,
     "cupy.linalg.eigh": _float16_via_float32(numpy.linalg.eigh),
     "cupy.linalg.eigvalsh": _float16_via_float32(numpy.linalg.eigvalsh),
     "cupy.row_stack": row_stack,
     **{f"cupy.{name}": _joined_in_c_order(getattr(numpy, name))
-       for name in ("concatenate", "stack", "vstack", "hstack", "column_stack", "dstack")},
+       for name in ("concatenate", "stack", "vstack", "hstack", "dstack")},
+    "cupy.column_stack": column_stack,
     "cupy.repeat": repeat,
     "cupy.linspace": linspace,
     "cupy.diag": _new_array(numpy.diag),
@@ -1012,6 +1401,10 @@ for _name in ("cumsum", "cumprod"):
 for _name in ("nancumsum", "nancumprod"):
     ROUTINE_OVERRIDES[f"cupy.{_name}"] = _array_only(_name)
 ROUTINE_OVERRIDES["cupy.argsort"] = argsort
+for _name, _kernel in (("amax", "cupy_max"), ("max", "cupy_max"), ("amin", "cupy_min"),
+                       ("min", "cupy_min"), ("ptp", "cupy_max"), ("nanmax", "cupy_nanmax"),
+                       ("nanmin", "cupy_nanmin")):
+    ROUTINE_OVERRIDES[f"cupy.{_name}"] = _min_max(_name, _kernel)
 for _name in ("sum", "prod", "mean", "nansum", "nanprod", "nanmean"):
     ROUTINE_OVERRIDES[f"cupy.{_name}"] = _half_reduction(_name)
 
@@ -1032,6 +1425,8 @@ ROUTINE_METHODS: dict[str, Callable[..., Any]] = {
 }
 for _name in ("sum", "prod", "mean"):
     ROUTINE_METHODS[_name] = _half_reduction(_name)
+for _name, _kernel in (("max", "cupy_max"), ("min", "cupy_min"), ("ptp", "cupy_max")):
+    ROUTINE_METHODS[_name] = _min_max(_name, _kernel, method=True)
 
 #: ndarray attributes computed differently from NumPy's, as ``fn(array)``
 ROUTINE_ATTRIBUTES: dict[str, Callable[..., Any]] = {

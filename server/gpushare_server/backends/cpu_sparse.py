@@ -202,6 +202,12 @@ def method(obj: Any, name: str) -> Callable[..., Any]:
 
 
 def _method(obj: Any, name: str) -> Callable[..., Any]:
+    if obj.ndim == 2 and (name == "multiply" or name in ("__mul__", "__rmul__") and
+                          not _scipy_sparse().isspmatrix(obj)):
+        # (a sparse array's ``*`` is its ``multiply``: CuPy's ``_base.__mul__``)
+        return functools.partial(_multiply, obj)
+    if name in _PRODUCTS:
+        return functools.partial(_product, obj, sparse.method(obj, name))
     if name in _BROADCAST:
         return functools.partial(_broadcasting, obj, name)
     if name in ("sum", "mean"):
@@ -225,6 +231,67 @@ def _dense(fn: Callable[..., Any], order: Any = None, out: Any = None) -> Any:
 def _no_dia(*args: Any, **kwargs: Any) -> Any:
     raise NotImplementedError("gpushare: only a DIA matrix converts to DIA here (as CuPy's "
                               "todia)")
+
+
+#: the methods that are (or, for ``spmatrix``, ``*`` is) a matrix product
+_PRODUCTS = frozenset({"__matmul__", "__rmatmul__", "dot", "__mul__", "__rmul__"})
+
+
+def _product(obj: Any, fn: Callable[..., Any], other: Any) -> Any:
+    """A matrix product with a dense operand, with cuSPARSE's error for mismatched
+    dimensions (``cupyx/cusparse.py``: ``csrmv``/``csrmm2``/``spmv``/``spmm`` raise
+    ``'dimension mismatch'``), restated on SciPy's error path only."""
+    try:
+        return fn(other)
+    except ValueError as exc:
+        if isinstance(other, numpy.ndarray) and other.ndim in (1, 2) and \
+                "dimension mismatch" in str(exc):
+            raise ValueError("dimension mismatch") from None
+        raise
+
+
+def _multiply(obj: Any, other: Any) -> Any:
+    """See Also: cupyx.scipy.sparse.csr_matrix.multiply (every format multiplies as its
+    ``tocsr()``: ``_base.py``; by a scalar, the data scaled; by a dense array,
+    ``multiply_by_dense``: a CSR result on the (broadcast) pattern of the canonical
+    matrix, explicit zeros kept; by a sparse operand, as CSR with broadcasting)."""
+    sp = _scipy_sparse()
+    x = obj if obj.format == "csr" else obj.tocsr()
+    if numpy.isscalar(other):
+        x = x.copy()
+        x.data = x.data * other
+        return x
+    if isinstance(other, numpy.ndarray):
+        x = x.copy()
+        x.sum_duplicates()
+        return _multiply_by_dense(x, numpy.atleast_2d(other))
+    if sp.issparse(other):
+        return _broadcasting(x, "multiply", other if other.format == "csr" else other.tocsr())
+    raise TypeError("expected scalar, dense matrix/vector or csr matrix")
+
+
+def _multiply_by_dense(x: Any, dn: numpy.ndarray) -> Any:
+    """CuPy's ``multiply_by_dense`` of the canonical CSR ``x`` (``_csr.py``)."""
+    (sp_m, sp_n), (dn_m, dn_n) = x.shape, dn.shape
+    if not (sp_m == dn_m or sp_m == 1 or dn_m == 1) or \
+            not (sp_n == dn_n or sp_n == 1 or dn_n == 1):
+        raise ValueError("inconsistent shape")
+    m, n = max(sp_m, dn_m), max(sp_n, dn_n)
+    dtype = numpy.promote_types(x.dtype, dn.dtype)
+    rows = numpy.repeat(numpy.arange(sp_m), numpy.diff(x.indptr))
+    cols, data = x.indices, x.data
+    if m > sp_m:  # (one row, repeated down)
+        rows = numpy.repeat(numpy.arange(m), len(cols))
+        cols, data = numpy.tile(cols, m), numpy.tile(data, m)
+    if n > sp_n:  # (one column, across: each entry once per column, in order)
+        rows = numpy.repeat(rows, n)
+        cols = numpy.tile(numpy.arange(n), len(data))
+        data = numpy.repeat(data, n)
+    values = data.astype(dtype) * numpy.broadcast_to(dn, (m, n))[rows, cols].astype(dtype)
+    index_dtype = x.indptr.dtype
+    indptr = numpy.zeros(m + 1, index_dtype)
+    numpy.cumsum(numpy.bincount(rows, minlength=m), out=indptr[1:])
+    return type(x)((values, cols.astype(index_dtype), indptr), shape=(m, n))
 
 
 def _broadcasting(obj: Any, name: str, other: Any) -> Any:
@@ -290,7 +357,34 @@ def _eigsh(a: Any, k: int = 6, *, which: str = "LM", v0: Any = None, ncv: Any = 
         return_eigenvectors=return_eigenvectors)
 
 
+def _spsolve(A: Any, b: Any) -> Any:
+    """See Also: cupyx.scipy.sparse.linalg.spsolve (CuPy's checks, in its order and words,
+    and its warning for a matrix not in CSR; ``b`` cast to ``A``'s dtype, a 2-D result
+    F-ordered; ``sparse/linalg/_solve.py``)."""
+    import warnings
+    if not sparse.is_sparse(A):
+        raise TypeError("A must be cupyx.scipy.sparse.spmatrix")
+    if not isinstance(b, numpy.ndarray):
+        raise TypeError("b must be cupy.ndarray")
+    if A.shape[0] != A.shape[1]:
+        raise ValueError(f"A must be a square matrix (A.shape: {A.shape})")
+    if not (b.ndim == 1 or b.ndim == 2):
+        raise ValueError(f"Invalid b.shape (b.shape: {b.shape})")
+    if A.shape[0] != b.shape[0]:
+        raise ValueError(f"matrix dimension mismatch (A.shape: {A.shape}, b.shape: "
+                         f"{b.shape})")
+    if A.format != "csr":
+        warnings.warn("CSR format is required. Converting to CSR format.",
+                      _scipy_sparse().SparseEfficiencyWarning)
+        A = A.tocsr()
+    b = b.astype(A.dtype, copy=False)
+    solve = scipy_module("scipy.sparse.linalg", "cupyx.scipy.sparse.linalg.spsolve").spsolve
+    x = numpy.asarray(solve(A, b)).astype(A.dtype, copy=False)
+    return numpy.asfortranarray(x) if b.ndim > 1 else x
+
+
 SPARSE_OVERRIDES: dict[str, Callable[..., Any]] = {
+    "cupyx.scipy.sparse.linalg.spsolve": _spsolve,
     **{f"cupyx.scipy.sparse.{name}": _stacking(name) for name in (
         "vstack", "hstack", "bmat", "block_array", "block_diag", "tril", "triu")},
     **{f"cupyx.scipy.sparse.{name}": _constructor(name) for name in SPARSE_CLASSES},

@@ -374,9 +374,7 @@ class ndarray(_client.RemoteHandle):
 
     def _meta(self) -> None:
         """Fetch the layout of a result the client could not infer (a round trip)."""
-        err = self._gs_session.poisoned(self._gs_id)
-        if err is not None:
-            raise err
+        self._gs_session.raise_poisoned(self._gs_id)
         shape, dtype, strides, flags, base = self._gs_session.call("meta", None, (self,))
         self._shape, self._dtype, self._strides, self._flags = tuple(shape), dtype, \
             tuple(strides), flags
@@ -998,6 +996,12 @@ def _sync_attr(a: ndarray, name: str) -> Any:
 
 def _new(s: _client.Session, hid: int, shape: tuple, dtype: numpy.dtype, strides: Any,
          flags: Any, base: Any) -> ndarray:
+    """The proxy of array ``hid``, the result of the call just queued (or answered).
+    A new allocation of ``Session.alloc_wait_bytes`` or more waits for that call, so
+    that ``OutOfMemoryError`` is raised by the call that allocates, as CuPy raises it."""
+    if base is None and s._seq > s._done_seq and \
+            math.prod(shape) * dtype.itemsize >= s.alloc_wait_bytes:
+        s.wait(s._seq, hid)
     a = ndarray.__new__(ndarray)
     a._gs_id = hid
     a._gs_session = s

@@ -63,6 +63,19 @@ def _same_kind(a: numpy.dtype, b: numpy.dtype) -> bool:
     return ok
 
 
+#: results under this many bytes never wait (``Session.alloc_wait_bytes`` is never less;
+#: ``_accel.c`` has the same figure)
+_SMALL = 1 << 16
+
+
+def _big(s: Any, shape: tuple, itemsize: int) -> bool:
+    """Whether a new result of ``shape`` is an allocation that waits for the server."""
+    n = itemsize
+    for d in shape:
+        n *= d
+    return n >= _SMALL and n >= s.alloc_wait_bytes
+
+
 def _made(s: Any, hid: int, shape: tuple, fast: tuple) -> ndarray:
     """The proxy of a fast path's result (``ufunc._fast1``, ``_fast2``): a new
     C-contiguous array."""
@@ -188,6 +201,8 @@ class ufunc:
         if fast is False:
             return None
         s = a._gs_session
+        if _big(s, a._shape, fast[1]):
+            return None  # (the general path waits for it: see ``_ndarray._new``)
         hid = s.fast_op(4, self._path, a._gs_id, None)
         return _made(s, hid, a._shape, fast) if hid else None
 
@@ -225,6 +240,8 @@ class ufunc:
             value = y if kinds == 1 else x
             if type(value) is int and not fast[2] <= value <= fast[3]:
                 return None
+        if _big(s, shape, fast[1]):
+            return None
         hid = s.fast_op(kinds, self._path, x, y)
         return _made(s, hid, shape, fast) if hid else None
 
