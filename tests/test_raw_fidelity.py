@@ -462,3 +462,26 @@ def test_numpy_arguments_by_value_and_device_structs_by_address(cp) -> None:
         extern "C" __global__ void h(S s, float* o) { o[0] = s.a * s.b; }''', "h")(
         (1,), (1,), (numpy.array([(1.5, 2.0)], dt), out))
     assert out.get().tolist() == [3.0]
+
+
+def test_raw_kernels_and_modules_pickle_and_carry_their_options(cp) -> None:
+    """CuPy's ``__getstate__``: a pickle of a RawKernel, a RawModule or a kernel of a
+    module holds its source and options, and is compiled again where it is loaded;
+    the constructor's options read back as attributes."""
+    import pickle
+    src = _SUM
+    kernel = cp.RawKernel(src, "test_sum", options=("-DX=1",), enable_cooperative_groups=True)
+    module = cp.RawModule(code=src, translate_cucomplex=False)
+    for obj in (kernel, module, module.get_function("test_sum")):
+        back = pickle.loads(pickle.dumps(obj))
+        assert type(back) is type(obj)
+        if type(back).__name__ == "RawModule":
+            back = back.get_function("test_sum")
+        x = cp.arange(8, dtype=cp.float32)
+        y = cp.empty_like(x)
+        back((1,), (8,), (x, x, y, numpy.uint32(8)))
+        assert y.get().tolist() == [2.0 * i for i in range(8)]
+    back = pickle.loads(pickle.dumps(kernel))
+    assert back.enable_cooperative_groups is True and back.options == ("-DX=1",)
+    assert back.name == "test_sum" and back.translate_cucomplex is False
+    assert module.enable_cooperative_groups is False and module.file_path is None

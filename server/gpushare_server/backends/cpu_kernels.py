@@ -56,7 +56,10 @@ KERNEL_REMOTE_TYPES: dict[str, frozenset[str]] = {
                             "num_regs", "max_threads_per_block", "shared_size_bytes",
                             "const_size_bytes", "local_size_bytes", "ptx_version",
                             "binary_version", "cache_mode_ca", "preferred_shared_memory_carveout",
-                            "name", "code", "options", "backend"}),
+                            "name", "code", "options", "backend", "translate_cucomplex",
+                            "enable_cooperative_groups", "jitify", "file_path",
+                            "name_expressions"}),
     "RawModule": frozenset({"get_function", "get_global", "compile", "code", "options",
-                            "backend", "name_expressions"}),
+                            "backend", "name_expressions", "translate_cucomplex",
+                            "enable_cooperative_groups", "jitify", "file_path"}),
 }

@@ -86,6 +86,24 @@ def _construct(cls: type, kind: str, args: tuple, kwargs: dict,
     headers its source includes from this machine's include directories, or from
     ``here``, written into it: ``kernel_includes.localize``)."""
     args, kwargs = localize(kind, args, kwargs, here)
+    proxy = _construct_localized(cls, kind, args, kwargs)
+    proxy.__dict__["_gs_spec"] = (args, kwargs)  # (what a pickle carries)
+    return proxy
+
+
+def _unpickle(cls: type, args: tuple, kwargs: dict) -> Any:
+    """A pickled RawKernel or RawModule, made again (CuPy recompiles after unpickling)."""
+    proxy = _construct(cls, cls._kind, args, kwargs)
+    if kwargs.get("jitify"):
+        proxy.__dict__["_gs_jitify"] = True
+    return proxy
+
+
+def _unpickle_function(module: Any, name: str) -> Any:
+    return module.get_function(name)
+
+
+def _construct_localized(cls: type, kind: str, args: tuple, kwargs: dict) -> Any:
     s = _client.get_session()
     spec = [list(args), dict(kwargs)]
     key = _kernel_key(kind, spec)
@@ -407,6 +425,14 @@ class RawKernel(_Kernel):
             _jitify_deprecation_warning(kwargs["jitify"])
         return _construct(cls, cls._kind, args, kwargs)
 
+    def __reduce__(self) -> Any:
+        """A pickle holds what made the kernel (its source and options: CuPy's
+        ``__getstate__``), made again where it is loaded."""
+        module = self.__dict__.get("_gs_module")
+        if module is not None:
+            return _unpickle_function, (module, self.__dict__["_gs_name"])
+        return _unpickle, (type(self), *self.__dict__["_gs_spec"])
+
     def __call__(self, grid: Any, block: Any, args: Any, *, shared_mem: Any = 0,
                  stream: Any = None, enable_cooperative_groups: bool = False) -> None:
         s = self._gs_session
@@ -462,7 +488,9 @@ class RawKernel(_Kernel):
     def __getattr__(self, name: str) -> Any:
         if name in ("num_regs", "max_threads_per_block", "shared_size_bytes",
                     "const_size_bytes", "local_size_bytes", "ptx_version", "binary_version",
-                    "cache_mode_ca", "name", "code", "options", "backend"):
+                    "cache_mode_ca", "name", "code", "options", "backend",
+                    "translate_cucomplex", "enable_cooperative_groups", "jitify", "file_path",
+                    "name_expressions"):
             return self._attr(name)
         return super().__getattr__(name)
 
@@ -525,6 +553,10 @@ class RawModule(_Kernel):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError("'RawModule' object is not callable")
 
+    def __reduce__(self) -> Any:
+        """See :meth:`RawKernel.__reduce__`."""
+        return _unpickle, (type(self), *self.__dict__["_gs_spec"])
+
     def compile(self, log_stream: Any = None) -> None:
         """Compile now (on the server); the compiler's log is written to ``log_stream``.
         See cupy.RawModule.compile."""
@@ -537,6 +569,7 @@ class RawModule(_Kernel):
             _jitify_deprecation_warning(True)
         k = self._gs_session.call("method", "get_function", (self, name))
         k.__dict__["_gs_name"] = name
+        k.__dict__["_gs_module"] = self  # (a pickle of the kernel carries the module's)
         return k
 
     def get_global(self, name: str) -> Any:
@@ -552,7 +585,8 @@ class RawModule(_Kernel):
         return _ndarray.pointer_of(arr)
 
     def __getattr__(self, name: str) -> Any:
-        if name in ("code", "options", "backend", "name_expressions"):
+        if name in ("code", "options", "backend", "name_expressions", "translate_cucomplex",
+                    "enable_cooperative_groups", "jitify", "file_path"):
             return self._attr(name)
         return super().__getattr__(name)
 
