@@ -182,3 +182,42 @@ def test_after_a_lost_session_new_work_gets_a_new_session(cp, server):
         (a + 1).get()             # the lost session's arrays keep saying so
     b = cp.arange(4)              # new work: a new session
     assert client.get_session() is not old and int(b.sum()) == 6
+
+
+@pytest.mark.parametrize("path", ["chunk messages", "through the broker"])
+def test_an_interrupted_download_leaves_the_session_whole(cp, monkeypatch, path):
+    """Ctrl-C in the middle of ``get()``: KeyboardInterrupt reaches the program, the
+    rest of the copy is dropped as it arrives, and the session, its arrays and its
+    pipelined work go on (it used to be lost: the copy's chunks read as a protocol
+    error)."""
+    from gpushare import client
+    monkeypatch.setenv("GPUSHARE_LANES", "0")
+    monkeypatch.setenv("GPUSHARE_SHM", "0")
+    if path == "through the broker":
+        monkeypatch.setenv("GPUSHARE_DIRECT", "0")
+    client.reset_session()
+    s = client.get_session()
+    x = cp.arange(4 << 20, dtype=cp.float32)  # 16 MiB: many chunk messages
+    y = x[:5] * 2                             # queued: done before or after the copy
+    chunks = []
+    original = client.Session._take
+
+    def take(self, frames):
+        got = original(self, frames)
+        if got is not None and len(got) == 2 and b"chunk" in bytes(got[0].bytes
+                                                                   if hasattr(got[0], "bytes")
+                                                                   else got[0]):
+            chunks.append(1)
+            if len(chunks) == 3:
+                raise KeyboardInterrupt
+        return got
+
+    monkeypatch.setattr(client.Session, "_take", take)
+    with pytest.raises(KeyboardInterrupt):
+        x.get()
+    monkeypatch.setattr(client.Session, "_take", original)
+    assert len(chunks) == 3 and s._abandoned  # the copy's rest is still to come
+    assert y.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0]
+    assert float(x[-1]) == float((4 << 20) - 1)
+    assert client.get_session() is s and s._lost is None
+    numpy.testing.assert_array_equal(x.get(), numpy.arange(4 << 20, dtype=numpy.float32))

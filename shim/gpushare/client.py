@@ -214,6 +214,7 @@ class Session:
         self._last_error: Any = None
         self._warnings: list = []
         self._poisoned: dict[int, Any] = {}  # result id -> its call's error info
+        self._abandoned: set[int] = set()  # the streams of interrupted downloads
         self._lost: BaseException | None = None
         self._closed = False
         self._connections = 0
@@ -798,12 +799,6 @@ class Session:
         reply = decoder.decode()
         kind = reply.get("t") if isinstance(reply, dict) else None
         if kind == "done":
-            for seq, packed in reply.get("results") or ():
-                value = decoder.unpack(packed)
-                if isinstance(value, dict) and "stream" in value:
-                    value = self._receive_stream(value)
-                    self._send_ack()  # the worker may let go of the copy's chunks now
-                self._results[seq] = value
             error = reply.get("error")
             if error is not None:
                 seq, info = error
@@ -831,6 +826,16 @@ class Session:
                 while sent and sent[0][0] + len(sent[0][1]) - 1 <= upto:
                     sent.popleft()
                 self._done_seq = max(self._done_seq, upto)
+            # the results last: a download streamed after the reply may be interrupted
+            # (Ctrl-C), and the reply's bookkeeping above must be done by then
+            for seq, packed in reply.get("results") or ():
+                value = decoder.unpack(packed)
+                if isinstance(value, dict) and "stream" in value:
+                    value = self._receive_stream(value)
+                    self._send_ack()  # the worker may let go of the copy's chunks now
+                self._results[seq] = value
+        elif kind == "chunk" and reply.get("stream") in self._abandoned:
+            pass  # the rest of a download the program stopped waiting for: dropped
         elif kind == "fatal":
             key, message = reply["error"]
             self._lost = errors.SessionLostError(message)
@@ -881,6 +886,25 @@ class Session:
             return self._shm_download(desc, out, flat)
         if desc.get("lane"):  # on the bulk lane
             return self._lane_download(total, out, flat)
+        try:
+            self._receive_chunks(desc, flat, total)
+        except BaseException:
+            # interrupted (KeyboardInterrupt): the chunks still on their way are the
+            # copy's, and dropped as they come (a stream's number is never used
+            # again); the session goes on
+            self._abandoned.add(desc["stream"])
+            raise
+        # inside the download's reply, nothing else in flight: the ring (or the
+        # lane) may open now
+        open_now = not self._queue and self._error is None and self._sent_seq == self._seq
+        if self._shm_ring(open_now) is None and total >= lanes.LANE_MIN:
+            self._lane(open_now)
+        return out
+
+    def _receive_chunks(self, desc: dict, flat: Any, total: int) -> None:
+        """The chunk messages of stream ``desc`` into ``flat``."""
+        import numpy
+        received = 0
         data_sock = self._data_sock
         last_heard = pinged = _monotonic()
         while received < total:
@@ -913,12 +937,6 @@ class Session:
             data = frames[1].buffer
             flat[offset:offset + len(data)] = numpy.frombuffer(data, numpy.uint8)
             received += len(data)
-        # inside the download's reply, nothing else in flight: the ring (or the
-        # lane) may open now
-        open_now = not self._queue and self._error is None and self._sent_seq == self._seq
-        if self._shm_ring(open_now) is None and total >= lanes.LANE_MIN:
-            self._lane(open_now)
-        return out
 
     def _remote_array(self, meta: ArrayMeta) -> Any:
         proxy = self.proxies.get(meta.id)
