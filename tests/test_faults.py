@@ -146,6 +146,29 @@ def test_status_json_lists_sessions(short_server):
         s.close()
 
 
+def test_a_status_query_is_answered_whatever_wait_it_asks(short_server):
+    """A status query's ``wait`` that is not a finite number (NaN never passed, and the
+    query was never answered nor dropped while a worker was busy) is the default."""
+    s = open_session(short_server.address)
+    try:
+        from gpushare.cli import query_status
+        m = s.call("call", "cupy.ones", ((1200, 1200),))
+        prev = None
+        for _ in range(50):          # a worker busy for seconds: it answers stats late
+            hid = s.new_id()
+            s.submit("call", "cupy.matmul", (m, m), out_id=hid)
+            if prev is not None:
+                s.release(prev)
+            prev = hid
+        s.flush()
+        for wait in (float("nan"), float("inf")):  # answered after the default second
+            st = query_status(short_server.address, timeout=2.5, wait=wait)
+            assert any(x["id"] == s.session_id for x in st["sessions"])
+        s.synchronize()
+    finally:
+        s.close()
+
+
 def test_prometheus_metrics():
     pytest.importorskip("prometheus_client")
     import urllib.request
@@ -277,8 +300,18 @@ def test_sigkilled_server_then_restart_is_reported(brokered_server):
             restarted.stop()
 
 
-def test_sigterm_finishes_in_flight_calls_then_tells_clients(brokered_server):
-    fresh_server = brokered_server
+def _cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.parametrize("path", ["through the broker", "direct"])
+def test_sigterm_finishes_in_flight_calls_then_tells_clients(path):
+    """SIGTERM: the calls a session's worker is running finish (on the direct path
+    too, where the broker does not see them: the drain waits for the worker to answer
+    between messages), then the clients are told."""
+    fresh_server = ServerProcess(*(["--no-direct"] if path != "direct" else []))
     from gpushare import errors
     s = open_session(fresh_server.address, timeout=20)
     try:
@@ -293,18 +326,25 @@ def test_sigterm_finishes_in_flight_calls_then_tells_clients(brokered_server):
             prev = last = hid
         s.flush()
 
+        (mine,) = [x for x in status(fresh_server.address, wait=0)["sessions"]
+                   if x["id"] == s.session_id]
+        worker, busy = mine["worker_pid"], _cpu_seconds(mine["worker_pid"])
+
         def in_flight():
+            if path == "direct":  # the worker is at it (the broker does not see it)
+                return _cpu_seconds(worker) > busy + 0.05
             st = status(fresh_server.address, wait=0)   # the broker's numbers, at once
             return any(x["id"] == s.session_id and x["in_flight"] for x in st["sessions"])
         wait_for(in_flight, timeout=10, interval=0.01)
         fresh_server.proc.send_signal(signal.SIGTERM)
         s.synchronize()                          # every queued call ran
         assert s._done_seq >= s._seq and last
-        with pytest.raises(errors.SessionLostError, match="shut down|shutting down"):
-            s.call("method", "sum", (m,))
         assert fresh_server.proc.wait(20) == 0
+        with pytest.raises(errors.SessionLostError, match="shut down|shutting down"):
+            s.call("method", "sum", (m,))        # the client was told
     finally:
         s.close()
+        fresh_server.stop()
 
 
 # --- a crashing session beside a healthy one ---------------------------------------------

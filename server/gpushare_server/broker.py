@@ -26,6 +26,7 @@ What the broker enforces (see docs/operations.md):
 from __future__ import annotations
 
 import logging
+import math
 import os
 import secrets
 import shutil
@@ -52,6 +53,8 @@ log = logging.getLogger("gpushare.server")
 #: seconds a status query waits for the workers' numbers before answering with the
 #: last ones known (a worker answers between calls; one in a long call answers late)
 STATUS_WAIT = 1.0
+#: status queries waiting for the workers' numbers at most; more are answered at once
+MAX_STATUS_QUERIES = 64
 #: seconds between refreshes of the workers' numbers while metrics are served
 STATS_INTERVAL = 2.0
 #: seconds between looks at the authorized-keys directory
@@ -394,8 +397,11 @@ class Broker:
                 self._close(session, "closed by client")
         elif kind == "status":
             wait = header.get("wait", STATUS_WAIT)
-            if not isinstance(wait, (int, float)) or isinstance(wait, bool):
+            if not isinstance(wait, (int, float)) or isinstance(wait, bool) or \
+                    not math.isfinite(wait):  # (NaN would wait for ever)
                 wait = STATUS_WAIT
+            if len(self.status_queries) >= MAX_STATUS_QUERIES:
+                wait = 0.0  # a flood of queries: answered at once with the numbers known
             self._status_query(client, min(max(float(wait), 0.0), 5.0))
         else:
             self.metrics.protocol_errors.inc()
@@ -770,7 +776,12 @@ class Broker:
                         {"t": "protocol_error", "error": "malformed message"}))
 
     def _drained(self) -> bool:
-        return all(s.inflight == 0 or s.lost for s in self.sessions.values())
+        """Whether every session's calls received before the drain began are done: the
+        broker's (``inflight``) and, on the direct path, the worker's own, which it
+        shows by answering the stats asked for when the drain began (a worker answers
+        between messages)."""
+        return all(s.lost or (s.inflight == 0 and not s.worker.stats_pending)
+                   for s in self.sessions.values())
 
     def serve(self, ready_line: bool = True) -> None:
         keep_receive_buffers()  # chunks relayed for clients without a direct path
@@ -789,6 +800,9 @@ class Broker:
                     self._drain_deadline = time.monotonic() + self.options.drain_timeout
                     log.info("stopping: no new sessions; finishing in-flight calls "
                              "(at most %g s)", self.options.drain_timeout)
+                    for session in self.sessions.values():  # (see _drained)
+                        if session.lost is None:
+                            self._ask_stats(session.worker)
                 if self._draining and (self._signals > 1 or self._drained()
                                        or time.monotonic() > self._drain_deadline):
                     break
