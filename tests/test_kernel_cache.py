@@ -225,3 +225,40 @@ def test_make_kernel_stores_and_verifies(tmp_path, monkeypatch) -> None:
     remote._SPECS.clear()
     with pytest.raises(KernelUnknownError):
         remote.make_kernel(factories, "ElementwiseKernel", key)
+
+
+def test_the_kernel_directory_is_bounded_per_server_and_per_session(tmp_path,
+                                                                     monkeypatch) -> None:
+    """Kernel sources stored for other sessions take at most GPUSHARE_KERNEL_DIR_MB on
+    the server's disk, a quarter of it for one session: a tenant constructing kernels
+    of padding cannot fill it (a kernel not stored is only sent again)."""
+    from gpushare.cupy._kernels import _kernel_key
+    from gpushare_server.kernels import remote
+
+    kdir = tmp_path / "kernels"
+    monkeypatch.setenv("GPUSHARE_KERNEL_DIR", str(kdir))
+    monkeypatch.setenv("GPUSHARE_KERNEL_DIR_MB", "4")
+    monkeypatch.setattr(remote, "_SPECS", {})
+    monkeypatch.setattr(remote, "_stored", [0])
+    factories = {"RawKernel": lambda *a, **k: ("kernel", a)}
+
+    def construct(i: int, size: int) -> None:
+        spec = [[f"// {i}\n" + "x" * size, "f"], {}]
+        remote.make_kernel(factories, "RawKernel", _kernel_key("RawKernel", spec), spec)
+
+    def held() -> int:
+        return sum(p.stat().st_size for p in kdir.iterdir())
+    for i in range(8):                       # 8 x 300 KB: a session stores up to 1 MB
+        construct(i, 300_000)
+    assert len(os.listdir(kdir)) == 3 and held() <= 1 << 20
+    for session in range(6):                 # more sessions: the whole stays under 4 MB
+        remote._stored[0] = 0
+        for i in range(4):
+            construct(100 * session + i + 10, 300_000)
+    assert held() <= 4 << 20 and len(os.listdir(kdir)) == 13
+    monkeypatch.setenv("GPUSHARE_KERNEL_DIR_MB", "1000")
+    remote._stored[0] = 0
+    construct(999, remote._MAX_FILE_BYTES)   # over the size of one file: not stored
+    assert len(os.listdir(kdir)) == 13
+    construct(998, 1000)                     # a kernel of real size still is
+    assert len(os.listdir(kdir)) == 14

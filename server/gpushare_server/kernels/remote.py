@@ -52,7 +52,12 @@ _MAX_SPECS = 4096
 #: kernel not stored there is sent again by the next session that needs it)
 _MAX_FILES = 16384
 #: nor to hold a spec larger than this
-_MAX_FILE_BYTES = 64 << 20
+_MAX_FILE_BYTES = 16 << 20
+#: nor to grow past this many bytes in all (``GPUSHARE_KERNEL_DIR_MB``, default 256:
+#: the directory is on the server's disk, or in its memory where /tmp is a tmpfs),
+#: of which one session may store a quarter (one tenant cannot fill it for the rest)
+_MAX_DIR_BYTES_DEFAULT = 256 << 20
+_stored = [0]  # bytes this worker (so this session) stored
 _KEY_RE = re.compile(r"[0-9a-f]{64}")
 
 
@@ -86,15 +91,26 @@ def _store(key: str, kind: str, args: tuple, kwargs: dict) -> None:
     try:
         if _read_valid(path, key) is not None:
             return  # another session stored it (a damaged file is replaced)
+        budget = _dir_budget()
+        if _stored[0] + len(data) > budget // 4:
+            return
         os.makedirs(directory, mode=0o700, exist_ok=True)
+        count = held = 0
         with os.scandir(directory) as entries:
-            if sum(1 for _ in entries) >= _MAX_FILES:
-                return
+            for entry in entries:
+                count += 1
+                try:
+                    held += entry.stat(follow_symlinks=False).st_size
+                except OSError:
+                    pass
+        if count >= _MAX_FILES or held + len(data) > budget:
+            return
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
             os.replace(tmp, path)
+            _stored[0] += len(data)
         except BaseException:
             try:
                 os.unlink(tmp)
@@ -103,6 +119,13 @@ def _store(key: str, kind: str, args: tuple, kwargs: dict) -> None:
             raise
     except OSError:
         return
+
+
+def _dir_budget() -> int:
+    """Bytes the kernel directory may hold (``GPUSHARE_KERNEL_DIR_MB``)."""
+    from gpushare.settings import env_float
+    return int(env_float("GPUSHARE_KERNEL_DIR_MB", _MAX_DIR_BYTES_DEFAULT / (1 << 20))
+               * (1 << 20))
 
 
 def _read_valid(path: str, key: str) -> bytes | None:
