@@ -478,9 +478,12 @@ def test_operator_fast_path_error_names_the_users_line(monkeypatch, op_path):
         monkeypatch.setenv("GPUSHARE_SERVER", srv.address)
         client.reset_session()
         import gpushare.cupy as cupy
-        x = cupy.zeros(1 << 20, dtype=cupy.float32)  # 4 MiB
+        # (results of an eighth of the limit or more wait for the server, so that the
+        # error is raised at their own line: these stay under it)
+        w = cupy.zeros(7 << 20, dtype=cupy.uint8)     # 7 MiB
+        x = cupy.zeros(1 << 17, dtype=cupy.float32)   # 512 KiB
         y = x + 1.0                                   # 8 MiB in all: within the limit
-        z = x * 2.0; line = inspect.currentframe().f_lineno  # noqa: E702 - 12 MiB: fails
+        z = x * 2.0; line = inspect.currentframe().f_lineno  # noqa: E702 - 8.5 MiB: fails
         assert z.shape == x.shape  # known at once; the error comes at the next wait
         with pytest.raises(cupy.cuda.memory.OutOfMemoryError) as info:
             float(y[0])
@@ -492,6 +495,7 @@ def test_operator_fast_path_error_names_the_users_line(monkeypatch, op_path):
         with pytest.raises(cupy.cuda.memory.OutOfMemoryError) as info:
             float(y[0])
         assert f"test_api.py:{line}" in str(info.value)
+        assert w.size == 7 << 20
     finally:
         client.reset_session()
         srv.stop()
@@ -658,6 +662,35 @@ def test_a_big_allocation_raises_out_of_memory_at_its_own_call(monkeypatch):
         pool.set_limit(0)
         del kept
         assert cupy.zeros(7 << 20, dtype=cupy.uint8).nbytes == 7 << 20
+    finally:
+        client.reset_session()
+        srv.stop()
+
+
+@pytest.mark.skipif(BACKEND != "cpu", reason="CuPy's allocator counts these itself")
+def test_memory_held_by_served_objects_counts_on_the_cpu_backend(monkeypatch):
+    """On the CPU backend (no allocator) a sparse matrix's arrays, or those of any
+    object the server holds for the session, count against the session's memory limit
+    and in ``used_bytes``, as device memory does in CuPy."""
+    from gpushare import client
+    from _servers import ServerProcess
+    srv = ServerProcess("--memory-limit", "8MiB")
+    try:
+        monkeypatch.setenv("GPUSHARE_SERVER", srv.address)
+        client.reset_session()
+        import gpushare.cupy as cupy
+        from gpushare.cupyx.scipy import sparse
+        pool = cupy.get_default_memory_pool()
+        m = sparse.identity(400_000, dtype=cupy.float64, format="csr")  # 6.4 MB
+        assert pool.used_bytes() >= 6_000_000
+        with pytest.raises(cupy.cuda.memory.OutOfMemoryError, match="8,388,608"):
+            sparse.identity(400_000, dtype=cupy.float64, format="csr")
+        with pytest.raises(cupy.cuda.memory.OutOfMemoryError):
+            m * 2.0
+        assert m.nnz == 400_000  # the session goes on
+        del m
+        assert pool.used_bytes() < 1 << 20
+        assert sparse.identity(300_000, format="csr").nnz == 300_000
     finally:
         client.reset_session()
         srv.stop()

@@ -53,15 +53,19 @@ def oom_message(size: int, total: int, limit: int) -> str:
 
 
 def _arrays(value: Any, backend: Any) -> list:
-    """The arrays in ``value`` (a call's result: an array, or a tuple of them...)."""
+    """The arrays in ``value`` (a call's result: an array, a tuple of them, or an object
+    holding some, as a sparse matrix: ``held_arrays`` of the CPU backend)."""
     out: list = []
     stack = [value]
+    held = getattr(backend, "held_arrays", None)
     while stack:
         item = stack.pop()
         if isinstance(item, (tuple, list)):
             stack.extend(item)
         elif backend.is_array(item):
             out.append(item)
+        elif held is not None and item is not None:
+            out.extend(held([item]))
     return out
 
 

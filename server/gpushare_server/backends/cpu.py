@@ -149,12 +149,15 @@ def _device_ufunc(uf: numpy.ufunc) -> Callable[..., Any]:
     general = _c_order_outputs(_wrap(uf))
 
     def call(*args: Any, **kwargs: Any) -> Any:
-        if kwargs:
-            return general(*args, **kwargs)
-        for value in args:
-            if type(value) is not numpy.ndarray and type(value) not in _SCALAR_TYPES:
-                return general(*args)
-        return to_device_result(uf(*args, order="C"))
+        try:
+            if kwargs:
+                return general(*args, **kwargs)
+            for value in args:
+                if type(value) is not numpy.ndarray and type(value) not in _SCALAR_TYPES:
+                    return general(*args)
+            return to_device_result(uf(*args, order="C"))
+        except TypeError as exc:  # CuPy's words (no loop, a cast of out=, bool -)
+            raise cpu_routines.ufunc_error(uf, args, kwargs, exc) from None
     call.__name__ = uf.__name__
     call.__doc__ = uf.__doc__
     call.__wrapped__ = uf  # type: ignore[attr-defined]
@@ -358,6 +361,33 @@ class Event:
         return None
 
 
+def held_arrays(values: Any) -> Any:
+    """The NumPy arrays among ``values`` and held by the objects among them (one level
+    down: their attributes, and lists, tuples and dicts there), which the CPU backend
+    counts as the session's device memory."""
+    for value in values:
+        if isinstance(value, numpy.ndarray):
+            yield value
+            continue
+        if value is None or type(value) in _SCALAR_TYPES or isinstance(value, str):
+            continue
+        if sparse.is_sparse(value):
+            parts = [getattr(value, name, None) for name in
+                     ("data", "indices", "indptr", "row", "col", "offsets")]
+        else:
+            try:
+                parts = list(vars(value).values())
+            except TypeError:  # no __dict__ (SciPy's cKDTree): its data and index
+                parts = [getattr(value, name, None) for name in ("data", "indices")]
+        for part in parts:
+            if isinstance(part, numpy.ndarray):
+                yield part
+            elif isinstance(part, (list, tuple)):
+                yield from (p for p in part if isinstance(p, numpy.ndarray))
+            elif isinstance(part, dict):
+                yield from (p for p in part.values() if isinstance(p, numpy.ndarray))
+
+
 def _get_elapsed_time(start: Event, end: Event) -> float:
     """See Also: cupy.cuda.get_elapsed_time (``cudaEventElapsedTime``: an event never
     recorded, or made with ``disable_timing=True``, is CUDA's invalid handle)."""
@@ -479,7 +509,9 @@ OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.cuda.runtime.driverGetVersion": lambda: EMULATED_CUDA,
     "cupy.cuda.runtime.deviceSynchronize": lambda: None,
     "cupy.cuda.driver.get_build_version": lambda: EMULATED_CUDA,
-    "cupy.cuda.cufft.getVersion": lambda: 0,  # no cuFFT here
+    # (NumPy's FFTs, not cuFFT: the version of CUDA 12.0's, whose features, JIT
+    # callbacks among them, it does not claim)
+    "cupy.cuda.cufft.getVersion": lambda: 11000,
 }
 for _fft_name in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2",
                   "irfft2", "rfftn", "irfftn", "hfft", "ihfft"):
@@ -934,6 +966,9 @@ class CpuBackend:
     def is_array(self, obj: Any) -> bool:
         return isinstance(obj, numpy.ndarray)
 
+    #: the arrays served objects hold (``quota`` counts them: there is no allocator)
+    held_arrays = staticmethod(held_arrays)
+
     def normalize(self, result: Any) -> Any:
         return to_device_result(result)
 
@@ -952,12 +987,12 @@ class CpuBackend:
                              "compute_capability": "%d%d" % EMULATED_ARCH}]}
 
     def memory(self, op: str, arrays: list) -> Any:
+        """``arrays``: the session's objects; a served object's (a sparse matrix's, a
+        KD-tree's, a CUDA array's...) arrays are device memory too, as in CuPy."""
         if op in ("used_bytes", "total_bytes"):
             seen: set[int] = set()
             total = 0
-            for arr in arrays:
-                if not isinstance(arr, numpy.ndarray):
-                    continue
+            for arr in held_arrays(arrays):
                 root = arr
                 while isinstance(root.base, numpy.ndarray):
                     root = root.base

@@ -1,0 +1,300 @@
+"""The CPU backend's answers where CuPy 14.2's differ from NumPy's and SciPy's, through a
+real server: ``eig``/``eigvals``' complex results, ``center_of_mass``' arrays, sparse
+``multiply``'s CSR results, ``sum_labels`` of no labels, and CuPy's own errors (type and
+words) for matrix products, empty reductions, joins, ``split``, ``linspace``,
+``bincount``, ``clip``, sparse products and ``spsolve``."""
+from __future__ import annotations
+
+import numpy
+import pytest
+
+pytestmark = pytest.mark.timeout(240)
+
+
+@pytest.fixture
+def sp(cp):
+    from gpushare.cupyx.scipy import sparse
+    return sparse
+
+
+@pytest.fixture
+def ndi(cp):
+    from gpushare.cupyx.scipy import ndimage
+    return ndimage
+
+
+def _raises(exc_type, message, fn):
+    """``fn()`` raises ``exc_type`` with exactly ``message``."""
+    with pytest.raises(exc_type) as info:
+        fn()
+        # (a pipelined call's error surfaces at the next wait)
+        from gpushare import client
+        client.get_session().synchronize()
+    assert type(info.value) is exc_type or issubclass(type(info.value), exc_type)
+    assert str(info.value) == message
+
+
+# --- eig / eigvals -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype, expected", [
+    (numpy.float64, numpy.complex128), (numpy.float32, numpy.complex64),
+    (numpy.int32, numpy.complex128), (numpy.bool_, numpy.complex128),
+    (numpy.complex64, numpy.complex64)])
+def test_eig_of_real_input_is_complex(cp, dtype, expected):
+    host = numpy.array([[2, 1], [1, 3]]).astype(dtype)
+    a = cp.asarray(host)
+    w = cp.linalg.eigvals(a)
+    assert w.dtype == expected
+    numpy.testing.assert_allclose(numpy.sort(w.get().real),
+                                  numpy.sort(numpy.linalg.eigvals(host).real), rtol=1e-5)
+    w2, v2 = cp.linalg.eig(a)
+    assert w2.dtype == v2.dtype == expected
+    assert v2.flags.c_contiguous
+    # A v = v diag(w)
+    numpy.testing.assert_allclose(host.astype(expected) @ v2.get(), v2.get() * w2.get(),
+                                  atol=1e-4)
+    batch = cp.linalg.eigvals(cp.asarray(numpy.stack([host, host])))
+    assert batch.shape == (2, 2) and batch.dtype == expected
+
+
+def test_eig_errors_and_empty_input(cp):
+    _raises(TypeError, "float16 is unsupported in linalg",
+            lambda: cp.linalg.eigvals(cp.ones((2, 2), dtype=cp.float16)))
+    w, v = cp.linalg.eig(cp.ones((0, 0), dtype=cp.float32))
+    assert w.dtype == v.dtype == numpy.float32 and w.shape == (0,)
+    assert cp.linalg.eigvals(cp.ones((2, 0, 0), dtype=cp.int64)).dtype == numpy.float64
+
+
+# --- ndimage -------------------------------------------------------------------------------
+
+def test_center_of_mass_of_an_index_array(cp, ndi):
+    img = cp.arange(16, dtype=cp.float32).reshape(4, 4)
+    lab = cp.asarray([[1, 1, 0, 0], [1, 1, 0, 0], [0, 0, 2, 2], [0, 0, 2, 2]], dtype=cp.int32)
+    r = ndi.center_of_mass(img, lab, cp.asarray([1, 2]))
+    assert type(r) is list and len(r) == 2
+    assert all(isinstance(v, cp.ndarray) and v.shape == (2,) and v.dtype == numpy.float64
+               for v in r)
+    numpy.testing.assert_allclose(r[0].get(), [0.9, 0.6])
+    numpy.testing.assert_allclose(r[1].get(), [2.58, 2.52])
+    assert ndi.center_of_mass(img, lab, cp.asarray([], dtype=cp.int32)) == []
+    # a scalar index, and no labels: a tuple of 0-d arrays, as before
+    r1 = ndi.center_of_mass(img, lab, 1)
+    assert type(r1) is tuple and all(isinstance(v, cp.ndarray) and v.ndim == 0 for v in r1)
+    r0 = ndi.center_of_mass(img)
+    assert type(r0) is tuple and len(r0) == 2
+
+
+def test_sum_labels_of_no_index(cp, ndi):
+    img = cp.arange(4, dtype=cp.float32)
+    lab = cp.asarray([0, 1, 1, 2])
+    for fn in (ndi.sum_labels, ndi.sum):
+        r = fn(img, lab, cp.asarray([], dtype=cp.int32))
+        assert r.dtype == numpy.int64 and r.shape == (0,)
+    assert ndi.sum_labels(img, lab, cp.asarray([1, 2])).get().tolist() == [3.0, 3.0]
+
+
+# --- sparse ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+def test_sparse_multiply_by_dense_is_csr(cp, sp, fmt):
+    dense = numpy.array([[1., 0., 2.], [0., 0., 0.], [0., 3., 0.]])
+    M = getattr(sp, f"{fmt}_matrix")(cp.asarray(dense))
+    r = M.multiply(cp.full((3, 3), 2.0))
+    assert type(r).__name__ == "csr_matrix" and r.format == "csr"
+    numpy.testing.assert_array_equal(r.toarray().get(), dense * 2)
+    row = M.multiply(cp.asarray([[1.0, 2.0, 3.0]]))  # broadcast row
+    assert row.format == "csr"
+    numpy.testing.assert_array_equal(row.toarray().get(), dense * [1, 2, 3])
+    col = M.multiply(cp.asarray([1.0, 2.0, 3.0], dtype=cp.float32))  # 1-D: a row
+    assert col.dtype == numpy.float64
+    numpy.testing.assert_array_equal(col.toarray().get(), dense * [1, 2, 3])
+    assert M.multiply(3.0).format == "csr"
+
+
+def test_sparse_multiply_broadcasts_the_sparse_operand(cp, sp):
+    row = sp.csr_matrix(cp.asarray([[1.0, 0.0, 2.0]]))
+    r = row.multiply(cp.arange(6, dtype=cp.float32).reshape(2, 3))
+    assert r.format == "csr" and r.shape == (2, 3) and r.nnz == 4
+    numpy.testing.assert_array_equal(r.toarray().get(), [[0, 0, 4], [3, 0, 10]])
+    col = sp.csr_matrix(cp.asarray([[2.0], [0.0]]))
+    r = col.multiply(cp.asarray([[1.0, 2.0, 3.0]]))
+    assert r.shape == (2, 3) and r.nnz == 3
+    numpy.testing.assert_array_equal(r.toarray().get(), [[2, 4, 6], [0, 0, 0]])
+    _raises(ValueError, "inconsistent shape",
+            lambda: row.multiply(cp.ones((2, 2))))
+
+
+def test_sparse_product_errors(cp, sp):
+    from gpushare.cupyx.scipy.sparse import linalg
+    M = sp.csr_matrix(cp.eye(3))
+    _raises(ValueError, "dimension mismatch", lambda: M @ cp.ones(4))
+    _raises(ValueError, "dimension mismatch", lambda: M @ cp.ones((4, 2)))
+    _raises(ValueError, "dimension mismatch", lambda: M.dot(cp.ones(4)))
+    _raises(ValueError, "A must be a square matrix (A.shape: (2, 3))",
+            lambda: linalg.spsolve(sp.csr_matrix(cp.ones((2, 3))), cp.ones(2)))
+    _raises(ValueError, "matrix dimension mismatch (A.shape: (3, 3), b.shape: (2,))",
+            lambda: linalg.spsolve(M, cp.ones(2)))
+    _raises(TypeError, "b must be cupy.ndarray", lambda: linalg.spsolve(M, [1.0, 2.0, 3.0]))
+    x = linalg.spsolve(M, cp.asarray([1.0, 2.0, 3.0]))
+    assert x.get().tolist() == [1.0, 2.0, 3.0]
+
+
+# --- errors in CuPy's words ----------------------------------------------------------------
+
+def test_matrix_product_errors(cp):
+    _raises(ValueError, "Axis dimension mismatch", lambda: cp.ones((2, 3)) @ cp.ones((2, 3)))
+    _raises(ValueError, "Axis dimension mismatch",
+            lambda: cp.matmul(cp.ones((2, 3)), cp.ones((2, 3))))
+    _raises(ValueError, "Axis dimension mismatch",
+            lambda: cp.dot(cp.ones((2, 3)), cp.ones((2, 3))))
+    _raises(ValueError, "Axis dimension mismatch", lambda: cp.ones(3) @ cp.ones(4))
+    _raises(ValueError, "Axis dimension mismatch", lambda: cp.ones((2, 3)) @ cp.ones(4))
+    _raises(ValueError, "Axis dimension mismatch",
+            lambda: cp.dot(cp.ones((2, 3, 4)), cp.ones((5, 6))))
+    _raises(ValueError, "Axis dimension mismatch", lambda: cp.ones((2, 3)).dot(cp.ones(4)))
+    _raises(ValueError, "shapes (4,2,3) and (4,2,3) not aligned",
+            lambda: cp.matmul(cp.ones((4, 2, 3)), cp.ones((4, 2, 3))))
+    _raises(ValueError, "shapes (4,2,3) and (2) not aligned",  # (CuPy's join)
+            lambda: cp.ones((4, 2, 3)) @ cp.ones(2))
+    _raises(ValueError, "operands could not be broadcast together with remapped shapes",
+            lambda: cp.ones((4, 2, 3)) @ cp.ones((3, 3, 2)))
+    _raises(ValueError, "Scalar operands are not allowed, use '*' instead",
+            lambda: cp.matmul(cp.ones(()), cp.ones(3)))
+    # the successful products are NumPy's
+    assert (cp.ones((4, 2, 3)) @ cp.ones(3)).shape == (4, 2)
+    assert cp.dot(cp.ones((2, 3)), cp.ones(3)).get().tolist() == [3.0, 3.0]
+
+
+@pytest.mark.parametrize("fn, name", [
+    (lambda cp, a: cp.max(a), "CUPY_CUB_MAX"),
+    (lambda cp, a: cp.amin(a), "CUPY_CUB_MIN"),
+    (lambda cp, a: a.max(), "CUPY_CUB_MAX"),
+    (lambda cp, a: a.min(axis=0), "CUPY_CUB_MIN"),
+    (lambda cp, a: cp.ptp(a), "CUPY_CUB_MAX"),
+    (lambda cp, a: cp.argmax(a), "CUPY_CUB_ARGMAX"),
+    (lambda cp, a: a.argmin(), "CUPY_CUB_ARGMIN"),
+    (lambda cp, a: cp.argmax(a, dtype=cp.int32), "cupy_argmax"),
+    (lambda cp, a: cp.nanargmax(a), "cupy_nanargmax"),
+    (lambda cp, a: cp.nanmax(a), "cupy_nanmax"),
+    (lambda cp, a: cp.max(a.astype(bool)), "cupy_max"),
+    (lambda cp, a: cp.argmax(a.astype(bool)), "CUPY_CUB_ARGMAX"),
+    (lambda cp, a: cp.argmin(a.astype(bool)), "cupy_argmin"),
+    (lambda cp, a: cp.nanargmin(a.astype(cp.int8)), "CUPY_CUB_ARGMIN"),
+    (lambda cp, a: cp.max(a.reshape(0, 3), axis=0), "cupy_max"),
+    (lambda cp, a: cp.argmax(a.reshape(0, 3), axis=0), "cupy_argmax"),
+])
+def test_empty_reductions(cp, fn, name):
+    a = cp.zeros(0)
+    _raises(ValueError, f"zero-size array to reduction operation {name} which has no "
+            "identity", lambda: fn(cp, a))
+
+
+def test_empty_reductions_with_results(cp):
+    assert cp.max(cp.zeros((3, 0)), axis=0).shape == (0,)
+    assert cp.max(cp.arange(3)).get() == 2
+    assert int(cp.argmax(cp.asarray([1, 5, 2]))) == 1
+
+
+def test_join_errors(cp):
+    concat = "All arrays must have same shape except the axis to concatenate"
+    _raises(ValueError, concat, lambda: cp.concatenate([cp.ones((3, 4)), cp.ones((2, 3))]))
+    _raises(ValueError, concat, lambda: cp.stack([cp.ones((3, 4)), cp.ones((2, 4))]))
+    _raises(ValueError, concat, lambda: cp.vstack([cp.ones((3, 4)), cp.ones((2, 3))]))
+    _raises(ValueError, concat, lambda: cp.hstack([cp.ones((3, 4)), cp.ones((2, 3))]))
+    _raises(ValueError, "All arrays to concatenate must have the same ndim",
+            lambda: cp.concatenate([cp.ones((3, 4)), cp.ones(3)]))
+    _raises(ValueError, "All arrays to concatenate must have the same ndim",
+            lambda: cp.stack([cp.ones((3, 4)), cp.ones(3)]))
+    _raises(TypeError, "zero-dimensional arrays cannot be concatenated",
+            lambda: cp.concatenate([cp.ones(()), cp.ones(())]))
+    _raises(ValueError, "Cannot concatenate from empty tuple", lambda: cp.concatenate([]))
+    _raises(ValueError, "Only 1 or 2 dimensional arrays can be column stacked",
+            lambda: cp.column_stack([cp.ones((2, 2, 2))]))
+    assert cp.concatenate([cp.ones((2, 3)), cp.ones((1, 3))]).shape == (3, 3)
+
+
+def test_other_argument_errors(cp):
+    _raises(ValueError, "indices_or_sections must divide the size along the axes.\n"
+            "If you want to split the array into non-equally-sized arrays, use array_split "
+            "instead.", lambda: cp.split(cp.arange(10), 3))
+    _raises(IndexError, "Axis exceeds ndim", lambda: cp.split(cp.arange(10), 2, axis=1))
+    assert [p.get().tolist() for p in cp.split(cp.arange(4), 2)] == [[0, 1], [2, 3]]
+    _raises(ValueError, "linspace with num<0 is not supported", lambda: cp.linspace(0, 1, -1))
+    _raises(ValueError, "The first argument of bincount must be non-negative",
+            lambda: cp.bincount(cp.asarray([-1, 2])))
+    _raises(TypeError, "x must be int array", lambda: cp.bincount(cp.asarray([1.0, 2.0])))
+    _raises(ValueError, "object too deep for desired array",
+            lambda: cp.bincount(cp.ones((2, 2), dtype=cp.int32)))
+    _raises(ValueError, "object of too small depth for desired array",
+            lambda: cp.bincount(cp.asarray(1)))
+    _raises(ValueError, "minlength must be non-negative",
+            lambda: cp.bincount(cp.asarray([1]), minlength=-1))
+    _raises(ValueError, "The weights and list don't have the same length.",
+            lambda: cp.bincount(cp.asarray([1]), cp.ones(2)))
+    r = cp.bincount(cp.asarray([1, 1, 3], dtype=cp.uint8), minlength=5)
+    assert r.dtype == numpy.intp and r.get().tolist() == [0, 2, 0, 1, 0]
+    w = cp.bincount(cp.asarray([0, 1, 1]), cp.asarray([1, 2, 3], dtype=cp.float32))
+    assert w.dtype == numpy.float64 and w.get().tolist() == [1.0, 5.0]
+    e = cp.bincount(cp.asarray([], dtype=cp.int32), cp.ones(0), minlength=2)
+    assert e.dtype == numpy.intp and e.get().tolist() == [0, 0]
+    _raises(TypeError, "clip() missing 2 required positional arguments: 'a_min' and 'a_max'",
+            lambda: cp.clip(cp.arange(3)))
+    assert cp.clip(cp.arange(5), 1, 3).get().tolist() == [1, 1, 2, 3, 3]
+
+
+# --- ufuncs' errors (the CPU backend's ufunc wrappers call ``ufunc_error`` on their error
+# path; checked here against NumPy's own exceptions) -----------------------------------
+
+def _numpy_error(fn):
+    try:
+        fn()
+    except Exception as exc:  # noqa: BLE001
+        return exc
+    raise AssertionError("no error")
+
+
+@pytest.mark.parametrize("uf, args, kwargs, exc_type, message", [
+    (numpy.bitwise_and, (numpy.ones(3), numpy.ones(3)), {}, TypeError,
+     "Wrong type ((dtype('float64'), dtype('float64'))) of arguments for cupy_bitwise_and"),
+    (numpy.invert, (numpy.ones(3, numpy.float32),), {}, TypeError,
+     "Wrong type ((dtype('float32'),)) of arguments for cupy_invert"),
+    (numpy.left_shift, (numpy.ones(3), 1), {}, TypeError,
+     "Wrong type ((dtype('float64'), dtype('int64'))) of arguments for cupy_left_shift"),
+    (numpy.bitwise_or, (numpy.ones(3), numpy.ones(3)), {"dtype": "f"}, TypeError,
+     "Wrong type (float32) of arguments for cupy_bitwise_or"),
+    (numpy.add, (numpy.ones(3), 1), {"out": numpy.zeros(3, numpy.int32)}, TypeError,
+     "Cannot cast output operand from dtype('float64') to dtype('int32') according to the "
+     "rule 'same_kind'"),
+    (numpy.subtract, (numpy.ones(1, bool), numpy.ones(1, bool)), {}, TypeError,
+     "cupy boolean subtract, the `-` operator, is deprecated, use the bitwise_xor, the `^` "
+     "operator, or the logical_xor function instead."),
+    (numpy.negative, (numpy.ones(1, bool),), {}, TypeError,
+     "The cupy boolean negative, the `-` operator, is not supported, use the `~` operator "
+     "or the logical_not function instead."),
+])
+def test_ufunc_errors_in_cupys_words(uf, args, kwargs, exc_type, message):
+    from gpushare_server.backends.cpu_routines import ufunc_error
+    exc = _numpy_error(lambda: uf(*args, **kwargs))
+    restated = ufunc_error(uf, args, kwargs, exc)
+    assert type(restated) is exc_type and str(restated) == message
+    other = ValueError("operands could not be broadcast together")
+    assert ufunc_error(uf, args, kwargs, other) is other
+
+
+def test_ufunc_errors_are_cupys_through_the_server(cp) -> None:
+    """No loop for the operands, an ``out=`` that cannot take the result, bool ``-``:
+    CuPy's exception types and words, for operators and ufuncs called by name."""
+    f = cp.ones(3)
+    _raises(TypeError, "Wrong type ((dtype('float64'), dtype('float64'))) of arguments "
+                       "for cupy_bitwise_and", lambda: cp.bitwise_and(f, f))
+    _raises(TypeError, "Cannot cast output operand from dtype('float64') to "
+                       "dtype('int32') according to the rule 'same_kind'",
+            lambda: cp.add(f, 1, out=cp.zeros(3, cp.int32)))
+    b = cp.ones(3, dtype=bool)
+    with pytest.raises(TypeError, match="^cupy boolean subtract"):
+        b - b
+        float(f[0])
+    with pytest.raises(TypeError, match="^The cupy boolean negative"):
+        -b
+        float(f[0])
+    assert float((f + 1).sum()) == 6.0  # the session goes on
