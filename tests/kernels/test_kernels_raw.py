@@ -1,6 +1,6 @@
 import numpy
 import pytest
-
+from gpushare.protocol import HostArray
 from gpushare_server.kernels import (CompileException, CUDADriverError,
                                      RawKernel, RawModule, capture_printf,
                                      compiler_available)
@@ -248,17 +248,19 @@ def test_structs_vectors_templates_globals():
     p['scale'], p['offset'], p['shift'], p['v'] = 2.0, 3, 0.5, (2.0, 4.0)
     x = numpy.arange(10, dtype=numpy.float32)
     y = numpy.zeros_like(x)
-    mod.get_function('affine<float, 3>')((1,), (32,), (x, y, p, 10))
+    # a struct by value is host data (a numpy array from the client); a device array,
+    # structured or not, is passed by its address, as CuPy passes a cupy.ndarray
+    mod.get_function('affine<float, 3>')((1,), (32,), (x, y, HostArray(p), 10))
     numpy.testing.assert_allclose(y, 3 * x * 2 + 3 + 0.5 + 8)
     xd = numpy.arange(10.)
     yd = numpy.zeros_like(xd)
-    mod.get_function('affine<double, 2>')((1,), (32,), (xd, yd, p[0:1], 10))
+    mod.get_function('affine<double, 2>')((1,), (32,), (xd, yd, HostArray(p[0:1]), 10))
     numpy.testing.assert_allclose(yd, 2 * xd * 2 + 3 + 0.5 + 8)
     a = numpy.arange(16, dtype=numpy.float32).reshape(4, 4)
     out = numpy.zeros_like(a)
     d = numpy.array([(1.5, 2.0)], dtype=[('x', '<f8'), ('y', '<f8')])
     c = numpy.array([(1, 2, 3)], dtype=[('x', '<i4'), ('y', '<i4'), ('z', '<i4')])
-    mod.get_function('vec')((1,), (4,), (a, d, c, out))
+    mod.get_function('vec')((1,), (4,), (a, HostArray(d), HostArray(c), out))
     exp = a.copy()
     exp[:, 0] += 1.5
     exp[:, 1] *= 2.0
