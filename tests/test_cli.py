@@ -210,3 +210,12 @@ def test_the_main_job_runs_without_the_optional_kernel_emulator(tmp_path):
         """)
     out = run_python(code, env=env, timeout=180)
     assert "REFUSED" in out.stdout and "gpushare[cpu]" in out.stdout, out.stderr[-2000:]
+
+
+def test_a_server_serves_64_sessions_at_once_by_default(server):
+    """Each session is a worker process (a CUDA context on a GPU): unless told
+    otherwise (``--max-sessions 0``), a server does not let a client open them without
+    end."""
+    from gpushare.cli import DEFAULT_MAX_SESSIONS, query_status
+    assert DEFAULT_MAX_SESSIONS == 64
+    assert query_status(server.address, timeout=30, wait=0)["max_sessions"] == 64

@@ -13,6 +13,11 @@ from typing import Any
 
 from . import __version__
 
+#: ``gpushare serve --max-sessions``' default: every session is a process (and, on a
+#: GPU, a CUDA context of hundreds of MiB), so a client opening sessions in a loop must
+#: not be able to exhaust the machine
+DEFAULT_MAX_SESSIONS = 64
+
 
 def _devices(text: str) -> list | None:
     """``--devices``: None for ``all`` (the server finds them), else the listed names."""
@@ -287,8 +292,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="CPU backend: host memory each session's worker may take before "
                         "its calls fail with OutOfMemoryError (default: the host's "
                         "available memory and swap when the worker starts; 0: no bound)")
-    g.add_argument("--max-sessions", type=int, default=0, metavar="N",
-                   help="sessions served at once (default: no limit)")
+    g.add_argument("--max-sessions", type=int, default=DEFAULT_MAX_SESSIONS, metavar="N",
+                   help="sessions served at once, each a worker process with its own "
+                        f"device context (default {DEFAULT_MAX_SESSIONS}; 0: no limit)")
     g.add_argument("--max-sessions-per-key", type=int, default=0, metavar="N",
                    help="sessions one client key may hold at once (default: no limit)")
     g.add_argument("--key-limits", metavar="FILE.toml",
