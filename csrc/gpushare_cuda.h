@@ -49,6 +49,9 @@ typedef unsigned long long uint64_t;
 
 #include "gpushare_rt.h"
 
+#ifndef GS_GRID_SYNC
+#define GS_GRID_SYNC 0  // set when the source syncs a whole grid (gs_launch)
+#endif
 #ifndef GS_USE_FIBERS
 #define GS_USE_FIBERS 0
 #endif
@@ -135,6 +138,8 @@ static thread_local dim3 blockDim;
 static thread_local dim3 gridDim;
 static thread_local void* gs_dyn_smem_ptr;
 static const gs_rt_api* gs_rt = nullptr;
+// whether this block runs in a cooperative launch (every block at once)
+static thread_local bool gs_cooperative = false;
 #define warpSize 32
 
 static inline unsigned gs_linear_tid() {
@@ -799,6 +804,11 @@ struct Launch {
           call(c->fn, c->params, std::index_sequence_for<Args...>{});
         }
   }
+  static void coop_block(void* ctx, long long b) {
+    gs_cooperative = true;  // (grid_group::sync may wait for the other blocks)
+    block_fiber(ctx, b);
+    gs_cooperative = false;
+  }
   static void block_fiber(void* ctx, long long b) {
     const Ctx* c = static_cast<const Ctx*>(ctx);
     set_block(c, b);
@@ -826,6 +836,15 @@ static int gs_launch(const gs_launch_t* L, void** params, int nparams,
   c.L = L;
   c.nthreads = L->block[0] * L->block[1] * L->block[2];
   long long nblocks = (long long)L->grid[0] * L->grid[1] * L->grid[2];
+#if GS_GRID_SYNC
+  // a cooperative launch of a source that syncs a whole grid: every block at once,
+  // each on a thread of its own, up to the blocks that may be co-resident
+  if (L->cooperative) {
+    if (nblocks > GS_COOP_MAX_BLOCKS) return -3;
+    L->rt->coop_for(nblocks, &LN::coop_block, &c);
+    return 0;
+  }
+#endif
   L->rt->parallel_for(nblocks, GS_USE_FIBERS ? &LN::block_fiber : &LN::block_fast, &c);
   return 0;
 }

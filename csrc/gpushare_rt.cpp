@@ -506,6 +506,82 @@ void parallel_for(long long nitems, gs_item_fn fn, void* ctx) {
   pool().run(nitems, fn, ctx);
 }
 
+// --------------------------------------------------- cooperative launches
+// Every block of a cooperative launch on a thread of its own (kept for the next
+// launch: a thread's fiber stacks and __shared__ variables are its own), so that the
+// grid barrier can hold each block until all have come.
+class CoopPool {
+ public:
+  void run(long long n, gs_item_fn fn, void* ctx) {
+    if (n <= 0) return;
+    std::lock_guard<std::mutex> launch_lock(launch_mu_);
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      while ((long long)threads_.size() < n) {
+        long long i = (long long)threads_.size();
+        threads_.emplace_back([this, i] { loop(i); });
+      }
+      fn_ = fn;
+      ctx_ = ctx;
+      n_ = n;
+      pending_ = n;
+      arrived_ = 0;
+      ++gen_;
+    }
+    cv_.notify_all();
+    std::unique_lock<std::mutex> lk(mu_);
+    done_cv_.wait(lk, [this] { return pending_ == 0; });
+  }
+
+  void barrier() {
+    std::unique_lock<std::mutex> lk(mu_);
+    unsigned long long round = round_;
+    if (++arrived_ == n_) {
+      arrived_ = 0;
+      ++round_;
+      barrier_cv_.notify_all();
+    } else {
+      barrier_cv_.wait(lk, [&] { return round_ != round; });
+    }
+  }
+
+ private:
+  void loop(long long i) {
+    t_inpool = true;  // a launch from inside a block runs inline
+    unsigned long long seen = 0;
+    for (;;) {
+      gs_item_fn fn;
+      void* ctx;
+      {
+        std::unique_lock<std::mutex> lk(mu_);
+        cv_.wait(lk, [&] { return gen_ != seen && i < n_; });
+        seen = gen_;
+        fn = fn_;
+        ctx = ctx_;
+      }
+      fn(ctx, i);
+      std::lock_guard<std::mutex> lk(mu_);
+      if (--pending_ == 0) done_cv_.notify_all();
+    }
+  }
+
+  std::vector<std::thread> threads_;
+  std::mutex mu_, launch_mu_;
+  std::condition_variable cv_, done_cv_, barrier_cv_;
+  gs_item_fn fn_ = nullptr;
+  void* ctx_ = nullptr;
+  long long n_ = 0, pending_ = 0, arrived_ = 0;
+  unsigned long long gen_ = 0, round_ = 0;
+};
+
+CoopPool& coop_pool() {
+  static CoopPool* p = new CoopPool();  // never destroyed (threads detached at exit)
+  return *p;
+}
+
+void coop_for(long long n, gs_item_fn fn, void* ctx) { coop_pool().run(n, fn, ctx); }
+void grid_sync() { coop_pool().barrier(); }
+
 // ------------------------------------------------------------------ printf
 std::mutex g_out_mu;
 std::string g_out;
@@ -520,7 +596,7 @@ int num_threads() { return pool().size(); }
 gs_rt_api g_api = {
     GS_RT_ABI_VERSION, &parallel_for, &run_block_fibers, &block_sync,
     &warp_sync,        &active_mask,  &dyn_smem,         &printf_append,
-    &num_threads,
+    &num_threads,      &coop_for,     &grid_sync,
 };
 
 }  // namespace

@@ -8,7 +8,7 @@
 extern "C" {
 #endif
 
-#define GS_RT_ABI_VERSION 1
+#define GS_RT_ABI_VERSION 2
 
 enum {
   GS_OP_NONE = 0,
@@ -41,13 +41,23 @@ typedef struct gs_rt_api {
   void* (*dyn_smem)(size_t bytes);
   void (*printf_append)(const char* s, size_t n);
   int (*num_threads)(void);
+  /* a cooperative launch: fn(ctx, i) for every i in [0, n) at once, each on a thread
+   * of its own (n at most GS_COOP_MAX_BLOCKS), so that grid_sync can wait for all */
+  void (*coop_for)(long long n, gs_item_fn fn, void* ctx);
+  /* the grid barrier of the cooperative launch under way (one caller per block) */
+  void (*grid_sync)(void);
 } gs_rt_api;
+
+/* blocks a cooperative launch may have on the emulator (CUDA's limit is the blocks
+ * that fit on the device at once; more is cudaErrorCooperativeLaunchTooLarge) */
+#define GS_COOP_MAX_BLOCKS 256
 
 typedef struct gs_launch_t {
   unsigned grid[3];
   unsigned block[3];
   size_t shared_mem;
   const gs_rt_api* rt;
+  int cooperative;  /* cuLaunchCooperativeKernel (enable_cooperative_groups) */
 } gs_launch_t;
 
 #define GS_RT_EXPORT __attribute__((visibility("default")))

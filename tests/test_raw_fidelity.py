@@ -485,3 +485,56 @@ def test_raw_kernels_and_modules_pickle_and_carry_their_options(cp) -> None:
     assert back.enable_cooperative_groups is True and back.options == ("-DX=1",)
     assert back.name == "test_sum" and back.translate_cucomplex is False
     assert module.enable_cooperative_groups is False and module.file_path is None
+
+
+_GRID_SYNC = r'''
+#include <cooperative_groups.h>
+extern "C" __global__ void grid_sum(const float* x, float* partial, float* out, int n,
+                                    int* valid) {
+    namespace cg = cooperative_groups;
+    cg::grid_group grid = cg::this_grid();
+    __shared__ float acc[64];
+    float s = 0;
+    for (int i = grid.thread_rank(); i < n; i += grid.size()) s += x[i];
+    acc[threadIdx.x] = s;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float t = 0;
+        for (int k = 0; k < blockDim.x; ++k) t += acc[k];
+        partial[blockIdx.x] = t;
+    }
+    if (!grid.is_valid()) { if (grid.thread_rank() == 0) *valid = 0; return; }
+    grid.sync();                  // every block's partial sum is written
+    if (grid.thread_rank() == 0) {
+        float t = 0;
+        for (int b = 0; b < gridDim.x; ++b) t += partial[b];
+        *out = t;
+        *valid = 1;
+    }
+}
+'''
+
+
+def test_grid_sync_in_a_cooperative_launch(cp) -> None:
+    """``cooperative_groups::this_grid().sync()`` (CuPy's ``TestRawGridSync``): in a
+    cooperative launch every block waits for all the others, each with its own shared
+    memory; a grid larger than the blocks that fit at once is CUDA's
+    ``CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE``; without a cooperative launch the grid
+    is not valid."""
+    x = cp.arange(100_000, dtype=cp.float32) % 7
+    want = float(x.get().astype(numpy.float64).sum())
+    k = cp.RawKernel(_GRID_SYNC, "grid_sum", enable_cooperative_groups=True)
+    for blocks in (1, 3, 40):
+        partial, out = cp.zeros(blocks, cp.float32), cp.zeros(1, cp.float32)
+        valid = cp.full(1, -1, cp.int32)
+        k((blocks,), (64,), (x, partial, out, numpy.int32(x.size), valid))
+        assert int(valid[0]) == 1 and float(out[0]) == want
+    with pytest.raises(cp.cuda.driver.CUDADriverError,
+                       match="CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE"):
+        k((100_000,), (64,), (x, cp.zeros(100_000, cp.float32), out, numpy.int32(x.size),
+                              valid))
+        cp.cuda.Device().synchronize()
+    plain = cp.RawKernel(_GRID_SYNC, "grid_sum")
+    valid[0] = -1
+    plain((2,), (64,), (x, cp.zeros(2, cp.float32), out, numpy.int32(x.size), valid))
+    assert int(valid[0]) == 0

@@ -97,13 +97,23 @@ class grid_group {
     return block * blockDim.x * blockDim.y * blockDim.z + gs_linear_tid();
   }
   dim3 group_dim() const { return gridDim; }
-  bool is_valid() const { return false; }  // no cooperative launch here
+  // valid in a cooperative launch (enable_cooperative_groups) of a kernel that names
+  // this_grid or grid_group (GS_GRID_SYNC: gs_launch runs every block at once)
+  bool is_valid() const { return gs_cooperative; }
+#if GS_GRID_SYNC
+  void sync() const {
+    if (!gs_cooperative) __trap();    // as CUDA: a grid syncs in a cooperative launch only
+    __syncthreads();                  // the block's threads are here...
+    if (gs_linear_tid() == 0) gs_rt->grid_sync();  // ...and so are the other blocks
+    __syncthreads();
+  }
+#else
   template <typename T = void> void sync() const {
     static_assert(gs_always_false<T>::value,
-                  "gpushare's CPU kernel emulator cannot synchronize a whole grid "
-                  "(cooperative launch): grid_group::sync() is not supported. Split the "
-                  "kernel into two launches, or run it on a GPU server.");
+                  "gpushare's CPU kernel emulator syncs a whole grid only in a kernel "
+                  "whose source names cooperative_groups' this_grid or grid_group");
   }
+#endif
 };
 
 static inline grid_group this_grid() { return grid_group(); }

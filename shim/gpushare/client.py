@@ -881,7 +881,7 @@ class Session:
         else:
             out = numpy.empty(shape, dtype=dtype, order=order)
         flat = out.reshape(-1, order="A").view(numpy.uint8)
-        received, total = 0, int(desc["nbytes"])
+        total = int(desc["nbytes"])
         if desc.get("shm"):  # through the shared-memory ring
             return self._shm_download(desc, out, flat)
         if desc.get("lane"):  # on the bulk lane

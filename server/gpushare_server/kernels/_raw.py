@@ -18,6 +18,8 @@ _MAX_SHARED_OPTIN = 232448   # H100/H200 opt-in limit
 
 def _entry_code(code, entries, globals_, fibers, cupy_headers=False):
     head = '#define GS_USE_FIBERS %d\n' % (1 if fibers else 0)
+    if _source.uses_grid_sync(code):
+        head += '#define GS_GRID_SYNC 1\n'  # a cooperative launch (gs_launch)
     head += ('#include "gpushare_cupy.h"\n' if cupy_headers
              else '#include "gpushare_cuda.h"\n')
     body = _source.rewrite(code)
@@ -415,9 +417,12 @@ class RawKernel:
                 'invalid argument (kernel %s takes %d arguments, %d given)'
                 % (self.name, len(sizes), len(args)))
         params, keep = pack_args(args, sizes)
-        r, _ = _runtime.launch(c.lib, k, g, b, int(shared_mem), params,
-                               len(args))
+        r, _ = _runtime.launch(c.lib, k, g, b, int(shared_mem), params, len(args),
+                               enable_cooperative_groups or self.enable_cooperative_groups)
         del keep
+        if r == -3:  # GS_COOP_MAX_BLOCKS
+            raise CUDADriverError('CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE',
+                                  'too many blocks in cooperative launch')
         if r != 0:
             raise CUDADriverError('CUDA_ERROR_LAUNCH_FAILED',
                                   'unspecified launch failure')

@@ -18,6 +18,7 @@ typedef struct gs_launch_t {
   unsigned block[3];
   size_t shared_mem;
   const gs_rt_api* rt;
+  int cooperative;
 } gs_launch_t;
 const gs_rt_api* gs_rt_get_api(void);
 size_t gs_rt_output_size(void);
@@ -116,7 +117,7 @@ def _dispatch_output(text):
         sys.stdout.flush()
 
 
-def launch(lib, k, grid, block, shared_mem, params, nparams):
+def launch(lib, k, grid, block, shared_mem, params, nparams, cooperative=False):
     """Launch entry ``k`` of module ``lib``; returns the printf output."""
     runtime()
     L = ffi.new('gs_launch_t*')
@@ -124,6 +125,7 @@ def launch(lib, k, grid, block, shared_mem, params, nparams):
     L.block = block
     L.shared_mem = shared_mem
     L.rt = _rt['api']
+    L.cooperative = 1 if cooperative else 0
     r = lib.gs_module_launch(k, L, params, nparams)
     text = _take_output()
     _dispatch_output(text)

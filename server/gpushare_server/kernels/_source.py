@@ -102,6 +102,15 @@ def uses_fibers(code: str) -> bool:
     return _FIBER_RE.search(_strip_comments(code)) is not None
 
 
+#: a whole grid synchronized (``cooperative_groups::this_grid().sync()``): the launch
+#: is cooperative (every block at once, ``GS_GRID_SYNC`` in gpushare_cuda.h)
+_GRID_RE = re.compile(r'\b(this_grid|grid_group)\b')
+
+
+def uses_grid_sync(code: str) -> bool:
+    return _GRID_RE.search(_strip_comments(code)) is not None
+
+
 #: a comma before a closing ``>`` (outside comments and strings: no valid C++ has one
 #: but a template argument list NVRTC accepts with a trailing comma)
 _TRAILING_COMMA_RE = re.compile(r',(?=\s*>)')

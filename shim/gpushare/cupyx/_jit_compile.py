@@ -54,7 +54,8 @@ loop on the enclosing 32-bit word); cooperative groups (``jit.cg``):
 with ``.x/.y/.z``), ``this_grid()`` (``is_valid``, ``thread_rank``, ``block_rank``,
 ``size``, ``num_threads``, ``num_blocks``, ``group_dim``, ``dim_blocks``,
 ``block_index``, ``sync``: a kernel that synchronizes a grid is launched with
-``enable_cooperative_groups=True``; the CPU backend's emulator cannot run it),
+``enable_cooperative_groups=True``, on the CPU backend's emulator too, up to 256
+blocks),
 ``cg.sync(g)``, ``cg.memcpy_async(g, dst, i, src, j, nbytes, aligned_size=)`` (done
 synchronously by the group: the emulator has no asynchronous copies) with
 ``cg.wait(g)``/``cg.wait_prior(g, n)`` as block barriers;
