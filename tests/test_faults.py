@@ -645,3 +645,26 @@ def test_sessions_are_spread_over_the_servers_gpus():
     bad = subprocess.run([sys.executable, "-m", "gpushare", "serve", "--backend", "cpu",
                           "--devices", "0,,1"], capture_output=True, text=True, timeout=30)
     assert bad.returncode == 2 and "--devices" in bad.stderr
+
+
+def test_a_call_past_max_call_seconds_ends_only_its_session():
+    """``--max-call-seconds``: a session whose message of calls runs longer (here an
+    endless kernel) is ended, its client told why, at once; another session goes on."""
+    from gpushare import errors
+    srv = ServerProcess("--max-call-seconds", "1")
+    spinner = open_session(srv.address, timeout=20)
+    other = open_session(srv.address, timeout=20)
+    try:
+        x = spinner.call("call", "cupy.ones", (4,), {"dtype": "float32"})
+        kernel = spinner.call("call", "cupy.RawKernel", (
+            'extern "C" __global__ void spin(float* x) '
+            '{ volatile float* v = x; while (v[0] > 0) { } }', "spin"))
+        kept = other.call("call", "cupy.arange", (5,))
+        with pytest.raises(errors.SessionLostError, match=r"longer than the server allows "
+                                                          r"\(1 s, --max-call-seconds\)"):
+            spinner.call("method", "__call__", (kernel, (1,), (1,), (x,)))
+        assert other.call("method", "sum", (kept,)) == 10
+    finally:
+        spinner.close()
+        other.close()
+        srv.stop()

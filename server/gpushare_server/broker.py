@@ -130,6 +130,8 @@ class BrokerOptions:
     #: the GPUs sessions are spread over, as CUDA_VISIBLE_DEVICES names them (each
     #: session's worker sees one); None or one: every worker sees what the server sees
     devices: list | None = None
+    #: a session whose worker spends longer on one message ends (0: no limit; worker.py)
+    max_call_seconds: float = 0.0
 
 
 #: how long a session's worker may take to start before the session expires unwelcomed
@@ -281,6 +283,8 @@ class Broker:
                "--parent", str(os.getpid())]
         if self.options.host_memory is not None:
             cmd += ["--host-memory", str(self.options.host_memory)]
+        if self.options.max_call_seconds > 0:
+            cmd += ["--max-call-seconds", str(self.options.max_call_seconds)]
         token = secrets.token_hex(16)
         direct_bind = self._direct_bind(identity) if self.options.direct else None
         if direct_bind:
@@ -752,6 +756,16 @@ class Broker:
                 continue
             session = worker.session
             if session is not None and session.lost is None:
+                from .worker import CALL_TOO_LONG  # (the worker's module, at need)
+                if code == CALL_TOO_LONG:
+                    limit = self.options.max_call_seconds
+                    log.warning("session %s lost: a call ran past %g s", session.id, limit)
+                    self.metrics.sessions_closed.labels("call_too_long").inc()
+                    self._lose(session, f"gpushare: a call of this session ran longer than "
+                                        f"the server allows ({limit:g} s, --max-call-seconds), "
+                                        "so the session was ended; every array of it is gone. "
+                                        "Other sessions are unaffected.")
+                    continue
                 how = f"signal {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
                 log.warning("session %s lost: worker died (%s)", session.id, how)
                 self.metrics.sessions_closed.labels("worker_died").inc()

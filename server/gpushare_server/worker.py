@@ -32,6 +32,7 @@ import logging
 import os
 import select
 import sys
+import threading
 import time
 from typing import Any
 
@@ -131,6 +132,35 @@ def _handle_safely(executor: SessionExecutor, frames: list) -> list:
                                  "error": f"malformed message ({type(exc).__name__})"})
 
 
+#: the exit status that tells the broker a message ran past --max-call-seconds (the
+#: broker reads it with this name)
+CALL_TOO_LONG = 75
+
+
+class _Watchdog:
+    """``gpushare serve --max-call-seconds``: a thread that ends this worker (its
+    session) when one message of calls runs longer than the limit: an endless kernel,
+    or any call, cannot hold the device for ever. The broker tells the client why
+    (``CALL_TOO_LONG``). Nothing runs without a limit."""
+
+    def __init__(self, limit: float) -> None:
+        self.limit = float(limit or 0.0)
+        self.started: float | None = None  # when the message being handled began
+        if self.limit > 0:
+            threading.Thread(target=self._watch, daemon=True,
+                             name="gpushare-watchdog").start()
+
+    def _watch(self) -> None:
+        period = min(1.0, max(0.05, self.limit / 10))
+        while True:
+            time.sleep(period)
+            started = self.started
+            if started is not None and time.monotonic() - started > self.limit:
+                log.error("a message of calls ran past %g s (--max-call-seconds): "
+                          "ending the session", self.limit)
+                os._exit(CALL_TOO_LONG)
+
+
 def _is_chunk(frames: list) -> bool:
     """Whether ``frames`` is a streamed-upload chunk (which gets no reply)."""
     try:
@@ -168,7 +198,8 @@ def _direct_socket(ctx: zmq.Context, bind: str, server_key: str | None,
 def run(broker: str, identity: bytes, backend_name: str, parent: int,
         memory_limit: int = 0, direct_bind: str | None = None, server_key: str | None = None,
         authorized_keys: str | None = None, max_message_size: int = 0,
-        spin_us: float = 0.0, host_memory: int | None = None) -> int:
+        spin_us: float = 0.0, host_memory: int | None = None,
+        max_call_seconds: float = 0.0) -> int:
     keep_receive_buffers()  # a streamed upload's chunks reuse the same memory
     backend = load_backend(backend_name)
     from . import hostmem
@@ -176,6 +207,7 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
     if backend_name == "cpu":  # its device memory is this heap: outgrowing the host is
         hostmem.bound_data(host_memory)  # OutOfMemoryError, not the OOM killer
     capture = OutputCapture()
+    watchdog = _Watchdog(max_call_seconds)
     executor = SessionExecutor(backend, output=capture.take)
     executor.record_warnings()
     from . import shm
@@ -252,7 +284,11 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
                     send_frames(out, [b"skip"])  # the broker counts batches in flight
                 return
         failed_before = executor.failed_seq
-        reply = _handle_safely(executor, frames)
+        watchdog.started = time.monotonic()
+        try:
+            reply = _handle_safely(executor, frames)
+        finally:
+            watchdog.started = None
         if executor.failed_seq is not None and executor.failed_seq != failed_before:
             errors_seen += 1
 
@@ -390,6 +426,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="poll this long for the client's next message before sleeping")
     parser.add_argument("--server-key")
     parser.add_argument("--authorized-keys")
+    parser.add_argument("--max-call-seconds", type=float, default=0.0,
+                        help="end the session when one message runs longer (0: no limit)")
     parser.add_argument("--host-memory", type=int, default=None,
                         help="CPU backend: bytes of private memory this worker may take "
                              "beyond its start-up (default: the host's available memory "
@@ -400,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
                memory_limit=args.memory_limit, direct_bind=args.direct_bind,
                server_key=args.server_key, authorized_keys=args.authorized_keys,
                max_message_size=args.max_message_size, spin_us=args.spin_us,
-               host_memory=args.host_memory)
+               host_memory=args.host_memory, max_call_seconds=args.max_call_seconds)
 
 
 if __name__ == "__main__":

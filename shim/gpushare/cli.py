@@ -55,7 +55,7 @@ def _serve(args: argparse.Namespace) -> int:
             direct=not args.no_direct, key_limits=args.key_limits, spin_us=args.spin_us,
             host_memory=(parse_size(args.host_memory) if args.host_memory is not None
                          else None),
-            devices=_devices(args.devices))
+            devices=_devices(args.devices), max_call_seconds=args.max_call_seconds)
         serve(args.bind, args.backend, spare_workers=args.spare_workers,
               parent_pid=args.exit_with_parent, options=options)
     except ValueError as exc:
@@ -304,6 +304,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="free a session whose client is silent this long (default 60)")
     g.add_argument("--drain-timeout", type=float, default=30.0, metavar="SECONDS",
                    help="on SIGTERM, how long in-flight calls may take to finish (default 30)")
+    g.add_argument("--max-call-seconds", type=float, default=0.0, metavar="SECONDS",
+                   help="end a session whose one message of calls (a batch, a copy) runs "
+                        "longer than this: an endless kernel cannot hold a device for ever "
+                        "(default 0: no limit)")
     g = p.add_argument_group("operations")
     g.add_argument("--metrics-port", type=int, default=None, metavar="PORT",
                    help="serve Prometheus metrics on this port (needs prometheus-client)")
