@@ -995,11 +995,12 @@ def _sync_attr(a: ndarray, name: str) -> Any:
 
 
 def _new(s: _client.Session, hid: int, shape: tuple, dtype: numpy.dtype, strides: Any,
-         flags: Any, base: Any) -> ndarray:
-    """The proxy of array ``hid``, the result of the call just queued (or answered).
-    A new allocation of ``Session.alloc_wait_bytes`` or more waits for that call, so
-    that ``OutOfMemoryError`` is raised by the call that allocates, as CuPy raises it."""
-    if base is None and s._seq > s._done_seq and \
+         flags: Any, base: Any, queued: bool = True) -> ndarray:
+    """The proxy of array ``hid``, the result of the call just queued (``queued``; else
+    one the server answered with). A new allocation of ``Session.alloc_wait_bytes`` or
+    more waits for that call, so that ``OutOfMemoryError`` is raised by the call that
+    allocates, as CuPy raises it."""
+    if queued and base is None and s._seq > s._done_seq and \
             math.prod(shape) * dtype.itemsize >= s.alloc_wait_bytes:
         s.wait(s._seq, hid)
     a = ndarray.__new__(ndarray)
@@ -1032,9 +1033,12 @@ def from_meta(s: _client.Session, meta: ArrayMeta) -> ndarray:
     if meta.base_id is not None:
         base = s.proxies.get(meta.base_id)
         if base is None:
-            base = _new(s, meta.base_id, (), numpy.dtype(numpy.uint8), None, None, None)
+            base = _new(s, meta.base_id, (), numpy.dtype(numpy.uint8), None, None, None,
+                        queued=False)
             base._meta_ok = False
-    a = _new(s, meta.id, meta.shape, meta.dtype, meta.strides, meta.flags, base)
+    # (made while a reply is read: it must not wait)
+    a = _new(s, meta.id, meta.shape, meta.dtype, meta.strides, meta.flags, base,
+             queued=False)
     a._meta_ok = True
     return a
 
