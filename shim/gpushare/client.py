@@ -419,11 +419,6 @@ class Session:
         except Exception:  # noqa: BLE001 - never raise from a finalizer
             pass
 
-    def poisoned(self, hid: int) -> BaseException | None:
-        """The error of the call that was to make ``hid`` (a new exception), or None."""
-        info = self._poisoned.get(hid)
-        return None if info is None else _error_of(info)
-
     def raise_poisoned(self, hid: int) -> None:
         """Raise the error of the call that was to make ``hid``, if it failed: the
         pending error itself when it is that one (with where the call was made, and

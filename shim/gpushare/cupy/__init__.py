@@ -124,10 +124,9 @@ def _create(name: str, shape: tuple, dtype: Any, order: Any, args: tuple = (),
     hid = s.new_id()
     kw = dict(kwargs or {})
     kw.update(dtype=dt, order=order.upper())
-    seq = s.submit("call", f"cupy.{name}", (shape, *args), kw, out_id=hid,
-                   description=f"cupy.{name}")
-    if math.prod(shape) * dt.itemsize >= s.alloc_wait_bytes:
-        s.wait(seq, hid)  # a big allocation: OutOfMemoryError is raised here, as CuPy's
+    s.submit("call", f"cupy.{name}", (shape, *args), kw, out_id=hid,
+             description=f"cupy.{name}")
+    # (a big allocation waits in ``_new``: OutOfMemoryError is raised here, as CuPy's)
     f_order = order.upper() == "F"
     strides = (_infer.f_strides if f_order else _infer.c_strides)(shape, dt.itemsize)
     c, f = _contiguity(shape, strides, dt.itemsize)
