@@ -39,6 +39,13 @@ def cp(server: ServerProcess, monkeypatch: pytest.MonkeyPatch):
 
 
 @pytest.fixture
+def sp(cp):
+    """``gpushare.cupyx.scipy.sparse`` on the ``cp`` fixture's session."""
+    from gpushare.cupyx.scipy import sparse
+    return sparse
+
+
+@pytest.fixture
 def synchronous_calls(cp, monkeypatch):
     """A list that records every call the client waits for (``Session.call``)."""
     from gpushare import client

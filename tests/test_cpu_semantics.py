@@ -12,12 +12,6 @@ pytestmark = pytest.mark.timeout(240)
 
 
 @pytest.fixture
-def sp(cp):
-    from gpushare.cupyx.scipy import sparse
-    return sparse
-
-
-@pytest.fixture
 def ndi(cp):
     from gpushare.cupyx.scipy import ndimage
     return ndimage

@@ -21,12 +21,6 @@ SPD = numpy.array([[4.0, 1.0, 0.0], [1.0, 3.0, 0.0], [0.0, 0.0, 2.0]])
 
 
 @pytest.fixture
-def sp(cp):
-    from gpushare.cupyx.scipy import sparse
-    return sparse
-
-
-@pytest.fixture
 def spl(cp):
     from gpushare.cupyx.scipy.sparse import linalg
     return linalg
