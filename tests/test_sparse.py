@@ -215,6 +215,25 @@ def test_linalg_solvers(cp, sp, spl):
     numpy.testing.assert_allclose(lu.solve(cp.asarray(b)).get(), numpy.linalg.solve(SPD, b))
 
 
+def test_least_squares_solvers_return_what_cupys_return(cp, sp, spl):
+    a = sp.csr_matrix(cp.asarray(SPD, dtype=cp.float32))
+    b = numpy.array([1.0, 2.0, 3.0])
+    x, *rest = spl.lsqr(a, cp.asarray(b, dtype=cp.float32))
+    assert x.dtype == cp.float64 and rest == [None] * 9  # (cuSOLVER's direct solve)
+    numpy.testing.assert_allclose(x.get(), numpy.linalg.solve(SPD, b), rtol=1e-5)
+    with pytest.raises(numpy.linalg.LinAlgError, match="must be square"):
+        spl.lsqr(sp.csr_matrix(cp.ones((2, 3))), cp.ones(2))
+    with pytest.raises(ValueError, match="b must be 1-d array"):
+        spl.lsqr(a, cp.ones(4))
+    x, istop, itn, normr, normar, norma, conda, normx = spl.lsmr(a, cp.asarray(b))
+    assert isinstance(x, cp.ndarray) and x.dtype == cp.float64
+    numpy.testing.assert_allclose(x.get(), numpy.linalg.solve(SPD, b), rtol=1e-4)
+    assert type(istop) is int and type(itn) is int and 0 < itn <= 15
+    for norm in (normr, normar, norma, conda, normx):  # host floats, as CuPy's
+        assert isinstance(norm, float)
+    assert normx == pytest.approx(numpy.linalg.norm(numpy.linalg.solve(SPD, b)), rel=1e-4)
+
+
 def test_linear_operators_made_on_the_server(cp, sp, spl):
     a = sp.csr_matrix(cp.asarray(SPD))
     op = spl.aslinearoperator(a)

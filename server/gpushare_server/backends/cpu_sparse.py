@@ -383,8 +383,42 @@ def _spsolve(A: Any, b: Any) -> Any:
     return numpy.asfortranarray(x) if b.ndim > 1 else x
 
 
+def _lsqr(A: Any, b: Any) -> Any:
+    """See Also: cupyx.scipy.sparse.linalg.lsqr (CuPy's checks, and its result: a
+    direct solve, cuSOLVER's ``csrlsvqr``, as float64, then nine ``None``;
+    ``sparse/linalg/_solve.py``)."""
+    if not (sparse.is_sparse(A) and A.format == "csr"):
+        A = _scipy_sparse().csr_matrix(A)
+    if A.shape[0] != A.shape[1]:
+        raise numpy.linalg.LinAlgError("Last 2 dimensions of the array must be square")
+    if not isinstance(b, numpy.ndarray):
+        raise numpy.linalg.LinAlgError("cupy.linalg only supports cupy.ndarray")
+    if A.indices.dtype == numpy.int64:
+        raise ValueError("lsqr does not support int64 indices (cuSPARSE lsqr is "
+                         "int32-only)")
+    if b.ndim != 1 or len(b) != A.shape[0]:
+        raise ValueError("b must be 1-d array whose size is same as A")
+    dtype = A.dtype if A.dtype.char in "fd" else numpy.promote_types(A.dtype, "f")
+    solve = scipy_module("scipy.sparse.linalg", "cupyx.scipy.sparse.linalg.lsqr").spsolve
+    x = numpy.asarray(solve(A.astype(dtype), b.astype(dtype))).astype(dtype)
+    return (x.astype(numpy.float64),) + (None,) * 9
+
+
+def _lsmr(A: Any, b: Any, x0: Any = None, damp: float = 0.0, atol: float = 1e-6,
+          btol: float = 1e-6, conlim: float = 1e8, maxiter: Any = None) -> Any:
+    """See Also: cupyx.scipy.sparse.linalg.lsmr (SciPy's iteration, which CuPy's
+    follows; as CuPy, ``x`` is float64 and the norms are host floats, not arrays)."""
+    lsmr = scipy_module("scipy.sparse.linalg", "cupyx.scipy.sparse.linalg.lsmr").lsmr
+    x, istop, itn, *norms = lsmr(A, numpy.squeeze(b), damp=damp, atol=atol, btol=btol,
+                                 conlim=conlim, maxiter=maxiter, x0=x0)
+    return (numpy.asarray(x).astype(numpy.float64), int(istop), int(itn),
+            *(float(v) for v in norms))
+
+
 SPARSE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupyx.scipy.sparse.linalg.spsolve": _spsolve,
+    "cupyx.scipy.sparse.linalg.lsqr": _lsqr,
+    "cupyx.scipy.sparse.linalg.lsmr": _lsmr,
     **{f"cupyx.scipy.sparse.{name}": _stacking(name) for name in (
         "vstack", "hstack", "bmat", "block_array", "block_diag", "tril", "triu")},
     **{f"cupyx.scipy.sparse.{name}": _constructor(name) for name in SPARSE_CLASSES},
