@@ -135,6 +135,39 @@ def test_sparse_product_errors(cp, sp):
 
 # --- errors in CuPy's words ----------------------------------------------------------------
 
+def test_solver_failures_under_linalg_raise(cp):
+    """``cupyx.errstate(linalg='raise')``: the routine CuPy calls, its info array
+    (LAPACK's: the first zero pivot, the first minor not positive definite)."""
+    import gpushare.cupyx as cupyx
+
+    def fails(routine, info, library="cuSOLVER"):
+        what = "infoArray/devInfoArray" if library == "cuBLAS" else "devInfo"
+        return (f"Error reported by {routine} in {library}. {what} = {info}. Please "
+                f"refer to the {library} documentation.")
+    singular = cp.asarray([[1.0, 2.0], [2.0, 4.0]])
+    with cupyx.errstate(linalg="raise"):
+        _raises(numpy.linalg.LinAlgError, fails("dgetrf", "[1]"),
+                lambda: cp.linalg.inv(cp.zeros((3, 3))))
+        _raises(numpy.linalg.LinAlgError, fails("sgetrf", "[2]"),
+                lambda: cp.linalg.inv(singular.astype(cp.float32)))
+        _raises(numpy.linalg.LinAlgError, fails("dgetrf", "[2]"),
+                lambda: cp.linalg.solve(singular.astype(cp.int64), cp.ones(2)))
+        _raises(numpy.linalg.LinAlgError, fails("zgetrfBatched", "[0 2]", "cuBLAS"),
+                lambda: cp.linalg.inv(cp.stack([cp.eye(2), singular]).astype(cp.complex128)))
+        _raises(numpy.linalg.LinAlgError, fails("dgetrfBatched", "[2 0]", "cuBLAS"),
+                lambda: cp.linalg.solve(cp.stack([singular, cp.eye(2)]), cp.ones((2, 2, 1))))
+        _raises(numpy.linalg.LinAlgError, fails("dpotrf", "[1]"),
+                lambda: cp.linalg.cholesky(-cp.eye(3)))
+        _raises(numpy.linalg.LinAlgError, fails("cpotrfBatched", "[0 2]"),
+                lambda: cp.linalg.cholesky(cp.asarray([numpy.eye(2), [[1, 0], [0, -1]]],
+                                                      dtype=cp.complex64)))
+        _raises(numpy.linalg.LinAlgError, fails("dpotrf", "[1]"),
+                lambda: cupyx.linalg.invh(-cp.eye(3)))
+        assert float(cp.linalg.inv(2 * cp.eye(2))[0, 0]) == 0.5
+    # CuPy's default, 'ignore': no error (cuSOLVER's meaningless result; NaN here)
+    assert bool(cp.isnan(cp.linalg.inv(singular)).all())
+
+
 def test_matrix_product_errors(cp):
     _raises(ValueError, "Axis dimension mismatch", lambda: cp.ones((2, 3)) @ cp.ones((2, 3)))
     _raises(ValueError, "Axis dimension mismatch",

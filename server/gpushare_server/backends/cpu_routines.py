@@ -307,10 +307,12 @@ def geterr() -> dict:
             "linalg": _LINALG_MODE["linalg"]}
 
 
-def _singular_ignored(fn: Callable[..., Any], singular: str) -> Callable[..., Any]:
+def _singular_ignored(fn: Callable[..., Any], singular: str,
+                      routine: Callable[[Any], str]) -> Callable[..., Any]:
     """``fn`` as CuPy runs it under its default ``cupyx.errstate(linalg='ignore')``: a
     singular (or, for ``cholesky``, not positive definite) input is no error; cuSOLVER's
-    result is then meaningless, NaN here. Under ``linalg='raise'`` it is LinAlgError."""
+    result is then meaningless, NaN here. Under ``linalg='raise'`` it is CuPy's
+    LinAlgError, naming the routine that ``routine(a)`` says CuPy calls for ``a``."""
     @functools.wraps(fn)
     def call(a: Any, *args: Any, **kwargs: Any) -> Any:
         _require_array(a)
@@ -319,8 +321,10 @@ def _singular_ignored(fn: Callable[..., Any], singular: str) -> Callable[..., An
         try:
             return fn(a, *args, **kwargs)
         except numpy.linalg.LinAlgError as exc:
-            if _LINALG_MODE["linalg"] != "ignore" or singular not in str(exc):
+            if singular not in str(exc):
                 raise
+            if _LINALG_MODE["linalg"] != "ignore":
+                raise _solver_failed(a, routine(a)) or exc from None
         stand_in = numpy.zeros_like(a)  # identities: the result's shape and dtype
         idx = numpy.arange(min(a.shape[-2:]))
         stand_in[..., idx, idx] = 1
@@ -328,6 +332,40 @@ def _singular_ignored(fn: Callable[..., Any], singular: str) -> Callable[..., An
         out[...] = numpy.nan
         return out
     return call
+
+
+def _solver_failed(a: numpy.ndarray, routine: str) -> numpy.linalg.LinAlgError | None:
+    """CuPy's error under ``linalg='raise'`` (``linalg/_util.py``) when its solver
+    ``routine`` (``'getrf'``, ``'potrf'``, ``'potrfBatched'`` of cuSOLVER,
+    ``'getrfBatched'`` of cuBLAS) reports a nonzero info for ``a`` (a stack of square
+    matrices): LAPACK's own info, computed here, in CuPy's words. None when every info
+    is zero."""
+    import scipy.linalg.lapack
+    # the precision CuPy computes in (``_util.linalg_common_type``)
+    dtype = numpy.result_type(a.dtype, numpy.float32) if a.dtype.kind in "fc" \
+        else numpy.dtype(numpy.float64)
+    n = a.shape[-1]
+    stack = numpy.asarray(a, dtype).reshape(-1, n, n)
+    lapack = scipy.linalg.lapack.get_lapack_funcs(routine[:5], (stack,))
+    info = numpy.array([lapack(m)[-1] for m in stack], numpy.int32)
+    if not info.any():
+        return None
+    name = "sdcz"["fdFD".index(dtype.char)] + routine
+    if not routine.endswith("Batched"):
+        if routine == "getrf":  # one matrix at a time: the first that failed
+            info = info[info != 0][:1]
+        return numpy.linalg.LinAlgError(
+            f"Error reported by {name} in cuSOLVER. devInfo = {info}. Please refer to "
+            "the cuSOLVER documentation.")
+    library = "cuBLAS" if routine == "getrfBatched" else "cuSOLVER"
+    what = "infoArray/devInfoArray" if library == "cuBLAS" else "devInfo"
+    return numpy.linalg.LinAlgError(
+        f"Error reported by {name} in {library}. {what} = {info}. Please refer to the "
+        f"{library} documentation.")
+
+
+#: the largest order CuPy's ``solve`` of a stack of matrices solves in one batch
+_BATCHED_GESV_LIMIT = 256
 
 
 def _solve(a: Any, b: Any) -> numpy.ndarray:
@@ -365,11 +403,15 @@ def _inv(a: Any) -> numpy.ndarray:
     return out
 
 
-solve = _singular_ignored(_solve, "Singular matrix")
+solve = _singular_ignored(
+    _solve, "Singular matrix",
+    lambda a: "getrfBatched" if a.ndim > 2 and a.shape[-1] <= _BATCHED_GESV_LIMIT else "getrf")
 solve.__doc__ = "See Also: cupy.linalg.solve"
-inv = _singular_ignored(_inv, "Singular matrix")
+inv = _singular_ignored(_inv, "Singular matrix",
+                        lambda a: "getrfBatched" if a.ndim > 2 else "getrf")
 inv.__doc__ = "See Also: cupy.linalg.inv"
-cholesky = _singular_ignored(numpy.linalg.cholesky, "not positive definite")
+cholesky = _singular_ignored(numpy.linalg.cholesky, "not positive definite",
+                             lambda a: "potrfBatched" if a.ndim > 2 else "potrf")
 
 
 def _stacked_square(a: numpy.ndarray) -> None:
@@ -378,12 +420,6 @@ def _stacked_square(a: numpy.ndarray) -> None:
                                        "at least two-dimensional")
     if a.shape[-1] != a.shape[-2]:
         raise numpy.linalg.LinAlgError("Last 2 dimensions of the array must be square")
-
-
-def _potrf_failed(name: str) -> numpy.linalg.LinAlgError:
-    return numpy.linalg.LinAlgError(
-        f"Error reported by {name} in cuSOLVER. devInfo = 1. Please refer to the cuSOLVER "
-        "documentation.")
 
 
 def _dot_error(a: Any, b: Any, out: Any = None) -> BaseException | None:
@@ -475,7 +511,7 @@ def invh(a: Any) -> numpy.ndarray:
         numpy.linalg.cholesky(a)
     except numpy.linalg.LinAlgError:
         if _LINALG_MODE["linalg"] == "raise":
-            raise _potrf_failed("potrf") from None
+            raise _solver_failed(a, "potrf") from None
         return numpy.full(a.shape, numpy.nan, a.dtype)
     return numpy.linalg.inv(a)
 
