@@ -160,6 +160,20 @@ def test_translate_cucomplex_uses_cupy_complex(cp) -> None:
     q = cp.zeros(100, cp.complex128)
     mod.get_function("cdivide")((4,), (32,), (cp.asarray(x), cp.asarray(y), q))
     assert (q.get() == _cdiv(x, y)).all()  # complex<double>'s operator/
+    # ... which is CuPy's complex division everywhere: operators, ufuncs, in place
+    xd, yd = cp.asarray(x), cp.asarray(y)
+    assert (q == xd / yd).all() and (q == cp.true_divide(xd, yd)).all()
+    xd /= yd
+    assert (xd == q).all()
+    assert ((cp.asarray(a) + 0) / cp.asarray(a[::-1]) ==
+            cp.asarray(_cdiv(a, a[::-1]))).all()  # (a chain, computed in place)
+    assert (cp.asarray(a) / 3 == cp.asarray(_cdiv(a, numpy.full_like(a, 3)))).all()
+    # cuCabs (thrust::abs: hypot) is CuPy's abs, to the bit (NumPy's loop is not hypot)
+    mags = numpy.hypot(a.real, a.imag)
+    for mag in (cp.abs(cp.asarray(a)), abs(cp.asarray(a)), cp.absolute(cp.asarray(a))):
+        assert mag.dtype == cp.float32 and (mag.get() == mags).all()
+    zero = cp.true_divide(cp.ones(2, cp.complex64), 0)  # NaN, as thrust's (not NumPy's inf)
+    assert zero.dtype == cp.complex64 and bool(cp.isnan(zero.real).all())
     # without the translation, cuCadd takes cuDoubleComplex only: a compile error
     with pytest.raises(cp.cuda.compiler.CompileException):
         cp.RawModule(code=_TRANSLATED).get_function("add_scalar")

@@ -690,9 +690,25 @@ class CpuBackend:
             uf = getattr(self.function(path), "__wrapped__", None)
         except Exception:  # noqa: BLE001 - not served: the call raises it
             return None
-        if path in OVERRIDES or not isinstance(uf, numpy.ufunc) or uf.nin not in (1, 2) or \
-                uf.nout != 1:
+        plain = getattr(OVERRIDES.get(path), "plain", None)
+        if plain is not None:  # (a ufunc CuPy computes as NumPy does for these dtypes)
+            uf = OVERRIDES[path]._ufunc
+        elif path in OVERRIDES:
             return None
+        if not isinstance(uf, numpy.ufunc) or uf.nin not in (1, 2) or uf.nout != 1:
+            return None
+        into = self._make_inplace_ufunc(uf)
+        if plain is None:
+            return into
+
+        def into_plain(r: Any, x: Any, y: Any = None) -> bool:
+            return plain(r.dtype) and into(r, x, y)
+        into_plain.ufunc = uf  # type: ignore[attr-defined]
+        into_plain.operand = lambda r, value, first: (  # type: ignore[attr-defined]
+            into.operand(r, value, first) if plain(r.dtype) else None)
+        return into_plain
+
+    def _make_inplace_ufunc(self, uf: numpy.ufunc) -> Callable[[Any, Any, Any], bool]:
         ndarray = numpy.ndarray
         fits: dict = {}  # operand kinds -> whether the result has r's dtype
         if uf.nin == 1:

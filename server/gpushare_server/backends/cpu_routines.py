@@ -1072,11 +1072,15 @@ def _int_power(base: Any, exp: Any) -> Any:
 
 class _Ufunc:
     """A NumPy ufunc whose call CuPy computes differently; its methods (``reduce``,
-    ``outer``...) and attributes stay NumPy's."""
+    ``outer``...) and attributes stay NumPy's. ``plain``, when given, says for which
+    result dtypes the NumPy ufunc itself computes CuPy's answer (the executor may then
+    compute into an operand: ``CpuBackend.inplace``)."""
 
-    def __init__(self, ufunc: numpy.ufunc, call: Callable[..., Any]) -> None:
+    def __init__(self, ufunc: numpy.ufunc, call: Callable[..., Any],
+                 plain: Callable[[numpy.dtype], bool] | None = None) -> None:
         self._ufunc = ufunc
         self._call = call
+        self.plain = plain
         # no __wrapped__: the session unwraps that to reach ufunc methods
         self.__name__ = ufunc.__name__
         self.__doc__ = call.__doc__
@@ -1106,6 +1110,76 @@ def _power(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
 
 
 power = _Ufunc(numpy.power, _power)
+
+
+def _true_divide(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
+    """See Also: cupy.true_divide (a complex quotient as CuPy's ``thrust::complex``
+    computes it: both operands scaled by ``1 / (|re| + |im|)`` of the divisor, where
+    NumPy takes Smith's method; so its last bits are CuPy's, and a division by complex
+    zero is NaN, as in CuPy, not NumPy's infinity)."""
+    for value in (x1, x2, out):
+        if isinstance(value, HostArray):
+            raise _unsupported(value.array)
+    loop = None
+    if not set(kwargs) - {"dtype", "casting", "order"}:
+        dtype = kwargs.get("dtype")
+        try:
+            loop = numpy.dtype(dtype) if dtype is not None else \
+                numpy.true_divide.resolve_dtypes(tuple(
+                    v.dtype if isinstance(v, (numpy.ndarray, numpy.generic)) else type(v)
+                    for v in (x1, x2)) + (None,))[2]
+        except (TypeError, ValueError):
+            loop = None  # NumPy's call raises it, in CuPy's words
+    try:
+        if loop is None or loop.kind != "c":
+            return numpy.true_divide(x1, x2, out=out, **kwargs)
+        result = _thrust_quotient(numpy.asarray(x1, loop), numpy.asarray(x2, loop))
+        if out is None:
+            return result if result.ndim else result[()]
+        numpy.copyto(out, result, casting=kwargs.get("casting", "same_kind"))
+        return out
+    except TypeError as exc:
+        raise ufunc_error(numpy.true_divide, (x1, x2), kwargs, exc) from None
+
+
+def _thrust_quotient(a: numpy.ndarray, b: numpy.ndarray) -> numpy.ndarray:
+    """``a / b`` for complex arrays of one dtype, in ``thrust::complex``'s steps
+    (``cupy/complex/arithmetic.h``; the CPU emulator's kernels take the same header)."""
+    ar, ai, br, bi = a.real, a.imag, b.real, b.imag
+    with numpy.errstate(all="ignore"):
+        oos = numpy.reciprocal(numpy.abs(br) + numpy.abs(bi))
+        ars, ais, brs, bis = ar * oos, ai * oos, br * oos, bi * oos
+        oos = numpy.reciprocal(brs * brs + bis * bis)
+        out = numpy.empty(numpy.broadcast_shapes(a.shape, b.shape), a.dtype)
+        out.real = (ars * brs + ais * bis) * oos
+        out.imag = (ais * brs - ars * bis) * oos
+    return out
+
+
+true_divide = _Ufunc(numpy.true_divide, _true_divide, plain=lambda dtype: dtype.kind != "c")
+
+
+def _absolute(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
+    """See Also: cupy.absolute (a complex magnitude is ``hypot(re, im)``, as
+    ``thrust::abs`` and the CPU emulator's kernels compute it; NumPy's own loop differs
+    from it in the last bit for about a third of all values)."""
+    for value in (x, out):
+        if isinstance(value, HostArray):
+            raise _unsupported(value.array)
+    try:
+        if not (isinstance(x, (numpy.ndarray, numpy.complexfloating)) and
+                x.dtype.kind == "c") or set(kwargs) - {"casting", "order"}:
+            return numpy.absolute(x, out=out, **kwargs)
+        result = numpy.hypot(x.real, x.imag)
+        if out is None:
+            return result
+        numpy.copyto(out, result, casting=kwargs.get("casting", "same_kind"))
+        return out
+    except TypeError as exc:
+        raise ufunc_error(numpy.absolute, (x,), kwargs, exc) from None
+
+
+absolute = _Ufunc(numpy.absolute, _absolute, plain=lambda dtype: dtype.kind != "c")
 matmul = _Ufunc(numpy.matmul, _matmul)
 
 
@@ -1412,6 +1486,10 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.require": require,
     "cupy.delete": delete,
     "cupy.power": power,
+    "cupy.true_divide": true_divide,
+    "cupy.divide": true_divide,
+    "cupy.absolute": absolute,
+    "cupy.abs": absolute,
     "cupyx.rsqrt": rsqrt,
     "cupyx.scipy.linalg.kron": numpy.kron,  # CuPy's is cupy.kron (SciPy dropped its own)
     "cupyx.scipy.linalg.solve_triangular": solve_triangular,
