@@ -118,6 +118,42 @@ def test_a_stranger_on_the_worker_port_is_ignored(server):
         s.close()
 
 
+@pytest.mark.parametrize("password", [None, b"0" * 32])
+def test_the_worker_port_refuses_a_strangers_handshake(server, password):
+    """A plaintext worker's socket asks for its session's token in the handshake
+    (ZMTP PLAIN, checked by ZAP), so a stranger's messages are never even read."""
+    from zmq.utils.monitor import recv_monitor_message
+    s = _session(server.address)
+    ctx = zmq.Context()
+    stranger = ctx.socket(zmq.DEALER)
+    stranger.setsockopt(zmq.LINGER, 0)
+    if password is not None:
+        stranger.plain_username, stranger.plain_password = b"gpushare", password
+    monitor = stranger.get_monitor_socket()
+    try:
+        endpoint = s.info["direct"]["endpoint"]
+        host = s.address.partition("://")[2].rsplit(":", 1)[0]
+        stranger.connect(f"tcp://{host}:{endpoint.rsplit(':', 1)[1]}")
+        failed = zmq.EVENT_HANDSHAKE_FAILED_AUTH if password else \
+            zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL | zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | \
+            zmq.EVENT_DISCONNECTED
+        seen = []
+        while monitor.poll(10_000):
+            event = recv_monitor_message(monitor)["event"]
+            seen.append(event)
+            assert event != zmq.EVENT_HANDSHAKE_SUCCEEDED
+            if event & failed:
+                break
+        assert seen and seen[-1] & failed, seen
+        assert int(s.call("call", "cupy.arange", (5,)).sum().get()) == 10  # unharmed
+    finally:
+        stranger.disable_monitor()
+        monitor.close(0)
+        stranger.close()
+        ctx.term()
+        s.close()
+
+
 def test_killed_server_is_a_connection_error_on_the_direct_path_too():
     """The worker leaves with its broker; the client's next call fails in bounded time."""
     import os

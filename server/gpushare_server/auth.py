@@ -70,6 +70,27 @@ class _NamedKeyAuthenticator(ThreadAuthenticator):
         return self.names.get(z85_key) or z85_key.decode("ascii")[:8]
 
 
+class SessionToken:
+    """A plaintext worker's direct socket admits only its session's client: a ZMTP
+    PLAIN handshake whose password is the session's token, checked by pyzmq's ZAP
+    handler before any message is read. (Without it, anyone who finds the port could
+    make the worker take messages of up to ``--max-message-size`` from them, to be
+    dropped only once read, in full, for their unknown routing id.)"""
+
+    USER = b"gpushare"
+
+    def __init__(self, ctx: zmq.Context, token: bytes) -> None:
+        self._auth = ThreadAuthenticator(ctx, log=logging.getLogger("gpushare.server.zap"))
+        self._auth.start()
+        self._auth.configure_plain(domain="*", passwords={self.USER.decode(): token.hex()})
+
+    def refresh(self) -> bool:
+        return False
+
+    def stop(self) -> None:
+        self._auth.stop()
+
+
 class AuthorizedKeys:
     """The ``--authorized-keys`` directory, served through pyzmq's ZAP handler."""
 

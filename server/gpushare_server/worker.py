@@ -171,9 +171,11 @@ def _is_chunk(frames: list) -> bool:
 
 
 def _direct_socket(ctx: zmq.Context, bind: str, server_key: str | None,
-                   authorized_keys: str | None, max_message_size: int = 0) -> tuple:
+                   authorized_keys: str | None, max_message_size: int = 0,
+                   token: bytes = b"") -> tuple:
     """The worker's own socket, which its session's client talks to directly (no hop
-    through the broker). CurveZMQ-protected with the server's keys when it has them."""
+    through the broker). CurveZMQ-protected with the server's keys when it has them;
+    otherwise its handshake asks for the session's token (``auth.SessionToken``)."""
     sock = ctx.socket(zmq.ROUTER)
     sock.setsockopt(zmq.LINGER, 1000)
     # the client reconnecting after a dropped connection takes its routing id over
@@ -186,12 +188,22 @@ def _direct_socket(ctx: zmq.Context, bind: str, server_key: str | None,
     sock.setsockopt(zmq.RCVTIMEO, int(BROKER_LOOK * 1000))
     if max_message_size > 0:  # the broker's limit holds here too
         sock.setsockopt(zmq.MAXMSGSIZE, max_message_size)
-    authorized = None
-    if server_key:
-        from .auth import AuthorizedKeys, apply_server_key, load_server_key
-        authorized = AuthorizedKeys(ctx, str(authorized_keys))
-        apply_server_key(sock, *load_server_key(server_key))
-    sock.bind(bind)
+    authorized: Any = None
+    try:
+        if server_key:
+            from .auth import AuthorizedKeys, apply_server_key, load_server_key
+            authorized = AuthorizedKeys(ctx, str(authorized_keys))
+            apply_server_key(sock, *load_server_key(server_key))
+        else:
+            from .auth import SessionToken
+            authorized = SessionToken(ctx, token)
+            sock.plain_server = True
+        sock.bind(bind)
+    except BaseException:
+        sock.close(0)
+        if authorized is not None:
+            authorized.stop()
+        raise
     return sock, sock.getsockopt(zmq.LAST_ENDPOINT).decode(), authorized
 
 
@@ -232,7 +244,8 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
     if direct_bind and token:
         try:
             direct, endpoint, authorized = _direct_socket(ctx, direct_bind, server_key,
-                                                          authorized_keys, max_message_size)
+                                                          authorized_keys, max_message_size,
+                                                          token)
             ready.append(endpoint.encode())
             # big copies on plain TCP connections, when the session is plaintext
             executor.lane_streams = lane.allowed(endpoint, bool(server_key))

@@ -301,8 +301,11 @@ class Session:
         sock.setsockopt(zmq.RCVHWM, 16)
         # a blocking receive gives up after this long, to look at the other sockets
         sock.setsockopt(zmq.RCVTIMEO, QUICK_WAIT_MS)
-        from .security import configure_client_socket, release
+        from .security import client_keys, configure_client_socket, release
         configure_client_socket(sock, endpoint)
+        if client_keys() is None:  # a plaintext worker admits only its session's client
+            sock.plain_username = b"gpushare"  # (its handshake asks for the token:
+            sock.plain_password = token.encode()  # server auth.SessionToken)
         release(sock)  # its handshake is not waited for; watch reconnections instead
         self._monitor = self._watch_connection(sock)
         sock.connect(endpoint)

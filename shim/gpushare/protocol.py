@@ -42,7 +42,7 @@ import msgpack
 import numpy
 
 #: Bumped on any incompatible change; the handshake refuses a mismatch.
-PROTOCOL_VERSION = 2  # 2: the operators' records
+PROTOCOL_VERSION = 3  # 2: the operators' records; 3: the direct path's PLAIN token
 
 #: Buffers at least this large travel as their own zero-copy frame.
 INLINE_LIMIT = 1 << 12
