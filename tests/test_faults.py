@@ -668,3 +668,55 @@ def test_a_call_past_max_call_seconds_ends_only_its_session():
         spinner.close()
         other.close()
         srv.stop()
+
+
+def _children(pid: int) -> int:
+    """How many processes ``pid`` has (read from /proc)."""
+    count = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                count += 1
+    return count
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="counts processes in /proc")
+def test_a_loop_of_handshakes_starts_boundedly_many_workers():
+    """Each handshake on a connection ends that connection's session and starts a
+    worker; a loop of them is refused ("busy") before the processes starting and
+    stopping outnumber twice ``--max-sessions`` (plus the spares), and a well-behaved
+    client still gets its session."""
+    from gpushare.protocol import PROTOCOL_VERSION
+    srv = ServerProcess("--max-sessions", "2", "--spare-workers", "1")
+    ctx = zmq.Context()
+    storm = ctx.socket(zmq.DEALER)
+    storm.setsockopt(zmq.LINGER, 0)
+    storm.connect(srv.address)
+    most, busy = 0, 0
+    try:
+        hello = [msgpack.packb({"t": "hello", "v": PROTOCOL_VERSION})]
+        for _ in range(40):
+            for _ in range(10):
+                storm.send_multipart(hello)
+            while storm.poll(20):
+                reply = msgpack.unpackb(storm.recv_multipart()[0], raw=False)
+                busy += reply.get("t") == "fatal" and "starting or ending" in str(reply)
+            most = max(most, _children(srv.proc.pid))
+        assert busy > 0
+        assert most <= 2 * 2 + 1, most
+        storm.close()
+        wait_for(lambda: _children(srv.proc.pid) <= 2, timeout=30)
+        honest = open_session(srv.address, timeout=20)
+        try:
+            assert honest.call("method", "sum", (honest.call("call", "cupy.arange", (5,)),)) == 10
+        finally:
+            honest.close()
+    finally:
+        storm.close()
+        ctx.term()
+        srv.stop()

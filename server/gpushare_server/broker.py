@@ -450,6 +450,14 @@ class Broker:
                          f"gpushare: the server is full: it serves at most {opts.max_sessions} "
                          "sessions at once (--max-sessions); try again when one ends")
             return
+        if opts.max_sessions and len(self.workers) + len(self.dying) >= \
+                2 * opts.max_sessions + self.spare_target:
+            # (handshakes in a loop: each ends a session and starts a process; those
+            # still starting or stopping count, so processes stay bounded too)
+            self._refuse(client, key or "", "busy",
+                         "gpushare: too many sessions are starting or ending on this "
+                         "server at once; try again in a few seconds")
+            return
         limit = self.key_limits.get(key) if self.key_limits is not None else None
         per_key = (limit.sessions if limit and limit.sessions else opts.max_sessions_per_key)
         if per_key and key is not None and sum(1 for s in live if s.key == key) >= per_key:
