@@ -44,7 +44,7 @@ import zmq
 
 from gpushare import __version__
 from gpushare.protocol import PROTOCOL_VERSION, Encoder
-from gpushare.reliable import split_envelope
+from gpushare.reliable import WINDOW, split_envelope
 from gpushare.wire import keep_receive_buffers, send_frames
 
 
@@ -55,6 +55,9 @@ log = logging.getLogger("gpushare.server")
 STATUS_WAIT = 1.0
 #: status queries waiting for the workers' numbers at most; more are answered at once
 MAX_STATUS_QUERIES = 64
+#: bytes of a session's messages that may wait in the broker for its worker (a client
+#: keeps at most ``reliable.WINDOW`` unacknowledged; see ``Broker._take_in``)
+MAX_AHEAD = 4 * WINDOW
 #: seconds between refreshes of the workers' numbers while metrics are served
 STATS_INTERVAL = 2.0
 #: seconds between looks at the authorized-keys directory
@@ -99,6 +102,8 @@ class Session:
     probe_at: float | None = None  # expiry check: when the worker was asked for its "idle"
     probe_answered: bool = False
     memory_limit: int = 0  # bytes this session may hold (0: no limit)
+    sent_in: int = 0  # bytes of its client's messages passed (or held) for its worker
+    taken: int = 0    # of those, how many its worker has taken (its "took" reports)
 
 
 @dataclass
@@ -362,6 +367,9 @@ class Broker:
             return
         if session is not None:
             session.last_seen = time.monotonic()
+        if kind in ("batch", "sync", "ack") and session is not None and \
+                session.lost is None and not self._take_in(session, msg):
+            return
         if kind == "batch":
             if session is None:
                 self._send_client(client, _fatal(UNKNOWN_SESSION))
@@ -411,6 +419,25 @@ class Broker:
             self.metrics.protocol_errors.inc()
             self._send_client(client, Encoder().encode(
                 {"t": "protocol_error", "error": "malformed or unknown message"}))
+
+    def _take_in(self, session: Session, msg: list) -> bool:
+        """Count ``msg`` as on its way to ``session``'s worker; False (and the session
+        is lost) when that puts it more than ``MAX_AHEAD`` bytes ahead of what the
+        worker has taken. A client keeps at most ``reliable.WINDOW`` bytes
+        unacknowledged; one that sends on regardless would have this shared process
+        hold all of it."""
+        session.sent_in += _nbytes(msg)
+        if session.sent_in - session.taken <= MAX_AHEAD:
+            return True
+        log.warning("session %s lost: its client sent %d bytes ahead of its worker",
+                    session.id, session.sent_in - session.taken)
+        self.metrics.sessions_closed.labels("too_far_ahead").inc()
+        self._lose(session, f"gpushare: this session's client sent more than "
+                            f"{MAX_AHEAD >> 20} MiB ahead of what its worker had taken "
+                            "(a client keeps far less in flight), so the session was "
+                            "ended; every array of it is gone. Other sessions are "
+                            "unaffected.")
+        return False
 
     def _key_name(self, frame: Any) -> str | None:
         if not self.curve:
@@ -747,6 +774,12 @@ class Broker:
             self._send_client(worker.session.client, frames[2:])
         elif kind == b"skip" and worker.session is not None:  # a duplicate batch: no reply
             worker.session.inflight = max(0, worker.session.inflight - 1)
+        elif kind == b"took" and worker.session is not None and len(frames) > 2:
+            try:  # how many bytes of its session's messages the worker has taken
+                worker.session.taken = max(worker.session.taken,
+                                           int(msgpack.unpackb(frames[2].bytes)))
+            except (ValueError, TypeError, msgpack.UnpackException):
+                log.error("bad took report from worker %s", identity.hex())
         elif kind == b"stats" and len(frames) > 2:
             self._on_stats(worker, frames[2].bytes)
 

@@ -14,7 +14,8 @@ call can run before the session's limits are in force;
 ``[b"data", *frames]`` worker -> broker: a message for the client that answers no
 batch (streamed-download chunks, ``state``, resent replies); ``[b"skip"]``: a batch
 that was a duplicate or came after a gap (see ``gpushare/reliable.py``), so it gets no
-reply;
+reply; ``[b"took", msgpack(bytes)]`` worker -> broker every ``reliable.ACK_BYTES``: the
+bytes of ``msg`` frames taken so far (the broker bounds what a client sends ahead);
 ``[b"ready", endpoint]``: with ``--direct-bind`` the worker also binds a ROUTER of its own;
 the session's client connects there (its routing id is the worker's secret token) and
 batches then skip the broker hop;
@@ -34,12 +35,13 @@ import select
 import sys
 import threading
 import time
+from collections import deque
 from typing import Any
 
 import msgpack
 import zmq
 
-from gpushare.reliable import (GAP, NEW, Receiver, Sender, control, parse_control,
+from gpushare.reliable import (ACK_BYTES, GAP, NEW, WINDOW, Receiver, Sender, control, parse_control,
                                split_envelope)
 from gpushare.wire import keep_receive_buffers, send_frames
 from gpushare.wire import spin as wait_readable
@@ -271,7 +273,27 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
     def tell(out: zmq.Socket, prefix: list, kind: str) -> None:
         """Send ``state`` (where we are, before resending) or ``ack`` (just that)."""
         told[0] = link_in.last
+        link_in.acknowledged()
         deliver(out, prefix, b"data", [control(kind, link_in.last)])
+
+    # numbered messages held back while WINDOW bytes of those sent are unacknowledged
+    # (reliable.py): (socket, prefix, kind, frames), in order
+    held: deque = deque()
+
+    def send_numbered(out: zmq.Socket, prefix: list, kind: bytes, frames: list) -> None:
+        if held or link_out.unacked_bytes >= WINDOW:
+            held.append((out, prefix, kind, frames))
+            return
+        told[0] = link_in.last
+        link_in.acknowledged()
+        deliver(out, prefix, kind, link_out.stamp(frames, link_in.last))
+
+    def flush_held() -> None:
+        while held and link_out.unacked_bytes < WINDOW:
+            out, prefix, kind, frames = held.popleft()
+            told[0] = link_in.last
+            link_in.acknowledged()
+            deliver(out, prefix, kind, link_out.stamp(frames, link_in.last))
 
     def serve_message(frames: list, out: zmq.Socket, prefix: list) -> None:
         nonlocal errors_seen
@@ -285,6 +307,7 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
                     tell(out, prefix, "state")
                     for resent in link_out.resend(have):
                         deliver(out, prefix, b"data", resent)
+                flush_held()
                 return
         else:
             n, ack = envelope
@@ -295,7 +318,11 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
                     tell(out, prefix, "state")
                 if out is sock and not _is_chunk(frames):
                     send_frames(out, [b"skip"])  # the broker counts batches in flight
+                flush_held()
                 return
+            flush_held()
+        # (a long upload: acknowledged as it goes, so its sender's window moves on)
+        took = envelope is not None and link_in.took(frames)
         failed_before = executor.failed_seq
         watchdog.started = time.monotonic()
         try:
@@ -305,16 +332,15 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
         if executor.failed_seq is not None and executor.failed_seq != failed_before:
             errors_seen += 1
 
-        def stamp(f: list) -> list:
-            if envelope is None:
-                return f
-            told[0] = link_in.last
-            return link_out.stamp(f, link_in.last)
+        # (unnumbered: a message without an envelope gets its reply so, at once)
+        send = deliver if envelope is None else send_numbered
         if reply:  # streamed-upload chunks get none
-            deliver(out, prefix, b"msg", stamp(reply))
+            send(out, prefix, b"msg", reply)
         for extra in executor.take_outbox():  # streamed-download chunks: no reply of
             # their own, so the broker sees "data", not "msg"
-            deliver(out, prefix, b"data", stamp(extra))
+            send(out, prefix, b"data", extra)
+        if took and told[0] < link_in.last:
+            tell(out, prefix, "ack")
 
     def serve_direct(block: bool) -> bool:
         try:
@@ -344,6 +370,7 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
         return True  # anyone else is ignored: it cannot name this session
 
     last_keys = time.monotonic()
+    taken = [0, 0]  # bytes of messages taken from the broker; as last reported to it
     direct_peer: list = [b""]  # the client's routing id on the direct socket
     moved = [0, 0]  # bytes in and out on the direct path (reported in stats)
     heard = [time.monotonic()]  # when the client last spoke on the direct path
@@ -411,6 +438,11 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
                 continue
             if kind != b"msg":
                 continue
+            # the broker holds what its client sends ahead of us: say what we took
+            taken[0] += sum(len(f) for f in frames[1:])
+            if taken[0] - taken[1] >= ACK_BYTES:
+                taken[1] = taken[0]
+                sock.send_multipart([b"took", msgpack.packb(taken[0])])
             serve_message(frames[1:], sock, [])
             if told[0] < link_in.last and not sock.poll(0):
                 tell(sock, [], "ack")  # as on the direct path (see serve_direct)

@@ -25,7 +25,7 @@ import zmq
 
 from . import errors
 from . import lane as lanes
-from .reliable import (GAP, NEW, Receiver, Sender, control, parse_control,
+from .reliable import (GAP, NEW, WINDOW, Receiver, Sender, control, parse_control,
                        split_envelope)
 from .protocol import (CHUNK_BYTES, INT_END, INT_MIN, PLAIN_TYPES, PROTOCOL_VERSION,
                        ArrayMeta, Decoder, Encoder, Ext, RemoteObject, _pack_int, dtype_ext,
@@ -323,8 +323,23 @@ class Session:
 
     def _send_data(self, frames: list) -> None:
         """Send calls and bulk data (numbered, see ``reliable.py``): to the worker
-        directly, or through the broker."""
+        directly, or through the broker. While ``WINDOW`` bytes sent are not
+        acknowledged yet, first wait until half of them are (the broker's path has no
+        backpressure of its own: it would hold what the worker has not taken)."""
+        if self._out.unacked_bytes >= WINDOW:
+            self._await_acks(WINDOW // 2)
+        self._in.acknowledged()
         send_frames(self._data_sock, self._out.stamp(frames, self._in.last))
+
+    def _await_acks(self, below: int) -> None:
+        """Handle what comes until fewer than ``below`` bytes of our messages are
+        unacknowledged (raises only if the session is lost: an error of a call
+        surfaces where the program waits, not in the middle of a copy)."""
+        check = self._watch()
+        out = self._out
+        while out.unacked_bytes >= below:
+            self._poll(200)
+            check()
 
     def _send_sync(self) -> None:
         """Ask the worker where it is: it answers ``state`` and resends the replies
@@ -768,6 +783,8 @@ class Session:
         self._out.acked(ack)
         verdict = self._in.check(n)
         if verdict == NEW:
+            if self._in.took(frames):  # a long download: the worker's window moves on
+                self._send_ack()
             return frames
         if verdict == GAP:
             self.gaps += 1
@@ -778,6 +795,7 @@ class Session:
     def _send_ack(self) -> None:
         """Tell the worker which of its messages we have (it keeps them until then);
         other messages carry this in their envelope."""
+        self._in.acknowledged()
         send_frames(self._data_sock, [control("ack", self._in.last)])
 
     def _on_state(self, have: int) -> None:

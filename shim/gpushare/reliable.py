@@ -31,6 +31,14 @@ data they were sent from); each message that arrives acknowledges the other side
 When one side has nothing to send back (upload chunks get no reply; a finished
 download needs none) it sends an unnumbered ``{"t": "ack", "have": n}``, so that big
 buffers are not held until the next call.
+
+Flow control: a receiver also sends that ``ack`` each time it has taken ``ACK_BYTES``
+since it last acknowledged (``Receiver.took``), and the worker sends its numbered
+messages only while fewer than ``WINDOW`` bytes of them are unacknowledged
+(``Sender.unacked_bytes``), holding the rest back in order. So a client that stops
+reading (or one whose reads are slow) has at most ``WINDOW`` bytes of its downloads
+queued in the sockets between it and its worker (in the broker, on the shared
+path), not every copy it asked for.
 """
 from __future__ import annotations
 
@@ -43,6 +51,12 @@ __all__ = ["NEW", "DUPLICATE", "GAP", "Sender", "Receiver", "HeadFrame", "split_
            "stamp_frames", "control", "parse_control"]
 
 NEW, DUPLICATE, GAP = "new", "duplicate", "gap"
+
+#: bytes of numbered messages a receiver takes before it acknowledges them unasked
+ACK_BYTES = 8 << 20
+#: the most bytes of numbered messages the worker has unacknowledged before it holds
+#: back the next ones (a multiple of ACK_BYTES: the data keeps flowing meanwhile)
+WINDOW = 4 * ACK_BYTES
 
 _ENVELOPE_FIRST = 0x92  # msgpack fixarray of two elements
 _UINT_SIZES = {0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8}
@@ -79,6 +93,12 @@ def _uint(raw: bytes, i: int) -> tuple[int, int]:
     if size is None or i + 1 + size > len(raw):
         raise ValueError("not an unsigned integer")
     return int.from_bytes(raw[i + 1:i + 1 + size], "big"), i + 1 + size
+
+
+def _size(frame: Any) -> int:
+    """Bytes of a frame (bytes, a buffer, a numpy array or a zmq.Frame)."""
+    size = getattr(frame, "nbytes", None)
+    return size if type(size) is int else len(frame)
 
 
 def split_envelope(frames: list) -> tuple[tuple[int, int] | None, list]:
@@ -141,27 +161,30 @@ class Sender:
     def __init__(self) -> None:
         self.sent = 0  # the number of the latest message
         self.resent = 0  # how many messages were sent again
-        self._unacked: deque = deque()  # (n, frames)
+        self._unacked: deque = deque()  # (n, frames, bytes)
+        self.unacked_bytes = 0  # their bytes in all
 
     def stamp(self, frames: list, ack: int) -> list:
         """Number ``frames`` as the next message; return the frames to send."""
         self.sent += 1
         stamped = stamp_frames(frames, self.sent, ack)
-        self._unacked.append((self.sent, stamped))
+        size = sum(_size(f) for f in stamped)
+        self._unacked.append((self.sent, stamped, size))
+        self.unacked_bytes += size
         return stamped
 
     def acked(self, upto: int) -> None:
         """The peer has every message up to ``upto``: forget them."""
         unacked = self._unacked
         while unacked and unacked[0][0] <= upto:
-            unacked.popleft()
+            self.unacked_bytes -= unacked.popleft()[2]
 
     def resend(self, have: int) -> list:
         """The messages after ``have`` (the peer's last in-order message), to send
         again in order, as they were (their ``ack`` may be old: acks only grow)."""
         self.acked(have)
         self.resent += len(self._unacked)
-        return [frames for _, frames in self._unacked]
+        return [frames for _, frames, _ in self._unacked]
 
     def delivered(self, n: int) -> bool:
         """Whether the peer has acknowledged every message up to number ``n``."""
@@ -180,6 +203,22 @@ class Receiver:
     def __init__(self) -> None:
         self.last = 0  # the latest message taken in order
         self._asked_at = -1  # ``last`` when a resend was last requested
+        self._unacked_bytes = 0  # taken since this side last acknowledged
+
+    def took(self, frames: list) -> bool:
+        """Count a message taken (its frames, envelope cut off); True when
+        ``ACK_BYTES`` have come since the last acknowledgement: send an ``ack`` now
+        (the sender's window moves on). Anything else that acknowledges (an envelope,
+        an ``ack``) calls ``acknowledged``."""
+        self._unacked_bytes += sum(_size(f) for f in frames)
+        if self._unacked_bytes < ACK_BYTES:
+            return False
+        self._unacked_bytes = 0
+        return True
+
+    def acknowledged(self) -> None:
+        """``last`` was just told to the peer."""
+        self._unacked_bytes = 0
 
     def check(self, n: int) -> str:
         """``NEW`` (take it; ``last`` advances), ``DUPLICATE`` or ``GAP`` (drop it)."""
