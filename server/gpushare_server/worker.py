@@ -371,6 +371,7 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
 
     last_keys = time.monotonic()
     taken = [0, 0]  # bytes of messages taken from the broker; as last reported to it
+    via_broker = [False]  # whether the client's last message came through the broker
     direct_peer: list = [b""]  # the client's routing id on the direct socket
     moved = [0, 0]  # bytes in and out on the direct path (reported in stats)
     heard = [time.monotonic()]  # when the client last spoke on the direct path
@@ -394,7 +395,9 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
                 # per message, as in a plain echo loop) and look at the broker's socket
                 # (stop, stats: rare) at least every BROKER_LOOK seconds; once the
                 # client has been quiet that long, wait on both sockets
-                if serve_direct(True):
+                # (a client that declined the direct path talks through the broker:
+                # then both are waited on at once, not the direct socket first)
+                if not via_broker[0] and serve_direct(True):
                     if now - looked < BROKER_LOOK:
                         continue
                     looked = now
@@ -405,6 +408,9 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
                     ready = dict(both.poll(1000))
                     if not ready and parent and os.getppid() != parent:
                         return 0  # the broker is gone
+                    if direct in ready:
+                        via_broker[0] = False
+                        serve_direct(False)
                     if sock not in ready:
                         continue
             elif not sock.poll(1000):
@@ -438,6 +444,7 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
                 continue
             if kind != b"msg":
                 continue
+            via_broker[0] = True
             # the broker holds what its client sends ahead of us: say what we took
             taken[0] += sum(len(f) for f in frames[1:])
             if taken[0] - taken[1] >= ACK_BYTES:
