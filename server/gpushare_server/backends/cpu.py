@@ -568,6 +568,10 @@ OVERRIDES.update(INDEXING_OVERRIDES)
 OVERRIDES.update({name: _wrap(fn) for name, fn in FFT_OVERRIDES.items()})
 OVERRIDES.update({name: _wrap(fn) for name, fn in cpu_sparse.SPARSE_OVERRIDES.items()})
 OVERRIDES["cupyx.scipy.spatial.KDTree"] = _wrap_host_ok(cpu_spatial.kdtree)  # CuPy's checks
+OVERRIDES.update({name: _wrap_host_ok(fn) for name, fn in
+                  cpu_spatial.DISTANCE_OVERRIDES.items()})
+OVERRIDES.update({name: _wrap_host_ok(fn) for name, fn in
+                  cpu_routines.TYPE_OVERRIDES.items()})
 #: ndarray methods and attributes whose CuPy semantics differ from NumPy's
 METHODS: dict[str, Callable[..., Any]] = {**ROUTINE_METHODS, **INDEXING_METHODS,
                                           **{f"scatter_{op}": fn
@@ -623,6 +627,27 @@ def _numpy_allocation(message: str) -> int | None:
         return math.prod(shape) * numpy.dtype(match.group(2).strip()).itemsize
     except (TypeError, ValueError):
         return None
+
+
+_NUMPY_FLOAT16 = "array type float16 is unsupported in linalg"
+
+
+def _linalg(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A ``cupy.linalg`` function as CuPy's: results are plain tuples (NumPy's are named:
+    ``SVDResult``, ``QRResult``, ``EighResult``, ``SlogdetResult``), and float16 is
+    refused in CuPy's words (``linalg/_util.py: linalg_common_type``)."""
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            result = fn(*args, **kwargs)
+        except TypeError as exc:
+            if str(exc) == _NUMPY_FLOAT16:
+                raise TypeError("float16 is unsupported in linalg") from None
+            raise
+        if isinstance(result, tuple) and type(result) is not tuple:
+            return tuple(result)
+        return result
+    return call
 
 
 class CpuBackend:
@@ -810,8 +835,12 @@ class CpuBackend:
 
     def _resolve(self, path: str) -> Callable[..., Any]:
         fn = self._resolve_host(path)
+        linalg = path.startswith("cupy.linalg.") and not isinstance(fn, type)
         if path in HOST_PARAMS:  # (none is a ufunc)
-            return host_params(path, fn)
+            fn = host_params(path, fn)
+            return _linalg(fn) if linalg else fn
+        if linalg:
+            return _linalg(fn)
         if path not in OVERRIDES and isinstance(getattr(fn, "__wrapped__", None),
                                                 numpy.ufunc):
             return _device_ufunc(fn.__wrapped__)

@@ -843,19 +843,28 @@ class Generator:
 
     def integers(self, low: Any, high: Any = None, size: Any = None, dtype: Any = numpy.int64,
                  endpoint: bool = False) -> numpy.ndarray:
-        """See Also: cupy.random.Generator.integers"""
+        """See Also: cupy.random.Generator.integers (CuPy's bounds are ``int(low)`` and
+        ``int(high)``: one number each, an array of more is a TypeError; its checks and
+        words, ``_generator_api.pyx``)."""
         low, high = _host(low), _host(high)
         if high is None:
-            low, high = 0, low
-        low_a, high_a = _asarray(low), _asarray(high)
-        if low_a.dtype.kind == "f":
-            low_a = low_a.astype(numpy.int64)
-        if high_a.dtype.kind == "f":
-            high_a = high_a.astype(numpy.int64)
-        if size is None:
-            size = numpy.broadcast(low_a, high_a).shape
+            lo, hi1 = 0, int(low)
+        else:
+            lo, hi1 = int(low), int(high)
+        if not endpoint:
+            hi1 -= 1
+        if lo > hi1:
+            raise ValueError("low >= high")
+        info = numpy.iinfo(dtype)
+        if lo < info.min:
+            raise ValueError(f"low is out of bounds for {numpy.dtype(dtype).name}")
+        if hi1 > info.max:
+            raise ValueError(f"high is out of bounds for {numpy.dtype(dtype).name}")
+        if hi1 - lo > 0xFFFFFFFFFFFFFFFF:
+            raise ValueError(f"high - low must be within uint64 range (actual: {hi1 - lo})")
+        low_a, high_a = numpy.asarray(lo), numpy.asarray(hi1)
         return _out(self._gen.integers(low_a, high_a, size=_size_tuple(size), dtype=dtype,
-                                       endpoint=endpoint), dtype)
+                                       endpoint=True), dtype)
 
     def random(self, size: Any = None, dtype: Any = numpy.float64, out: Any = None) -> Any:
         """See Also: cupy.random.Generator.random"""

@@ -219,6 +219,12 @@ def _ndarray_arg_reduce(name: str) -> Callable[..., Any]:
     return method
 
 
+def _check_kind_sort(kind: Any) -> None:
+    """CuPy's ``_ndarray_base._check_kind_sort`` (``core.pyx``): only a stable sort."""
+    if kind is not None and kind != "stable":
+        raise ValueError("kind can only be None or 'stable'")
+
+
 def ndarray_sort(a: numpy.ndarray, axis: int = -1, kind: Any = None) -> None:
     """In-place sort; CuPy refuses non-contiguous arrays and 0-d arrays.
 
@@ -226,8 +232,7 @@ def ndarray_sort(a: numpy.ndarray, axis: int = -1, kind: Any = None) -> None:
     --------
     cupy.ndarray.sort
     """
-    if kind is not None and kind != "stable":
-        raise NotImplementedError(f"kind {kind!r} is not supported")
+    _check_kind_sort(kind)
     if a.ndim == 0:
         raise numpy.exceptions.AxisError("Sorting arrays with the rank of zero is not supported")
     if not a.flags.c_contiguous:
@@ -263,7 +268,10 @@ def sort(a: Any, axis: Any = -1, kind: Any = None) -> numpy.ndarray:
 
 
 def lexsort(keys: Any) -> numpy.ndarray:
-    """See Also: cupy.lexsort (keys of rank three or more are refused)."""
+    """See Also: cupy.lexsort (keys of rank three or more are refused; a sequence of keys
+    is not an array: CuPy reads ``keys.ndim`` first)."""
+    if not isinstance(keys, (numpy.ndarray, HostArray)):
+        raise AttributeError(f"'{type(keys).__name__}' object has no attribute 'ndim'")
     _require_array(keys)
     if keys.ndim == 0:
         raise TypeError("need sequence of keys with len > 0 in lexsort")
@@ -851,9 +859,15 @@ def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
         raise ValueError("linspace with num<0 is not supported")
     out = numpy.linspace(start, stop, num, endpoint, retstep, dtype, axis)
     y = out[0] if retstep else out
-    if y.base is not None and numpy.ndim(start) == 0 and numpy.ndim(stop) == 0:
+    scalars = numpy.isscalar(start) and numpy.isscalar(stop)
+    if y.base is not None and scalars:
         y = y.copy()
-    return (y, out[1]) if retstep else y
+    if not retstep:
+        return y
+    if scalars:  # CuPy's ``_linspace_scalar``: the step is a Python float
+        div = (num - 1) if endpoint else num
+        return y, (float(stop - start) / div if div > 0 else float("nan"))
+    return y, out[1]
 
 
 def repeat(a: Any, repeats: Any, axis: Any = None) -> numpy.ndarray:
@@ -1183,6 +1197,60 @@ absolute = _Ufunc(numpy.absolute, _absolute, plain=lambda dtype: dtype.kind != "
 matmul = _Ufunc(numpy.matmul, _matmul)
 
 
+def _reciprocal(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
+    """See Also: cupy.reciprocal (CuPy's integer loops are ``in0 == 0 ? 0 : (1 / in0)``:
+    the reciprocal of an integer 0 is 0, where NumPy's C division gives INT_MIN)."""
+    for value in (x, out):
+        if isinstance(value, HostArray):
+            raise _unsupported(value.array)
+    try:
+        result = numpy.reciprocal(x, out=out, **kwargs)
+    except TypeError as exc:
+        raise ufunc_error(numpy.reciprocal, (x,), kwargs, exc) from None
+    arr = numpy.asarray(x)
+    if arr.dtype.kind not in "biu":
+        return result
+    dtype = kwargs.get("dtype")
+    signature = kwargs.get("signature")
+    if dtype is not None or signature is not None:  # the loop that dtype= picks
+        loop = numpy.reciprocal.resolve_dtypes(
+            (arr.dtype, None), signature=(None, numpy.dtype(dtype if dtype is not None
+                                                            else signature[-1])))[0]
+    else:
+        loop = numpy.reciprocal.resolve_dtypes((arr.dtype, None))[0]
+    if loop.kind not in "biu":
+        return result
+    zero = arr == 0
+    where = kwargs.get("where", True)
+    if where is not True:
+        zero = zero & numpy.asarray(where)
+    if isinstance(result, numpy.ndarray):
+        numpy.copyto(result, 0, where=zero)
+        return result
+    return result.dtype.type(0) if zero.any() else result
+
+
+reciprocal = _Ufunc(numpy.reciprocal, _reciprocal, plain=lambda dtype: dtype.kind in "fc")
+
+
+def _sign(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
+    """See Also: cupy.sign (CuPy's first loop is ``b->b``, which a bool operand casts to
+    safely: ``sign`` of bools is int8, 1 and 0; NumPy has no loop for them)."""
+    for value in (x, out):
+        if isinstance(value, HostArray):
+            raise _unsupported(value.array)
+    if isinstance(x, (numpy.ndarray, numpy.bool_)) and x.dtype == numpy.bool_ and \
+            kwargs.get("dtype") is None and kwargs.get("signature") is None:
+        x = x.astype(numpy.int8)
+    try:
+        return numpy.sign(x, out=out, **kwargs)
+    except TypeError as exc:
+        raise ufunc_error(numpy.sign, (x,), kwargs, exc) from None
+
+
+sign = _Ufunc(numpy.sign, _sign, plain=lambda dtype: True)
+
+
 def _rsqrt(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
     """See Also: cupyx.rsqrt (``1 / sqrt(x)``; CuPy's loops are ``e f d F D``, which
     ``numpy.sqrt`` picks for every input CuPy accepts)."""
@@ -1395,8 +1463,7 @@ def argsort(a: Any, axis: Any = -1, kind: Any = None) -> numpy.ndarray:
     """See Also: cupy.argsort (CuPy sorts a C-contiguous copy with ``axis`` moved last,
     and returns the indices as a view with ``axis`` moved back)."""
     _require_array(a)
-    if kind is not None and kind != "stable":
-        raise NotImplementedError(f"kind {kind!r} is not supported")
+    _check_kind_sort(kind)
     a = numpy.atleast_1d(a)
     if axis is None:
         a, axis = a.ravel(), -1
@@ -1447,7 +1514,230 @@ def _array_only(name: str) -> Callable[..., Any]:
     return fn
 
 
+def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> numpy.ndarray:
+    """See Also: cupy.array_equal (``_logic/comparison.py``: a 0-d bool array, not a
+    Python bool)."""
+    if a1.shape != a2.shape:
+        return numpy.array(False)
+    if not equal_nan:
+        return numpy.asarray((a1 == a2).all())
+    a1nan, a2nan = numpy.isnan(a1), numpy.isnan(a2)
+    if not (a1nan == a2nan).all():
+        return numpy.array(False)
+    return numpy.asarray((a1[~a1nan] == a2[~a1nan]).all())
+
+
+def array_equiv(a1: Any, a2: Any) -> numpy.ndarray:
+    """See Also: cupy.array_equiv (a 0-d bool array, not a Python bool)."""
+    try:
+        numpy.broadcast(a1, a2)
+    except Exception:  # noqa: BLE001 - CuPy's ``except Exception`` too
+        return numpy.array(False)
+    return numpy.asarray(numpy.asarray(a1 == a2).all())
+
+
+# --- reductions CuPy computes without NumPy's warnings -----------------------------------
+
+#: NumPy's RuntimeWarnings for empty or all-NaN slices (``_methods.py``,
+#: ``_nanfunctions_impl.py``), which CuPy's reduction kernels never give
+_SLICE_WARNINGS = r"(Mean of empty slice|Degrees of freedom <= 0|All-NaN slice encountered)"
+
+
+def _quiet(fn: Callable[..., Any], always: bool = True) -> Callable[..., Any]:
+    """``fn`` without NumPy's warnings for empty or all-NaN slices: CuPy's ``mean``,
+    ``var``, ``std``, ``median`` and their ``nan`` forms never warn (only ``nanmax`` and
+    ``nanmin`` do). Unless ``always``, the filter is set only where NumPy could warn (an
+    empty array, or a ``ddof``: ``var``/``std`` of too few elements)."""
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if not always and args and type(args[0]) is numpy.ndarray and args[0].size and \
+                len(args) < 5 and not kwargs.get("ddof"):
+            return fn(*args, **kwargs)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", _SLICE_WARNINGS, RuntimeWarning)
+            return fn(*args, **kwargs)
+    return call
+
+
+# --- names NumPy 2 and SciPy 1.17 removed, which CuPy 14.2 keeps -------------------------
+
+def in1d(ar1: Any, ar2: Any, assume_unique: bool = False, invert: bool = False) -> Any:
+    """See Also: cupy.in1d (``_logic/truth.py``: ``ar1`` and ``ar2`` raveled)."""
+    ar1 = ar1.ravel()
+    ar2 = ar2.ravel()
+    if ar1.size == 0 or ar2.size == 0:
+        return (numpy.ones if invert else numpy.zeros)(ar1.shape, dtype=numpy.bool_)
+    return numpy.isin(ar1, ar2, invert=invert)
+
+
+def msort(a: Any) -> numpy.ndarray:
+    """See Also: cupy.msort (deprecated: ``sort(a, axis=0)``)."""
+    warnings.warn("msort is deprecated, use cupy.sort(a, axis=0) instead",
+                  DeprecationWarning)
+    return sort(a, axis=0)
+
+
+def round_(a: Any, decimals: int = 0, out: Any = None) -> Any:
+    """See Also: cupy.round_ (deprecated: ``around``)."""
+    warnings.warn("Please use `round` instead.", DeprecationWarning)
+    return numpy.around(a, decimals, out=out)
+
+
+def product(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
+            keepdims: bool = False) -> Any:
+    """See Also: cupy.product (deprecated: ``prod``)."""
+    warnings.warn("Please use `prod` instead.", DeprecationWarning)
+    return _half_reduction("prod")(a, axis, dtype, out, keepdims)
+
+
+def cumproduct(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
+    """See Also: cupy.cumproduct (deprecated: ``cumprod``)."""
+    warnings.warn("Please use `cumprod` instead.", DeprecationWarning)
+    return _scan("cumprod")(a, axis, dtype, out)
+
+
+def asfarray(a: Any, dtype: Any = numpy.float64) -> numpy.ndarray:
+    """See Also: cupy.asfarray (``_manipulation/kind.py``; host data is copied in, as
+    ``cupy.asarray`` does)."""
+    if not numpy.issubdtype(dtype, numpy.inexact):
+        dtype = numpy.float64
+    return numpy.asarray(a.array if isinstance(a, HostArray) else a, dtype=dtype)
+
+
+_REMOVED = "This function has been removed in NumPy v2.\nUse {} instead.\n"
+
+
+def _removed(name: str, recommendation: str) -> Callable[..., Any]:
+    """CuPy's stand-ins (``cupy/__init__.py``, NumPy 2) for a function NumPy 2 removed
+    without replacement: a RuntimeError naming what to use."""
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(_REMOVED.format(recommendation))
+    fn.__name__ = name
+    fn.__doc__ = f"See Also\n--------\ncupy.{name}"
+    return fn
+
+
+def issubclass_(arg1: Any, arg2: Any) -> bool:
+    """See Also: cupy.issubclass_"""
+    try:
+        return issubclass(arg1, arg2)
+    except TypeError:
+        return False
+
+
+def obj2sctype(rep: Any, default: Any = None) -> Any:
+    """See Also: cupy.obj2sctype (NumPy 1.26's, as CuPy keeps it)"""
+    if isinstance(rep, type) and issubclass(rep, numpy.generic):
+        return rep
+    if isinstance(rep, numpy.ndarray):
+        return rep.dtype.type
+    try:
+        res = numpy.dtype(rep)
+    except Exception:  # noqa: BLE001 - CuPy's ``except Exception`` too
+        return default
+    return res.type
+
+
+def issubsctype(arg1: Any, arg2: Any) -> bool:
+    """See Also: cupy.issubsctype"""
+    return issubclass(obj2sctype(arg1), obj2sctype(arg2))
+
+
+def sctype2char(sctype: Any) -> str:
+    """See Also: cupy.sctype2char"""
+    sctype = obj2sctype(sctype)
+    if sctype is None:
+        raise ValueError("unrecognized type")
+    return numpy.dtype(sctype).char
+
+
+def issctype(rep: Any) -> bool:
+    """See Also: cupy.issctype"""
+    if not isinstance(rep, (type, numpy.dtype)):
+        return False
+    try:
+        res = obj2sctype(rep)
+        return bool(res and res != numpy.object_)
+    except Exception:  # noqa: BLE001 - CuPy's ``except Exception`` too
+        return False
+
+
+#: CuPy's functions of types and objects (not of arrays: host arrays are their data)
+TYPE_OVERRIDES: dict[str, Callable[..., Any]] = {
+    "cupy.asfarray": asfarray,
+    "cupy.issubclass_": issubclass_,
+    "cupy.obj2sctype": obj2sctype,
+    "cupy.issubsctype": issubsctype,
+    "cupy.sctype2char": sctype2char,
+    "cupy.issctype": issctype,
+    "cupy.find_common_type": _removed("find_common_type",
+                                      "`promote_types` or `result_type`"),
+    "cupy.set_string_function": _removed("set_string_function", "`np.set_printoptions`"),
+    "cupy.get_array_wrap": _removed("get_array_wrap", "<no replacement>"),
+    "cupy.disp": _removed("disp", "your own print function"),
+    "cupy.safe_eval": _removed("safe_eval", "`ast.literal_eval`"),
+}
+
+
+def _special_loop_float(*values: Any) -> numpy.dtype:
+    """The floating type of a CuPy ``ff``/``dd`` loop these operands pick (Python
+    scalars weak): float32 where all cast safely to it, else float64."""
+    return numpy.result_type(*values, numpy.float32)
+
+
+def btdtr(a: Any, b: Any, x: Any, out: Any = None) -> Any:
+    """See Also: cupyx.scipy.special.btdtr (deprecated: ``betainc``)."""
+    import scipy.special
+    warnings.warn("Use cupyx.scipy.special.betainc instead.", DeprecationWarning)
+    return scipy.special.betainc(a, b, x, out=out)
+
+
+def btdtri(a: Any, b: Any, p: Any, out: Any = None) -> Any:
+    """See Also: cupyx.scipy.special.btdtri (deprecated: ``betaincinv``)."""
+    import scipy.special
+    warnings.warn("Use cupyx.scipy.special.betaincinv instead.", DeprecationWarning)
+    return scipy.special.betaincinv(a, b, p, out=out)
+
+
+def sph_harm(m: Any, n: Any, theta: Any, phi: Any, out: Any = None) -> Any:
+    """See Also: cupyx.scipy.special.sph_harm (deprecated; SciPy 1.17 has only
+    ``sph_harm_y(n, m, phi, theta)``). CuPy's loops are ``iiff->F iidd->D llff->F
+    lldd->D``: integer orders, complex64 for single precision angles; NaN where
+    ``|m| > n`` or ``n < 0`` (SciPy's new function gives 0 there)."""
+    import scipy.special
+    warnings.warn(DeprecationWarning(
+        "`cupyx.scipy.special.sph_harm` is deprecated in CuPy v14 "
+        "and are planned to be removed in the future."))
+    orders = [numpy.asarray(v) for v in (m, n)]
+    loop = _special_loop_float(theta, phi)
+    if any(o.dtype.kind not in "biu" for o in orders) or loop.kind != "f":
+        raise TypeError("Wrong type ({}) of arguments for cupyx_scipy_lpmv".format(
+            tuple(_cupy_in_type(v) for v in (m, n, theta, phi))))
+    result = numpy.asarray(scipy.special.sph_harm_y(n, m, phi, theta))
+    bad = (numpy.abs(orders[0]) > orders[1]) | (orders[1] < 0)
+    if bad.any():
+        result = numpy.where(bad, numpy.complex128(complex(numpy.nan, 0)), result)
+    result = result.astype(numpy.complex64 if loop == numpy.float32 else numpy.complex128,
+                           copy=False)
+    if out is not None:
+        numpy.copyto(out, result, casting="same_kind")
+        return out
+    return result
+
+
 ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
+    "cupy.array_equal": array_equal,
+    "cupy.array_equiv": array_equiv,
+    "cupy.in1d": in1d,
+    "cupy.msort": msort,
+    "cupy.round_": round_,
+    "cupy.product": product,
+    "cupy.cumproduct": cumproduct,
+    "cupyx.scipy.special.btdtr": btdtr,
+    "cupyx.scipy.special.btdtri": btdtri,
+    "cupyx.scipy.special.sph_harm": sph_harm,
+    "cupy.reciprocal": reciprocal,
+    "cupy.sign": sign,
     "cupy.argmax": _arg_reduce("argmax"),
     "cupy.argmin": _arg_reduce("argmin"),
     "cupy.nanargmax": _arg_reduce("nanargmax"),
@@ -1521,6 +1811,13 @@ for _name, _kernel in (("amax", "cupy_max"), ("max", "cupy_max"), ("amin", "cupy
     ROUTINE_OVERRIDES[f"cupy.{_name}"] = _min_max(_name, _kernel)
 for _name in ("sum", "prod", "mean", "nansum", "nanprod", "nanmean"):
     ROUTINE_OVERRIDES[f"cupy.{_name}"] = _half_reduction(_name)
+# (CuPy never warns of an empty or all-NaN slice: NumPy's warnings dropped)
+for _name in ("mean", "var", "std"):
+    ROUTINE_OVERRIDES[f"cupy.{_name}"] = _quiet(
+        ROUTINE_OVERRIDES.get(f"cupy.{_name}", getattr(numpy, _name)), always=False)
+for _name in ("nanmean", "nanvar", "nanstd", "median", "nanmedian"):
+    ROUTINE_OVERRIDES[f"cupy.{_name}"] = _quiet(
+        ROUTINE_OVERRIDES.get(f"cupy.{_name}", getattr(numpy, _name)))
 
 #: ndarray methods, called as ``fn(array, *args, **kwargs)``
 ROUTINE_METHODS: dict[str, Callable[..., Any]] = {
@@ -1539,6 +1836,9 @@ ROUTINE_METHODS: dict[str, Callable[..., Any]] = {
 }
 for _name in ("sum", "prod", "mean"):
     ROUTINE_METHODS[_name] = _half_reduction(_name)
+ROUTINE_METHODS["mean"] = _quiet(ROUTINE_METHODS["mean"], always=False)
+for _name in ("var", "std"):
+    ROUTINE_METHODS[_name] = _quiet(getattr(numpy.ndarray, _name), always=False)
 for _name, _kernel in (("max", "cupy_max"), ("min", "cupy_min"), ("ptp", "cupy_max")):
     ROUTINE_METHODS[_name] = _min_max(_name, _kernel, method=True)
 

@@ -183,3 +183,70 @@ def sparse_distance_matrix(tree: Any, other: Any, max_distance: Any, p: Any = 2.
 KDTREE_METHODS: dict[str, Callable[..., Any]] = {
     fn.__name__: fn for fn in (query_ball_point, query_ball_tree, query_pairs,
                                count_neighbors, sparse_distance_matrix)}
+
+
+# --- cupyx.scipy.spatial.distance: CuPy's (cuVS') functions SciPy has not --------------
+
+def _layout_check(u: Any, v: Any, names: str = "u and v") -> None:
+    """CuPy's check that both operands have one layout (``cupy.isfortran``)."""
+    orders = ["F" if x.flags.f_contiguous and not x.flags.c_contiguous else "C"
+              for x in (u, v)]
+    if orders[0] != orders[1]:
+        first, second = names.split(" and ")
+        raise ValueError(f"{names} must have the same layout "
+                         f"({first}.order={orders[0]}, {second}.order={orders[1]}")
+
+
+def _distance_dtype(u: numpy.ndarray) -> numpy.dtype:
+    """The type of CuPy's result (``cupy.empty((1, 1), dtype=u.dtype)``), float64 for
+    input cuVS does not compute in."""
+    return u.dtype if u.dtype.char in "fd" else numpy.dtype(numpy.float64)
+
+
+def hellinger(u: Any, v: Any) -> numpy.ndarray:
+    """See Also: cupyx.scipy.spatial.distance.hellinger (``sqrt(sum((sqrt(u) -
+    sqrt(v))**2)) / sqrt(2)``, a 0-d array of ``u``'s type)."""
+    _layout_check(u, v)
+    dtype = _distance_dtype(u)
+    uu, vv = u.astype(dtype, copy=False), v.astype(dtype, copy=False)
+    value = numpy.sqrt(numpy.sum((numpy.sqrt(uu) - numpy.sqrt(vv)) ** 2)) / numpy.sqrt(
+        dtype.type(2))
+    return numpy.asarray(value, dtype=dtype)
+
+
+def kl_divergence(u: Any, v: Any) -> numpy.ndarray:
+    """See Also: cupyx.scipy.spatial.distance.kl_divergence (``sum(u * log(u / v))``,
+    a term of ``u == 0`` being 0; a 0-d array of ``u``'s type)."""
+    import scipy.special
+    u, v = numpy.asarray(u), numpy.asarray(v)
+    _layout_check(u, v)
+    dtype = _distance_dtype(u)
+    terms = scipy.special.rel_entr(u.astype(dtype, copy=False), v.astype(dtype, copy=False))
+    return numpy.asarray(numpy.sum(terms), dtype=dtype)
+
+
+def distance_matrix(x: Any, y: Any, p: Any = 2.0) -> numpy.ndarray:
+    """See Also: cupyx.scipy.spatial.distance.distance_matrix (CuPy's checks, then
+    ``cdist(x, y, 'minkowski', p=p)`` as cuVS computes it: in ``x``'s precision when
+    it is float32 or float64, else float32)."""
+    distance = scipy_module("scipy.spatial.distance", "cupyx.scipy.spatial.distance")
+    x, y = numpy.asarray(x), numpy.asarray(y)
+    _, k = x.shape
+    _, kk = y.shape
+    if k != kk:
+        raise ValueError("x contains %d-dimensional vectors but y "
+                         "contains %d-dimensional vectors" % (k, kk))
+    dtype = x.dtype if x.dtype.char in "fd" else numpy.dtype(numpy.float32)
+    _layout_check(x, y, "XA and XB")
+    return numpy.ascontiguousarray(distance.cdist(x, y, "minkowski", p=p), dtype=dtype)
+
+
+#: ``cupyx.scipy.spatial.distance``'s functions that SciPy has not (they take host
+#: arrays, as the module's others)
+DISTANCE_OVERRIDES: dict[str, Callable[..., Any]] = {
+    "cupyx.scipy.spatial.distance.hellinger": hellinger,
+    "cupyx.scipy.spatial.distance.kl_divergence": kl_divergence,
+    "cupyx.scipy.spatial.distance.distance_matrix": distance_matrix,
+    # cuVS is what the CPU backend's distances stand for: always available
+    "cupyx.scipy.spatial.distance.check_soft_dependencies": lambda: None,
+}

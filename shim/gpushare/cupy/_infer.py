@@ -121,11 +121,17 @@ _MISSING = object()
 _RESOLVED: dict = {}
 
 
+_BOOL = numpy.dtype(numpy.bool_)
+_INT8_LOOP = (numpy.dtype(numpy.int8), numpy.dtype(numpy.int8))
+
+
 def resolve(uf: numpy.ufunc, in_dtypes: tuple, dtype: Any) -> tuple | None:
     """``uf``'s dtypes, inputs then outputs, for these operand dtypes (Python scalar
     types weak, as NEP 50 says); None where NumPy finds no loop."""
     try:
         if dtype is None:
+            if uf is numpy.sign and in_dtypes[0] == _BOOL:
+                return _INT8_LOOP  # CuPy's first loop, b->b, takes bools (NumPy has none)
             return uf.resolve_dtypes(in_dtypes + (None,) * uf.nout)
         # dtype= picks the loop whose outputs have that type (CuPy's rule)
         return uf.resolve_dtypes(in_dtypes + (None,) * uf.nout,

@@ -568,9 +568,13 @@ class ndarray(_client.RemoteHandle):
     def __array__(self, dtype: Any = None, copy: Any = None) -> numpy.ndarray:
         raise TypeError(_IMPLICIT)
 
-    def item(self, *args: Any) -> Any:
+    def item(self, *args: Any, **kwargs: Any) -> Any:
+        # CuPy's ``cpdef item(self)`` (a METH_NOARGS method of ``_ndarray_base``) takes
+        # no arguments, where NumPy's takes indices
+        if kwargs:
+            raise TypeError("_ndarray_base.item() takes no keyword arguments")
         if args:
-            return self[args if len(args) > 1 else args[0]].get().item()
+            raise TypeError(f"_ndarray_base.item() takes no arguments ({len(args)} given)")
         if self.size != 1:
             raise ValueError("can only convert an array of size 1 to a Python scalar")
         return self.get().item()
