@@ -89,6 +89,10 @@ def test_numpy1_type_functions(cp):
     _raises(ValueError, "unrecognized type", lambda: cp.sctype2char("no such type"))
     assert cp.issctype(cp.int8) is True
     assert cp.issctype(3) is False
+    # (run on the client: abstract types cannot travel to a server)
+    assert cp.issubsctype(cp.float32, cp.floating) is True
+    assert cp.issubsctype(cp.int8, numpy.inexact) is False
+    assert cp.obj2sctype(cp.ones(2, dtype=cp.int16)) is numpy.int16
 
 
 @pytest.mark.parametrize("name, recommendation", [
@@ -168,7 +172,7 @@ def test_distance_functions_scipy_lacks(cp):
 def test_every_public_cupy_callable_resolves_on_the_cpu_backend():
     """Every public function the client sends by name resolves on the CPU backend, but
     for the ``cupyx.cusparse`` routines (cuSPARSE's own API, not served there) and
-    ``cwt`` (its wavelet is a Python function)."""
+    ``cwt`` (its wavelet is a Python function: it runs on the client)."""
     from gpushare.namespace import CALLABLE_KINDS, public_names
     from gpushare_server.backends.cpu import CpuBackend
     backend = CpuBackend()
@@ -178,6 +182,7 @@ def test_every_public_cupy_callable_resolves_on_the_cpu_backend():
                    "cupyx.scipy.ndimage", "cupyx.scipy.stats"):
         for name, kind in public_names().get(module, {}).items():
             if kind not in CALLABLE_KINDS or f"{module}.{name}" == "cupyx.scipy.signal.cwt":
+                # (cwt runs on the client: test_cwt_runs_its_python_wavelet_on_the_client)
                 continue
             try:
                 backend.function(f"{module}.{name}")
@@ -185,11 +190,34 @@ def test_every_public_cupy_callable_resolves_on_the_cpu_backend():
                 if "reads or writes files" not in str(exc):
                     missing.append(f"{module}.{name}")
     # answered on the client (gpushare.cupy's LOCAL table), never sent
-    local = {"cupy.alltrue", "cupy.sometrue", "cupy.trapz", "cupy.byte_bounds",
-             "cupy.clear_memo", "cupy.memoize", "cupy.fromDlpack", "cupy.get_array_module",
-             "cupy.get_default_memory_pool", "cupy.get_default_pinned_memory_pool",
-             "cupy.is_available", "cupy.make_aligned_dtype", "cupy.who"}
+    from gpushare.cupy import LOCAL
+    local = {f"cupy.{name}" for name in LOCAL} | {"cupy.alltrue", "cupy.sometrue",
+                                                   "cupy.trapz"}  # (aliases made there)
     assert sorted(set(missing) - local) == []
+
+
+def test_cwt_runs_its_python_wavelet_on_the_client(cp):
+    """``signal.cwt`` takes a Python function (``ricker``, ``morlet2``, a lambda): CuPy's
+    own steps, each a call."""
+    from gpushare.cupyx.scipy import signal
+    data = numpy.sin(numpy.linspace(0, 8 * numpy.pi, 64))
+    widths = [1, 2, 4]
+
+    def ricker(points, a):  # SciPy's and CuPy's formula, on the host
+        t = numpy.arange(points) - (points - 1) / 2
+        amp = 2 / (numpy.sqrt(3 * a) * numpy.pi ** 0.25)
+        return amp * (1 - (t / a) ** 2) * numpy.exp(-(t / a) ** 2 / 2)
+    expected = numpy.stack([numpy.convolve(data, ricker(min(10 * w, 64), w)[::-1],
+                                           mode="same") for w in widths])
+    with pytest.warns(numpy.exceptions.VisibleDeprecationWarning):
+        out = signal.cwt(cp.asarray(data), signal.ricker, widths)
+    assert out.shape == (3, 64) and out.dtype == cp.float64
+    numpy.testing.assert_allclose(out.get(), expected, atol=1e-12)
+    with pytest.warns(numpy.exceptions.VisibleDeprecationWarning):
+        out = signal.cwt(cp.asarray(data), lambda n, a: cp.asarray(ricker(n, a)), widths)
+    numpy.testing.assert_allclose(out.get(), expected, atol=1e-12)
+    with pytest.warns(numpy.exceptions.VisibleDeprecationWarning):
+        assert signal.cwt(cp.asarray(data), signal.morlet2, widths).dtype == cp.complex128
 
 
 # --- linspace's step -------------------------------------------------------------------------

@@ -1617,59 +1617,10 @@ def _removed(name: str, recommendation: str) -> Callable[..., Any]:
     return fn
 
 
-def issubclass_(arg1: Any, arg2: Any) -> bool:
-    """See Also: cupy.issubclass_"""
-    try:
-        return issubclass(arg1, arg2)
-    except TypeError:
-        return False
-
-
-def obj2sctype(rep: Any, default: Any = None) -> Any:
-    """See Also: cupy.obj2sctype (NumPy 1.26's, as CuPy keeps it)"""
-    if isinstance(rep, type) and issubclass(rep, numpy.generic):
-        return rep
-    if isinstance(rep, numpy.ndarray):
-        return rep.dtype.type
-    try:
-        res = numpy.dtype(rep)
-    except Exception:  # noqa: BLE001 - CuPy's ``except Exception`` too
-        return default
-    return res.type
-
-
-def issubsctype(arg1: Any, arg2: Any) -> bool:
-    """See Also: cupy.issubsctype"""
-    return issubclass(obj2sctype(arg1), obj2sctype(arg2))
-
-
-def sctype2char(sctype: Any) -> str:
-    """See Also: cupy.sctype2char"""
-    sctype = obj2sctype(sctype)
-    if sctype is None:
-        raise ValueError("unrecognized type")
-    return numpy.dtype(sctype).char
-
-
-def issctype(rep: Any) -> bool:
-    """See Also: cupy.issctype"""
-    if not isinstance(rep, (type, numpy.dtype)):
-        return False
-    try:
-        res = obj2sctype(rep)
-        return bool(res and res != numpy.object_)
-    except Exception:  # noqa: BLE001 - CuPy's ``except Exception`` too
-        return False
-
-
-#: CuPy's functions of types and objects (not of arrays: host arrays are their data)
+#: CuPy's functions of types and objects (not of arrays: host arrays are their data;
+#: ``issubclass_``, ``obj2sctype`` and the like run on the client, ``cupy/__init__.py``)
 TYPE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.asfarray": asfarray,
-    "cupy.issubclass_": issubclass_,
-    "cupy.obj2sctype": obj2sctype,
-    "cupy.issubsctype": issubsctype,
-    "cupy.sctype2char": sctype2char,
-    "cupy.issctype": issctype,
     "cupy.find_common_type": _removed("find_common_type",
                                       "`promote_types` or `result_type`"),
     "cupy.set_string_function": _removed("set_string_function", "`np.set_printoptions`"),

@@ -977,6 +977,56 @@ for _name in ("obj2sctype", "issctype", "sctype2char",
               "make_aligned_dtype", "clear_memo", "memoize", "get_array_wrap"):
     if hasattr(numpy, _name):
         LOCAL[_name] = getattr(numpy, _name)
+
+
+# NumPy 2 removed these: CuPy's own (``cupy/__init__.py``), functions of types that run
+# here (the server has them too, but abstract types such as ``numpy.floating`` cannot
+# travel); the removed ones without replacement raise CuPy's RuntimeError on the server
+def issubclass_(arg1: Any, arg2: Any) -> bool:
+    try:
+        return builtins.issubclass(arg1, arg2)
+    except TypeError:
+        return False
+
+
+def obj2sctype(rep: Any, default: Any = None) -> Any:
+    if isinstance(rep, type) and builtins.issubclass(rep, numpy.generic):
+        return rep
+    if isinstance(rep, (numpy.ndarray, ndarray)):
+        return rep.dtype.type
+    try:
+        res = numpy.dtype(rep)
+    except Exception:  # noqa: BLE001 - CuPy's ``except Exception`` too
+        return default
+    return res.type
+
+
+def issubsctype(arg1: Any, arg2: Any) -> bool:
+    return builtins.issubclass(obj2sctype(arg1), obj2sctype(arg2))
+
+
+def sctype2char(sctype: Any) -> str:
+    sctype = obj2sctype(sctype)
+    if sctype is None:
+        raise ValueError("unrecognized type")
+    return numpy.dtype(sctype).char
+
+
+def issctype(rep: Any) -> bool:
+    if not isinstance(rep, (type, numpy.dtype)):
+        return False
+    try:
+        res = obj2sctype(rep)
+        if res and res != numpy.object_:
+            return True
+        return False
+    except Exception:  # noqa: BLE001 - CuPy's ``except Exception`` too
+        return False
+
+
+for _fn in (issubclass_, obj2sctype, issubsctype, sctype2char, issctype):
+    if not hasattr(numpy, _fn.__name__):
+        LOCAL[_fn.__name__] = _fn
 from ._core._dtype import make_aligned_dtype as _make_aligned_dtype  # noqa: E402
 LOCAL["make_aligned_dtype"] = _make_aligned_dtype  # a pure function of the dtype
 from ._util import clear_memo as _clear_memo, memoize as _memoize  # noqa: E402

@@ -138,11 +138,44 @@ def _make(name: str) -> types.ModuleType:
         _fft.install(mod)
     elif name == "signal":  # a warning, raised by the server's filter design functions
         mod.BadCoefficients = errors.BadCoefficients
+        mod.cwt = _cwt(mod)  # it calls a Python function: run here
     parent, _, child = name.rpartition(".")
     if parent:
         setattr(sys.modules[f"{__name__}.{parent}"], child, mod)
     sys.modules[full] = mod
     return mod
+
+
+_CWT_DEPRECATED = (
+    "Following the change in SciPy 1.12, all wavelet functions have been "
+    "deprecated in CuPy v14 and are planned to be removed in the future. "
+    "To request continued support of the features, "
+    "please leave a comment at https://github.com/cupy/cupy/issues/8864.")
+
+
+def _cwt(mod: types.ModuleType) -> Any:
+    """``signal.cwt``, CuPy's (``_wavelets.py``) run on the client: its ``wavelet`` is a
+    Python function (``ricker``, ``morlet2`` or the user's), which a server cannot
+    call; each step (the wavelet's samples, ``convolve``, the row written) is a server
+    call."""
+    def cwt(data: Any, wavelet: Any, widths: Any) -> Any:
+        """See Also: cupyx.scipy.signal.cwt"""
+        import warnings
+
+        from ... import cupy
+        warnings.warn(_CWT_DEPRECATED, numpy.exceptions.VisibleDeprecationWarning)
+        if cupy.asarray(wavelet(1, 1)).dtype.char in "FDG":
+            dtype = cupy.complex128
+        else:
+            dtype = cupy.float64
+        output = cupy.empty([len(widths), len(data)], dtype=dtype)
+        for ind, width in enumerate(widths):
+            n = numpy.min([10 * int(width), len(data)])
+            wavelet_data = cupy.conj(wavelet(n, int(width)))[::-1]
+            output[ind, :] = mod.convolve(data, wavelet_data, mode="same")
+        return output
+    cwt.__module__ = "cupyx.scipy.signal"
+    return cwt
 
 
 def _client_operators(mod: types.ModuleType) -> None:
