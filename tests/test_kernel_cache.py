@@ -262,3 +262,27 @@ def test_the_kernel_directory_is_bounded_per_server_and_per_session(tmp_path,
     assert len(os.listdir(kdir)) == 13
     construct(998, 1000)                     # a kernel of real size still is
     assert len(os.listdir(kdir)) == 14
+
+
+def test_the_specs_a_worker_keeps_are_bounded_in_bytes(tmp_path, monkeypatch) -> None:
+    """A session's worker keeps the sources of the kernels its client constructed, the
+    oldest dropped past ``_MAX_SPEC_BYTES`` (a dropped one is read from the kernel
+    directory, or sent again): huge sources cannot grow it without end."""
+    from gpushare.cupy._kernels import _kernel_key
+    from gpushare_server.kernels import remote
+
+    monkeypatch.setenv("GPUSHARE_KERNEL_DIR", str(tmp_path / "kernels"))
+    monkeypatch.setattr(remote, "_SPECS", {})
+    monkeypatch.setattr(remote, "_spec_total", [0])
+    monkeypatch.setattr(remote, "_MAX_SPEC_BYTES", 1 << 20)
+    factories = {"RawKernel": lambda *a, **k: ("kernel", a)}
+    keys = []
+    for i in range(10):
+        spec = [[f"// {i}\n" + "x" * 300_000, "f"], {}]
+        keys.append(_kernel_key("RawKernel", spec))
+        remote.make_kernel(factories, "RawKernel", keys[-1], spec)
+    held = sum(entry[3] for entry in remote._SPECS.values())
+    assert len(remote._SPECS) == 3 and held == remote._spec_total[0] <= 1 << 20
+    assert list(remote._SPECS) == keys[-3:]  # the newest kept
+    # an old one is still made: from the kernel directory
+    assert remote.make_kernel(factories, "RawKernel", keys[0])[1][0].startswith("// 0\n")

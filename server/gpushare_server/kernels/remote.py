@@ -43,10 +43,12 @@ from gpushare.protocol import Decoder, Encoder, HostArray, mdspan_arg
 #: the kernel constructors a client may name
 KINDS = ("ElementwiseKernel", "ReductionKernel", "RawKernel", "RawModule")
 
-#: hash -> (kind, args, kwargs); per worker process, so per session
-_SPECS: dict[str, tuple[str, tuple, dict]] = {}
+#: hash -> (kind, args, kwargs, bytes); per worker process, so per session
+_SPECS: dict[str, tuple[str, tuple, dict, int]] = {}
 _LOCK = threading.Lock()
 _MAX_SPECS = 4096
+_MAX_SPEC_BYTES = 64 << 20
+_spec_total = [0]  # bytes of the specs kept
 
 #: the server's kernel directory is not allowed to grow past this many entries (a
 #: kernel not stored there is sent again by the next session that needs it)
@@ -157,11 +159,37 @@ def _load(key: str, kind: str) -> tuple[tuple, dict] | None:
     return tuple(args), kwargs
 
 
+def _spec_bytes(args: tuple, kwargs: dict) -> int:
+    """About the memory a spec holds: its strings and bytes (sources, names, options)."""
+    size, stack = 0, [*args, *kwargs.values()]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (str, bytes)):
+            size += len(item)
+        elif isinstance(item, (tuple, list)):
+            stack.extend(item)
+        else:
+            size += 64
+    return size
+
+
 def _remember(key: str, kind: str, args: tuple, kwargs: dict) -> None:
+    """Keep a spec for the session's next use of ``key`` (the oldest go first past
+    ``_MAX_SPECS`` of them or ``_MAX_SPEC_BYTES`` in all; one not kept is read from the
+    kernel directory, or sent again by the client)."""
+    size = _spec_bytes(args, kwargs)
     with _LOCK:
-        if key not in _SPECS and len(_SPECS) >= _MAX_SPECS:
-            _SPECS.pop(next(iter(_SPECS)))
-        _SPECS[key] = (kind, args, dict(kwargs))
+        old = _SPECS.pop(key, None)
+        if old is not None:
+            _spec_total[0] -= old[3]
+        while _SPECS and (len(_SPECS) >= _MAX_SPECS or
+                          _spec_total[0] + size > _MAX_SPEC_BYTES):
+            _spec_total[0] -= _SPECS.pop(next(iter(_SPECS)))[3]
+        if not _SPECS:
+            _spec_total[0] = 0
+        if size <= _MAX_SPEC_BYTES:
+            _SPECS[key] = (kind, args, dict(kwargs), size)
+            _spec_total[0] += size
 
 
 def unwrap(value: Any) -> Any:
@@ -200,7 +228,7 @@ def make_kernel(factories: dict[str, Callable[..., Any]], kind: str, key: str,
         with _LOCK:
             stored = _SPECS.get(key)
         if stored is not None and stored[0] == kind:
-            _, args, kwargs = stored
+            _, args, kwargs, _ = stored
         else:
             loaded = _load(key, kind)
             if loaded is None:
