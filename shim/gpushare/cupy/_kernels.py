@@ -85,10 +85,77 @@ def _construct(cls: type, kind: str, args: tuple, kwargs: dict,
     """Create the server kernel ``kind(*args, **kwargs)`` bound to a new ``cls`` (the
     headers its source includes from this machine's include directories, or from
     ``here``, written into it: ``kernel_includes.localize``)."""
+    given = (args, kwargs)
     args, kwargs = localize(kind, args, kwargs, here)
     proxy = _construct_localized(cls, kind, args, kwargs)
     proxy.__dict__["_gs_spec"] = (args, kwargs)  # (what a pickle carries)
+    proxy.__dict__["_gs_given"] = given  # (what its attributes read back)
     return proxy
+
+
+class ParameterInfo:
+    """One parameter of a kernel's ``in_params``/``out_params`` string (``"raw T x"``).
+
+    See Also
+    --------
+    cupy._core._kernel.ParameterInfo
+    """
+
+    __slots__ = ("name", "dtype", "ctype", "raw", "is_const")
+
+    def __init__(self, param: str, is_const: bool) -> None:
+        from ._core import get_typename
+        self.name: Any = None
+        self.dtype: Any = None
+        self.ctype: Any = None
+        self.raw = False
+        self.is_const = bool(is_const)
+        s = tuple(i for i in param.split() if len(i) != 0)
+        if len(s) < 2:
+            raise Exception("Syntax error: %s" % param)
+        t, self.name = s[-2:]
+        if t == "CIndexer":
+            pass
+        elif len(t) == 1:
+            self.ctype = t
+        else:
+            self.dtype = numpy.dtype(t)
+            self.ctype = get_typename(self.dtype)
+        for i in s[:-2]:
+            if i == "raw":
+                self.raw = True
+            elif i == "_non_const":
+                self.is_const = False
+            else:
+                raise Exception('Unknown keyword "%s"' % i)
+
+    def _key(self) -> tuple:
+        return (self.name, self.dtype, self.ctype, self.raw, self.is_const)
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, ParameterInfo) and self._key() == other._key()
+
+
+def _param_info(s: str, is_const: bool) -> tuple:
+    """See Also: cupy._core._kernel._get_param_info"""
+    if len(s) == 0:
+        return ()
+    return tuple(ParameterInfo(i, is_const) for i in s.strip().split(","))
+
+
+#: the constructors' parameters, in order, with their defaults (CuPy's)
+_SIGNATURES = {
+    "ElementwiseKernel": (("in_params", None), ("out_params", None), ("operation", None),
+                          ("name", "kernel"), ("reduce_dims", True), ("preamble", ""),
+                          ("no_return", False), ("return_tuple", False)),
+    "ReductionKernel": (("in_params", None), ("out_params", None), ("map_expr", None),
+                        ("reduce_expr", None), ("post_map_expr", None), ("identity", None),
+                        ("name", "reduce_kernel"), ("reduce_type", None),
+                        ("reduce_dims", True), ("preamble", ""), ("options", ())),
+}
 
 
 def _unpickle(cls: type, args: tuple, kwargs: dict) -> Any:
@@ -320,25 +387,68 @@ class _Kernel(RemoteObjectProxy):
 
 
 class _ElementwiseBase(_Kernel):
+    """ElementwiseKernel and ReductionKernel: what they were constructed with reads back
+    here (CuPy's readonly attributes), without asking the server."""
+
+    _gs_closed = True
+
+    def _given(self) -> dict:
+        """The constructor's arguments by name, defaults filled in; extra keyword
+        arguments under ``"kwargs"``."""
+        given = self.__dict__.get("_gs_given_map")
+        if given is None:
+            args, kwargs = self.__dict__.get("_gs_given", ((), {}))
+            kwargs = dict(kwargs)
+            given = {}
+            for i, (name, default) in enumerate(_SIGNATURES[self._kind]):
+                given[name] = args[i] if i < len(args) else kwargs.pop(name, default)
+            given["kwargs"] = kwargs
+            self.__dict__["_gs_given_map"] = given
+        return given
+
+    def _params_of(self, which: str) -> tuple:
+        key = f"_gs_{which}"
+        params = self.__dict__.get(key)
+        if params is None:
+            params = self.__dict__[key] = _param_info(self._given()[which],
+                                                      which == "in_params")
+        return params
+
     @property
     def name(self) -> str:
-        return self._attr("name")
+        return self._given()["name"]
+
+    @property
+    def __name__(self) -> str:  # type: ignore[override]  # (profilers read it)
+        return self._given()["name"]
+
+    @property
+    def in_params(self) -> tuple:
+        return self._params_of("in_params")
+
+    @property
+    def out_params(self) -> tuple:
+        return self._params_of("out_params")
 
     @property
     def nin(self) -> int:
-        return self._attr("nin")
+        return len(self.in_params)
 
     @property
     def nout(self) -> int:
-        return self._attr("nout")
+        return len(self.out_params)
 
     @property
     def nargs(self) -> int:
-        return self._attr("nargs")
+        return self.nin + self.nout
 
     @property
-    def params(self) -> Any:
-        return self._attr("params")
+    def reduce_dims(self) -> bool:
+        return bool(self._given()["reduce_dims"])
+
+    @property
+    def preamble(self) -> Any:
+        return self._given()["preamble"]
 
     @property
     def cached_codes(self) -> dict:
@@ -364,6 +474,26 @@ class ElementwiseKernel(_ElementwiseBase):
 
     _kind = "ElementwiseKernel"
 
+    @property
+    def params(self) -> tuple:
+        return self.in_params + self.out_params + _param_info("CIndexer _ind", False)
+
+    @property
+    def operation(self) -> Any:
+        return self._given()["operation"]
+
+    @property
+    def no_return(self) -> bool:
+        return bool(self._given()["no_return"])
+
+    @property
+    def return_tuple(self) -> bool:
+        return bool(self._given()["return_tuple"])
+
+    @property
+    def kwargs(self) -> dict:
+        return dict(self._given()["kwargs"])
+
 
 @_objects.register("ReductionKernel")
 class ReductionKernel(_ElementwiseBase):
@@ -375,6 +505,34 @@ class ReductionKernel(_ElementwiseBase):
     """
 
     _kind = "ReductionKernel"
+
+    params = None  # (CuPy declares it and never sets it)
+
+    @property
+    def identity(self) -> str:
+        identity = self._given()["identity"]
+        return "" if identity is None else str(identity)
+
+    @property
+    def map_expr(self) -> Any:
+        return self._given()["map_expr"]
+
+    @property
+    def reduce_expr(self) -> Any:
+        return self._given()["reduce_expr"]
+
+    @property
+    def post_map_expr(self) -> Any:
+        return self._given()["post_map_expr"]
+
+    @property
+    def options(self) -> Any:
+        return self._given()["options"]
+
+    @property
+    def reduce_type(self) -> Any:
+        reduce_type = self._given()["reduce_type"]
+        return self.out_params[0].ctype if reduce_type is None else reduce_type
 
 
 def _dim3(v: Any) -> tuple | None:

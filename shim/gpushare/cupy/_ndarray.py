@@ -10,6 +10,7 @@ import itertools
 import math
 import operator
 import sys
+import warnings
 import threading
 import types
 import weakref
@@ -787,6 +788,64 @@ class ndarray(_client.RemoteHandle):
             return _method_sync(self, "reshape", (newshape,), {"order": order})
         return _pipelined_method(self, "reshape", (newshape,), {}, newshape, self._dtype,
                                  _infer.reshape_strides(newshape, self.itemsize), view=True)
+
+    def view(self, dtype: Any = None, type: Any = None) -> "ndarray":
+        """A view of the array, of another dtype when ``dtype`` says so (see
+        cupy.ndarray.view; ``ndarray`` itself as ``dtype`` or ``type``: the array's
+        class, the one gpushare's arrays have)."""
+        import builtins
+        if builtins.type(dtype) is builtins.type and issubclass(dtype, ndarray):
+            if type is not None:
+                raise ValueError("Cannot specify output type twice.")
+            type, dtype = dtype, None
+        if type is not None:
+            if builtins.type(type) is not builtins.type or not issubclass(type, ndarray):
+                raise ValueError("Type must be a sub-type of ndarray type")
+            if type is not ndarray:
+                raise NotImplementedError("gpushare: views as a subclass of cupy.ndarray "
+                                          "are not supported")
+        return self._gs_session.call("method", "view", (self,) if dtype is None
+                                     else (self, dtype), {})
+
+    def reduced_view(self, dtype: Any = None) -> "ndarray":
+        """A view with as few dimensions as the layout allows (see
+        cupy.ndarray.reduced_view)."""
+        if dtype is not None:
+            warnings.warn("calling reduced_view with dtype is deprecated",
+                          DeprecationWarning, stacklevel=2)
+            return self.reduced_view().view(dtype)
+        if self.ndim <= 1:
+            return self
+        if self.flags.c_contiguous:
+            return self.reshape(self.size)
+        shape: list = []
+        strides: list = []
+        prev = 0
+        for n, st in zip(self.shape, self.strides):  # (CuPy's internal.get_reduced_dims)
+            if n == 0:
+                shape, strides = [0], [self.itemsize]
+                break
+            if n == 1:
+                continue
+            if not shape or prev != n * st:
+                shape.append(n)
+                strides.append(st)
+            else:
+                shape[-1] *= n
+                strides[-1] = st
+            prev = st
+        if len(shape) == self.ndim:
+            return self
+        return sys.modules[__package__].lib.stride_tricks.as_strided(
+            self, tuple(shape), tuple(strides))
+
+    @property
+    def cstruct(self) -> Any:
+        """CuPy's C representation of the array (a ``CArray`` for kernels): not served;
+        pass the array itself to a kernel."""
+        raise NotImplementedError("gpushare: ndarray.cstruct (a CArray of device pointers) "
+                                  "is not available through gpushare; pass the array "
+                                  "itself as a kernel argument")
 
     def ravel(self, order: str = "C") -> "ndarray":
         if order == "C" and self._flags is not None and self._flags & FLAG_C:

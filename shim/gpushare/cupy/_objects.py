@@ -14,9 +14,16 @@ _PIPELINED = {"Stream": {"use", "__enter__", "__exit__", "wait_event"},
 
 
 class RemoteObjectProxy(_client.RemoteHandle):
-    """A server object reached by handle; attribute reads and calls go to the server."""
+    """A server object reached by handle; attribute reads and calls go to the server.
+
+    A proxy class that lists its server object's data attributes (``_gs_data``) reads
+    them with a call; one that sets ``_gs_closed`` defines every other member itself,
+    so a name it does not know is an AttributeError (``hasattr`` False), as in CuPy.
+    Otherwise any public name is a method of the server object."""
 
     __slots__ = ("_type_name",)
+    _gs_data: frozenset = frozenset()
+    _gs_closed = False
 
     def __del__(self) -> None:
         try:
@@ -34,8 +41,11 @@ class RemoteObjectProxy(_client.RemoteHandle):
         return self._gs_session.call("method", name, (self, *args), kwargs)
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(name)
+        cls = type(self)
+        if name in cls._gs_data:
+            return self._gs_session.call("getattr", name, (self,))
+        if name.startswith("_") or cls._gs_closed:
+            raise AttributeError(f"'{cls.__name__}' object has no attribute '{name}'")
         return _BoundRemoteMethod(self, name)
 
     def __repr__(self) -> str:

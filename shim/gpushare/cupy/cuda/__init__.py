@@ -98,7 +98,10 @@ class Device:
 
     @property
     def compute_capability(self) -> str:
-        return str(_info()["devices"][self.id].get("compute_capability", "0"))
+        devices = _info()["devices"]
+        if not 0 <= self.id < len(devices):
+            runtime.setDevice(self.id)  # CuPy's path to CUDA's error (invalid device)
+        return str(devices[self.id].get("compute_capability", "0"))
 
     @property
     def mem_info(self) -> tuple:
@@ -218,6 +221,7 @@ class Stream(RemoteObjectProxy):
     """
 
     __slots__ = ("__dict__",)
+    _gs_closed = True
 
     def __new__(cls, null: bool = False, non_blocking: bool = False, ptds: bool = False,
                 priority: Any = None) -> "Stream":
@@ -395,6 +399,8 @@ class Event(RemoteObjectProxy):
     """
 
     __slots__ = ()
+    _gs_data = frozenset({"ptr"})
+    _gs_closed = True
 
     def __new__(cls, block: bool = False, disable_timing: bool = False,
                 interprocess: bool = False) -> "Event":
@@ -449,6 +455,10 @@ def profile() -> Any:
     --------
     cupy.cuda.profile
     """
+    warnings.warn(
+        "cupy.cuda.profile has been deprecated since CuPy v10 "
+        "and will be removed in the future. Use cupyx.profiler.profile "
+        "instead.", stacklevel=3)
     profiler.start()
     try:
         yield

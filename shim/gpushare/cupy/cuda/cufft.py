@@ -41,6 +41,8 @@ class Plan1d(RemoteObjectProxy):
     """
 
     __slots__ = ()
+    _gs_data = frozenset({"nx", "fft_type", "batch", "shape", "order"})
+    _gs_closed = True
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("gpushare: make cuFFT plans with "
