@@ -90,3 +90,27 @@ def test_cuda_profile_warns_and_a_bad_device_is_cudas_error(cp):
     assert [str(w.message)[:35] for w in caught] == ["cupy.cuda.profile has been deprecat"]
     with pytest.raises(errors.CUDARuntimeError, match="cudaErrorInvalidDevice"):
         cp.cuda.Device(99).compute_capability
+
+
+def test_fused_reductions_refuse_keepdims_as_cupys(cp):
+    @cp.fuse()
+    def total(x):
+        return cp.sum(x * 2, keepdims=True)
+
+    @cp.fuse()
+    def peak(x):
+        return cp.amax(x, 0, None, True)  # (keepdims given by position)
+
+    @cp.fuse()
+    def fine(x):
+        return cp.sum(x * 2, axis=0)
+    x = cp.arange(6, dtype=cp.float32).reshape(2, 3)
+    with pytest.raises(NotImplementedError,
+                       match="cupy.sum does not support `keepdims` in fusion yet."):
+        total(x)
+    with pytest.raises(NotImplementedError,
+                       match="cupy.amax does not support `keepdims` in fusion yet."):
+        peak(x)
+    assert fine(x).get().tolist() == [6.0, 10.0, 14.0]
+    assert cp.sum(x, keepdims=True).shape == (1, 1)  # (outside a fusion: as ever)
+    assert cp.max is cp.amax

@@ -1036,6 +1036,30 @@ _export_table(sys.modules[__name__], "cupy", numpy, LOCAL)
 newaxis = None
 disable_experimental_feature_warning = False
 
+def _no_keepdims_in_fusion(name: str, position: int) -> None:
+    """``cupy.<name>`` refuses ``keepdims`` inside ``cupy.fuse``, as CuPy's fused
+    reductions do (``_math/sumprod.py``, ``_logic/truth.py``, ``_statistics/order.py``;
+    ``position``: where ``keepdims`` is among its positional arguments)."""
+    fn = globals()[name]
+    from ._ndarray import _FUSING
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if getattr(_FUSING, "depth", 0) and (
+                kwargs.get("keepdims") or len(args) > position and args[position]):
+            raise NotImplementedError(f"cupy.{name} does not support `keepdims` in fusion "
+                                      "yet.")
+        return fn(*args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = fn.__doc__
+    call.__wrapped__ = fn  # type: ignore[attr-defined]
+    globals()[name] = call
+
+
+for _name, _position in (("sum", 4), ("prod", 4), ("nansum", 4), ("nanprod", 4),
+                         ("all", 3), ("any", 3), ("amin", 3), ("amax", 3)):
+    _no_keepdims_in_fusion(_name, _position)
+del _name, _position
+
 # CuPy's functions with two names are one object (``cupy.concat is cupy.concatenate``)
 for _alias, _name in (("permute_dims", "transpose"), ("concat", "concatenate"),
                       ("alltrue", "all"), ("sometrue", "any"), ("trapz", "trapezoid"),
