@@ -9,11 +9,14 @@ namespace (``gpushare.namespace``).
 """
 from __future__ import annotations
 
+import bisect
 import functools
 import math
 import os
 import re
+import threading
 import time
+import weakref
 from typing import Any, Callable
 
 import numpy
@@ -245,6 +248,7 @@ def _fft_wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         _check_args((a, *args), kwargs)
         if not isinstance(a, numpy.ndarray):
             raise TypeError("The input array a must be a cupy.ndarray")
+        cpu_fft.check_plan("cupy.fft", name, a, args, kwargs)  # (``with plan:``)
         # a complex-to-real transform along one axis (axes as the caller gave them) ends
         # in the input's real precision, as NumPy's does: float16 in, float16 out
         given_axes = kwargs.get("axes", args[1] if multi and len(args) > 1 else None)
@@ -359,6 +363,171 @@ class Event:
 
     def synchronize(self) -> None:
         return None
+
+
+#: results of this many bytes and more are entered in the pool's book as they are made
+_POOL_TRACK_MIN = 64 << 10
+
+
+class _Chunk:
+    """A part of one of the pool's allocations (CuPy's ``_Chunk``), linked to its
+    neighbours in address order."""
+    __slots__ = ("size", "in_use", "prev", "next")
+
+    def __init__(self, size: int) -> None:
+        self.size, self.in_use = size, True
+        self.prev: Any = None
+        self.next: Any = None
+
+
+class PoolBook:
+    """CuPy's memory pool (``cupy/cuda/memory.pyx``: ``SingleDeviceMemoryPool``) as
+    bookkeeping over the arrays the CPU backend makes, which NumPy allocates: each
+    array's memory is a chunk of the pool, its size rounded up to 512 bytes; a freed
+    chunk stays in the pool, merged with its free neighbours, and is reused (the
+    smallest that fits, split) by a later array; ``free_all_blocks`` releases the
+    allocations no array uses a part of. Arrays of ``_POOL_TRACK_MIN`` bytes and more
+    are seen as they are made (``track``, the backend's results) and freed as they die
+    (weak references); at each query (``sync``) the session's arrays not seen yet are
+    added (smaller ones, a served object's) and those it no longer holds are freed. So
+    a small array made and dropped between two queries leaves no cached block, where
+    CuPy's pool would keep one: tracking every result as it is made cost the hot path of
+    small operators about a fifth."""
+
+    def __init__(self) -> None:
+        #: id of a root array -> (weak reference to it, its chunk)
+        self._live: dict = {}
+        self._sizes: list = []  # the sizes of free chunks, sorted (a size once)
+        self._free: dict = {}  # size -> the free chunks of that size
+        self._used = self._total = 0
+        self._lock = threading.RLock()
+        self._refs: dict = {}  # id of a weak reference -> its array's key
+        self._dead = self._died  # (one bound method for every reference)
+
+    def track(self, arr: numpy.ndarray) -> None:
+        root = arr
+        while isinstance(root.base, numpy.ndarray):
+            root = root.base
+        entry = self._live.get(id(root))
+        if entry is not None and entry[0]() is root:
+            return
+        size = -(-root.nbytes // 512) * 512  # CuPy's ``_round_size``
+        if size == 0:
+            return  # (CuPy's pool allocates nothing for 0 bytes)
+        with self._lock:
+            chunk = self._malloc(size)
+            try:
+                ref = weakref.ref(root, self._dead)
+            except TypeError:  # (no weak references: never seen as freed)
+                self._release(chunk)
+                return
+            self._live[id(root)] = (ref, chunk)
+            self._refs[id(ref)] = id(root)
+
+    def _died(self, ref: Any) -> None:
+        """A tracked array died: its chunk goes back to the pool."""
+        with self._lock:
+            key = self._refs.pop(id(ref), None)
+            entry = self._live.get(key)
+            if entry is not None and entry[0] is ref:
+                del self._live[key]
+                self._release(entry[1])
+
+    def sync(self, arrays: Any) -> None:
+        roots: dict = {}
+        for arr in arrays:
+            root = arr
+            while isinstance(root.base, numpy.ndarray):
+                root = root.base
+            roots.setdefault(id(root), root)
+        with self._lock:
+            for key, (ref, chunk) in list(self._live.items()):
+                held = ref()
+                if held is None or roots.get(key) is not held:
+                    del self._live[key]
+                    self._refs.pop(id(ref), None)
+                    self._release(chunk)
+        for root in roots.values():
+            self.track(root)
+
+    def _malloc(self, size: int) -> _Chunk:
+        i = bisect.bisect_left(self._sizes, size)  # best fit, or the smallest larger
+        if i == len(self._sizes):
+            chunk = _Chunk(size)
+            self._total += size
+        else:
+            chunk = self._take(self._sizes[i])
+            chunk.in_use = True
+            if chunk.size > size:  # split: the rest stays free
+                rest = _Chunk(chunk.size - size)
+                rest.in_use = False
+                rest.prev, rest.next = chunk, chunk.next
+                if chunk.next is not None:
+                    chunk.next.prev = rest
+                chunk.next, chunk.size = rest, size
+                self._put(rest)
+        self._used += size
+        return chunk
+
+    def _take(self, size: int, chunk: Any = None) -> _Chunk:
+        """A free chunk of ``size`` (``chunk`` itself if given) out of the free lists."""
+        chunks = self._free[size]
+        if chunk is None:
+            chunk = chunks.pop()
+        else:
+            chunks.remove(chunk)
+        if not chunks:
+            del self._free[size]
+            self._sizes.remove(size)
+        return chunk
+
+    def _put(self, chunk: _Chunk) -> None:
+        chunks = self._free.get(chunk.size)
+        if chunks is None:
+            chunks = self._free[chunk.size] = []
+            bisect.insort(self._sizes, chunk.size)
+        chunks.append(chunk)
+
+    def _release(self, chunk: _Chunk) -> None:
+        chunk.in_use = False
+        self._used -= chunk.size
+        nxt = chunk.next
+        if nxt is not None and not nxt.in_use:  # merge the next
+            self._take(nxt.size, nxt)
+            chunk.size += nxt.size
+            chunk.next = nxt.next
+            if nxt.next is not None:
+                nxt.next.prev = chunk
+        prev = chunk.prev
+        if prev is not None and not prev.in_use:  # and the previous
+            self._take(prev.size, prev)
+            prev.size += chunk.size
+            prev.next = chunk.next
+            if chunk.next is not None:
+                chunk.next.prev = prev
+            chunk = prev
+        self._put(chunk)
+
+    def used_bytes(self) -> int:
+        return self._used
+
+    def total_bytes(self) -> int:
+        return self._total
+
+    def free_bytes(self) -> int:
+        return self._total - self._used
+
+    def n_free_blocks(self) -> int:
+        return sum(len(chunks) for chunks in self._free.values())
+
+    def free_all_blocks(self) -> None:
+        """Release the allocations not split (CuPy's ``free_all_blocks``)."""
+        with self._lock:
+            for size in list(self._sizes):
+                for chunk in [c for c in self._free[size]
+                              if c.prev is None and c.next is None]:
+                    self._take(size, chunk)
+                    self._total -= size
 
 
 def held_arrays(values: Any) -> Any:
@@ -534,6 +703,7 @@ from .cpu_indexing import wrap_key as _wrap_key  # noqa: E402
 from .cpu_kernels import KERNEL_OVERRIDES, KERNEL_REMOTE_TYPES  # noqa: E402
 from .cpu_random import RANDOM_OVERRIDES, RANDOM_REMOTE_TYPES  # noqa: E402
 from . import cpu_ndimage, cpu_routines  # noqa: E402
+from . import cpu_fft  # noqa: E402
 from .cpu_fft import FFT_OVERRIDES, PLAN_CACHE_MEMBERS, PLAN_MEMBERS  # noqa: E402
 from .cpu_signal import SIGNAL_OVERRIDES  # noqa: E402
 from .cpu_host import HOST_PARAMS, host_params  # noqa: E402
@@ -563,10 +733,18 @@ def _checked(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 OVERRIDES.update({name: _checked(fn) for name, fn in ROUTINE_OVERRIDES.items()})
+for _name in cpu_routines._METHOD_CALLS:  # (a list's own AttributeError, as CuPy's)
+    OVERRIDES[f"cupy.{_name}"] = cpu_routines.as_method(
+        _name, OVERRIDES.get(f"cupy.{_name}") or _wrap(getattr(numpy, _name)))
+for _name in ("nansum", "nanprod"):
+    OVERRIDES[f"cupy.{_name}"] = cpu_routines.typed_array(_name, OVERRIDES[f"cupy.{_name}"])
 OVERRIDES.update({name: _wrap_host_ok(fn) for name, fn in SIGNAL_OVERRIDES.items()})
 OVERRIDES.update(INDEXING_OVERRIDES)
 OVERRIDES.update({name: _wrap(fn) for name, fn in FFT_OVERRIDES.items()})
 OVERRIDES.update({name: _wrap(fn) for name, fn in cpu_sparse.SPARSE_OVERRIDES.items()})
+# (CuPy's norm refuses anything not sparse, a host array too, in its own words)
+OVERRIDES["cupyx.scipy.sparse.linalg.norm"] = functools.wraps(cpu_sparse.norm)(
+    lambda *args, **kwargs: to_device_result(cpu_sparse.norm(*args, **kwargs)))
 OVERRIDES["cupyx.scipy.spatial.KDTree"] = _wrap_host_ok(cpu_spatial.kdtree)  # CuPy's checks
 OVERRIDES.update({name: _wrap_host_ok(fn) for name, fn in
                   cpu_spatial.DISTANCE_OVERRIDES.items()})
@@ -1015,7 +1193,10 @@ class CpuBackend:
     held_arrays = staticmethod(held_arrays)
 
     def normalize(self, result: Any) -> Any:
-        return to_device_result(result)
+        result = to_device_result(result)
+        if type(result) is numpy.ndarray and result.nbytes >= _POOL_TRACK_MIN:
+            self.pool_book.track(result)  # (its memory, as CuPy's pool allocates it)
+        return result
 
     def ufunc_at(self, ufunc: Any, a: Any, indices: Any, b: Any = None) -> None:
         """``ufunc.at`` as CuPy's scatter kernels do it: index arrays wrap around."""
@@ -1032,24 +1213,21 @@ class CpuBackend:
                              "compute_capability": "%d%d" % EMULATED_ARCH}]}
 
     def memory(self, op: str, arrays: list) -> Any:
-        """``arrays``: the session's objects; a served object's (a sparse matrix's, a
-        KD-tree's, a CUDA array's...) arrays are device memory too, as in CuPy."""
-        if op in ("used_bytes", "total_bytes"):
-            seen: set[int] = set()
-            total = 0
-            for arr in held_arrays(arrays):
-                root = arr
-                while isinstance(root.base, numpy.ndarray):
-                    root = root.base
-                if id(root) not in seen:
-                    seen.add(id(root))
-                    total += -(-root.nbytes // 512) * 512  # CuPy's pool: 512-byte units
-            return total
-        if op in ("free_bytes", "n_free_blocks"):
-            return 0
-        if op == "free_all_blocks":
-            return None
-        raise ValueError(f"unknown memory query {op!r}")
+        """CuPy's default pool's statistics (``MemoryPool``'s methods), kept by
+        ``PoolBook`` over the session's arrays: ``arrays`` are the session's objects;
+        a served object's (a sparse matrix's, a KD-tree's, a CUDA array's...) arrays
+        are device memory too, as in CuPy."""
+        if op not in ("used_bytes", "total_bytes", "free_bytes", "n_free_blocks",
+                      "free_all_blocks"):
+            raise ValueError(f"unknown memory query {op!r}")
+        book = self.pool_book
+        book.sync(held_arrays(arrays))
+        return getattr(book, op)()
+
+    @functools.cached_property
+    def pool_book(self) -> PoolBook:
+        """The session's default memory pool's bookkeeping (see ``PoolBook``)."""
+        return PoolBook()
 
     def synchronize(self) -> None:
         return None

@@ -232,11 +232,14 @@ def value_indices(arr: Any, *, ignore_value: Any = None,
     _require_device(arr, "arr")
     if arr.dtype.kind not in "iu":
         raise ValueError("Parameter 'arr' must be an integer array")
+    if arr.size and (arr < 0).any():  # CuPy counts the values with cupy.bincount
+        raise ValueError("The first argument of bincount must be non-negative")
     out = _ndimage().value_indices(arr, ignore_value=ignore_value)
     if adaptive_index_dtype:
         coord = numpy.min_scalar_type(-(max(arr.shape) + 1))
         out = {k: tuple(c.astype(coord, copy=False) for c in v) for k, v in out.items()}
-    return out
+    # CuPy's keys are Python ints (``enumerate`` of the counts), in ascending order
+    return {int(k): v for k, v in sorted(out.items())}
 
 
 # --- morphology -------------------------------------------------------------------------

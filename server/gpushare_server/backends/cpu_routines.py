@@ -1770,6 +1770,77 @@ for _name in ("nanmean", "nanvar", "nanstd", "median", "nanmedian"):
     ROUTINE_OVERRIDES[f"cupy.{_name}"] = _quiet(
         ROUTINE_OVERRIDES.get(f"cupy.{_name}", getattr(numpy, _name)))
 
+# --- functions that are their first argument's method in CuPy ---------------------------
+#: ``cupy.<name>(a, ...)`` is ``a.<method>(...)`` in CuPy (``# TODO(okuta): check type``):
+#: name -> (method, parameters after ``a``, whether they are passed positionally)
+_METHOD_CALLS = {
+    "sum": ("sum", ("axis", "dtype", "out", "keepdims"), True),
+    "prod": ("prod", ("axis", "dtype", "out", "keepdims"), True),
+    "mean": ("mean", ("axis", "dtype", "out", "keepdims"), False),
+    "var": ("var", ("axis", "dtype", "out", "ddof", "keepdims"), False),
+    "std": ("std", ("axis", "dtype", "out", "ddof", "keepdims"), False),
+    "amax": ("max", ("axis", "out", "keepdims"), False),
+    "max": ("max", ("axis", "out", "keepdims"), False),
+    "amin": ("min", ("axis", "out", "keepdims"), False),
+    "min": ("min", ("axis", "out", "keepdims"), False),
+    "ptp": ("ptp", ("axis", "out", "keepdims"), False),
+    "argmax": ("argmax", ("axis", "dtype", "out", "keepdims"), False),
+    "argmin": ("argmin", ("axis", "dtype", "out", "keepdims"), False),
+}
+_METHOD_DEFAULTS = {"axis": None, "dtype": None, "out": None, "ddof": 0, "keepdims": False}
+
+
+def _signature_of(name: str, params: tuple) -> Callable[..., tuple]:
+    """A function of CuPy's ``name`` and signature giving its arguments' values (so a
+    bad call raises Python's own TypeError, in CuPy's function's name)."""
+    source = "def %s(a, %s):\n    return (%s,)\n" % (
+        name, ", ".join(f"{p}={_METHOD_DEFAULTS[p]!r}" for p in params), ", ".join(params))
+    namespace: dict = {}
+    exec(source, namespace)  # (constant source: the names above)
+    return namespace[name]
+
+
+def as_method(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``cupy.<name>`` as CuPy's: ``fn`` for a device array, and anything else's own
+    method (a list's or a Python scalar's AttributeError, a NumPy array's method with
+    CuPy's arguments)."""
+    method, params, positional = _METHOD_CALLS[name]
+    bind = _signature_of({"max": "amax", "min": "amin"}.get(name, name), params)
+
+    @functools.wraps(fn)
+    def call(a: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(a, numpy.ndarray):
+            return fn(a, *args, **kwargs)
+        values = bind(a, *args, **kwargs)
+        target = getattr(a.array if isinstance(a, HostArray) else a, method)
+        return target(*values) if positional else target(**dict(zip(params, values)))
+    return call
+
+
+def typed_array(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``cupy.nansum``/``nanprod`` as CuPy's, which pass ``a`` to a Cython function
+    taking ``_ndarray_base a``: anything else (but None) is Cython's TypeError."""
+    bind = _signature_of(name, ("axis", "dtype", "out", "keepdims"))
+
+    @functools.wraps(fn)
+    def call(a: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(a, numpy.ndarray) and a is not None:
+            bind(a, *args, **kwargs)
+            kind = a.array if isinstance(a, HostArray) else a
+            raise TypeError("Argument 'a' has incorrect type (expected "
+                            f"cupy._core.core._ndarray_base, got {_tp_name(kind)})")
+        return fn(a, *args, **kwargs)
+    return call
+
+
+def _tp_name(value: Any) -> str:
+    """The C type name Python's messages give ``value``'s type (``numpy.ndarray``,
+    ``list``)."""
+    kind = type(value)
+    return kind.__qualname__ if kind.__module__ == "builtins" else \
+        f"{kind.__module__}.{kind.__qualname__}"
+
+
 #: ndarray methods, called as ``fn(array, *args, **kwargs)``
 ROUTINE_METHODS: dict[str, Callable[..., Any]] = {
     "argmax": _ndarray_arg_reduce("argmax"),

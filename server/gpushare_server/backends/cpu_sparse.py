@@ -415,10 +415,88 @@ def _lsmr(A: Any, b: Any, x0: Any = None, damp: float = 0.0, atol: float = 1e-6,
             *(float(v) for v in norms))
 
 
+def _frobenius_norm(x: Any) -> Any:
+    if numpy.issubdtype(x.dtype, numpy.complexfloating):
+        sqnorm = method(abs(x).power(2), "sum")()
+    else:
+        sqnorm = method(x.power(2), "sum")()
+    return numpy.sqrt(sqnorm)
+
+
+def norm(x: Any, ord: Any = None, axis: Any = None) -> Any:
+    """See Also: cupyx.scipy.sparse.linalg.norm (CuPy's port of SciPy's: its checks in
+    its order, ``NotImplementedError`` for the matrix 2-norms, its results' shapes and
+    dtypes)."""
+    if not _scipy_sparse().issparse(x):
+        raise TypeError("input is not sparse. use cupy.linalg.norm")
+    if axis is None and ord in (None, "fro", "f"):
+        return _frobenius_norm(x)
+    x = x.tocsr()
+    if axis is None:
+        axis = (0, 1)
+    elif not isinstance(axis, tuple):
+        msg = "'axis' must be None, an integer or a tuple of integers"
+        try:
+            int_axis = int(axis)
+        except TypeError:
+            raise TypeError(msg) from None
+        if axis != int_axis:
+            raise TypeError(msg)
+        axis = (int_axis,)
+
+    def total(y: Any, along: int) -> Any:
+        return method(y, "sum")(axis=along)
+
+    nd = 2
+    if len(axis) == 2:
+        row_axis, col_axis = axis
+        if not (-nd <= row_axis < nd and -nd <= col_axis < nd):
+            raise ValueError("Invalid axis %r for an array with shape %r" % (axis, x.shape))
+        if row_axis % nd == col_axis % nd:
+            raise ValueError("Duplicate axes given.")
+        if ord == 2 or ord == -2:
+            raise NotImplementedError
+        elif ord == 1:
+            return total(abs(x), row_axis).max()
+        elif ord == numpy.inf:
+            return total(abs(x), col_axis).max()
+        elif ord == -1:
+            return total(abs(x), row_axis).min()
+        elif ord == -numpy.inf:
+            return total(abs(x), col_axis).min()
+        elif ord in (None, "f", "fro"):
+            return _frobenius_norm(x)
+        else:
+            raise ValueError("Invalid norm order for matrices.")
+    elif len(axis) == 1:
+        a, = axis
+        if not (-nd <= a < nd):
+            raise ValueError("Invalid axis %r for an array with shape %r" % (axis, x.shape))
+        if ord == numpy.inf:
+            return numpy.asarray(abs(x).max(axis=a).toarray()).ravel()
+        elif ord == -numpy.inf:
+            return numpy.asarray(abs(x).min(axis=a).toarray()).ravel()
+        elif ord == 0:
+            return total((x != 0).astype(numpy.float32), a).ravel().astype(numpy.int_)
+        elif ord == 1:
+            return total(abs(x), a).ravel()
+        elif ord in (2, None):
+            return numpy.sqrt(total(abs(x).power(2), a)).ravel()
+        else:
+            try:
+                ord + 1
+            except TypeError:
+                raise ValueError("Invalid norm order for vectors.") from None
+            return numpy.power(total(abs(x).power(ord), a), 1 / ord).ravel()
+    else:
+        raise ValueError("Improper number of dimensions to norm.")
+
+
 SPARSE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupyx.scipy.sparse.linalg.spsolve": _spsolve,
     "cupyx.scipy.sparse.linalg.lsqr": _lsqr,
     "cupyx.scipy.sparse.linalg.lsmr": _lsmr,
+    "cupyx.scipy.sparse.linalg.norm": norm,
     **{f"cupyx.scipy.sparse.{name}": _stacking(name) for name in (
         "vstack", "hstack", "bmat", "block_array", "block_diag", "tril", "triu")},
     **{f"cupyx.scipy.sparse.{name}": _constructor(name) for name in SPARSE_CLASSES},

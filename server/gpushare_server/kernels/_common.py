@@ -127,6 +127,15 @@ def arg_type(a):
     return None
 
 
+def arg_dtype(a):
+    """An argument's type as ``ElementwiseKernel`` resolves it: an array's dtype (CuPy's
+    ``a.dtype``, which its type-mismatch messages print), a texture object's
+    ``TEXTURE_OBJECT``; None for a scalar (typed by its parameter)."""
+    if isinstance(a, numpy.ndarray):
+        return a.dtype
+    return arg_type(a)
+
+
 def decide_params_type(in_params, out_params, in_args_dtype, out_args_dtype):
     type_dict = {}
     if out_args_dtype:

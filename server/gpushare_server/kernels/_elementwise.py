@@ -103,31 +103,29 @@ class ElementwiseKernel:
         arg_list = [C.preprocess_arg(a) for a in args]
         in_args = arg_list[:self.nin]
         out_args = arg_list[self.nin:]
-        in_ndarray_types = tuple(
-            [C.arg_type(a)
-             for a in in_args])
-        out_ndarray_types = tuple(
-            [C.arg_type(a)
-             for a in out_args])
-        in_types, out_types, type_map = self._decide_params_type(
-            in_ndarray_types, out_ndarray_types)
 
-        is_size_specified = False
-        shape = None
-        if size != -1:
-            shape = (int(size),)
-            is_size_specified = True
+        # CuPy broadcasts first (``_broadcast``: the loop size), then decides the
+        # types from the arrays' dtypes (not their scalar types: its messages name
+        # them so)
+        is_size_specified = size != -1
         broad_values = [a for i, a in enumerate(arg_list)
                         if isinstance(a, numpy.ndarray)
                         and not self.params[i].raw]
-        if broad_values:
-            if is_size_specified:
+        if is_size_specified:
+            if broad_values:
                 raise ValueError(
                     "Specified 'size' can be used only if all of the ndarray "
                     "are 'raw'.")
-            shape = C.broadcast_shape(broad_values)
-        elif not is_size_specified:
+        elif not broad_values:
             raise ValueError('Loop size is undecided.')
+        shape = C.broadcast_shape(broad_values) if broad_values else ()
+
+        in_ndarray_types = tuple([C.arg_dtype(a) for a in in_args])
+        out_ndarray_types = tuple([C.arg_dtype(a) for a in out_args])
+        in_types, out_types, type_map = self._decide_params_type(
+            in_ndarray_types, out_ndarray_types)
+        if is_size_specified:
+            shape = (int(size),)
 
         # outputs
         if not out_args:

@@ -121,12 +121,19 @@ class ReductionKernel:
                                  "a positional and keyword argument")
             out_args = [out]
         in_args = [C.preprocess_arg(a) for a in args[:self.nin]]
-        for a in out_args:
-            if not isinstance(a, numpy.ndarray):
-                raise TypeError('Output arguments must be cupy.ndarray')
+        out_args = [C.preprocess_arg(a) for a in out_args]
+        # CuPy's order: broadcast the inputs (``_broadcast``: the loop size), decide
+        # the types (an output must be an array), then the axes
         arrays = [a for p, a in zip(self.in_params, in_args)
                   if isinstance(a, numpy.ndarray) and not p.raw]
-        in_shape = C.broadcast_shape(arrays) if arrays else ()
+        if not arrays:
+            raise ValueError('Loop size is undecided.')
+        in_shape = C.broadcast_shape(arrays)
+        in_types, out_types, type_map = C.decide_params_type(
+            self.in_params, self.out_params,
+            tuple(C.arg_type(a)
+                  for a in in_args),
+            tuple(C.arg_type(a) for a in out_args))
         ndim = len(in_shape)
         reduce_axis = _get_axis(axis, ndim)
         out_axis = tuple(i for i in range(ndim) if i not in reduce_axis)
@@ -136,11 +143,6 @@ class ReductionKernel:
         else:
             out_shape = tuple(in_shape[i] for i in out_axis)
 
-        in_types, out_types, type_map = C.decide_params_type(
-            self.in_params, self.out_params,
-            tuple(C.arg_type(a)
-                  for a in in_args),
-            tuple(C.arg_type(a) for a in out_args))
         if not out_args:
             out_args = [numpy.empty(out_shape, dtype=t) for t in out_types]
         else:
