@@ -729,6 +729,13 @@ def _fft_dtype(name: str, dtype: numpy.dtype) -> numpy.dtype:
     return numpy.dtype(numpy.complex64 if dtype.char in _SINGLE else numpy.complex128)
 
 
+def _in_plan() -> bool:
+    """Whether a cuFFT plan is entered (``with plan:``): a transform then waits, so
+    that CuPy's checks of the plan against the array raise at the call."""
+    from .cuda import cufft
+    return cufft._current.get() is not None
+
+
 def ffts(remote: Callable[[str, str], Callable[..., Any]]) -> dict:
     """``cupy.fft``'s 1-D transforms along the last axis of a C-contiguous array
     pipeline: CuPy writes those into a new C-contiguous array (its plan's output). Along
@@ -738,7 +745,7 @@ def ffts(remote: Callable[[str, str], Callable[..., Any]]) -> dict:
 
         def fn(a: Any, n: Any = None, axis: Any = -1, norm: Any = None) -> Any:
             s = _arrays((a,), c_contiguous=True)
-            if s is None or not a._shape or not a.size or \
+            if s is None or _in_plan() or not a._shape or not a.size or \
                     (name == "rfft" and a._dtype.kind == "c") or \
                     norm not in (None, "backward", "ortho", "forward") or \
                     type(axis) is not int or axis not in (-1, len(a._shape) - 1):
@@ -765,7 +772,7 @@ def ffts(remote: Callable[[str, str], Callable[..., Any]]) -> dict:
         def fn(a: Any, s: Any = None, axes: Any = (-2, -1) if two else None,
                norm: Any = None) -> Any:
             sess = _arrays((a,), c_contiguous=True)
-            if sess is None or not a.size or \
+            if sess is None or _in_plan() or not a.size or \
                     norm not in (None, "backward", "ortho", "forward") or \
                     axes != ((-2, -1) if two else None) or (r2c and a._dtype.kind == "c"):
                 return None
