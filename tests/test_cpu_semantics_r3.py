@@ -11,15 +11,7 @@ import pytest
 pytestmark = pytest.mark.timeout(240)
 
 
-def _raises(exc_type, message, fn):
-    """``fn()`` raises ``exc_type`` with exactly ``message``."""
-    with pytest.raises(exc_type) as info:
-        fn()
-        # (a pipelined call's error surfaces at the next wait)
-        from gpushare import client
-        client.get_session().synchronize()
-    assert type(info.value) is exc_type or issubclass(type(info.value), exc_type)
-    assert str(info.value) == message
+from test_cpu_semantics import _raises
 
 
 def _server_attr(obj, name):

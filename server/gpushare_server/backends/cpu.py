@@ -494,19 +494,21 @@ class PoolBook:
         nxt = chunk.next
         if nxt is not None and not nxt.in_use:  # merge the next
             self._take(nxt.size, nxt)
-            chunk.size += nxt.size
-            chunk.next = nxt.next
-            if nxt.next is not None:
-                nxt.next.prev = chunk
+            self._absorb(chunk, nxt)
         prev = chunk.prev
         if prev is not None and not prev.in_use:  # and the previous
             self._take(prev.size, prev)
-            prev.size += chunk.size
-            prev.next = chunk.next
-            if chunk.next is not None:
-                chunk.next.prev = prev
+            self._absorb(prev, chunk)
             chunk = prev
         self._put(chunk)
+
+    @staticmethod
+    def _absorb(left: _Chunk, right: _Chunk) -> None:
+        """``left`` takes over ``right``, its next neighbour."""
+        left.size += right.size
+        left.next = right.next
+        if right.next is not None:
+            right.next.prev = left
 
     def used_bytes(self) -> int:
         return self._used

@@ -231,13 +231,7 @@ def _exec_fft(shape: list, dtype: Any, value_type: str, axis: int, plan: Any,
     if out_size is None:
         out_size = n
     batch = math.prod(shape) // n
-    current = _CURRENT[0]
-    if current is not None:
-        if plan is None:
-            plan = current
-        else:
-            raise RuntimeError("Use the cuFFT plan either as a context manager"
-                               " or as an argument.")
+    plan = _plan_in_use(plan)
     if plan is not None:
         if not isinstance(plan, Plan1d):
             raise ValueError("expected plan to have type cufft.Plan1d")
@@ -375,15 +369,20 @@ def _fftn_checks(a: numpy.ndarray, s: Any, axes: Any, norm: Any, value_type: str
             raise ValueError("The size along the last R2C/C2R axis mismatch")
 
 
+def _plan_in_use(plan: Any) -> Any:
+    """``plan``, or the one entered (``with plan:``); CuPy refuses both at once."""
+    current = _CURRENT[0]
+    if current is None:
+        return plan
+    if plan is not None:
+        raise RuntimeError("Use the cuFFT plan either as a context manager"
+                           " or as an argument.")
+    return current
+
+
 def _uses_nd(a: numpy.ndarray, s: Any, axes: Any, plan: Any, value_type: str) -> bool:
     """CuPy's ``_default_fft_func``: whether the n-d path (``_fftn``) runs."""
-    current = _CURRENT[0]
-    if current is not None:
-        if plan is None:
-            plan = current
-        else:
-            raise RuntimeError("Use the cuFFT plan either as a context manager"
-                               " or as an argument.")
+    plan = _plan_in_use(plan)
     if isinstance(plan, PlanNd):
         return True
     if isinstance(plan, Plan1d) or a.ndim == 1:

@@ -386,6 +386,11 @@ class _Kernel(RemoteObjectProxy):
         return f"<gpushare {self._kind} #{self._gs_id}>"
 
 
+def _given_attr(name: str) -> property:
+    """A kernel's readonly attribute: the constructor's argument ``name``."""
+    return property(lambda self: self._given()[name], doc=f"See Also: {name} (CuPy's)")
+
+
 class _ElementwiseBase(_Kernel):
     """ElementwiseKernel and ReductionKernel: what they were constructed with reads back
     here (CuPy's readonly attributes), without asking the server."""
@@ -446,9 +451,7 @@ class _ElementwiseBase(_Kernel):
     def reduce_dims(self) -> bool:
         return bool(self._given()["reduce_dims"])
 
-    @property
-    def preamble(self) -> Any:
-        return self._given()["preamble"]
+    preamble = _given_attr("preamble")
 
     @property
     def cached_codes(self) -> dict:
@@ -478,9 +481,7 @@ class ElementwiseKernel(_ElementwiseBase):
     def params(self) -> tuple:
         return self.in_params + self.out_params + _param_info("CIndexer _ind", False)
 
-    @property
-    def operation(self) -> Any:
-        return self._given()["operation"]
+    operation = _given_attr("operation")
 
     @property
     def no_return(self) -> bool:
@@ -513,21 +514,13 @@ class ReductionKernel(_ElementwiseBase):
         identity = self._given()["identity"]
         return "" if identity is None else str(identity)
 
-    @property
-    def map_expr(self) -> Any:
-        return self._given()["map_expr"]
+    map_expr = _given_attr("map_expr")
 
-    @property
-    def reduce_expr(self) -> Any:
-        return self._given()["reduce_expr"]
+    reduce_expr = _given_attr("reduce_expr")
 
-    @property
-    def post_map_expr(self) -> Any:
-        return self._given()["post_map_expr"]
+    post_map_expr = _given_attr("post_map_expr")
 
-    @property
-    def options(self) -> Any:
-        return self._given()["options"]
+    options = _given_attr("options")
 
     @property
     def reduce_type(self) -> Any:
