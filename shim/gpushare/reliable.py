@@ -168,7 +168,7 @@ class Sender:
         """Number ``frames`` as the next message; return the frames to send."""
         self.sent += 1
         stamped = stamp_frames(frames, self.sent, ack)
-        size = sum(_size(f) for f in stamped)
+        size = sum(map(_size, stamped))
         self._unacked.append((self.sent, stamped, size))
         self.unacked_bytes += size
         return stamped
@@ -210,7 +210,7 @@ class Receiver:
         ``ACK_BYTES`` have come since the last acknowledgement: send an ``ack`` now
         (the sender's window moves on). Anything else that acknowledges (an envelope,
         an ``ack``) calls ``acknowledged``."""
-        self._unacked_bytes += sum(_size(f) for f in frames)
+        self._unacked_bytes += sum(map(_size, frames))
         if self._unacked_bytes < ACK_BYTES:
             return False
         self._unacked_bytes = 0

@@ -1135,9 +1135,10 @@ def _true_divide(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
         if isinstance(value, HostArray):
             raise _unsupported(value.array)
     loop = None
-    if not set(kwargs) - {"dtype", "casting", "order"}:
-        dtype = kwargs.get("dtype")
-        try:
+    dtype = kwargs.get("dtype")
+    if (dtype is not None or _complex_operand(x1) or _complex_operand(x2)) and \
+            not set(kwargs) - {"dtype", "casting", "order"}:
+        try:  # (only a complex operand, or dtype=, can make the loop complex)
             loop = numpy.dtype(dtype) if dtype is not None else \
                 numpy.true_divide.resolve_dtypes(tuple(
                     v.dtype if isinstance(v, (numpy.ndarray, numpy.generic)) else type(v)
@@ -1154,6 +1155,11 @@ def _true_divide(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
         return out
     except TypeError as exc:
         raise ufunc_error(numpy.true_divide, (x1, x2), kwargs, exc) from None
+
+
+def _complex_operand(value: Any) -> bool:
+    return type(value) is complex or (
+        isinstance(value, (numpy.ndarray, numpy.generic)) and value.dtype.kind == "c")
 
 
 def _thrust_quotient(a: numpy.ndarray, b: numpy.ndarray) -> numpy.ndarray:
