@@ -10,6 +10,7 @@ import threading
 import numpy
 
 from gpushare import structured
+from gpushare.kernel_params import param_info
 from gpushare.protocol import HostArray
 
 from . import _raw, _runtime
@@ -66,39 +67,6 @@ def get_typename(dtype, type_decls=None):
     raise TypeError('Unsupported dtype: %s' % dtype)
 
 
-class ParameterInfo:
-    def __init__(self, param, is_const):
-        self.name = None
-        self.dtype = None
-        self.ctype = None
-        self.raw = False
-        self.is_const = is_const
-        s = tuple([i for i in param.split() if len(i) != 0])
-        if len(s) < 2:
-            raise Exception('Syntax error: %s' % param)
-        t, self.name = s[-2:]
-        if t == 'CIndexer':
-            pass
-        elif len(t) == 1:
-            self.ctype = t
-        else:
-            dtype = numpy.dtype(t)
-            self.dtype = dtype
-            self.ctype = get_typename(dtype)
-        for i in s[:-2]:
-            if i == 'raw':
-                self.raw = True
-            elif i == '_non_const':
-                self.is_const = False
-            else:
-                raise Exception('Unknown keyword "%s"' % i)
-
-    def __repr__(self):
-        return ('<ParameterInfo(name={!r} dtype={!r} ctype={!r} raw={!r} '
-                'is_const={!r})>'.format(self.name, self.dtype, self.ctype,
-                                          self.raw, self.is_const))
-
-
 _param_cache = {}
 
 
@@ -109,8 +77,7 @@ def get_param_info(s, is_const):
         if len(s) == 0:
             r = ()
         else:
-            r = tuple([ParameterInfo(i, is_const)
-                       for i in s.strip().split(',')])
+            r = param_info(s, is_const, get_typename)
         _param_cache[key] = r
     return r
 

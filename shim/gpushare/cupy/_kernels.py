@@ -36,6 +36,7 @@ import numpy
 from .. import client as _client
 from .. import errors
 from ..kernel_includes import localize
+from ..kernel_params import param_info
 from ..protocol import Encoder, MdspanArg
 from . import _ndarray, _objects
 from ._objects import RemoteObjectProxy
@@ -93,57 +94,10 @@ def _construct(cls: type, kind: str, args: tuple, kwargs: dict,
     return proxy
 
 
-class ParameterInfo:
-    """One parameter of a kernel's ``in_params``/``out_params`` string (``"raw T x"``).
-
-    See Also
-    --------
-    cupy._core._kernel.ParameterInfo
-    """
-
-    __slots__ = ("name", "dtype", "ctype", "raw", "is_const")
-
-    def __init__(self, param: str, is_const: bool) -> None:
-        from ._core import get_typename
-        self.name: Any = None
-        self.dtype: Any = None
-        self.ctype: Any = None
-        self.raw = False
-        self.is_const = bool(is_const)
-        s = tuple(i for i in param.split() if len(i) != 0)
-        if len(s) < 2:
-            raise Exception("Syntax error: %s" % param)
-        t, self.name = s[-2:]
-        if t == "CIndexer":
-            pass
-        elif len(t) == 1:
-            self.ctype = t
-        else:
-            self.dtype = numpy.dtype(t)
-            self.ctype = get_typename(self.dtype)
-        for i in s[:-2]:
-            if i == "raw":
-                self.raw = True
-            elif i == "_non_const":
-                self.is_const = False
-            else:
-                raise Exception('Unknown keyword "%s"' % i)
-
-    def _key(self) -> tuple:
-        return (self.name, self.dtype, self.ctype, self.raw, self.is_const)
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __eq__(self, other: Any) -> bool:
-        return isinstance(other, ParameterInfo) and self._key() == other._key()
-
-
 def _param_info(s: str, is_const: bool) -> tuple:
-    """See Also: cupy._core._kernel._get_param_info"""
-    if len(s) == 0:
-        return ()
-    return tuple(ParameterInfo(i, is_const) for i in s.strip().split(","))
+    """The kernel parameters ``s`` as CuPy's ``ParameterInfo`` (``kernel_params``)."""
+    from ._core import get_typename
+    return param_info(s, is_const, get_typename)
 
 
 #: the constructors' parameters, in order, with their defaults (CuPy's)
