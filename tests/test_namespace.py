@@ -122,3 +122,21 @@ def test_served_stand_ins_answer(cp):
         lambda: cp.arange(3) + 1, n_repeat=3, n_warmup=1)
     assert res.cpu_times.shape == (3,) and res.gpu_times.shape == (1, 3)
     assert (res.gpu_times >= 0).all() and numpy.isfinite(res.gpu_times).all()  # server events
+
+
+def test_the_server_reads_the_names_without_importing_the_client_proxies():
+    """A worker checks each call's name against the list: reading it must not import
+    ``gpushare.cupy`` (the client's proxy package: ~0.3 s, at the session's first call,
+    which ``--max-call-seconds`` counts)."""
+    import subprocess
+    import sys
+    code = ("import sys; from gpushare_server.backends import load_backend; "
+            "from gpushare_server.session import SessionExecutor; "
+            "ex = SessionExecutor(load_backend('cpu')); "
+            "r = ex._run('call', 'cupy.ones', [(4,)], {'dtype': 'float32'}); "
+            "assert r.tolist() == [1.0] * 4 and str(r.dtype) == 'float32', r; "
+            "print(sorted(m for m in sys.modules if m.startswith('gpushare.cupy')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

@@ -16,7 +16,9 @@ from importlib import resources
 @functools.lru_cache(maxsize=None)
 def public_names() -> dict:
     """``{module_name: {name: kind}}`` plus ``"cupy.ndarray": [member, ...]``."""
-    text = resources.files("gpushare.cupy").joinpath("_cupy_names.json").read_text()
+    # (read through ``gpushare``: naming the ``cupy`` package would import the client's
+    # proxies, which a server, that asks first, does not need)
+    text = (resources.files("gpushare") / "cupy" / "_cupy_names.json").read_text()
     return json.loads(text)
 
 
