@@ -38,6 +38,9 @@ def test_reduction_kernel_attributes_are_its_constructors(cp):
     assert r.params is None  # (CuPy declares it and never sets it)
     assert (r.nin, r.nout) == (1, 1)
     assert int(r(cp.arange(4))) == 6
+    # reduce_dims is the constructor's: CuPy's __call__ takes out, axis, keepdims, stream
+    with pytest.raises(TypeError, match=r"Wrong arguments \{'reduce_dims': False\}"):
+        r(cp.arange(4), reduce_dims=False)
     typed = cp.ReductionKernel("float32 x", "float64 y", "x", "a + b", "y = a", None,
                                reduce_type="double")
     assert (typed.identity, typed.reduce_type, typed.out_params[0].ctype) == (

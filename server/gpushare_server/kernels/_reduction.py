@@ -106,7 +106,7 @@ class ReductionKernel:
         axis = kwargs.pop('axis', None)
         keepdims = kwargs.pop('keepdims', False)
         kwargs.pop('stream', None)
-        reduce_dims = kwargs.pop('reduce_dims', self.reduce_dims)
+        reduce_dims = self.reduce_dims  # (a constructor argument: CuPy's call takes none)
         if kwargs:
             raise TypeError('Wrong arguments %s' % kwargs)
         n_args = len(args)
