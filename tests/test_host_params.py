@@ -174,3 +174,32 @@ def test_cupy_errors_for_host_arrays(cp, name: str) -> None:
     with pytest.raises(error) as info:
         call(cp)
     assert str(info.value) == message
+
+
+@pytest.mark.parametrize("wdtype, density, want", [
+    (None, False, "int64"), (None, True, "float64"),
+    ("int32", False, "int64"), ("bool", False, "int64"), ("int32", True, "float64"),
+    ("float32", False, "float64"), ("complex64", False, "complex128"),
+    ("complex64", True, "complex128")])
+def test_histogram_counts_have_cupys_dtype(cp, wdtype, density, want) -> None:
+    """CuPy's counts are int64 (integer or no weights), float64 or complex128
+    (cupy/_statistics/histogram.py); NumPy's follow the weights (int32, float32...)."""
+    x = numpy.array([1.0, 2.0, 2.0, 3.0, 5.0])
+    w = None if wdtype is None else numpy.array([1, 2, 3, 0, 1]).astype(wdtype)
+    hist, edges = cp.histogram(cp.asarray(x), 3, weights=None if w is None else cp.asarray(w),
+                               density=density)
+    ref, ref_edges = numpy.histogram(x, 3, weights=w, density=density)
+    assert str(hist.dtype) == want and (edges.get() == ref_edges).all()
+    numpy.testing.assert_allclose(hist.get(), ref)
+
+
+def test_histogram_refuses_what_cupy_refuses(cp) -> None:
+    x = cp.asarray(V)
+    with pytest.raises(NotImplementedError, match="only integer and array bins"):
+        cp.histogram(x, bins="auto")
+    with pytest.raises(NotImplementedError, match="complex number is not supported"):
+        cp.histogram(cp.ones(3, dtype=complex))
+    with pytest.raises(AttributeError, match="'list' object has no attribute 'dtype'"):
+        cp.histogram([1.0, 2.0])
+    with pytest.raises(ValueError, match="x must be a cupy.ndarray"):  # (before bins)
+        cp.histogram(V, bins="auto")

@@ -104,6 +104,10 @@ def _check_extract(args: tuple, kwargs: dict) -> None:
 
 def _check_histogram(args: tuple, kwargs: dict) -> None:
     x = _argument(args, kwargs, 0, "x")
+    if not isinstance(x, (numpy.ndarray, HostArray)):  # (CuPy reads ``x.dtype`` first)
+        raise AttributeError(f"{type(x).__name__!r} object has no attribute 'dtype'")
+    if isinstance(x, numpy.ndarray) and x.dtype.kind == "c":
+        raise NotImplementedError("complex number is not supported")
     if isinstance(x, HostArray):
         if x.array.dtype.kind == "c":
             raise NotImplementedError("complex number is not supported")
@@ -111,6 +115,24 @@ def _check_histogram(args: tuple, kwargs: dict) -> None:
     weights = _argument(args, kwargs, 4, "weights")
     if weights is not None and not isinstance(weights, numpy.ndarray):
         raise ValueError("weights must be a cupy.ndarray")
+    if isinstance(_argument(args, kwargs, 1, "bins", 10), str):
+        raise NotImplementedError("only integer and array bins are implemented")
+
+
+def _histogram_result(result: Any, args: tuple, kwargs: dict) -> Any:
+    """CuPy's counts: int64 without weights; with weights, int64 for boolean and integer
+    weights, complex128 for complex ones, else float64 (NumPy's follow the weights'
+    dtype: int32, float32...). ``density`` divides by float64 as CuPy does."""
+    hist, edges = result
+    weights = _argument(args, kwargs, 4, "weights")
+    if weights is None:
+        kind = numpy.int64
+    else:
+        kind = {"b": numpy.int64, "u": numpy.int64, "i": numpy.int64,
+                "c": numpy.complex128}.get(weights.dtype.kind, numpy.float64)
+    if _argument(args, kwargs, 3, "density", False):
+        kind = numpy.result_type(kind, numpy.float64)
+    return (hist if hist.dtype == kind else hist.astype(kind)), edges
 
 
 def _host_ndim(value: Any) -> int:
@@ -154,6 +176,12 @@ _HOST_CHECKS: dict[str, Callable[[tuple, dict], None]] = {
 }
 
 
+#: CuPy's results where NumPy's differ (the function's result, args, kwargs -> result)
+_HOST_RESULTS: dict[str, Callable[[Any, tuple, dict], Any]] = {
+    "cupy.histogram": _histogram_result,
+}
+
+
 def _to_device(value: Any) -> Any:
     """A host array (or a list or tuple's) as CuPy's ``cupy.asarray`` makes it: new
     device memory (a copy, writable)."""
@@ -174,6 +202,7 @@ def host_params(path: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     varargs = min((p for p, name in params if name.startswith("*")), default=None)
     check = _HOST_CHECKS.get(path)
     keep = _HOST_PARAMS_WHILE.get(path)
+    after = _HOST_RESULTS.get(path)
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -187,5 +216,6 @@ def host_params(path: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         args = tuple(_to_device(v) if i in positions or varargs is not None and i >= varargs
                      else v for i, v in enumerate(args))
         kwargs = {k: _to_device(v) if k in names else v for k, v in kwargs.items()}
-        return fn(*args, **kwargs)
+        result = fn(*args, **kwargs)
+        return result if after is None else after(result, args, kwargs)
     return call
