@@ -203,3 +203,11 @@ def test_histogram_refuses_what_cupy_refuses(cp) -> None:
         cp.histogram([1.0, 2.0])
     with pytest.raises(ValueError, match="x must be a cupy.ndarray"):  # (before bins)
         cp.histogram(V, bins="auto")
+
+
+def test_unique_takes_cupys_parameters_only(cp) -> None:
+    x = cp.asarray(numpy.array([3, 1, 3, 2]))
+    assert cp.unique(x, False, False, True)[1].tolist() == [1, 1, 2]
+    assert cp.unique(x, equal_nan=False).tolist() == [1, 2, 3]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'sorted'"):
+        cp.unique(x, sorted=True)  # (NumPy 2.3's; CuPy 14.2 has none)

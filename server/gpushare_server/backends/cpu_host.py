@@ -135,6 +135,20 @@ def _histogram_result(result: Any, args: tuple, kwargs: dict) -> Any:
     return (hist if hist.dtype == kind else hist.astype(kind)), edges
 
 
+_UNIQUE_KEYWORDS = frozenset({"ar", "return_index", "return_inverse", "return_counts",
+                              "axis", "equal_nan"})
+
+
+def _check_unique(args: tuple, kwargs: dict) -> None:
+    """CuPy 14.2's signature (NumPy 2.3 added ``sorted=``, which CuPy has not)."""
+    for name in kwargs:
+        if name not in _UNIQUE_KEYWORDS:
+            raise TypeError(f"unique() got an unexpected keyword argument {name!r}")
+    if len(args) > 5:
+        raise TypeError(f"unique() takes from 1 to 5 positional arguments but {len(args)} "
+                        "were given")
+
+
 def _host_ndim(value: Any) -> int:
     return value.array.ndim if isinstance(value, HostArray) else numpy.ndim(value)
 
@@ -173,6 +187,7 @@ _HOST_CHECKS: dict[str, Callable[[tuple, dict], None]] = {
     "cupy.histogram": _check_histogram,
     "cupy.histogramdd": _check_histogramdd,
     "cupy.histogram2d": _check_histogram2d,
+    "cupy.unique": _check_unique,
 }
 
 
