@@ -29,7 +29,7 @@ class _CAI:
 def test_flags_are_read_only(cp):
     f = cp.empty((4, 8))[::2].flags
     for name in ("c_contiguous", "f_contiguous", "owndata"):
-        with pytest.raises(AttributeError, match="not writable"):
+        with pytest.raises(AttributeError, match="has no setter"):
             setattr(f, name, True)
     assert (f.c_contiguous, f.f_contiguous, f.owndata) == (False, False, False)
     from gpushare.cupy._core import flags
@@ -203,8 +203,8 @@ def test_dlpack(cp):
         cp.from_dlpack(numpy.arange(3))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", numpy.exceptions.VisibleDeprecationWarning)
-        with pytest.raises(NotImplementedError, match="capsule"):
-            cp.fromDlpack(numpy.arange(3).__dlpack__())
+        with pytest.raises(RuntimeError, match="different from the backend"):
+            cp.fromDlpack(numpy.arange(3).__dlpack__())  # (a host capsule: CuPy's error)
 
 
 def test_cufft_version_is_the_servers(cp):

@@ -30,6 +30,17 @@ def _as_index_array(k: Any) -> Any:
     return k
 
 
+def _slice_of_ints(k: slice) -> slice:
+    """``k`` with its device-array bounds as Python ints: CuPy's slicing reads a bound
+    with ``__index__``, else ``int(x)`` (``internal._extract_slice_element``), and a
+    cupy array has no ``__index__`` (``x[cupy.array(1.5):]`` starts at 1). NumPy's
+    arrays (host ones) keep theirs."""
+    parts = (k.start, k.stop, k.step)
+    if not any(isinstance(v, (numpy.ndarray, HostArray)) for v in parts):
+        return k
+    return slice(*(int(v) if isinstance(v, numpy.ndarray) else _host(v) for v in parts))
+
+
 def _consumed(k: Any) -> int:
     """How many axes of the indexed array the index entry ``k`` consumes."""
     if k is None or k is Ellipsis or isinstance(k, (bool, numpy.bool_)):
@@ -55,7 +66,8 @@ def wrap_key(shape: tuple, key: Any) -> Any:
     cupy.ndarray.__getitem__
     """
     single = not isinstance(key, tuple)
-    items = [_as_index_array(_host(k)) for k in ([key] if single else key)]
+    items = [_slice_of_ints(k) if type(k) is slice else _as_index_array(_host(k))
+             for k in ([key] if single else key)]
     if not any(isinstance(k, numpy.ndarray) and k.dtype.kind in "iu" for k in items):
         return items[0] if single else tuple(items)
     total = sum(_consumed(k) for k in items)
@@ -81,12 +93,27 @@ def getitem(obj: numpy.ndarray, key: Any) -> numpy.ndarray:
     --------
     cupy.ndarray.__getitem__
     """
+    zero_d = _has_0d_index(key)
     key = wrap_key(obj.shape, key)
     result = obj[key]
+    if zero_d:
+        # CuPy reads a 0-d integer array (cupy's or NumPy's) as an index array, where
+        # NumPy reads an integer: advanced indexing, a new C-contiguous array
+        # (``_prepare_slice_list``, ``take``); NumPy's answer is a view or a scalar
+        return numpy.array(result, order="C")
     if isinstance(result, numpy.generic):  # CuPy returns a 0-d view
         key = key if isinstance(key, tuple) else (key,)
         result = obj[key + (Ellipsis,)]
     return result
+
+
+def _has_0d_index(key: Any) -> bool:
+    """Whether ``key`` holds a 0-d integer array (a device array, or a host one)."""
+    for k in key if isinstance(key, tuple) else (key,):
+        k = _host(k)
+        if isinstance(k, numpy.ndarray) and k.ndim == 0 and k.dtype.kind in "iu":
+            return True
+    return False
 
 
 def setitem(obj: numpy.ndarray, key: Any, value: Any) -> None:

@@ -231,7 +231,9 @@ def _getitem_result(shape: tuple, dtype: numpy.dtype, strides: tuple, key: Any,
                                                            else (gkey,)))
     result = arr[gkey]
     if isinstance(result, numpy.generic):
-        return (), (), True
+        # a 0-d integer array among the indices is advanced indexing to CuPy (a copy:
+        # ``_prepare_slice_list``, ``take``), where NumPy reads it as an integer
+        return (), (), not advanced
     if advanced:
         return result.shape, c_strides(result.shape, dtype.itemsize), False
     # basic indexing: recompute the view's strides from the real strides

@@ -6,9 +6,11 @@ pipeline when the result can be inferred.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import operator
+import pickle
 import sys
 import warnings
 import threading
@@ -45,32 +47,31 @@ def session() -> _client.Session:
     return _client.get_session()
 
 
-def _readonly_flag(name: str) -> None:
-    raise AttributeError(
-        f"attribute '{name}' of 'cupy._core.flags.Flags' objects is not writable")
-
-
 class Flags:
-    """``ndarray.flags``: CuPy tracks C_CONTIGUOUS, F_CONTIGUOUS and OWNDATA only."""
+    """``ndarray.flags``: CuPy tracks C_CONTIGUOUS, F_CONTIGUOUS and OWNDATA only.
+
+    CuPy's ``Flags`` is a plain Python class with read-only properties
+    (``cupy/_core/flags.pyx``): assigning one raises Python's "property ... has no
+    setter" AttributeError, and ``flags[name]`` knows the three long names only.
+    """
 
     __slots__ = ("_c", "_f", "_own")
 
     def __init__(self, c: bool, f: bool, own: bool) -> None:
         self._c, self._f, self._own = c, f, own
 
-    # read-only, as CuPy's (``cdef readonly``): assigning raises AttributeError
-    c_contiguous = property(lambda self: self._c, lambda self, v: _readonly_flag(
-        "c_contiguous"))
-    f_contiguous = property(lambda self: self._f, lambda self, v: _readonly_flag(
-        "f_contiguous"))
-    owndata = property(lambda self: self._own, lambda self, v: _readonly_flag("owndata"))
+    c_contiguous = property(lambda self: self._c)
+    f_contiguous = property(lambda self: self._f)
+    owndata = property(lambda self: self._own)
 
     def __getitem__(self, name: str) -> bool:
-        key = {"C_CONTIGUOUS": "c_contiguous", "C": "c_contiguous", "F_CONTIGUOUS":
-               "f_contiguous", "F": "f_contiguous", "OWNDATA": "owndata"}.get(name)
-        if key is None:
-            raise KeyError(f"{name} is not defined for cupy.ndarray.flags")
-        return getattr(self, key)
+        if name == "C_CONTIGUOUS":
+            return self._c
+        if name == "F_CONTIGUOUS":
+            return self._f
+        if name == "OWNDATA":
+            return self._own
+        raise KeyError("%s is not defined for cupy.ndarray.flags" % name)
 
     @property
     def fnc(self) -> bool:
@@ -119,6 +120,23 @@ class MemoryPointer:
 
     def __sub__(self, offset: int) -> "MemoryPointer":
         return MemoryPointer(self.ptr - int(offset), self._root)
+
+    def __iadd__(self, offset: int) -> "MemoryPointer":
+        """Adds an offset to the pointer in place (CuPy's ``ptrdiff_t`` argument)."""
+        offset = operator.index(offset)
+        assert self.ptr != 0 or offset == 0
+        self.ptr += offset
+        return self
+
+    def __isub__(self, offset: int) -> "MemoryPointer":
+        """Subtracts an offset from the pointer in place."""
+        return self.__iadd__(-operator.index(offset))
+
+    @property
+    def device(self) -> Any:
+        """The pointer's ``cupy.cuda.Device`` (CuPy's ``Device(self.device_id)``)."""
+        from .cuda import Device
+        return Device(self.device_id)
 
     def __repr__(self) -> str:
         return f"<gpushare MemoryPointer 0x{self.ptr:x}>"
@@ -484,6 +502,8 @@ class ndarray(_client.RemoteHandle):
 
     @imag.setter
     def imag(self, value: Any) -> None:
+        if self._dtype.kind != "c":  # CuPy's _ndarray_imag_setter (_routines_math.pyx)
+            raise TypeError("cupy.ndarray does not have imaginary part to set")
         self._gs_session.call("setattr", "imag", (self, value))
 
     @property
@@ -521,9 +541,12 @@ class ndarray(_client.RemoteHandle):
             if host is not out:
                 numpy.copyto(out, host)
             return out
-        order = order.upper() if isinstance(order, str) else order
-        if order not in ("C", "F", "A") and self.size:
-            raise ValueError(f"unsupported order: {order}")
+        if not self.size:  # (CuPy returns an empty array before reading the order)
+            order = order.upper() if isinstance(order, str) else order
+        else:
+            order = order.upper()  # CuPy's: AttributeError for None or another type
+            if order not in ("C", "F", "A"):
+                raise ValueError(f"unsupported order: {order}")
         host = self._gs_session.download(self)
         if order == "F" or (order == "A" and self.flags.f_contiguous and not
                             self.flags.c_contiguous):
@@ -590,10 +613,13 @@ class ndarray(_client.RemoteHandle):
         self.get().tofile(fid, sep, format)
 
     def dump(self, file: Any) -> None:
-        self.get().dump(file)
+        """Pickles the array itself, as CuPy's ``pickle.dump(self, file, -1)``: it loads
+        back as a ``cupy.ndarray``."""
+        pickle.dump(self, file, -1)
 
     def dumps(self) -> bytes:
-        return self.get().dumps()
+        """The array's own pickle (CuPy's ``pickle.dumps(self, -1)``)."""
+        return pickle.dumps(self, -1)
 
     def __repr__(self) -> str:
         return repr(self.get())
@@ -628,10 +654,9 @@ class ndarray(_client.RemoteHandle):
         declare_synchronize()
         return complex(self._gs_session.call("method", "__complex__", (self,)))
 
-    def __index__(self) -> int:
-        if self.ndim != 0 or self._dtype.kind not in "iub":
-            raise TypeError("only integer scalar arrays can be converted to a scalar index")
-        return operator.index(self.get()[()])
+    # no ``__index__``: CuPy 14.2's ndarray has none (``operator.index(a)``, ``range(a)``
+    # and ``lst[a]`` raise TypeError); its slicing falls back to ``int(x)``
+    # (``internal._extract_slice_element``)
 
     def __len__(self) -> int:
         if not self._shape:
@@ -691,18 +716,21 @@ class ndarray(_client.RemoteHandle):
         return getattr(mine, method)(*inputs, **kwargs)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        import importlib
-        module = (func.__module__ or "numpy").replace("numpy", "gpushare.cupy", 1)
-        module = module.replace("._core", "").replace(".core", "")
-        for candidate in (module, "gpushare.cupy"):
-            try:
-                mod = importlib.import_module(candidate)
-            except ImportError:
-                continue
-            fn = getattr(mod, func.__name__, None)
-            if fn is not None and fn is not func:
-                return fn(*args, **kwargs)
-        return NotImplemented
+        # CuPy's (core.pyx): the function of that name along ``func.__module__`` only
+        # (``numpy.linalg.trace`` is ``cupy.linalg.trace`` or nothing), and only when
+        # every type taking part is a cupy or NumPy array
+        try:
+            module = functools.reduce(getattr, func.__module__.split(".")[1:],
+                                      sys.modules[__package__])
+            cupy_func = getattr(module, func.__name__)
+        except AttributeError:
+            return NotImplemented
+        if cupy_func is func:
+            return NotImplemented  # (a NumPy function cupy re-exports)
+        for t in types:
+            if not issubclass(t, _HANDLED_TYPES):
+                return NotImplemented
+        return cupy_func(*args, **kwargs)
 
     def __cupy_get_ndarray__(self) -> "ndarray":
         return self
@@ -748,23 +776,35 @@ class ndarray(_client.RemoteHandle):
     # --- methods the client pipelines -------------------------------------------------
     def astype(self, dtype: Any, order: str = "K", casting: Any = None, subok: Any = None,
                copy: bool = True) -> "ndarray":
+        # CuPy's checks, in CuPy's order (core.pyx ``_astype``)
+        if casting is not None:
+            raise TypeError("casting is not supported yet")
+        if subok is not None:
+            raise TypeError("subok is not supported yet")
+        order = normalize_order("K" if order is None else order)
         dt = numpy.dtype(dtype)
         if not copy and dt == self._dtype:
-            return self
+            if order == "K":
+                return self
+            flags = self.flags
+            if order == "A" and (flags.c_contiguous or flags.f_contiguous) or \
+                    order == "C" and flags.c_contiguous or order == "F" and flags.f_contiguous:
+                return self
         if dt.hasobject:  # CuPy's refusal, at the call (the server refuses them too)
             raise ValueError(f"Unsupported dtype {dt}")
-        if casting is not None or subok is not None or order not in ("K", "C", "A", "F") or \
-                (self._dtype.kind == "c" and dt.kind not in "bcOV"):  # ComplexWarning now
-            out = _method_sync(self, "astype", (dtype,), {"order": order, "casting": casting,
-                                                         "subok": subok, "copy": copy})
+        strides = _result_strides(self, order, dt.itemsize)
+        if strides is None or (self._dtype.kind == "c" and dt.kind not in "bcOV"):
+            # (the ComplexWarning comes from the server, at the call)
+            out = _method_sync(self, "astype", (dtype,), {"order": order})
             if isinstance(out, ndarray) and out._dtype == dt:
                 out._dtype = dt  # the wire keeps '<u8', not which of ulong/ulonglong
             return out
-        strides = _result_strides(self, order, dt.itemsize)
-        return _pipelined_method(self, "astype", (dt,), {"order": order, "copy": copy},
-                                 self._shape, dt, strides)
+        return _pipelined_method(self, "astype", (dt,), {"order": order}, self._shape, dt,
+                                 strides)
 
     def copy(self, order: str = "C") -> "ndarray":
+        # CuPy's copy is ``astype(self.dtype, order=order)``: None means 'K', '' 'C'
+        order = normalize_order("K" if order is None else order)
         strides = _result_strides(self, order, self._dtype.itemsize)
         if strides is None:
             return _method_sync(self, "copy", (), {"order": order})
@@ -772,17 +812,24 @@ class ndarray(_client.RemoteHandle):
                                  strides)
 
     def reshape(self, *shape: Any, order: str = "C", copy: Any = None) -> "ndarray":
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        if copy is not None or order not in ("C", "F", "A"):
-            # the server raises CuPy's errors for these at the call
+        # CuPy's checks, in CuPy's order (``_ndarray_reshape``)
+        if isinstance(copy, str):
+            raise ValueError("strings are not allowed for 'copy' keyword. "
+                             "Use True/False/None instead.")
+        order = normalize_order(order, allow_k=False)
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list, ndarray, numpy.ndarray)):
+            shape = tuple(shape[0])  # (a cupy array is a sequence to CuPy there)
+        if copy is not None:
             return _method_sync(self, "reshape", shape, {"order": order, "copy": copy})
         try:
             newshape = _infer.reshape_result(self._shape, shape)
         except (_infer.CannotInfer, TypeError):
+            for n in shape:  # CuPy's shape_t takes no cupy array (no __index__)
+                if _is_proxy(n):
+                    operator.index(n)
             return _method_sync(self, "reshape", shape, {"order": order})
         if len(newshape) > 64:
-            raise ValueError("maximum supported dimension for an ndarray is currently 64, "
+            raise ValueError("maximum supported dimension for an ndarray is 64, "
                              f"found {len(newshape)}")
         if order != "C" or self._flags is None or not self._flags & FLAG_C:
             return _method_sync(self, "reshape", (newshape,), {"order": order})
@@ -848,6 +895,7 @@ class ndarray(_client.RemoteHandle):
                                   "itself as a kernel argument")
 
     def ravel(self, order: str = "C") -> "ndarray":
+        order = normalize_order(order)  # CuPy's, at the call (``_ndarray_ravel``)
         if order == "C" and self._flags is not None and self._flags & FLAG_C:
             return self.reshape(-1)
         return _method_sync(self, "ravel", (), {"order": order})
@@ -872,6 +920,7 @@ class ndarray(_client.RemoteHandle):
                                  view=True)
 
     def flatten(self, order: str = "C") -> "ndarray":
+        order = normalize_order(order)  # CuPy's, at the call (``_ndarray_flatten``)
         if order != "C":
             return _method_sync(self, "flatten", (), {"order": order})
         shape = (self.size,)
@@ -979,11 +1028,15 @@ class ndarray(_client.RemoteHandle):
     def __delitem__(self, key: Any) -> None:
         raise ValueError("cannot delete array elements")
 
-    def __hex__(self) -> str:  # CuPy's Cython class keeps these Python 2 slots
-        return hex(operator.index(self))
+    def __hex__(self) -> str:  # CuPy's Cython class keeps these Python 2 slots, which
+        return hex(self.get())  # Python 3's hex() and oct() never call (core.pyx)
 
     def __oct__(self) -> str:
-        return oct(operator.index(self))
+        return oct(self.get())
+
+
+#: CuPy's ``_HANDLED_TYPES``: the types ``__array_function__`` answers for
+_HANDLED_TYPES = (ndarray, numpy.ndarray)
 
 
 def _cai_to_proxy(value: Any) -> Any:
@@ -1009,6 +1062,22 @@ def _check_host_index(key: Any) -> None:
 
 def _is_proxy(value: Any) -> bool:
     return isinstance(value, ndarray)
+
+
+def normalize_order(order: Any, allow_k: bool = True) -> str:
+    """CuPy's ``internal._normalize_order``: the order's first letter, upper case
+    ('' is 'C'); ``ValueError('order not understood')`` for anything else (and the
+    TypeError ``len()`` raises for None or a number, as CuPy's)."""
+    first = "C" if len(order) == 0 else chr(ord(order[0]))
+    if first not in _ORDER_LETTERS:
+        raise ValueError("order not understood")
+    letter = first.upper()
+    if letter == "K" and not allow_k:
+        raise ValueError("order 'K' is not permitted")
+    return letter
+
+
+_ORDER_LETTERS = frozenset("KkAaCcFf")
 
 
 def _result_strides(a: ndarray, order: str, itemsize: int) -> tuple | None:
