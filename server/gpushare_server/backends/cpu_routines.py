@@ -57,14 +57,54 @@ def _like(name: str) -> Callable[..., Any]:
     return fn
 
 
+def creation_order(order: Any) -> str:
+    """The layout ``cupy.ndarray(shape, dtype, order=order)`` gives (``core.pyx``
+    ``_init``, ``internal._normalize_order``): 'C' for None, '' and C/c; 'F' for
+    F/f/A/a/K/k; anything else is CuPy's ValueError."""
+    if order is None or not len(order):
+        return "C"
+    char = order[0]
+    if char not in "CcFfAaKk":
+        raise ValueError("order not understood")
+    return "C" if char in "Cc" else "F"
+
+
+def device_dtype(dtype: Any) -> numpy.dtype:
+    """``dtype`` where CuPy makes a new array of it (``check_supported_dtype``): long
+    doubles have no C type there."""
+    dt = numpy.dtype(dtype)
+    if dt.char in "gG":
+        raise ValueError(f"Unsupported dtype {dt}")
+    return dt
+
+
 def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C") -> numpy.ndarray:
     """See Also: cupy.full (``fill_value`` may be a 0-d numpy or cupy array)."""
     if dtype is None:
         value = fill_value.array if isinstance(fill_value, HostArray) else fill_value
         dtype = value.dtype if isinstance(value, numpy.ndarray) else numpy.array(value).dtype
-    out = numpy.empty(shape, dtype=dtype, order=order)
+    out = numpy.empty(shape, dtype=device_dtype(dtype), order=creation_order(order))
     copyto(out, fill_value, casting="unsafe")
     return out
+
+
+def eye(N: Any, M: Any = None, k: Any = 0, dtype: Any = float,  # noqa: N803 - CuPy's
+        order: Any = "C") -> numpy.ndarray:
+    """See Also: cupy.eye (``zeros((N, M), dtype, order)``, its diagonal ``k`` filled:
+    ``_creation/basic.py``; order K and A lay it out in Fortran order, as ``zeros``)."""
+    if M is None:
+        M = N
+    ret = numpy.zeros((N, M), dtype=device_dtype(dtype), order=creation_order(order))
+    if k <= -N or k >= M:
+        return ret
+    numpy.fill_diagonal(ret[max(0, -k):, max(0, k):], 1)
+    return ret
+
+
+def ndarray_astype(a: numpy.ndarray, dtype: Any, *args: Any, **kwargs: Any) -> numpy.ndarray:
+    """See Also: cupy.ndarray.astype (a long double has no C type in CuPy)."""
+    device_dtype(dtype)
+    return a.astype(dtype, *args, **kwargs)
 
 
 def meshgrid(*xi: Any, **kwargs: Any) -> tuple:
@@ -161,7 +201,9 @@ def _min_max(name: str, kernel: str, method: bool = False) -> Callable[..., Any]
             if err is not None:
                 raise err from None
             raise
-    fn.__name__ = name
+    # (CuPy's ``cupy.max`` is its ``amax``: errors name that)
+    fn.__name__ = fn.__qualname__ = name if method else {"max": "amax", "min": "amin"}.get(
+        name, name)
     fn.__doc__ = (f"See Also: cupy.{name} (``_routines_statistics.pyx``: CuPy's error for "
                   "an empty array)")
     return fn
@@ -788,8 +830,13 @@ def ndarray_reshape(a: numpy.ndarray, *shape: Any, order: str = "C", copy: Any =
     if isinstance(copy, str):
         raise ValueError("strings are not allowed for 'copy' keyword. Use True/False/None "
                          "instead.")
-    if order not in ("C", "F", "A", "c", "f", "a", None):
-        raise ValueError(f"order {order!r} is not permitted for reshape")
+    # CuPy's ``internal._normalize_order(order, False)``
+    first = "C" if len(order) == 0 else chr(ord(order[0]))
+    if first not in "CcFfAaKk":
+        raise ValueError("order not understood")
+    if first in "Kk":
+        raise ValueError("order 'K' is not permitted")
+    order = first.upper()
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     if copy:
@@ -1433,20 +1480,21 @@ def _half_reduction(name: str) -> Callable[..., Any]:
     # the same as ``host`` on an ndarray, and half its cost for a small array
     method = getattr(numpy.ndarray, name, host)
 
+    # (CuPy's signature: NumPy's ``where=``/``initial=`` are refused with Python's words)
     def fn(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
-           keepdims: bool = False, **kwargs: Any) -> Any:
+           keepdims: bool = False) -> Any:
         if type(a) is numpy.ndarray and a.dtype.char != "e":
-            return method(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, **kwargs)
+            return method(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
         if isinstance(a, numpy.ndarray) and a.dtype == numpy.float16 and (
                 dtype is None or numpy.dtype(dtype) == numpy.float16):
-            result = host(a, axis=axis, dtype=numpy.float32, keepdims=keepdims, **kwargs)
+            result = host(a, axis=axis, dtype=numpy.float32, keepdims=keepdims)
             result = numpy.asarray(result).astype(numpy.float16)
             if out is not None:
                 out[...] = result
                 return out
             return result
-        return host(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, **kwargs)
-    fn.__name__ = name
+        return host(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+    fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"See Also\n--------\ncupy.{name}"
     return fn
 
@@ -1748,6 +1796,7 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.tril_indices": _tri_indices("tril_indices"),
     "cupy.triu_indices": _tri_indices("triu_indices"),
     "cupy.full": full,
+    "cupy.eye": eye,
     "cupy.empty_like": _like("empty_like"),
     "cupy.zeros_like": _like("zeros_like"),
     "cupy.ones_like": _like("ones_like"),
@@ -1816,10 +1865,25 @@ def as_method(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def call(a: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(a, numpy.ndarray):
+            if kwargs:  # (NumPy's where=, initial=...: Python's TypeError, as CuPy's)
+                bind(a, *args, **kwargs)
             return fn(a, *args, **kwargs)
         values = bind(a, *args, **kwargs)
         target = getattr(a.array if isinstance(a, HostArray) else a, method)
         return target(*values) if positional else target(**dict(zip(params, values)))
+    return call
+
+
+def _strict_method(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The ndarray method ``name`` (CuPy's Cython signature, ``_METHOD_CALLS``): NumPy's
+    extra keywords (``where=``...) raise Python's TypeError, as CuPy's."""
+    bind = _signature_of(name, _METHOD_CALLS[name][1])
+
+    @functools.wraps(fn)
+    def call(a: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            bind(a, *args, **kwargs)
+        return fn(a, *args, **kwargs)
     return call
 
 
@@ -1860,13 +1924,15 @@ ROUTINE_METHODS: dict[str, Callable[..., Any]] = {
     "reshape": ndarray_reshape,
     "__bool__": ndarray_bool,
     "fill": ndarray_fill,
+    "astype": ndarray_astype,
     "repeat": lambda a, repeats, axis=None: repeat(a, repeats, axis),
 }
 for _name in ("sum", "prod", "mean"):
     ROUTINE_METHODS[_name] = _half_reduction(_name)
 ROUTINE_METHODS["mean"] = _quiet(ROUTINE_METHODS["mean"], always=False)
 for _name in ("var", "std"):
-    ROUTINE_METHODS[_name] = _quiet(getattr(numpy.ndarray, _name), always=False)
+    ROUTINE_METHODS[_name] = _strict_method(
+        _name, _quiet(getattr(numpy.ndarray, _name), always=False))
 for _name, _kernel in (("max", "cupy_max"), ("min", "cupy_min"), ("ptp", "cupy_max")):
     ROUTINE_METHODS[_name] = _min_max(_name, _kernel, method=True)
 

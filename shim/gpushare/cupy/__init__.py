@@ -96,38 +96,59 @@ def _export_table(module: types.ModuleType, cupy_module: str, numpy_module: Any,
 
 # --- creation: pipelined, with the layout known here ---------------------------------
 def _shape_tuple(shape: Any) -> tuple:
-    if isinstance(shape, (int, numpy.integer)):
-        shape = (int(shape),)
-    try:
-        shape = tuple(int(operator.index(n)) for n in shape)
-    except TypeError:
-        numpy.empty(shape, dtype=bool)  # raises NumPy's own TypeError for this shape
-        raise
+    """CuPy's ``internal.get_size`` and ``ndarray._init``'s checks of a shape (its
+    words: Cython's ``Py_ssize_t`` conversion of each entry)."""
+    if type(shape) is int:
+        shape = (shape,)
+    elif type(shape) is not tuple:
+        if shape is None:
+            raise TypeError("Use () not None as shape arguments")
+        if hasattr(type(shape), "__getitem__") and not isinstance(shape, dict):
+            try:  # (a sequence; a 0-d NumPy array is one entry)
+                shape = tuple(shape)
+            except TypeError:
+                shape = (shape,)
+        else:
+            shape = (shape,)
+    for n in shape:
+        if isinstance(n, (builtins.bool, numpy.bool_)) or (
+                isinstance(n, numpy.ndarray) and n.shape == () and n.dtype == numpy.bool_):
+            raise TypeError("an integer is required")
     if len(shape) > 64:
-        raise ValueError("maximum supported dimension for an ndarray is currently 64, "
+        raise ValueError("maximum supported dimension for an ndarray is 64, "
                          f"found {len(shape)}")
-    if builtins.any(n < 0 for n in shape):
-        raise ValueError("negative dimensions are not allowed")
+    shape = tuple(int(operator.index(n)) for n in shape)
+    for n in shape:
+        if n < 0:
+            raise ValueError("Negative dimensions are not allowed")
     return shape
+
+
+def _order_char(order: Any) -> str:
+    """CuPy's ``internal._normalize_order``: 'C', 'F', 'A' or 'K' (None and '' are C)."""
+    if order is None or not len(order):
+        return "C"
+    char = order[0]
+    if char in "CcFfAaKk":
+        return char.upper()
+    raise ValueError("order not understood")
 
 
 def _create(name: str, shape: tuple, dtype: Any, order: Any, args: tuple = (),
               kwargs: dict | None = None) -> ndarray:
-    if order is None:
-        order = "C"
-    if order not in ("C", "F", "c", "f"):
-        raise ValueError(f"order not understood: {order!r}")
+    # ``cupy.ndarray(shape, dtype, order=order)``: C strides only for 'C' (K and A too
+    # give a Fortran-ordered array, as CuPy's ``_init``)
+    f_order = order is not None and _order_char(order) != "C"
     dt = _device_dtype(dtype)
     if dt.fields is not None and name != "empty" and name != "zeros":
         _get_typename(dt)  # CuPy fills it with a kernel: its struct type's checks
     s = session()
     hid = s.new_id()
     kw = dict(kwargs or {})
-    kw.update(dtype=dt, order=order.upper())
+    kw.update(dtype=dt, order="F" if f_order else "C")
     s.submit("call", f"cupy.{name}", (shape, *args), kw, out_id=hid,
              description=f"cupy.{name}")
     # (a big allocation waits in ``_new``: OutOfMemoryError is raised here, as CuPy's)
-    f_order = order.upper() == "F"
     strides = (_infer.f_strides if f_order else _infer.c_strides)(shape, dt.itemsize)
     c, f = _contiguity(shape, strides, dt.itemsize)
     return _new(s, hid, shape, dt, strides, (FLAG_C if c else 0) | (FLAG_F if f else 0) |
@@ -135,11 +156,15 @@ def _create(name: str, shape: tuple, dtype: Any, order: Any, args: tuple = (),
 
 
 def _device_dtype(dtype: Any) -> numpy.dtype:
-    """CuPy keeps arrays in native byte order and refuses others."""
+    """CuPy keeps arrays in native byte order and refuses others, and dtypes it has no C
+    type for (``check_supported_dtype``: long doubles, strings, objects...)."""
     dt = numpy.dtype(dtype)
+    if dt.byteorder == ">":
+        raise ValueError(f"Unsupported dtype {dt} with big-endian byte-order")
     if not dt.isnative:
         raise ValueError(f"Unsupported dtype {dt} with non-native byte-order")
-    if dt.subdtype is not None or dt.hasobject or dt.itemsize == 0 or dt.kind in "USMm":
+    if dt.subdtype is not None or dt.hasobject or dt.itemsize == 0 or dt.kind in "USMm" or \
+            dt.char in "gG":
         raise ValueError(f"Unsupported dtype {dt}")
     return dt
 
@@ -183,9 +208,13 @@ def _plain_fill(fill_value: Any, dtype: Any) -> bool:
 
 def _like(name: str, a: Any, dtype: Any, order: str, subok: Any, shape: Any,
           extra: tuple = ()) -> ndarray:
-    if subok:
+    if subok is not None:
         raise TypeError("subok is not supported yet")
-    if not isinstance(a, ndarray) or order not in ("C", "F", "K", "A"):
+    if isinstance(a, ndarray):  # (``_new_like_order_and_strides``)
+        order = order.upper()
+        if order not in ("C", "F", "K", "A"):
+            raise ValueError(f"order not understood: {order}")
+    if not isinstance(a, ndarray):
         return _remote(f"cupy.{name}")(a, *extra, dtype=dtype, order=order, subok=subok,
                                        shape=shape)
     dt = numpy.dtype(dtype) if dtype is not None else a.dtype
@@ -256,9 +285,21 @@ def _nested_proxies(obj: Any) -> Any:
     return _array_like(obj)
 
 
+def _device_sequence(obj: Any) -> bool:
+    """Whether CuPy concatenates ``obj`` (a list or tuple holding device arrays) on the
+    device: only device arrays (or their protocols) of one shape, nesting
+    (``_compute_concat_info_impl``). Anything else (lists, host arrays or scalars
+    beside them, ragged arrays) goes to ``numpy.array(obj)``, and so to the device
+    array's ``__array__`` TypeError, as in CuPy."""
+    if not isinstance(obj, (list, tuple)):
+        return False
+    info = _concat_info(obj, kinds=True)
+    return info is not None and info[2] is ndarray
+
+
 def _upload(host: numpy.ndarray, order: Any = "K") -> ndarray:
     order = (order or "K").upper()
-    if host.dtype.hasobject or host.dtype.kind in "USMm":
+    if host.dtype.hasobject or host.dtype.kind in "USMm" or host.dtype.char in "gG":
         raise ValueError(f"Unsupported dtype {host.dtype}")
     if not host.dtype.isnative:  # CuPy byte-swaps host data for the user
         host = host.astype(host.dtype.newbyteorder("="))
@@ -285,6 +326,8 @@ def _upload(host: numpy.ndarray, order: Any = "K") -> ndarray:
 def array(obj: Any, dtype: Any = None, copy: Any = True, order: str = "K", subok: bool = False,
           ndmin: int = 0, *, blocking: bool = False) -> ndarray:
     """See Also: cupy.array"""
+    if subok:
+        raise NotImplementedError  # (CuPy's: ``core.pyx`` ``array``)
     obj = _array_like(obj)
     if isinstance(obj, ndarray):
         if copy is not True and (dtype is None or numpy.dtype(dtype) == obj.dtype) and \
@@ -294,12 +337,12 @@ def array(obj: Any, dtype: Any = None, copy: Any = True, order: str = "K", subok
             return obj[(None,) * (ndmin - obj.ndim)]  # a view, as in CuPy
         # the server decides whether a view will do (copy=False raises if it will not)
         return _remote("cupy.array")(obj, dtype=dtype, copy=copy, order=order, ndmin=ndmin)
-    if _has_proxy(obj):
+    if _has_proxy(obj) and _device_sequence(obj):
         return _remote("cupy.array")(_nested_proxies(obj), dtype=dtype, copy=copy, order=order,
                                      ndmin=ndmin)
     # host data is always copied: CuPy ignores ``copy=False`` for it (``_array_default``)
     if isinstance(obj, str) and dtype is None:
-        raise ValueError("Unsupported dtype <U{len(obj)}")
+        raise ValueError(f"Unsupported dtype <U{len(obj)}")
     host = numpy.array(obj, dtype=dtype, order="K" if order is None else order, ndmin=ndmin)
     return _upload(host, order or "K")
 
@@ -307,13 +350,12 @@ def array(obj: Any, dtype: Any = None, copy: Any = True, order: str = "K", subok
 def _from_cuda_array_interface(obj: Any) -> ndarray:
     """An array seen through ``__cuda_array_interface__`` (a gpushare address only)."""
     desc = obj.__cuda_array_interface__
+    dtype = _cai_dtype(desc)  # (``_convert_object_with_cuda_array_interface``'s order)
+    if dtype.byteorder == ">":
+        raise ValueError("CuPy does not support the big-endian byte-order")
     if desc.get("mask") is not None:
         raise ValueError("CuPy currently does not support masked arrays.")
-    if not numpy.dtype(desc["typestr"]).isnative:
-        raise ValueError("CuPy does not support non-native byte-order arrays "
-                         f"({desc['typestr']})")
     from ._ndarray import from_pointer
-    dtype = _cai_dtype(desc)
     if dtype.hasobject:  # (the server refuses such a view of its memory)
         raise _unsupported_dtype(dtype)
     shape = tuple(desc["shape"])
@@ -353,7 +395,7 @@ def asarray(a: Any, dtype: Any = None, order: Any = None, *, copy: Any = None,
         if (dtype is None or numpy.dtype(dtype) == a.dtype) and _order_ok(a, order):
             return a
         return array(a, dtype=dtype, copy=True, order=order or "K")
-    if _has_proxy(a):
+    if _has_proxy(a) and _device_sequence(a):
         return _remote("cupy.asarray")(_nested_proxies(a), dtype=dtype, order=order)
     host = numpy.asarray(a, dtype=dtype, order=order)
     return _upload(host, order or "K")
@@ -497,11 +539,47 @@ def fromDlpack(dltensor: Any) -> ndarray:  # noqa: N802 - CuPy's name
     return _dlpack_capsule(dltensor)
 
 
+#: DLPack's capsule names (``dlpack.pyx``), and those a consumer renames them to
+_DLPACK_NAMES = ((b"dltensor", b"used_dltensor", 0, 56),
+                 (b"dltensor_versioned", b"used_dltensor_versioned", 32, 16))
+
+
 def _dlpack_capsule(capsule: Any) -> Any:
-    raise NotImplementedError(
-        "gpushare: a DLPack capsule points into this process's memory, which the server "
-        "cannot reach; copy the data through the host (numpy.from_dlpack, "
-        "cupy.asarray)")
+    """CuPy's ``DLPackMemory(capsule)``: anything but an unused DLPack capsule is its
+    ValueError; a capsule of host memory is consumed (renamed, its deleter called) and
+    refused with its RuntimeError. A CUDA capsule points into this process's GPU
+    memory, which the server cannot reach: left as it is, and refused."""
+    import ctypes
+    api = ctypes.pythonapi
+    api.PyCapsule_IsValid.restype = ctypes.c_int
+    api.PyCapsule_IsValid.argtypes = (ctypes.py_object, ctypes.c_char_p)
+    for name, used, offset, deleter_at in _DLPACK_NAMES:
+        if api.PyCapsule_IsValid(capsule, name):
+            break
+    else:
+        raise ValueError("A DLPack tensor object cannot be consumed multiple times "
+                         f"(or object was not a DLPack capsule). Got: {capsule!r}")
+    api.PyCapsule_GetPointer.restype = ctypes.c_void_p
+    api.PyCapsule_GetPointer.argtypes = (ctypes.py_object, ctypes.c_char_p)
+    managed = api.PyCapsule_GetPointer(capsule, name)
+    # DLTensor: ``void *data`` then ``DLDevice {int32 device_type; int32 device_id}``
+    dev_type = ctypes.c_int32.from_address(managed + offset + 8).value
+    if dev_type in (2, 13):  # kDLCUDA, kDLCUDAManaged
+        raise NotImplementedError(
+            "gpushare: this DLPack tensor lives in this process's GPU memory, which the "
+            "server cannot reach; copy it through the host (cupy.asarray("
+            "numpy.from_dlpack(x, device='cpu')) or x's own copy to host)")
+    if name == b"dltensor_versioned" and \
+            ctypes.c_uint32.from_address(managed).value > 1:  # (CuPy checks it first)
+        raise BufferError("DLPack exported too new major version.")
+    api.PyCapsule_SetName.restype = ctypes.c_int
+    api.PyCapsule_SetName.argtypes = (ctypes.py_object, ctypes.c_char_p)
+    api.PyCapsule_SetName(capsule, used)  # consumed, as by CuPy (its memory freed)
+    deleter = ctypes.c_void_p.from_address(managed + deleter_at).value
+    if deleter:
+        ctypes.CFUNCTYPE(None, ctypes.c_void_p)(deleter)(managed)
+    raise RuntimeError("CuPy is built against CUDA, different from the backend that "
+                       "backs the incoming DLPack tensor")
 
 
 def _cai_dtype(desc: dict) -> numpy.dtype:
@@ -524,13 +602,13 @@ def _cai_dtype(desc: dict) -> numpy.dtype:
     return numpy.dtype({"names": names, "offsets": offsets, "formats": formats})
 
 
-def _concat_info(obj: Any) -> Any:
+def _concat_info(obj: Any, kinds: bool = False) -> Any:
     """``(shape, dtype)`` when ``obj`` (a list or tuple, nesting) holds arrays only, of
     one shape and one kind (NumPy's or device ones), else None (CuPy's
     ``_compute_concat_info_impl``)."""
     def info(o: Any) -> Any:
         if isinstance(o, numpy.ndarray):
-            return o.shape, numpy.ndarray, o.dtype
+            return o.shape, type(o), o.dtype
         if isinstance(o, ndarray):
             return o.shape, ndarray, o.dtype
         if hasattr(o, "__cupy_get_ndarray__"):
@@ -552,7 +630,9 @@ def _concat_info(obj: Any) -> Any:
             return (len(o),) + shape, kind, dtype
         return None
     got = info(obj)
-    return None if got is None else (got[0], got[2])
+    if got is None:
+        return None
+    return (got[0], got[2], got[1]) if kinds else (got[0], got[2])
 
 
 def ndim(a: Any) -> int:
@@ -850,14 +930,20 @@ def _reduction(name: str) -> Any:
     method = {"amax": "max", "amin": "min"}.get(name, name)
     remote = _remote(f"cupy.{name}")
 
+    shown = {"max": "amax", "min": "amin"}.get(name, name)  # (CuPy's max is amax)
+
     def fn(a: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:  # CuPy's Python signature: NumPy's where=, initial=... are refused
+            for key in kwargs:
+                if key not in params:
+                    raise TypeError(f"{shown}() got an unexpected keyword argument '{key}'")
         if isinstance(a, numpy.ndarray):
             return getattr(a, method)(*args, **kwargs)
         if not isinstance(a, ndarray) or len(args) > len(params):
             return remote(a, *args, **kwargs)
         for key, value in zip(params, args):
             if key in kwargs:
-                raise TypeError(f"{name}() got multiple values for argument '{key}'")
+                raise TypeError(f"{shown}() got multiple values for argument '{key}'")
             kwargs[key] = value
         # the method pipelines when the result's layout can be inferred
         return getattr(a, method)(**given(kwargs))

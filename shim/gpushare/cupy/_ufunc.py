@@ -14,7 +14,7 @@ import numpy
 
 from ..namespace import module_names
 from . import _infer
-from ._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _new, _session_of, ndarray, session
+from ._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _new, _session_of, given, ndarray, session
 
 try:  # the operators' fast path in C (shim/gpushare/_accel.c), where it was built
     from .. import _accel
@@ -151,6 +151,23 @@ def _plain_scalar(value: Any) -> Any:
         if isinstance(value, t) and not isinstance(value, numpy.generic):
             return t(value)
     return value
+
+
+#: the keywords CuPy's ``ufunc.__call__`` takes (``_kernel.pyx``: it pops these and
+#: raises ``TypeError('Wrong arguments %s' % kwargs)`` for any other)
+_CALL_KWARGS = frozenset(("out", "_where", "dtype", "casting"))
+
+
+def _check_kwargs(kwargs: dict) -> None:
+    """CuPy's refusal of a ufunc call's keywords other than ``_CALL_KWARGS`` (NumPy's
+    ``where=``, ``order=``, ``subok=``, ``signature=``...), before anything is sent;
+    ``dtype`` is read first, as CuPy's ``get_dtype`` does."""
+    if _CALL_KWARGS.issuperset(kwargs):
+        return
+    if kwargs.get("dtype") is not None:
+        numpy.dtype(kwargs["dtype"])
+    rest = {k: v for k, v in kwargs.items() if k not in _CALL_KWARGS}
+    raise TypeError("Wrong arguments %s" % rest)
 
 
 class ufunc:
@@ -338,6 +355,8 @@ class ufunc:
                 r = self._fast_into(*args)  # (``cupy.add(a, b, out=a)``)
                 if r is not None:
                     return r
+        if kwargs:
+            _check_kwargs(kwargs)
         if not kwargs and len(args) == self.nin:
             # the common call (an operator): proxies and Python scalars, no keywords
             s = None
@@ -415,17 +434,58 @@ class ufunc:
         s = next((x for x in (_session_of(a) for a in args) if x is not None), None) or session()
         return s.call("ufunc_method", self._path, (method, *args), kwargs)
 
-    def reduce(self, *args: Any, **kwargs: Any) -> Any:
-        return self._method("reduce", *args, **kwargs)
+    def reduce(self, array: Any, axis: Any = 0, dtype: Any = None, out: Any = None,
+               keepdims: bool = False) -> Any:
+        """CuPy's ``ufunc.reduce``: ``add``'s is ``array.sum``, ``multiply``'s
+        ``array.prod`` (``_kernel.pyx``); the others are not supported.
 
-    def accumulate(self, *args: Any, **kwargs: Any) -> Any:
-        return self._method("accumulate", *args, **kwargs)
+        See Also
+        --------
+        cupy.ufunc.reduce
+        """
+        if self._path in ("cupy.add", "cupy.multiply"):
+            method = "sum" if self._path == "cupy.add" else "prod"
+            if type(array) is ndarray:  # (keywords: the proxy's method pipelines)
+                return getattr(array, method)(**given(dict(axis=axis, dtype=dtype, out=out,
+                                                           keepdims=keepdims)))
+            return getattr(array, method)(axis, dtype, out, keepdims)
+        raise NotImplementedError(f"`{_cupy_ufunc_name(self)}.reduce` is not supported yet")
 
-    def reduceat(self, *args: Any, **kwargs: Any) -> Any:
-        return self._method("reduceat", *args, **kwargs)
+    def accumulate(self, array: Any, axis: Any = 0, dtype: Any = None,
+                   out: Any = None) -> Any:
+        """CuPy's ``ufunc.accumulate``: ``add``'s is ``array.cumsum``, ``multiply``'s
+        ``array.cumprod``; the others are not supported.
 
-    def outer(self, *args: Any, **kwargs: Any) -> Any:
-        return self._method("outer", *args, **kwargs)
+        See Also
+        --------
+        cupy.ufunc.accumulate
+        """
+        if self._path == "cupy.add":
+            return array.cumsum(axis, dtype, out)
+        if self._path == "cupy.multiply":
+            return array.cumprod(axis, dtype, out)
+        raise NotImplementedError(
+            f"`{_cupy_ufunc_name(self)}.accumulate` is not supported yet")
+
+    def reduceat(self, array: Any, indices: Any, axis: Any = 0, dtype: Any = None,
+                 out: Any = None) -> Any:
+        """CuPy's ``ufunc.reduceat``: ``add``'s only.
+
+        See Also
+        --------
+        cupy.ufunc.reduceat
+        """
+        if self._path != "cupy.add":
+            raise NotImplementedError(
+                f"`{_cupy_ufunc_name(self)}.reduceat` is not supported yet")
+        return self._method("reduceat", array, indices,
+                            **given(dict(axis=axis, dtype=dtype, out=out)))
+
+    def outer(self, A: Any, B: Any, **kwargs: Any) -> Any:  # noqa: N803 - CuPy's names
+        """See Also: cupy.ufunc.outer (its keywords are ``__call__``'s)"""
+        if kwargs:
+            _check_kwargs(kwargs)
+        return self._method("outer", A, B, **kwargs)
 
     def at(self, a: Any, indices: Any, b: Any = None) -> None:
         """CuPy's ``ufunc.at``: the ufuncs with a scatter kernel only; host arrays
@@ -489,6 +549,11 @@ def _scatter_indices(indices: Any) -> tuple:
         if kind == "b":
             return indices, False
     return indices, True
+
+
+for _m in ("reduce", "accumulate", "reduceat", "outer", "at"):
+    # (Cython's words for a wrong argument name the bare method: ``reduce()``)
+    getattr(ufunc, _m).__qualname__ = _m
 
 
 def _build() -> dict[str, ufunc]:

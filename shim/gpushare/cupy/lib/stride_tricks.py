@@ -21,7 +21,12 @@ def as_strided(x: Any, shape: Any = None, strides: Any = None) -> Any:
     from gpushare import cupy
     shape = x.shape if shape is None else tuple(shape)
     strides = x.strides if strides is None else tuple(strides)
-    return cupy.ndarray(shape=shape, dtype=x.dtype, memptr=x.data, strides=strides)
+    data = x.data
+    if not hasattr(data, "ptr"):  # (a NumPy array's memoryview: Cython's refusal of it
+        # as ``ndarray.data``, a ``MemoryPointer``)
+        raise TypeError(f"Cannot convert {type(data).__name__} to "
+                        "cupy.cuda.memory.MemoryPointer")
+    return cupy.ndarray(shape=shape, dtype=x.dtype, memptr=data, strides=strides)
 
 
 def sliding_window_view(x: Any, window_shape: Any, axis: Any = None, *, subok: bool = False,
