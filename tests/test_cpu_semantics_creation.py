@@ -161,13 +161,14 @@ def test_long_double_is_unsupported(cp, build, name):
         _raises(ValueError, f"Unsupported dtype {name}", lambda: build(cp))
 
 
-def test_long_double_astype_is_refused_by_the_server(cp):
+def test_long_double_astype_is_refused_at_the_call_and_by_the_server(cp):
     if numpy.dtype(numpy.longdouble).itemsize == 8:
         pytest.skip("long double is double here")
+    with pytest.raises(ValueError, match="^Unsupported dtype float128$"):
+        cp.ones(2).astype(numpy.longdouble)  # (at the call, not at a later wait)
     from gpushare import client
-    with pytest.raises(ValueError, match="^Unsupported dtype float128\n"):
-        cp.ones(2).astype(numpy.longdouble)
-        client.get_session().synchronize()
+    with pytest.raises(ValueError, match="^Unsupported dtype float128"):  # (a raw call)
+        client.get_session().call("method", "astype", (cp.ones(2), numpy.longdouble))
 
 
 # --- creation orders (#8) --------------------------------------------------------------------
