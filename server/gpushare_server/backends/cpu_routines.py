@@ -1417,16 +1417,139 @@ def einsum(*operands: Any, **kwargs: Any) -> Any:
     for value in operands:
         if isinstance(value, HostArray):
             raise _unsupported(value.array)
-    # CuPy casts the operands of a contraction to the result's dtype first, so an
-    # optimized path's pairwise products do not overflow a small integer type on the way
-    # (NumPy's compute each pair in the pair's own type). One operand: as NumPy does.
-    arrays = [o for o in operands if isinstance(o, numpy.ndarray)]
-    if len(arrays) > 1:
-        dtype = kwargs.pop("dtype", None)
-        dtype = numpy.result_type(*arrays) if dtype is None else numpy.dtype(dtype)
-        operands = tuple(o.astype(dtype, copy=False) if isinstance(o, numpy.ndarray) else o
-                         for o in operands)
-    return numpy.einsum(*operands, **kwargs)
+    # CuPy's keywords: dtype and optimize (cupy/linalg/_einsum.py: "out, order, and
+    # casting options are not supported")
+    dtype = kwargs.pop("dtype", None)
+    optimize = kwargs.pop("optimize", False)
+    if kwargs:
+        raise TypeError("Did not understand the following kwargs: %s" % list(kwargs.keys()))
+    # the operands (the subscripts and sublists aside): arrays and scalars, a scalar as
+    # the array CuPy makes of it (``cupy.result_type`` of them all: 3 is int64's)
+    tensors = [o for o in operands
+               if isinstance(o, (numpy.ndarray, numpy.generic, int, float, complex))]
+    arrays = [o for o in tensors if isinstance(o, numpy.ndarray)]
+    if not arrays:
+        return numpy.einsum(*operands, dtype=dtype, optimize=optimize)
+    dtype = numpy.result_type(*(numpy.asarray(o) for o in tensors)) if dtype is None \
+        else numpy.dtype(dtype)
+    if len(tensors) == 1:
+        # one operand: without a sum CuPy returns a view (of the operand's dtype, dtype=
+        # notwithstanding); a sum is computed in the result's dtype (``sum(dtype=)``)
+        result = numpy.einsum(*operands, optimize=optimize)
+        if result.dtype == dtype or numpy.shares_memory(result, arrays[0]):
+            return result
+        return numpy.einsum(*operands, dtype=dtype, casting="unsafe", optimize=optimize)
+    # CuPy casts the operands of a contraction to the result's dtype first (unsafely), so
+    # an optimized path's pairwise products do not overflow a small integer type on the
+    # way (NumPy's compute each pair in the pair's own type)
+    operands = tuple(o.astype(dtype, copy=False) if isinstance(o, numpy.ndarray) else o
+                     for o in operands)
+    return numpy.einsum(*operands, optimize=optimize)
+
+
+def unique_values(x: Any) -> Any:
+    """CuPy's ``unique_values`` is ``unique(x, equal_nan=False)``: sorted (NumPy 2.3's
+    comes in its hash table's order).
+
+    See Also
+    --------
+    cupy.unique_values
+    """
+    return numpy.unique(x, equal_nan=False)
+
+
+def _digitize_search(bins: numpy.ndarray, x: numpy.ndarray, right_side: bool) -> Any:
+    """CuPy's ``_searchsorted_kernel`` with ``assume_increasing=False``
+    (cupy/_sorting/search.py), element by element as arrays: increasing or decreasing bins
+    decided by the ends, NaNs placed as CuPy places them, then the same binary search, so
+    that bins that are neither (which NumPy refuses) give CuPy's answer."""
+    n = bins.size
+    y = numpy.zeros(x.shape, dtype=numpy.int64)
+    if n == 0:
+        return y
+    if x.dtype.kind == "c" or bins.dtype.kind == "c":
+        kind = numpy.result_type(x.dtype, bins.dtype)
+        x, bins = x.astype(kind), bins.astype(kind)
+    isnan = numpy.isnan if bins.dtype.kind in "fc" else (lambda v: numpy.zeros(numpy.shape(v), bool))
+    xnan = numpy.isnan(x) if x.dtype.kind in "fc" else numpy.zeros(x.shape, bool)
+    first, last = bins[0], bins[n - 1]
+    inc = n < 2 or bool(first <= last) or (not isnan(first) and bool(isnan(last)))
+    flat, out = x.reshape(-1), y.reshape(-1)
+    done = xnan.reshape(-1).copy()
+    if done.any():
+        pos = n if inc else 0
+        if not right_side:
+            if inc:
+                while pos > 0 and isnan(bins[pos - 1]):
+                    pos -= 1
+            else:
+                while pos < n and isnan(bins[pos]):
+                    pos += 1
+        out[done] = pos
+    with numpy.errstate(invalid="ignore"):
+        if right_side:
+            greater = (flat >= last) if inc else numpy.zeros(flat.shape, bool)
+        else:
+            greater = (flat > last) if inc else (flat <= last)
+    greater &= ~done
+    out[greater] = n
+    done |= greater
+    left = numpy.zeros(flat.shape, numpy.int64)
+    if not inc:
+        start = 0
+        while start < n and isnan(bins[start]):
+            start += 1
+        if start == n:
+            out[~done] = n
+            return y
+        left[:] = start
+        if right_side and not isnan(last):
+            with numpy.errstate(invalid="ignore"):
+                beyond = ~done & ~xnan.reshape(-1) & (last > flat)
+            out[beyond] = n
+            done |= beyond
+    rightmost = numpy.full(flat.shape, n - 1, numpy.int64)
+    todo = ~done
+    while True:
+        active = todo & (left < rightmost)
+        if not active.any():
+            break
+        m = left + (rightmost - left) // 2
+        bm = bins[m]
+        with numpy.errstate(invalid="ignore"):
+            if right_side:
+                look = (bm <= flat) if inc else (bm > flat)
+            else:
+                look = (bm < flat) if inc else (bm >= flat)
+        go = active & look
+        stay = active & ~look
+        left = numpy.where(go, m + 1, left)
+        rightmost = numpy.where(stay, m, rightmost)
+    out[todo] = rightmost[todo]
+    return y
+
+
+def digitize(x: Any, bins: Any, right: bool = False) -> Any:
+    """CuPy's ``digitize``: no monotonicity check ("to avoid device synchronization":
+    bins that are neither increasing nor decreasing give its binary search's answer,
+    where NumPy raises), its own errors for what it refuses.
+
+    See Also
+    --------
+    cupy.digitize
+    """
+    if x.dtype.kind == "c":  # (an attribute error for what is no array, as CuPy's)
+        raise TypeError("x may not be complex")
+    if bins.ndim > 1:
+        raise ValueError("object too deep for desired array")
+    if bins.ndim < 1:
+        raise ValueError("object of too small depth for desired array")
+    if not isinstance(bins, numpy.ndarray):
+        raise NotImplementedError("Only int or ndarray are supported for a")
+    if not isinstance(x, numpy.ndarray):
+        raise NotImplementedError("Only python scalars or ndarrays are supported for v")
+    # (the sides swap: digitize's ``right`` is searchsorted's left)
+    return _digitize_search(bins, x, not right)
 
 
 def ndarray_bool(a: numpy.ndarray) -> bool:
@@ -1789,6 +1912,8 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupyx.scipy.linalg.kron": numpy.kron,  # CuPy's is cupy.kron (SciPy dropped its own)
     "cupyx.scipy.linalg.solve_triangular": solve_triangular,
     "cupy.einsum": einsum,
+    "cupy.unique_values": unique_values,
+    "cupy.digitize": digitize,
     "cupy.real": real,
     "cupy.imag": imag,
     "cupy.meshgrid": meshgrid,
