@@ -13,6 +13,8 @@ The client keeps CuPy's module-level state (``get_random_state`` and friends, se
 from __future__ import annotations
 
 import binascii
+import functools
+import operator
 import os
 from typing import Any
 
@@ -73,6 +75,17 @@ def check_and_get_dtype(dtype: Any) -> numpy.dtype:
 
 def _any(cond: Any) -> bool:
     return bool(numpy.any(cond))
+
+
+def _c_doubles(*values: Any) -> None:
+    """CuPy's ``normal``/``lognormal`` pass what is not a ``cupy.ndarray`` to
+    ``curand.generateNormal`` as C doubles (``_generator.py:311-332, 476-502``): a list
+    or a NumPy array of more than one value is a TypeError there."""
+    for v in values:
+        if isinstance(v, HostArray) and v.array.size != 1:
+            raise TypeError("only length-1 arrays can be converted to Python scalars")
+        if isinstance(v, (list, tuple, dict, str)) or v is None:
+            raise TypeError(f"must be real number, not {type(v).__name__}")
 
 
 def _seed_to_int(seed: Any) -> int:
@@ -151,6 +164,10 @@ class RandomState:
         n = int(numpy.prod(size, dtype=numpy.int64))
         if n == 0:
             return numpy.empty(size, dtype=dtype)
+        if mx.shape != (n,) and mx.size != 1:
+            # CuPy compares the (n,) sample with ``mx``'s upper limits (``_get_indices``)
+            raise ValueError("operands could not be broadcast together with shapes "
+                             f"({n},) {mx.shape}")
         sample = self._gen.integers(0, numpy.broadcast_to(mx, (n,)) if mx.size != n
                                     else mx.reshape(n), size=n, dtype=dtype, endpoint=True)
         return sample.reshape(size)
@@ -219,7 +236,15 @@ class RandomState:
         shape, scale = _asarray(shape), _asarray(scale)
         if size is None:
             size = numpy.broadcast(shape, scale).shape
-        return _out(self._gen.standard_gamma(shape, size) * scale, dtype)
+        y = _out(self._gen.standard_gamma(shape, size), dtype)
+        # CuPy: ``y = cupy.empty(size, dtype)``...``y *= scale`` (float64 0-d array):
+        # an integer ``dtype`` is a same_kind casting TypeError, as CuPy's
+        res = numpy.result_type(y, scale)
+        if not numpy.can_cast(res, y.dtype, "same_kind"):
+            raise TypeError(f"Cannot cast output operand from {res!r} to {y.dtype!r} "
+                            "according to the rule 'same_kind'")
+        numpy.multiply(y, scale, out=y, casting="unsafe")
+        return y
 
     def geometric(self, p: Any, size: Any = None, dtype: Any = "l") -> numpy.ndarray:
         """See Also: cupy.random.RandomState.geometric"""
@@ -248,8 +273,11 @@ class RandomState:
         loc, scale = _asarray(loc, dtype), _asarray(scale, dtype)
         if size is None:
             size = numpy.broadcast(loc, scale).shape
-        dtype = check_and_get_dtype(dtype)
-        return _out(self._gen.laplace(loc, scale, _size_tuple(size)), dtype)
+        x = self._random_sample_raw(size, dtype)
+        # CuPy's _laplace_kernel (_generator.py:272): no check of ``scale``
+        with numpy.errstate(divide="ignore", invalid="ignore"):
+            y = loc + scale * numpy.where(x <= 0.5, numpy.log(x + x), -numpy.log(x + x - 1.0))
+        return _out(y, x.dtype)
 
     def logistic(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None,
                  dtype: Any = float) -> numpy.ndarray:
@@ -257,11 +285,22 @@ class RandomState:
         loc, scale = _asarray(loc), _asarray(scale)
         if size is None:
             size = numpy.broadcast(loc, scale).shape
-        return _out(self._gen.logistic(loc, scale, size), dtype)
+        dt = numpy.dtype(dtype)
+        if dt.char not in "fd":
+            return _out(self._gen.logistic(loc, scale, size), dtype)
+        # CuPy's formula (_generator.py:292-309): no check of ``scale``
+        x = self._random_sample_raw(size, dt)
+        with numpy.errstate(divide="ignore", invalid="ignore"):
+            x = numpy.array((dt.type(1.0) - x) / x, dtype=dt)
+            numpy.log(x, out=x)
+            numpy.multiply(x, scale, out=x, casting="same_kind")
+            numpy.add(x, loc, out=x, casting="same_kind")
+        return x
 
     def lognormal(self, mean: Any = 0.0, sigma: Any = 1.0, size: Any = None,
                   dtype: Any = float) -> numpy.ndarray:
         """See Also: cupy.random.RandomState.lognormal"""
+        _c_doubles(mean, sigma)
         mean, sigma = _host(mean), _host(sigma)
         if any(isinstance(arg, numpy.ndarray) for arg in (mean, sigma)):
             x = self.normal(mean, sigma, size, dtype)
@@ -330,6 +369,7 @@ class RandomState:
                dtype: Any = float) -> numpy.ndarray:
         """See Also: cupy.random.RandomState.normal"""
         dtype = check_and_get_dtype(dtype)
+        _c_doubles(loc, scale)
         loc, scale = _host(loc), _host(scale)
         if size is None:
             size = numpy.broadcast(loc, scale).shape
@@ -518,15 +558,25 @@ class RandomState:
         mu, kappa = _asarray(mu), _asarray(kappa)
         if size is None:
             size = numpy.broadcast(mu, kappa).shape
-        return _out(self._gen.vonmises(mu, kappa, size), dtype)
+        # CuPy's rk_vonmises (_kernels.py:583): kappa < 1e-8, a negative kappa too,
+        # draws uniformly on (-pi, pi); no check
+        k = numpy.where(kappa < 1e-8, 0.0, kappa)
+        return _out(self._gen.vonmises(mu, k, size), dtype)
 
     def wald(self, mean: Any, scale: Any, size: Any = None, dtype: Any = float) -> numpy.ndarray:
         """See Also: cupy.random.RandomState.wald"""
         mean, scale = _asarray(mean, dtype), _asarray(scale, dtype)
         if size is None:
             size = numpy.broadcast(mean, scale).shape
-        dtype = check_and_get_dtype(dtype)
-        return _out(self._gen.wald(mean, scale, _size_tuple(size)), dtype)
+        x = self.normal(size=size, dtype=dtype)
+        u = self.random_sample(size=size, dtype=dtype)
+        # CuPy's _wald_kernel (_generator.py:1041): no check of mean or scale
+        with numpy.errstate(divide="ignore", invalid="ignore"):
+            mu_2l = mean / (2 * scale)
+            y = mean * x * x
+            x = mean + mu_2l * (y - numpy.sqrt(4 * scale * y + y * y))
+            x = numpy.where(u > mean / (mean + x), mean * mean / x, x)
+        return _out(x, u.dtype)
 
     def weibull(self, a: Any, size: Any = None, dtype: Any = float) -> numpy.ndarray:
         """See Also: cupy.random.RandomState.weibull"""
@@ -649,6 +699,7 @@ class RandomState:
         """See Also: cupy.random.RandomState.randint"""
         low, high = _host(low), _host(high)
         if not numpy.isscalar(low):
+            # CuPy's array path (_generator.py:1270-1287): no low >= high check
             low = _asarray(low)
             if high is None:
                 lo = numpy.zeros_like(low)
@@ -658,14 +709,14 @@ class RandomState:
                 hi = _asarray(high) - 1
             if size is None:
                 size = numpy.broadcast(lo, hi).shape
-            size = _size_tuple(size)
-            lo_b = numpy.broadcast_to(lo, size)
-            hi_b = numpy.broadcast_to(hi, size)
-            if numpy.any(lo_b > hi_b):
-                raise ValueError("low >= high")
-            out = self._gen.integers(lo_b.astype(numpy.int64), hi_b.astype(numpy.int64),
-                                     size=size, endpoint=True)
-            return out.astype(dtype)
+            diff = hi - lo
+            total_elems = functools.reduce(operator.mul, size, 1)
+            out = self._interval(diff.flatten(), total_elems)
+            out = out.astype(dtype)
+            out = out.reshape(size)
+            lo = lo.astype(dtype, copy=False)
+            numpy.add(out, lo, out=out)
+            return out
         if high is None:
             lo = 0
             hi1 = int(low) - 1
@@ -754,67 +805,106 @@ def _seed_sequence(seed: Any) -> numpy.random.SeedSequence:
 
 
 class BitGenerator:
-    """cupy.random.BitGenerator on the CPU backend (NumPy's PCG64 underneath).
+    """cupy.random.BitGenerator on the CPU backend.
+
+    CuPy's base class cannot draw (``random_raw`` raises, ``_bit_generator.pyx:55``);
+    its cuRAND subclasses each get their own NumPy bit generator here (``_NUMPY_BIT``),
+    so that XORWOW, MRG32k3a and Philox4x3210 with one seed give different streams, as
+    on the GPU. The bits themselves cannot be cuRAND's; the distributions match.
 
     See Also
     --------
     cupy.random.BitGenerator
     """
 
+    _NUMPY_BIT: Any = numpy.random.PCG64
+
     def __init__(self, seed: Any = None, *, size: int = -1) -> None:
         self._seed_seq = _seed_sequence(seed)
-        self._gen = numpy.random.Generator(numpy.random.PCG64(self._seed_seq))
+        self._gen = numpy.random.Generator(self._NUMPY_BIT(self._seed_seq))
 
     def random_raw(self, size: Any = None, output: bool = True) -> Any:
         """See Also: cupy.random.BitGenerator.random_raw"""
-        y = self._gen.integers(0, _UINT32_MAX, size=_size_tuple(size), dtype=numpy.uint32,
-                               endpoint=True)
-        return y if output else None
+        raise NotImplementedError("Not implemented in base BitGenerator")
 
     def state(self) -> int:
         return id(self._gen)
 
 
-class XORWOW(BitGenerator):
+class _cuRANDGenerator(BitGenerator):
+    def random_raw(self, size: Any = None, output: bool = True) -> Any:
+        """See Also: cupy.random.XORWOW.random_raw (CuPy's output is int32,
+        ``_bit_generator.pyx:114``: the 32 raw bits, read as signed)."""
+        y = self._gen.integers(0, _UINT32_MAX, size=_size_tuple(size), dtype=numpy.uint32,
+                               endpoint=True).view(numpy.int32)
+        return y if output else None
+
+
+class XORWOW(_cuRANDGenerator):
     """See Also: cupy.random.XORWOW"""
+    _NUMPY_BIT = numpy.random.PCG64
 
 
-class MRG32k3a(BitGenerator):
+class MRG32k3a(_cuRANDGenerator):
     """See Also: cupy.random.MRG32k3a"""
+    _NUMPY_BIT = numpy.random.SFC64
 
 
-class Philox4x3210(BitGenerator):
+class Philox4x3210(_cuRANDGenerator):
     """See Also: cupy.random.Philox4x3210"""
+    _NUMPY_BIT = numpy.random.Philox
 
 
 def _check_output_array(dtype: Any, size: Any, out: Any, check_only_c_cont: bool = False) -> None:
-    """``Generator._check_output_array``: CuPy's messages and error types."""
+    """``Generator._check_output_array`` (``_generator_api.pyx:109``): CuPy's order,
+    messages and error types."""
     if out is None:
         return
     if not isinstance(out, numpy.ndarray):
         raise TypeError("out must be a cupy.ndarray")
-    if check_only_c_cont:
-        if not out.flags.c_contiguous:
-            raise ValueError("Supplied output array is not C contiguous")
-    elif not (out.flags.c_contiguous or out.flags.f_contiguous):
-        raise ValueError("Supplied output array is not contiguous, writable or aligned.")
-    if out.dtype != dtype:
-        raise TypeError(f"Supplied output array has the wrong type. Expected {numpy.dtype(dtype)},"
-                        f" got {out.dtype}")
+    dtype = numpy.dtype(dtype)
+    if out.dtype.char != dtype.char:
+        raise TypeError(f"Supplied output array has the wrong type. Expected {dtype.name},"
+                        f" got {out.dtype.name}")
+    if not out.flags.c_contiguous:
+        if check_only_c_cont or not out.flags.f_contiguous:
+            raise ValueError("Supplied output array is not contiguous, writable or aligned.")
     if size is not None:
-        if _size_tuple(size) != out.shape:
+        try:
+            tup_size = tuple(size)
+        except TypeError:
+            tup_size = (size,)
+        if tup_size != out.shape:
             raise ValueError("size must match out.shape when used together")
 
 
-def _float_dtype(dtype: Any) -> numpy.dtype:
-    dt = numpy.dtype(dtype)
-    if dt.char not in "fd":
-        raise TypeError(f"Unsupported dtype {dt.name!r} for the requested distribution")
-    return dt
+def _gen_param(x: Any, name: str, kinds: tuple = (float, int), exc: type = TypeError,
+               dtype: Any = numpy.float64) -> numpy.ndarray:
+    """A Generator parameter as CuPy takes it: a device array (cast to ``dtype``) or a
+    Python ``float``/``int`` (``type(x) in (float, int)``: no list, no NumPy scalar);
+    anything else is ``exc('<name> is required to be a cupy.ndarray or a scalar')``."""
+    if isinstance(x, numpy.ndarray):
+        return x.astype(dtype, copy=False)
+    if type(x) in kinds:
+        return numpy.asarray(x, dtype)
+    raise exc(f"{name} is required to be a cupy.ndarray or a scalar")
+
+
+def _gen_size(size: Any) -> Any:
+    """``if size is not None and not isinstance(size, tuple): size = (size,)``."""
+    if size is not None and not isinstance(size, tuple):
+        size = (size,)
+    return size
 
 
 class Generator:
-    """cupy.random.Generator on the CPU backend.
+    """cupy.random.Generator on the CPU backend, method by method as CuPy's
+    ``_generator_api.pyx``: its parameter types, its float64 (or float32) work arrays
+    cast to ``dtype`` at the end, and no parameter checks where CuPy's kernels have none
+    and their result is certain (``exponential``, ``power``, ``gamma``'s scale,
+    ``standard_gamma``'s negative shapes, which CuPy's ``rk_standard_gamma`` makes 0).
+    Where CuPy's kernel would loop or give undefined values (``beta``, ``binomial``,
+    ``geometric``, ``poisson``, ``logseries`` out of range), NumPy's error stays.
 
     Parameters
     ----------
@@ -835,7 +925,8 @@ class Generator:
     def _gen(self) -> numpy.random.Generator:
         return self.bit_generator._gen
 
-    def _fill(self, values: numpy.ndarray, out: Any) -> numpy.ndarray:
+    @staticmethod
+    def _fill(values: numpy.ndarray, out: Any) -> numpy.ndarray:
         if out is None:
             return values
         out[...] = values
@@ -866,132 +957,204 @@ class Generator:
         return _out(self._gen.integers(low_a, high_a, size=_size_tuple(size), dtype=dtype,
                                        endpoint=True), dtype)
 
+    def _uniform01(self, size: Any, double: bool) -> numpy.ndarray:
+        return numpy.asarray(self._gen.random(
+            _size_tuple(size), dtype=numpy.float64 if double else numpy.float32))
+
     def random(self, size: Any = None, dtype: Any = numpy.float64, out: Any = None) -> Any:
-        """See Also: cupy.random.Generator.random"""
+        """See Also: cupy.random.Generator.random (float64 or float32 draws, then
+        ``astype(dtype)``: integer dtypes give zeros)"""
+        if out is not None:
+            _check_output_array(dtype, size, out)
         dtype = numpy.dtype(dtype)
-        _check_output_array(dtype, size, out)
         if out is not None and size is None:
             size = out.shape
-        size = _size_tuple(size)
-        if dtype.char in "fd":
-            values = self._gen.random(size, dtype=dtype)
-        elif dtype.kind in "biu":
-            # CuPy writes [0, 1) uniforms into the output: integers are all 0
-            values = numpy.zeros(size, dtype=dtype)
-        else:
-            values = self._gen.random(size).astype(dtype)
-        return self._fill(values, out)
+        y = self._fill(self._uniform01(size, dtype.char == "d"), out)
+        return y.astype(dtype, copy=False)
 
     def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None,
                 dtype: Any = numpy.float64) -> numpy.ndarray:
-        """See Also: cupy.random.Generator.uniform"""
+        """See Also: cupy.random.Generator.uniform (``low + (high - low) * y`` in
+        float64, then ``astype(dtype)``)"""
         low, high = _asarray(low), _asarray(high)
         if size is None:
             size = numpy.broadcast(low, high).shape
-        dtype = _float_dtype(dtype)
-        x = self._gen.random(_size_tuple(size), dtype=dtype)
-        return _out(low + x * (high - low), dtype)
+        dtype = numpy.dtype(dtype)
+        y = self._uniform01(size, dtype.char == "d")
+        low = numpy.broadcast_to(low, y.shape)
+        high = numpy.broadcast_to(high, y.shape)
+        y = numpy.asarray(low + (high - low) * y)
+        return y.astype(dtype, copy=False)
 
     def standard_normal(self, size: Any = None, dtype: Any = numpy.float64,
                         out: Any = None) -> Any:
         """See Also: cupy.random.Generator.standard_normal"""
-        dtype = _float_dtype(dtype)
-        _check_output_array(dtype, size, out)
-        if out is not None and size is None:
+        if out is not None:
+            _check_output_array(dtype, size, out)
+            dt = out.dtype
+        else:
+            dt = numpy.dtype(dtype)
+        if dt.char not in ("f", "d"):
+            raise TypeError(f"Unsupported dtype {dt.name} for standard_normal")
+        if out is not None:
             size = out.shape
-        return self._fill(self._gen.standard_normal(_size_tuple(size), dtype=dtype), out)
+        return self._fill(numpy.asarray(self._gen.standard_normal(_size_tuple(size), dtype=dt)),
+                          out)
 
     def standard_exponential(self, size: Any = None, dtype: Any = numpy.float64,
                              method: str = "inv", out: Any = None) -> Any:
-        """See Also: cupy.random.Generator.standard_exponential"""
-        dtype = _float_dtype(dtype)
-        if method not in ("inv", "zig"):
-            raise ValueError(f"Method {method!r} is not supported")
-        _check_output_array(dtype, size, out)
-        if out is not None and size is None:
+        """See Also: cupy.random.Generator.standard_exponential (float64 draws, then
+        ``astype(dtype)``; only ``method='zig'`` is refused)"""
+        if method == "zig":
+            raise NotImplementedError("Ziggurat method is not supported")
+        if out is not None:
+            _check_output_array(dtype, size, out)
             size = out.shape
-        return self._fill(self._gen.standard_exponential(_size_tuple(size), dtype=dtype,
-                                                         method=method), out)
+        y = numpy.asarray(self._gen.standard_exponential(_size_tuple(size)))
+        y = self._fill(y, out)
+        return y.astype(dtype, copy=False)
 
     def standard_gamma(self, shape: Any, size: Any = None, dtype: Any = numpy.float64,
                        out: Any = None) -> Any:
         """See Also: cupy.random.Generator.standard_gamma"""
-        dtype = _float_dtype(dtype)
-        _check_output_array(dtype, size, out, check_only_c_cont=True)
-        shape = _asarray(shape)
+        if shape is None:
+            raise TypeError("shape must be real number, not NoneType")
+        shape = _gen_param(shape, "shape", exc=ValueError)
+        size = _gen_size(size)
         if size is None:
-            size = out.shape if out is not None else shape.shape
-        return self._fill(_out(self._gen.standard_gamma(shape, _size_tuple(size)), dtype), out)
+            size = shape.shape if out is None else out.shape
+        if out is not None:
+            _check_output_array(dtype, size, out, True)
+        if numpy.dtype(dtype).char not in ("f", "d"):
+            # CuPy formats its float64 work array's dtype (sic)
+            raise TypeError("Unsupported dtype float64 for standard_gamma")
+        y = numpy.zeros(_size_tuple(size), numpy.float64)
+        shape = numpy.broadcast_to(shape, y.shape)
+        ok = ~(shape < 0)  # rk_standard_gamma returns 0.0 for a negative shape
+        if ok.any():
+            y[ok] = self._gen.standard_gamma(shape[ok])
+        y = self._fill(y, out)
+        return y.astype(dtype, copy=False)
 
     def beta(self, a: Any, b: Any, size: Any = None, dtype: Any = numpy.float64) -> numpy.ndarray:
         """See Also: cupy.random.Generator.beta"""
-        a, b = _asarray(a), _asarray(b)
-        dtype = _float_dtype(dtype)
-        return _out(self._gen.beta(a, b, size), dtype)
+        a, b = _gen_param(a, "a"), _gen_param(b, "b")
+        size = _gen_size(size)
+        if size is None:
+            size = numpy.broadcast(a, b).shape
+        y = numpy.asarray(self._gen.beta(a, b, size), numpy.float64)
+        return y.astype(dtype, copy=False)
 
     def binomial(self, n: Any, p: Any, size: Any = None) -> numpy.ndarray:
-        """See Also: cupy.random.Generator.binomial"""
-        return _out(self._gen.binomial(_asarray(n), _asarray(p), size), numpy.int64)
+        """See Also: cupy.random.Generator.binomial (``p`` a device array or a Python
+        ``float``: an int ``p`` is refused, ``_generator_api.pyx:1010``)"""
+        n = _gen_param(n, "n", dtype=numpy.int64)
+        if isinstance(p, numpy.ndarray):
+            p = p.astype(numpy.float64, copy=False)
+        elif type(p) is float:
+            p = numpy.asarray(p, numpy.float64)
+        else:
+            raise TypeError("p is required to be a cupy.ndarray or a scalar")
+        if size is None:
+            size = numpy.broadcast(n, p).shape
+        return _out(self._gen.binomial(n, p, size), numpy.int64)
 
     def chisquare(self, df: Any, size: Any = None) -> numpy.ndarray:
-        """See Also: cupy.random.Generator.chisquare"""
-        return _out(self._gen.chisquare(_asarray(df), size), numpy.float64)
+        """See Also: cupy.random.Generator.chisquare (``standard_gamma(df / 2) * 2``)"""
+        df = _gen_param(df, "df")
+        size = _gen_size(size)
+        if size is None:
+            size = df.shape
+        df = numpy.broadcast_to(df, _size_tuple(size))
+        y = self.standard_gamma(numpy.asarray(df / 2))
+        y *= 2
+        return y
 
     def dirichlet(self, alpha: Any, size: Any = None) -> numpy.ndarray:
         """See Also: cupy.random.Generator.dirichlet"""
-        # CuPy normalizes gamma draws over the last axis of ``size + alpha.shape``
-        alpha = _asarray(alpha)
-        size = alpha.shape if size is None else _size_tuple(size) + alpha.shape
-        y = _out(self._gen.standard_gamma(alpha, size), numpy.float64)
+        alpha = _gen_param(alpha, "alpha")
+        if size is not None:
+            size = _gen_size(size) + alpha.shape
+        else:
+            size = alpha.shape
+        y = self.standard_gamma(alpha, size)
         y /= y.sum(axis=-1, keepdims=True)
         return y
 
     def exponential(self, scale: Any = 1.0, size: Any = None) -> numpy.ndarray:
-        """See Also: cupy.random.Generator.exponential"""
-        return _out(self._gen.exponential(_asarray(scale), size), numpy.float64)
+        """See Also: cupy.random.Generator.exponential (``standard_exponential(size) *
+        scale``: no check of ``scale``)"""
+        return numpy.asarray(self.standard_exponential(size) * _host(scale))
 
     def f(self, dfnum: Any, dfden: Any, size: Any = None) -> numpy.ndarray:
         """See Also: cupy.random.Generator.f"""
-        return _out(self._gen.f(_asarray(dfnum), _asarray(dfden), size), numpy.float64)
+        dfnum, dfden = _gen_param(dfnum, "dfnum"), _gen_param(dfden, "dfden")
+        if size is None:
+            size = numpy.broadcast(dfnum, dfden).shape
+        with numpy.errstate(divide="ignore", invalid="ignore"):
+            return numpy.asarray((self.chisquare(dfnum, size) * dfden) /
+                                 (self.chisquare(dfden, size) * dfnum))
 
     def gamma(self, shape: Any, scale: Any = 1.0, size: Any = None) -> numpy.ndarray:
-        """See Also: cupy.random.Generator.gamma"""
-        return _out(self._gen.gamma(_asarray(shape), _asarray(scale), size), numpy.float64)
+        """See Also: cupy.random.Generator.gamma (``standard_gamma(shape, size)`` times
+        ``scale`` in place)"""
+        scale = _host(scale)
+        if size is None:
+            size = numpy.broadcast(_host(shape), scale).shape
+        y = self.standard_gamma(shape, size)
+        y *= scale
+        return y
 
     def geometric(self, p: Any, size: Any = None) -> numpy.ndarray:
         """See Also: cupy.random.Generator.geometric"""
-        return _out(self._gen.geometric(_asarray(p), size), numpy.int64)
+        p = _gen_param(p, "p")
+        size = _gen_size(size)
+        if size is None:
+            size = p.shape
+        return _out(self._gen.geometric(p, size), numpy.int64)
 
     def hypergeometric(self, ngood: Any, nbad: Any, nsample: Any,
                        size: Any = None) -> numpy.ndarray:
         """See Also: cupy.random.Generator.hypergeometric"""
-        ngood, nbad, nsample = _asarray(ngood), _asarray(nbad), _asarray(nsample)
-        if _any(ngood < 0):
-            raise ValueError("ngood < 0")
-        if _any(nbad < 0):
-            raise ValueError("nbad < 0")
-        if _any(nsample < 0):
-            raise ValueError("nsample < 0")
+        for v, nm in ((ngood, "ngood"), (nbad, "nbad"), (nsample, "nsample")):
+            if type(v) in (float, int) and v < 0:
+                raise ValueError(f"{nm} < 0")
+        ngood = _gen_param(ngood, "ngood", dtype=numpy.int64)
+        nbad = _gen_param(nbad, "nbad", dtype=numpy.int64)
+        nsample = _gen_param(nsample, "nsample", dtype=numpy.int64)
+        size = _gen_size(size)
         if size is None:
             size = numpy.broadcast(ngood, nbad, nsample).shape
         return _out(_hypergeometric(self._gen, ngood, nbad, nsample, size), numpy.int64)
 
     def logseries(self, p: Any, size: Any = None) -> numpy.ndarray:
         """See Also: cupy.random.Generator.logseries"""
-        p = _asarray(p)
-        if _any(p < 0) or _any(p >= 1):
-            raise ValueError("p < 0, p >= 1 or p is NaN")
+        p = _gen_param(p, "p")
+        size = _gen_size(size)
+        if size is None:
+            size = p.shape
         return _out(self._gen.logseries(p, size), numpy.int64)
 
     def poisson(self, lam: Any = 1.0, size: Any = None) -> numpy.ndarray:
         """See Also: cupy.random.Generator.poisson"""
-        if lam is None:
-            raise TypeError("lam must be a number or an array, not None")
-        return _out(self._gen.poisson(_asarray(lam), size), numpy.int64)
+        lam = _gen_param(lam, "lam")
+        size = _gen_size(size)
+        if size is None:
+            size = lam.shape
+        return _out(self._gen.poisson(lam, size), numpy.int64)
 
     def power(self, a: Any, size: Any = None) -> numpy.ndarray:
-        """See Also: cupy.random.Generator.power"""
-        return _out(self._gen.power(_asarray(a), size), numpy.float64)
+        """See Also: cupy.random.Generator.power (CuPy's closed form, no check of ``a``)"""
+        a = _gen_param(a, "a")
+        size = _gen_size(size)
+        if size is None:
+            size = a.shape
+        x = self.standard_exponential(size)
+        numpy.exp(-x, out=x)
+        numpy.add(1, -x, out=x)
+        with numpy.errstate(divide="ignore", invalid="ignore"):
+            numpy.power(x, 1. / a, out=x)
+        return x
 
 
 def default_rng(seed: Any = None) -> Generator:

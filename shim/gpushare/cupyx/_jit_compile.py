@@ -791,6 +791,17 @@ class _Function:
                     raise _fail(ValueError, "assertion on a constant fails")
                 return []
             return [f"assert({self.truth(v)});"]
+        # CuPy's words and types for these (cupyx/jit/_compile.py:650-666)
+        cupy_refusals = {ast.With: "Switching contexts are not allowed.",
+                         ast.AsyncWith: "Switching contexts are not allowed.",
+                         ast.Raise: "throw/catch are not allowed.",
+                         ast.Try: "throw/catch are not allowed.",
+                         ast.Import: "Cannot import modules from the target functions.",
+                         ast.ImportFrom: "Cannot import modules from the target functions.",
+                         ast.Global: "Cannot use global/nonlocal in the target functions.",
+                         ast.Nonlocal: "Cannot use global/nonlocal in the target functions."}
+        if type(s) in cupy_refusals:
+            raise _fail(ValueError, cupy_refusals[type(s)])
         names = {ast.FunctionDef: "nested functions", ast.ClassDef: "classes",
                  ast.Delete: "del", ast.With: "with statements", ast.Raise: "raise",
                  ast.Try: "try statements", ast.Import: "import", ast.ImportFrom: "import",
@@ -1050,7 +1061,8 @@ class _Function:
                  ast.NamedExpr: "the walrus operator", ast.Slice: "slices",
                  ast.Await: "await", ast.Yield: "yield", ast.YieldFrom: "yield"}
         what = names.get(type(e), type(e).__name__)
-        raise _fail(NotImplementedError, f"{what} (not supported in jit kernels)")
+        # CuPy: ValueError('Not supported: type <class ...>') (cupyx/jit/_compile.py:845)
+        raise _fail(ValueError, f"Not supported: type {type(e)} ({what})")
 
     def value(self, v: Value) -> Data:
         """``v`` as run-time scalar data (constants become typed literals)."""
@@ -1222,8 +1234,7 @@ class _Function:
                 return Const(v.dtype)
             if attr == "itemsize":
                 return Const(v.dtype.itemsize)
-            raise _fail(NotImplementedError, f"array attribute {attr!r} is not supported "
-                                             "in jit kernels")
+            raise _fail(AttributeError, f"Unknown attribute: {attr}")
         if isinstance(v, Tup):
             raise _fail(AttributeError, f"tuple has no attribute {attr!r}")
         if isinstance(v, Group):
@@ -1234,7 +1245,8 @@ class _Function:
             if attr not in ("x", "y", "z"):
                 raise _fail(AttributeError, f"dim3 has no attribute {attr!r}")
             return Data(f"{v.code}.{attr}", _U32)
-        raise _fail(NotImplementedError, f"attribute {attr!r} of a scalar is not supported")
+        # CuPy: AttributeError('Unknown attribute: ...') (cupyx/jit/_compile.py:821)
+        raise _fail(AttributeError, f"Unknown attribute: {attr}")
 
     def _shape(self, v: Arr) -> list:
         if v.shape is None:
@@ -1244,7 +1256,8 @@ class _Function:
     def subscript(self, v: Value, sl: ast.expr) -> Value:
         if isinstance(sl, ast.Slice) or (isinstance(sl, ast.Tuple) and
                                          any(isinstance(x, ast.Slice) for x in sl.elts)):
-            raise _fail(NotImplementedError, "slices are not supported in jit kernels")
+            # CuPy: ValueError('Not supported: type <class 'ast.Slice'>') (_compile.py:845)
+            raise _fail(ValueError, f"Not supported: type {ast.Slice} (slices)")
         return self.index(v, self.expr(sl))
 
     def index(self, v: Value, idx: Value) -> Value:

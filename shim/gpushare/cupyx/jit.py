@@ -193,6 +193,10 @@ def rawkernel(*, mode: str = "cuda", device: bool = False) -> Any:
     --------
     cupyx.jit.rawkernel
     """
+    # CuPy warns at each ``rawkernel(...)`` call (cupyx/jit/_interface.py:247)
+    from gpushare.cupy.random._generator import _experimental
+    _experimental("cupyx.jit.rawkernel")
+
     def deco(func: Any) -> _JitKernel:
         return _JitKernel(func, mode, device)
     return deco
@@ -224,6 +228,36 @@ for _name in ("this_thread_block", "this_grid", "sync", "memcpy_async", "wait",
               "wait_prior"):
     setattr(cg, _name, Intrinsic("cg." + _name))
 sys.modules[cg.__name__] = cg
+
+#: CuPy's ``cupyx.jit._n_functions_upperlimit`` (cupyx/jit/__init__.py)
+_n_functions_upperlimit = 100
+
+
+def _unservable_module(name: str, names: tuple, doc: str) -> types.ModuleType:
+    """``cupyx.jit.cub`` / ``cupyx.jit.thrust``: CuPy's names exist; the emulator has no
+    CUB or Thrust device code, so a kernel using one is refused (NotImplementedError)."""
+    mod = types.ModuleType(__name__ + "." + name, doc)
+    for n in names:
+        setattr(mod, n, Intrinsic(f"{name}.{n}"))
+    sys.modules[mod.__name__] = mod
+    return mod
+
+
+cub = _unservable_module("cub", ("WarpReduce", "BlockReduce", "Sum", "Max", "Min"),
+                         "cupyx.jit.cub: CUB's block/warp reductions (not served by gpushare)")
+thrust = _unservable_module("thrust", (  # CuPy's cupyx/jit/thrust.py names
+    "host", "device", "seq", "adjacent_difference", "binary_search", "copy", "count",
+    "equal", "equal_range", "exclusive_scan", "exclusive_scan_by_key", "fill", "find",
+    "gather", "inclusive_scan", "inclusive_scan_by_key", "inner_product", "is_sorted",
+    "is_sorted_until", "lower_bound", "make_constant_iterator",
+    "make_counting_iterator", "mismatch", "reduce", "reduce_by_key", "remove",
+    "remove_copy", "replace", "replace_copy", "reverse", "reverse_copy", "scatter",
+    "sequence", "set_difference", "set_difference_by_key", "set_intersection",
+    "set_intersection_by_key", "set_symmetric_difference",
+    "set_symmetric_difference_by_key", "set_union", "set_union_by_key", "sort",
+    "sort_by_key", "stable_sort", "stable_sort_by_key", "swap_ranges", "unique",
+    "unique_by_key", "upper_bound"),
+    "cupyx.jit.thrust: Thrust's algorithms (not served by gpushare)")
 
 for _name in ("syncthreads", "syncwarp", "shared_memory", "atomic_add", "atomic_sub",
               "atomic_exch", "atomic_min", "atomic_max", "atomic_inc", "atomic_dec",

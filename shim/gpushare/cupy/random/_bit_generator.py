@@ -43,6 +43,7 @@ class BitGenerator(RemoteObjectProxy):
 
     __slots__ = ()
     _path = "cupy.random.BitGenerator"
+    _gs_closed = True  # CuPy's members only (``hasattr(bg, 'bogus')`` is False)
 
     def __new__(cls, seed: Any = None, *, size: int = -1) -> "BitGenerator":
         kwargs = {} if size == -1 else {"size": size}
@@ -61,8 +62,23 @@ class BitGenerator(RemoteObjectProxy):
         return self._gs_session.call("method", "random_raw", (self, size, output), {})
 
 
+class _cuRANDGenerator(BitGenerator):
+    """CuPy's cuRAND bit generators' common base (``_bit_generator.pyx``)."""
+
+    __slots__ = ()
+
+    def state(self) -> Any:
+        """The address of the generator's state (a server-side id here).
+
+        See Also
+        --------
+        cupy.random.XORWOW.state
+        """
+        return self._gs_session.call("method", "state", (self,), {})
+
+
 @_objects.register("XORWOW")
-class XORWOW(BitGenerator):
+class XORWOW(_cuRANDGenerator):
     """BitGenerator using cuRAND's XORWOW generator.
 
     See Also
@@ -72,10 +88,11 @@ class XORWOW(BitGenerator):
 
     __slots__ = ()
     _path = "cupy.random.XORWOW"
+    generator = 0  # CuPy's ``RandGenerators`` enum (cupy_distributions.cuh)
 
 
 @_objects.register("MRG32k3a")
-class MRG32k3a(BitGenerator):
+class MRG32k3a(_cuRANDGenerator):
     """BitGenerator using cuRAND's MRG32k3a generator.
 
     See Also
@@ -85,10 +102,11 @@ class MRG32k3a(BitGenerator):
 
     __slots__ = ()
     _path = "cupy.random.MRG32k3a"
+    generator = 1  # CuPy's ``RandGenerators`` enum (cupy_distributions.cuh)
 
 
 @_objects.register("Philox4x3210")
-class Philox4x3210(BitGenerator):
+class Philox4x3210(_cuRANDGenerator):
     """BitGenerator using cuRAND's Philox4x32-10 generator.
 
     See Also
@@ -98,6 +116,7 @@ class Philox4x3210(BitGenerator):
 
     __slots__ = ()
     _path = "cupy.random.Philox4x3210"
+    generator = 2  # CuPy's ``RandGenerators`` enum (cupy_distributions.cuh)
 
 
 _objects.register("BitGenerator")(BitGenerator)

@@ -82,6 +82,7 @@ class RandomState(RemoteObjectProxy):
     """
 
     __slots__ = ()
+    _gs_closed = True  # CuPy's members only: hasattr(rs, 'bogus') is False
 
     def __new__(cls, seed: Any = None, method: Any = None) -> "RandomState":
         kwargs = {} if method is None else {"method": method}
@@ -170,7 +171,9 @@ class RandomState(RemoteObjectProxy):
     def lognormal(self, mean: Any = 0.0, sigma: Any = 1.0, size: Any = None,
                   dtype: Any = float) -> Any:
         """See Also: cupy.random.RandomState.lognormal"""
-        return self._run("lognormal", mean, sigma, size, dtype)
+        # not copied to the device: CuPy hands non-cupy values to cuRAND as C doubles
+        return self._gs_session.call("method", "lognormal", (self, mean, sigma, size, dtype),
+                                     {})
 
     def logseries(self, p: Any, size: Any = None, dtype: Any = "l") -> Any:
         """See Also: cupy.random.RandomState.logseries"""
@@ -195,7 +198,8 @@ class RandomState(RemoteObjectProxy):
         if shape is not None and dt is not None and isinstance(loc, _SCALARS) and \
                 isinstance(scale, _SCALARS):
             return self._submit("normal", shape, dt, loc, scale, shape, dt)
-        return self._run("normal", loc, scale, size, dtype)
+        # not copied to the device: CuPy hands non-cupy values to cuRAND as C doubles
+        return self._gs_session.call("method", "normal", (self, loc, scale, size, dtype), {})
 
     def pareto(self, a: Any, size: Any = None, dtype: Any = float) -> Any:
         """See Also: cupy.random.RandomState.pareto"""
@@ -318,7 +322,14 @@ class RandomState(RemoteObjectProxy):
         self._run("shuffle", a)
 
     def permutation(self, a: Any) -> Any:
-        """See Also: cupy.random.RandomState.permutation"""
+        """See Also: cupy.random.RandomState.permutation (only a Python ``int`` is a
+        range; anything else is indexed as an array, _generator.py:1222-1227)"""
+        if isinstance(a, numpy.generic) and not isinstance(a, int):
+            raise TypeError(f"object of type '{type(a).__name__}' has no len()")
+        if isinstance(a, numpy.ndarray):
+            # ``numpy_array[cupy_array]``: NumPy converts the cupy index implicitly
+            raise TypeError("Implicit conversion to a NumPy array is not allowed. Please use "
+                            "`.get()` to construct a NumPy array explicitly.")
         return self._run("permutation", a)
 
     def gumbel(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None,

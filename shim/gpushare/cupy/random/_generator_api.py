@@ -11,6 +11,14 @@ from ._bit_generator import BitGenerator
 from ._generator import _dev
 
 
+def _param(x: Any, name: str, exc: type = TypeError, kinds: tuple = (float, int)) -> Any:
+    """CuPy's parameter rule (``_generator_api.pyx``): a ``cupy.ndarray`` or
+    ``type(x) in (float, int)``; a list, a NumPy array or a NumPy scalar is refused."""
+    from .._ndarray import ndarray
+    if not isinstance(x, ndarray) and type(x) not in kinds:
+        raise exc(f"{name} is required to be a cupy.ndarray or a scalar")
+
+
 @_objects.register("Generator")
 class Generator(RemoteObjectProxy):
     """Container of a BitGenerator, drawing from the distributions on the server.
@@ -26,6 +34,7 @@ class Generator(RemoteObjectProxy):
     """
 
     __slots__ = ("_bit_generator",)
+    _gs_closed = True  # CuPy's members only: hasattr(g, 'normal') is False
 
     def __new__(cls, bit_generator: Any) -> "Generator":
         if not isinstance(bit_generator, BitGenerator):
@@ -57,13 +66,12 @@ class Generator(RemoteObjectProxy):
         self._bit_generator = bit_generator
 
     def _run(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        return self._gs_session.call("method", name, (self, *map(_dev, args)),
-                                     {k: _dev(v) for k, v in kwargs.items()})
+        return self._gs_session.call("method", name, (self, *args), kwargs)
 
     def integers(self, low: Any, high: Any = None, size: Any = None,
                  dtype: Any = numpy.int64, endpoint: bool = False) -> Any:
         """See Also: cupy.random.Generator.integers"""
-        return self._run("integers", low, high, size, dtype, endpoint)
+        return self._run("integers", _dev(low), _dev(high), size, dtype, endpoint)
 
     def random(self, size: Any = None, dtype: Any = numpy.float64, out: Any = None) -> Any:
         """See Also: cupy.random.Generator.random"""
@@ -71,8 +79,9 @@ class Generator(RemoteObjectProxy):
 
     def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None,
                 dtype: Any = numpy.float64) -> Any:
-        """See Also: cupy.random.Generator.uniform"""
-        return self._run("uniform", low, high, size, dtype)
+        """See Also: cupy.random.Generator.uniform (``cupy.asarray(low)``: NumPy data
+        is copied to the device)"""
+        return self._run("uniform", _dev(low), _dev(high), size, dtype)
 
     def standard_normal(self, size: Any = None, dtype: Any = numpy.float64,
                         out: Any = None) -> Any:
@@ -82,61 +91,82 @@ class Generator(RemoteObjectProxy):
     def standard_exponential(self, size: Any = None, dtype: Any = numpy.float64,
                              method: str = "inv", out: Any = None) -> Any:
         """See Also: cupy.random.Generator.standard_exponential"""
+        if method == "zig":
+            raise NotImplementedError("Ziggurat method is not supported")
         return self._run("standard_exponential", size, dtype, method, out)
 
     def standard_gamma(self, shape: Any, size: Any = None, dtype: Any = numpy.float64,
                        out: Any = None) -> Any:
         """See Also: cupy.random.Generator.standard_gamma"""
-        if shape is None:  # CuPy's typed signature refuses None
-            raise TypeError("Cannot convert None to an array of shape")
+        if shape is None:
+            raise TypeError("shape must be real number, not NoneType")
+        _param(shape, "shape", ValueError)
         return self._run("standard_gamma", shape, size, dtype, out)
 
     def beta(self, a: Any, b: Any, size: Any = None, dtype: Any = numpy.float64) -> Any:
         """See Also: cupy.random.Generator.beta"""
+        _param(a, "a")
+        _param(b, "b")
         return self._run("beta", a, b, size, dtype)
 
     def binomial(self, n: Any, p: Any, size: Any = None) -> Any:
-        """See Also: cupy.random.Generator.binomial"""
+        """See Also: cupy.random.Generator.binomial (``p``: an array or a ``float``)"""
+        _param(n, "n")
+        _param(p, "p", kinds=(float,))
         return self._run("binomial", n, p, size)
 
     def chisquare(self, df: Any, size: Any = None) -> Any:
         """See Also: cupy.random.Generator.chisquare"""
+        _param(df, "df")
         return self._run("chisquare", df, size)
 
     def dirichlet(self, alpha: Any, size: Any = None) -> Any:
         """See Also: cupy.random.Generator.dirichlet"""
+        _param(alpha, "alpha")
         return self._run("dirichlet", alpha, size)
 
     def exponential(self, scale: Any = 1.0, size: Any = None) -> Any:
         """See Also: cupy.random.Generator.exponential"""
-        return self._run("exponential", scale, size)
+        return self._run("exponential", _dev(scale), size)
 
     def f(self, dfnum: Any, dfden: Any, size: Any = None) -> Any:
         """See Also: cupy.random.Generator.f"""
+        _param(dfnum, "dfnum")
+        _param(dfden, "dfden")
         return self._run("f", dfnum, dfden, size)
 
     def gamma(self, shape: Any, scale: Any = 1.0, size: Any = None) -> Any:
         """See Also: cupy.random.Generator.gamma"""
-        return self._run("gamma", shape, scale, size)
+        if shape is None:
+            raise TypeError("shape must be real number, not NoneType")
+        _param(shape, "shape", ValueError)
+        return self._run("gamma", shape, _dev(scale), size)
 
     def geometric(self, p: Any, size: Any = None) -> Any:
         """See Also: cupy.random.Generator.geometric"""
+        _param(p, "p")
         return self._run("geometric", p, size)
 
     def hypergeometric(self, ngood: Any, nbad: Any, nsample: Any, size: Any = None) -> Any:
         """See Also: cupy.random.Generator.hypergeometric"""
+        for v, nm in ((ngood, "ngood"), (nbad, "nbad"), (nsample, "nsample")):
+            if type(v) in (float, int) and v < 0:
+                raise ValueError(f"{nm} < 0")
+        for v, nm in ((ngood, "ngood"), (nbad, "nbad"), (nsample, "nsample")):
+            _param(v, nm)
         return self._run("hypergeometric", ngood, nbad, nsample, size)
 
     def logseries(self, p: Any, size: Any = None) -> Any:
         """See Also: cupy.random.Generator.logseries"""
+        _param(p, "p")
         return self._run("logseries", p, size)
 
     def poisson(self, lam: Any = 1.0, size: Any = None) -> Any:
         """See Also: cupy.random.Generator.poisson"""
-        if lam is None:  # CuPy's typed signature refuses None
-            raise TypeError("Cannot convert None to an array of lam")
+        _param(lam, "lam")
         return self._run("poisson", lam, size)
 
     def power(self, a: Any, size: Any = None) -> Any:
         """See Also: cupy.random.Generator.power"""
+        _param(a, "a")
         return self._run("power", a, size)
