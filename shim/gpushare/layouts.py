@@ -7,10 +7,36 @@ CuPy runs these through CUB, its default accelerator on NVIDIA GPUs
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy
 
 #: dtypes CUB reduces (``cupy.cuda.cub.CUB_support_dtype_with_half``)
 _CUB_DTYPES = frozenset("bBhHiIlLqQefdFD")
+
+
+_ORDER_LETTERS = frozenset("KkAaCcFf")
+
+
+def normalize_order(order: Any, allow_k: bool = True) -> str:
+    """CuPy's ``internal._normalize_order``: the order's first letter, upper case
+    ('' is 'C'); ``ValueError('order not understood')`` for anything else (and the
+    TypeError ``len()`` raises for None or a number, as CuPy's); ``allow_k=False``
+    refuses 'K' as ``reshape`` does."""
+    first = "C" if len(order) == 0 else chr(ord(order[0]))
+    if first not in _ORDER_LETTERS:
+        raise ValueError("order not understood")
+    letter = first.upper()
+    if letter == "K" and not allow_k:
+        raise ValueError("order 'K' is not permitted")
+    return letter
+
+
+def creation_layout(order: Any) -> str:
+    """The layout ``cupy.ndarray(shape, dtype, order=order)`` gives (``core.pyx``
+    ``_init``): 'C' for None, '' and C; 'F' for F, A and K (C strides only for 'C');
+    an unknown letter is CuPy's ValueError."""
+    return "C" if order is None or normalize_order(order) == "C" else "F"
 
 
 def arg_reduce_is_view(name: str, dtype: numpy.dtype, c_contiguous: bool,

@@ -15,7 +15,8 @@ from typing import Any, Callable
 import numpy
 
 from gpushare import structured
-from gpushare.layouts import arg_reduce_is_view, broadcast_strides
+from gpushare.layouts import (arg_reduce_is_view, broadcast_strides, creation_layout,
+                              normalize_order)
 from gpushare.protocol import HostArray
 
 
@@ -57,18 +58,6 @@ def _like(name: str) -> Callable[..., Any]:
     return fn
 
 
-def creation_order(order: Any) -> str:
-    """The layout ``cupy.ndarray(shape, dtype, order=order)`` gives (``core.pyx``
-    ``_init``, ``internal._normalize_order``): 'C' for None, '' and C/c; 'F' for
-    F/f/A/a/K/k; anything else is CuPy's ValueError."""
-    if order is None or not len(order):
-        return "C"
-    char = order[0]
-    if char not in "CcFfAaKk":
-        raise ValueError("order not understood")
-    return "C" if char in "Cc" else "F"
-
-
 def device_dtype(dtype: Any) -> numpy.dtype:
     """``dtype`` where CuPy makes a new array of it (``check_supported_dtype``): long
     doubles have no C type there."""
@@ -83,7 +72,7 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C") -> nu
     if dtype is None:
         value = fill_value.array if isinstance(fill_value, HostArray) else fill_value
         dtype = value.dtype if isinstance(value, numpy.ndarray) else numpy.array(value).dtype
-    out = numpy.empty(shape, dtype=device_dtype(dtype), order=creation_order(order))
+    out = numpy.empty(shape, dtype=device_dtype(dtype), order=creation_layout(order))
     copyto(out, fill_value, casting="unsafe")
     return out
 
@@ -94,7 +83,7 @@ def eye(N: Any, M: Any = None, k: Any = 0, dtype: Any = float,  # noqa: N803 - C
     ``_creation/basic.py``; order K and A lay it out in Fortran order, as ``zeros``)."""
     if M is None:
         M = N
-    ret = numpy.zeros((N, M), dtype=device_dtype(dtype), order=creation_order(order))
+    ret = numpy.zeros((N, M), dtype=device_dtype(dtype), order=creation_layout(order))
     if k <= -N or k >= M:
         return ret
     numpy.fill_diagonal(ret[max(0, -k):, max(0, k):], 1)
@@ -830,13 +819,7 @@ def ndarray_reshape(a: numpy.ndarray, *shape: Any, order: str = "C", copy: Any =
     if isinstance(copy, str):
         raise ValueError("strings are not allowed for 'copy' keyword. Use True/False/None "
                          "instead.")
-    # CuPy's ``internal._normalize_order(order, False)``
-    first = "C" if len(order) == 0 else chr(ord(order[0]))
-    if first not in "CcFfAaKk":
-        raise ValueError("order not understood")
-    if first in "Kk":
-        raise ValueError("order 'K' is not permitted")
-    order = first.upper()
+    order = normalize_order(order, allow_k=False)
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     if copy:

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy
 
+from ..layouts import creation_layout as _creation_layout
 from ..protocol import STREAM_MIN
 from ..namespace import module_names
 from ..structured import get_typename as _get_typename, unsupported_dtype as _unsupported_dtype
@@ -124,21 +125,11 @@ def _shape_tuple(shape: Any) -> tuple:
     return shape
 
 
-def _order_char(order: Any) -> str:
-    """CuPy's ``internal._normalize_order``: 'C', 'F', 'A' or 'K' (None and '' are C)."""
-    if order is None or not len(order):
-        return "C"
-    char = order[0]
-    if char in "CcFfAaKk":
-        return char.upper()
-    raise ValueError("order not understood")
-
-
 def _create(name: str, shape: tuple, dtype: Any, order: Any, args: tuple = (),
               kwargs: dict | None = None) -> ndarray:
     # ``cupy.ndarray(shape, dtype, order=order)``: C strides only for 'C' (K and A too
     # give a Fortran-ordered array, as CuPy's ``_init``)
-    f_order = order is not None and _order_char(order) != "C"
+    f_order = _creation_layout(order) == "F"
     dt = _device_dtype(dtype)
     if dt.fields is not None and name != "empty" and name != "zeros":
         _get_typename(dt)  # CuPy fills it with a kernel: its struct type's checks

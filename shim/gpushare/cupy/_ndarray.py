@@ -21,7 +21,7 @@ from typing import Any
 import numpy
 
 from .. import client as _client
-from ..layouts import arg_reduce_is_view
+from ..layouts import arg_reduce_is_view, creation_layout, normalize_order
 from ..protocol import FLAG_C, FLAG_F, FLAG_OWN, ArrayMeta
 from . import _infer
 
@@ -351,14 +351,9 @@ class ndarray(_client.RemoteHandle):
     def __init__(self, shape: Any, dtype: Any = float, memptr: Any = None, strides: Any = None,
                  order: str = "C") -> None:
         from . import _shape_tuple, empty
-        # CuPy's ``internal._normalize_order``: anything but C/c (or None, or '') lays
-        # the new array out in Fortran order; an unknown letter raises, strides or not
-        if order is None or not len(order):
-            order = "C"
-        elif order[0] in "CcFfAaKk":
-            order = "C" if order[0] in "Cc" else "F"
-        else:
-            raise ValueError("order not understood")
+        # anything but C (or None, or '') lays the new array out in Fortran order; an
+        # unknown letter raises, strides or not
+        order = creation_layout(order)
         if memptr is not None:
             ptr = int(memptr.ptr if hasattr(memptr, "ptr") else memptr)
             shp = _shape_tuple(shape)
@@ -1064,20 +1059,6 @@ def _is_proxy(value: Any) -> bool:
     return isinstance(value, ndarray)
 
 
-def normalize_order(order: Any, allow_k: bool = True) -> str:
-    """CuPy's ``internal._normalize_order``: the order's first letter, upper case
-    ('' is 'C'); ``ValueError('order not understood')`` for anything else (and the
-    TypeError ``len()`` raises for None or a number, as CuPy's)."""
-    first = "C" if len(order) == 0 else chr(ord(order[0]))
-    if first not in _ORDER_LETTERS:
-        raise ValueError("order not understood")
-    letter = first.upper()
-    if letter == "K" and not allow_k:
-        raise ValueError("order 'K' is not permitted")
-    return letter
-
-
-_ORDER_LETTERS = frozenset("KkAaCcFf")
 
 
 def _result_strides(a: ndarray, order: str, itemsize: int) -> tuple | None:
