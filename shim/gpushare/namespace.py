@@ -65,12 +65,13 @@ _PPOLY = (("antiderivative", "derivative", "extend", "integrate", "roots", "solv
           ("axis", "c", "extrapolate", "x"))
 _UNIVARIATE = (("antiderivative", "derivative", "derivatives", "get_coeffs", "get_knots",
                 "get_residual", "integral", "set_smoothing_factor"), ("ext",))
-_ND = ((), ("offset", "points", "scale", "tri", "values"))
+_ND = ((), ("fill_value", "is_complex", "offset", "points", "scale", "tri", "values",
+            "values_shape"))
 _LTI = ("bode", "freqresp", "impulse", "output", "step", "to_discrete")
 _CONVERT = ("to_ss", "to_tf", "to_zpk")
 _OPERATOR = (("adjoint", "dot", "matmat", "matvec", "rmatmat", "rmatvec", "transpose",
               "__add__", "__matmul__", "__mul__", "__neg__", "__pow__", "__rmatmul__",
-              "__rmul__", "__sub__", "__truediv__"), ("H", "T", "args", "dtype", "ndim", "shape"))
+              "__rmul__", "__sub__", "__truediv__"), ("H", "T", "dtype", "ndim", "shape"))
 
 #: ``cupyx.scipy``'s classes served as objects on the server (an instance is a handle;
 #: calling it or a method is a call): ``name -> (parent(s), methods, attributes)``, read
@@ -91,39 +92,45 @@ SERVED_CLASSES: dict[str, tuple[str | tuple | None, tuple, tuple]] = {
     "BSpline": (None, ("antiderivative", "derivative", "integrate"),
                 ("axis", "c", "extrapolate", "k", "t", "tck")),
     "NdBSpline": (None, (), ("c", "extrapolate", "k", "t")),
-    "BarycentricInterpolator": (None, ("add_xi", "set_yi"), ("dtype", "n", "wi", "xi")),
+    "BarycentricInterpolator": (None, ("add_xi", "set_yi"), ("dtype", "n", "r", "wi", "xi",
+                                                             "yi")),
     "KroghInterpolator": (None, ("derivative", "derivatives"), ("c", "dtype", "n", "r", "xi",
                                                                "yi")),
     "interp1d": (None, (), ("axis", "bounds_error", "copy", "dtype", "fill_value", "x",
-                            "y")),
+                            "x_bds", "y")),
     "RegularGridInterpolator": (None, (), ("bounds_error", "fill_value", "grid", "method",
                                            "values")),
-    "RBFInterpolator": (None, (), ("d", "epsilon", "kernel", "neighbors", "powers",
-                                   "smoothing", "y")),
+    "RBFInterpolator": (None, (), ("d", "d_dtype", "d_shape", "epsilon", "kernel",
+                                   "neighbors", "powers", "smoothing", "y")),
     "LinearNDInterpolator": (None, *_ND),
-    "NearestNDInterpolator": (None, (), ("points", "tree", "values")),
-    "CloughTocher2DInterpolator": (None, *_ND),
+    "NearestNDInterpolator": (None, (), (*_ND[1], "tree")),
+    "CloughTocher2DInterpolator": (None, (), (*_ND[1], "grad")),
     "UnivariateSpline": (None, *_UNIVARIATE),
     "InterpolatedUnivariateSpline": ("UnivariateSpline", *_UNIVARIATE),
     "LSQUnivariateSpline": ("UnivariateSpline", *_UNIVARIATE),
     # cupyx.scipy.spatial (KDTree's on the CPU backend: backends/cpu_spatial.py)
     "KDTree": (None, ("count_neighbors", "query", "query_ball_point", "query_ball_tree",
                       "query_pairs", "sparse_distance_matrix"),
-               ("boxsize", "data", "m", "maxes", "mins", "n")),
-    "Delaunay": (None, ("find_simplex",), ("neighbors", "points", "simplices")),
+               ("bounds", "boxsize", "copy_query_points", "data", "index", "m", "maxes",
+                "mins", "n", "tree")),
+    "Delaunay": (None, ("find_simplex", "vertex_neighbor_vertices"),
+                 ("neighbors", "points", "simplices")),
     # cupyx.scipy.sparse.linalg: the operators the server makes (aslinearoperator, and
     # their sums, products, transposes...; one of Python functions cannot be served)
     "LinearOperator": (None, *_OPERATOR),
-    "MatrixLinearOperator": ("LinearOperator", _OPERATOR[0], (*_OPERATOR[1], "A")),
-    "_AdjointMatrixOperator": ("MatrixLinearOperator", _OPERATOR[0], (*_OPERATOR[1], "A")),
-    **{name: ("LinearOperator", *_OPERATOR) for name in (
-        "IdentityOperator", "_AdjointLinearOperator", "_TransposedLinearOperator",
+    "MatrixLinearOperator": ("LinearOperator", _OPERATOR[0], (*_OPERATOR[1], "A", "args")),
+    "_AdjointMatrixOperator": ("MatrixLinearOperator", _OPERATOR[0],
+                               (*_OPERATOR[1], "A", "args")),
+    "IdentityOperator": ("LinearOperator", *_OPERATOR),
+    **{name: ("LinearOperator", _OPERATOR[0], (*_OPERATOR[1], "A", "args"))
+       for name in ("_AdjointLinearOperator", "_TransposedLinearOperator")},
+    **{name: ("LinearOperator", _OPERATOR[0], (*_OPERATOR[1], "args")) for name in (
         "_SumLinearOperator", "_ProductLinearOperator", "_ScaledLinearOperator",
         "_PowerLinearOperator")},
     "SuperLU": (None, ("solve",), ("L", "U", "nnz", "perm_c", "perm_r", "shape")),
     # cupyx.scipy.signal: LTI systems (CuPy's hierarchy: a continuous transfer function is
     # a TransferFunction and an lti) and CZT plans
-    "LinearTimeInvariant": (None, (), ("dt", "poles", "zeros")),
+    "LinearTimeInvariant": (None, (), ("dt", "inputs", "outputs", "poles", "zeros")),
     "lti": ("LinearTimeInvariant", _LTI, ()),
     "dlti": ("LinearTimeInvariant", _LTI[:-1], ()),
     "TransferFunction": ("LinearTimeInvariant", _CONVERT, ("den", "num")),
@@ -137,8 +144,15 @@ SERVED_CLASSES: dict[str, tuple[str | tuple | None, tuple, tuple]] = {
     "Bunch": (None, (), ("X", "computed_poles", "gain_matrix", "nb_iter", "requested_poles",
                          "rtol")),  # (what place_poles returns)
     "CZT": (None, ("points",), ("a", "m", "n", "w")),
-    "ZoomFFT": ("CZT", (), ()),
+    "ZoomFFT": ("CZT", (), ("f1", "f2", "fs")),
 }
+#: the served classes CuPy 14.2 gives no ``__call__`` (their objects are not callable;
+#: the others' are, and calling one is a call)
+SERVED_NOT_CALLABLE = frozenset((
+    "KDTree", "Delaunay", "SuperLU", "LinearTimeInvariant", "lti", "dlti", "TransferFunction",
+    "ZerosPolesGain", "StateSpace", "Bunch",
+    *(f"{kind}{time}" for kind in ("TransferFunction", "ZerosPolesGain", "StateSpace")
+      for time in ("Continuous", "Discrete"))))
 #: the served classes' classmethods a client may call (``BSpline.design_matrix(...)``):
 #: calls of ``"<module>.<class>.<name>"``; a subclass has its parents'
 SERVED_CLASSMETHODS = {
@@ -205,6 +219,19 @@ SPARSE_ATTRIBUTES = frozenset((
     "T", "col", "coords", "data", "dtype", "has_canonical_format",
     "has_sorted_indices", "imag", "indices", "indptr", "nnz", "offsets", "real", "row",
     "shape", "size"))
+#: the names of ``SPARSE_METHODS`` and ``SPARSE_ATTRIBUTES`` each format's classes lack
+#: in CuPy 14.2 (``_compressed_sparse_matrix``, ``_coo_base``, ``_dia_base``: only the
+#: compressed formats have the min/max mixin and ``indices``/``indptr``...): on the client
+#: an AttributeError, as on CuPy's
+_NOT_COMPRESSED = ("argmax", "argmin", "has_sorted_indices", "indices", "indptr", "max",
+                   "min", "prune", "sort_indices", "sorted_indices")
+SPARSE_FORMAT_LACKS = {
+    "csr": frozenset(("col", "coords", "offsets", "row")),
+    "csc": frozenset(("col", "coords", "offsets", "row")),
+    "coo": frozenset((*_NOT_COMPRESSED, "offsets")),
+    "dia": frozenset((*_NOT_COMPRESSED, "col", "coords", "eliminate_zeros",
+                      "has_canonical_format", "row", "sum_duplicates")),
+}
 #: the attributes a client may set (as on CuPy's: its arrays, flags and shape)
 SPARSE_SETTABLE = frozenset(("col", "data", "has_canonical_format", "has_sorted_indices",
                              "indices", "indptr", "offsets", "row", "shape"))

@@ -1070,8 +1070,9 @@ class CpuBackend:
         if sparse.is_sparse(obj):
             fn = cpu_sparse.method(obj, name)
             return _wrap_host_ok(fn) if name in cpu_sparse.HOST_OK else _device_results(fn)
-        if type(obj).__name__ == "KDTree" and name in cpu_spatial.KDTREE_METHODS:
-            return _device_results(functools.partial(cpu_spatial.KDTREE_METHODS[name], obj))
+        spatial = cpu_spatial.METHODS.get(type(obj).__name__, {}).get(name)
+        if spatial is not None:
+            return _device_results(functools.partial(spatial, obj))
         if type(obj).__name__ in SERVED_CLASSES:  # they take host arrays (cupy.asarray)
             return _wrap_host_ok(getattr(obj, name))
         return getattr(obj, name)

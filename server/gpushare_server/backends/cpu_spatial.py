@@ -179,10 +179,19 @@ def sparse_distance_matrix(tree: Any, other: Any, max_distance: Any, p: Any = 2.
     return dist
 
 
-#: the methods of the CPU backend's KDTree (SciPy's) that answer as CuPy's
-KDTREE_METHODS: dict[str, Callable[..., Any]] = {
-    fn.__name__: fn for fn in (query_ball_point, query_ball_tree, query_pairs,
-                               count_neighbors, sparse_distance_matrix)}
+def vertex_neighbor_vertices(tri: Any) -> tuple:
+    """See Also: cupyx.scipy.spatial.Delaunay.vertex_neighbor_vertices (a method in
+    CuPy, SciPy's property; CuPy's ``indptr`` is int64, its ``indices`` int32)"""
+    indptr, indices = tri.vertex_neighbor_vertices
+    return indptr.astype(numpy.int64), indices.astype(numpy.int32)
+
+
+#: the methods of the CPU backend's KDTree and Delaunay (SciPy's) that answer as CuPy's,
+#: by class name
+METHODS: dict[str, dict[str, Callable[..., Any]]] = {
+    "KDTree": {fn.__name__: fn for fn in (query_ball_point, query_ball_tree, query_pairs,
+                                          count_neighbors, sparse_distance_matrix)},
+    "Delaunay": {"vertex_neighbor_vertices": vertex_neighbor_vertices}}
 
 
 # --- cupyx.scipy.spatial.distance: CuPy's (cuVS') functions SciPy has not --------------

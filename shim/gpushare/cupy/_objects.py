@@ -16,14 +16,16 @@ _PIPELINED = {"Stream": {"use", "__enter__", "__exit__", "wait_event"},
 class RemoteObjectProxy(_client.RemoteHandle):
     """A server object reached by handle; attribute reads and calls go to the server.
 
-    A proxy class that lists its server object's data attributes (``_gs_data``) reads
-    them with a call; one that sets ``_gs_closed`` defines every other member itself,
-    so a name it does not know is an AttributeError (``hasattr`` False), as in CuPy.
-    Otherwise any public name is a method of the server object."""
+    A proxy class has CuPy's members of its class and no others: the ones it defines
+    itself (methods call the server's by name, ``remote_method``) and its server
+    object's data attributes it lists in ``_gs_data`` (each read with a call). Any
+    other name is an AttributeError in Python's words (``hasattr`` False,
+    ``getattr(obj, name, default)`` the default), as on CuPy's objects; ``dir`` lists
+    them all."""
 
     __slots__ = ("_type_name",)
+    #: the server object's data attributes, read from the server
     _gs_data: frozenset = frozenset()
-    _gs_closed = False
 
     def __del__(self) -> None:
         try:
@@ -44,22 +46,13 @@ class RemoteObjectProxy(_client.RemoteHandle):
         cls = type(self)
         if name in cls._gs_data:
             return self._gs_session.call("getattr", name, (self,))
-        if name.startswith("_") or cls._gs_closed:
-            raise AttributeError(f"'{cls.__name__}' object has no attribute '{name}'")
-        return _BoundRemoteMethod(self, name)
+        raise AttributeError(f"'{cls.__name__}' object has no attribute '{name}'")
+
+    def __dir__(self) -> list:
+        return sorted({*super().__dir__(), *type(self)._gs_data})
 
     def __repr__(self) -> str:
         return f"<gpushare remote {self._type_name} #{self._gs_id}>"
-
-
-class _BoundRemoteMethod:
-    __slots__ = ("obj", "name")
-
-    def __init__(self, obj: RemoteObjectProxy, name: str) -> None:
-        self.obj, self.name = obj, name
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.obj._call(self.name, *args, **kwargs)
 
 
 def remote_method(name: str, doc: str | None = None) -> Any:

@@ -41,8 +41,8 @@ class Plan1d(RemoteObjectProxy):
     """
 
     __slots__ = ()
-    _gs_data = frozenset({"nx", "fft_type", "batch", "shape", "order"})
-    _gs_closed = True
+    # CuPy's readonly attributes (``cufft.pxd``) the server's plan has
+    _gs_data = frozenset({"nx", "fft_type", "batch", "gpus"})
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("gpushare: make cuFFT plans with "
@@ -62,6 +62,7 @@ class PlanNd(Plan1d):
     """See Also: cupy.cuda.cufft.PlanNd"""
 
     __slots__ = ()
+    _gs_data = frozenset({"shape", "fft_type", "order", "last_axis", "last_size", "gpus"})
 
 
 register("Plan1d")(Plan1d)

@@ -31,6 +31,16 @@ class Graph(RemoteObjectProxy):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
 
+    # CuPy's members (``graph.pyx``): launch, upload, debug_dot_str and host_funcargs,
+    # defined here; any other name is an AttributeError (RemoteObjectProxy). (CuPy's
+    # ``graph``/``graphExec`` handles are the server's own.)
+
+    @property
+    def host_funcargs(self) -> list:
+        """The ``(callback, arg)`` pairs the capture's ``launch_host_func`` queued, as
+        CuPy's graph keeps them (called here after each launch)."""
+        return self.__dict__.setdefault("_host_funcs", [])
+
     def launch(self, stream: Any = None) -> None:
         """Run the graph on ``stream`` (the current stream when None); pipelined."""
         self._call("launch", stream) if stream is not None else self._call("launch")

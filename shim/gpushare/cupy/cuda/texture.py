@@ -29,17 +29,13 @@ class _TextureProxy(RemoteObjectProxy):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
 
-    #: the server object's attributes read through (CuPy's readonly ones)
-    _attributes: frozenset = frozenset()
+    # CuPy's members (``texture.pxd``/``.pyx``): the methods each class defines here,
+    # ``ptr`` and the readonly attributes in ``_gs_data`` (read from the server); any
+    # other name is an AttributeError (RemoteObjectProxy)
 
     @property
     def ptr(self) -> int:
         return int(self._gs_session.call("getattr", "ptr", (self,)))
-
-    def __getattr__(self, name: str) -> Any:
-        if name in type(self)._attributes:
-            return self._gs_session.call("getattr", name, (self,))
-        return super().__getattr__(name)
 
 
 @_objects.register("ChannelFormatDescriptor")
@@ -73,7 +69,7 @@ class CUDAarray(_TextureProxy):
             return
         self._call("copy_to", out_arr, stream)
 
-    _attributes = frozenset({"desc", "width", "height", "depth", "flags", "ndim"})
+    _gs_data = frozenset({"desc", "width", "height", "depth", "flags", "ndim"})
 
 
 @_objects.register("ResourceDescriptor")
@@ -83,7 +79,7 @@ class ResourceDescriptor(_TextureProxy):
     def get_resource_desc(self) -> dict:
         return self._call("get_resource_desc")
 
-    _attributes = frozenset({"chDesc", "cuArr", "arr"})
+    _gs_data = frozenset({"chDesc", "cuArr", "arr"})
 
 
 @_objects.register("TextureDescriptor")
@@ -99,7 +95,7 @@ class TextureObject(_TextureProxy):
     """See Also: cupy.cuda.texture.TextureObject (a kernel argument: the server's
     texture object)"""
 
-    _attributes = frozenset({"ResDesc", "TexDesc"})
+    _gs_data = frozenset({"ResDesc", "TexDesc"})
 
 
 @_objects.register("SurfaceObject")
@@ -107,4 +103,4 @@ class SurfaceObject(_TextureProxy):
     """See Also: cupy.cuda.texture.SurfaceObject (a kernel argument: the server's
     surface object)"""
 
-    _attributes = frozenset({"ResDesc"})
+    _gs_data = frozenset({"ResDesc"})

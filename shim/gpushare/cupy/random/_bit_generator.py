@@ -43,7 +43,6 @@ class BitGenerator(RemoteObjectProxy):
 
     __slots__ = ()
     _path = "cupy.random.BitGenerator"
-    _gs_closed = True  # CuPy's members only (``hasattr(bg, 'bogus')`` is False)
 
     def __new__(cls, seed: Any = None, *, size: int = -1) -> "BitGenerator":
         kwargs = {} if size == -1 else {"size": size}

@@ -82,7 +82,6 @@ class RandomState(RemoteObjectProxy):
     """
 
     __slots__ = ()
-    _gs_closed = True  # CuPy's members only: hasattr(rs, 'bogus') is False
 
     def __new__(cls, seed: Any = None, method: Any = None) -> "RandomState":
         kwargs = {} if method is None else {"method": method}

@@ -34,7 +34,6 @@ class Generator(RemoteObjectProxy):
     """
 
     __slots__ = ("_bit_generator",)
-    _gs_closed = True  # CuPy's members only: hasattr(g, 'normal') is False
 
     def __new__(cls, bit_generator: Any) -> "Generator":
         if not isinstance(bit_generator, BitGenerator):

@@ -20,7 +20,8 @@ import numpy
 
 from ... import client, errors
 from ...cupy import _export_table, _objects, _unsupported
-from ...namespace import SERVED_CLASSES, SERVED_CLASSMETHODS, SERVED_MODULES, module_names
+from ...namespace import (SERVED_CLASSES, SERVED_CLASSMETHODS, SERVED_MODULES,
+                          SERVED_NOT_CALLABLE, module_names)
 from . import _eigen, _fft, _iterative, _lobpcg, _ndimage, _operators, _sparse
 
 #: as CuPy's: whether this machine has SciPy (CuPy's tests compare against it); looked
@@ -54,7 +55,7 @@ def _served_class(module: str, name: str, made: dict[str, type]) -> type:
     objects (see ``cupy/_objects.py``)."""
     if name in made:
         return made[name]
-    parent, methods, _ = SERVED_CLASSES[name]
+    parent, methods, attributes = SERVED_CLASSES[name]
     if parent:
         bases: tuple = tuple(_served_class(module, p, made)
                              for p in ((parent,) if isinstance(parent, str) else parent))
@@ -76,15 +77,16 @@ def _served_class(module: str, name: str, made: dict[str, type]) -> type:
     def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
         return self._call("__call__", *args, **kwargs)
 
-    def __getattr__(self: Any, attr: str) -> Any:  # (its methods are on the class)
-        if attr.startswith("_"):
-            raise AttributeError(attr)
-        return self._gs_session.call("getattr", attr, (self,))
-
+    # CuPy's members and no others: its methods (on the class, below) and its attributes
+    # and its parents', read from the server; any other name is an AttributeError
+    # (RemoteObjectProxy.__getattr__)
+    data = frozenset(attributes).union(*(getattr(b, "_gs_data", ()) for b in bases))
     namespace = {
-        "__slots__": (), "__new__": __new__, "__init__": __init__, "__call__": __call__,
-        "__getattr__": __getattr__, "__module__": module,
+        "__slots__": (), "__new__": __new__, "__init__": __init__,
+        "_gs_data": data, "__module__": module,
         "__doc__": f"{path}, an object on the gpushare server.\n\nSee Also\n--------\n{path}"}
+    if name not in SERVED_NOT_CALLABLE:  # (CuPy's LTI systems, KDTree... are not callable)
+        namespace["__call__"] = __call__
     for method in SERVED_CLASSMETHODS.get(name, ()):
         namespace[method] = classmethod((lambda method: lambda cls, *args, **kwargs: (
             client.get_session().call(

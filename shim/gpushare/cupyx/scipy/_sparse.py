@@ -15,8 +15,8 @@ import warnings
 from typing import Any
 
 from ...cupy import _objects
-from ...namespace import (SPARSE_ATTRIBUTES, SPARSE_MATRIX_ONLY, SPARSE_METHODS,
-                          SPARSE_SETTABLE)
+from ...namespace import (SPARSE_ATTRIBUTES, SPARSE_FORMAT_LACKS, SPARSE_MATRIX_ONLY,
+                          SPARSE_METHODS, SPARSE_SETTABLE)
 
 _MODULE = "cupyx.scipy.sparse"
 _FORMAT_NAMES = {"csr": "Compressed Sparse Row", "csc": "Compressed Sparse Column",
@@ -72,6 +72,11 @@ class _spbase(_objects.RemoteObjectProxy):
         return len(self.shape)
 
     @property
+    def device(self) -> Any:
+        """CUDA device on which this object resides (CuPy 14.2's: not implemented)."""
+        raise NotImplementedError
+
+    @property
     def mT(self) -> Any:
         """The matrix transpose (of the last two axes: here, the transpose)."""
         return self.transpose()
@@ -105,6 +110,27 @@ class _spbase(_objects.RemoteObjectProxy):
 
     def __getattr__(self, name: str) -> Any:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self) -> list:
+        lacks = SPARSE_FORMAT_LACKS.get(self.format, ())
+        return [name for name in super().__dir__() if name not in lacks]
+
+
+class _Lacking:
+    """A member of ``SPARSE_METHODS``/``SPARSE_ATTRIBUTES`` a format's CuPy classes lack
+    (``SPARSE_FORMAT_LACKS``): an AttributeError, in Python's words."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            raise AttributeError(f"type object '{owner.__name__}' has no attribute "
+                                 f"'{self.name}'")
+        raise AttributeError(f"'{type(obj).__name__}' object has no attribute "
+                             f"'{self.name}'")
 
 
 def _attribute(name: str) -> property:
@@ -173,8 +199,9 @@ def classes() -> dict[str, type]:
     """The module's classes: the bases and one class per format and kind."""
     made: dict[str, type] = {"spmatrix": spmatrix, "sparray": sparray}
     for fmt in _FORMAT_NAMES:
-        base = type(f"_{fmt}_base", (_spbase,), {"__slots__": (), "format": fmt,
-                                                 "__module__": _MODULE})
+        base = type(f"_{fmt}_base", (_spbase,), {
+            "__slots__": (), "format": fmt, "__module__": _MODULE,
+            **{name: _Lacking(name) for name in SPARSE_FORMAT_LACKS[fmt]}})
         for kind, mixin in (("matrix", spmatrix), ("array", sparray)):
             name = f"{fmt}_{kind}"
             bases = (mixin, base) if kind == "matrix" else (base, mixin)
