@@ -150,7 +150,9 @@ def test_complex_arithmetic(cp) -> None:
     _check(cp, complex_ops, z, w, rtol=1e-5)
     _check(cp, complex_ops, z.astype(numpy.complex128), w.astype(numpy.complex128),
            rtol=1e-12)
-    assert _check(cp, complex_abs, z, rtol=1e-6).dtype == numpy.float32
+    # CuPy's transpiler refuses abs() on run-time values (cupyx/jit/_compile.py:795)
+    with pytest.raises(TypeError, match="Invalid function call 'abs'"):
+        cp.vectorize(complex_abs)(cp.asarray(z))
     with pytest.raises(TypeError):
         cp.vectorize(complex_less)(cp.asarray(z), cp.asarray(w))
 
@@ -212,7 +214,8 @@ def test_kernel_cached_per_signature(cp) -> None:
 
 def test_errors_as_cupy(cp) -> None:
     x = cp.arange(6)
-    with pytest.raises(TypeError, match="cannot cast float64 to int64"):
+    with pytest.raises(TypeError,
+                       match="Cannot cast from 'float64' to int64 with casting rule same_kind"):
         cp.vectorize(swap_types)(x)
     with pytest.raises(TypeError, match="Data type mismatch of variable:"):
         cp.vectorize(rebind_tuple)(x, x)

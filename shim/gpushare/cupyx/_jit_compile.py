@@ -29,21 +29,26 @@ not):
 * A local variable's type is that of its first assignment; later assignments are
   cast with the ``same_kind`` rule. Variables first assigned inside a block are
   declared at the top of the function (Python's function scope); so are the items
-  of a tuple value (``shapes = arr.shape`` inside an ``if``). Tuple, group and
-  ``dim3`` variables cannot be rebound.
+  of a tuple value (``shapes = arr.shape`` inside an ``if``), which can be rebound to
+  a tuple of the same item types. A non-scalar constant (a tuple of constants, a
+  dtype...) assigned at the top level names a compile-time value, and such names
+  cannot then hold run-time data (CuPy's errors). Group and ``dim3`` variables
+  cannot be rebound.
 * Array arguments travel as a pointer plus their shape (``long long`` scalars) and,
   when not C-contiguous, their strides in bytes; the specialisation key records
   dtype, ndim and contiguity. Negative indices are not wrapped (as in CuPy).
 
 Supported: assignments (also augmented and tuple unpacking), arithmetic, comparison
-(also chained), boolean and bitwise operators with Python's ``//``/``%`` semantics,
+(of two values, as in CuPy), boolean and bitwise operators with Python's ``//``/``%``
+semantics,
 ``a if c else b``, ``if``/``while``/``for ... in range(...)`` (``jit.range(...,
 unroll=)``), ``break``/``continue``/``return``/``assert``/``pass``; ``x[i]``,
 ``x[i, j]``, ``x[i]`` of an n-d array (a sub-array), ``x.shape``, ``x.size``,
 ``x.ndim``, ``x.strides`` (bytes), ``len(x)``; ``return a, b`` in a device function
 (through trailing ``T& gs_out<i>`` parameters; ``cupy.vectorize`` only); lambdas,
 found as CuPy does (``ValueError`` when more than one lambda is on their lines);
-``jit.threadIdx/blockIdx/blockDim/gridDim``, ``jit.warpsize``, ``jit.laneid()``,
+``jit.threadIdx/blockIdx/blockDim/gridDim``, ``jit.warpsize`` (a run-time ``int32``,
+as in CuPy), ``jit.laneid()``,
 ``jit.grid(n)``, ``jit.gridsize(n)``, ``jit.syncthreads()``,
 ``jit.syncwarp()``, ``jit.shared_memory(dtype, size or None)``,
 ``jit.local_memory(dtype, size)``, the ``jit.atomic_*`` and ``jit.shfl_*_sync``
@@ -59,10 +64,13 @@ blocks),
 ``cg.sync(g)``, ``cg.memcpy_async(g, dst, i, src, j, nbytes, aligned_size=)`` (done
 synchronously by the group: the emulator has no asynchronous copies) with
 ``cg.wait(g)``/``cg.wait_prior(g, n)`` as block barriers;
-``min``/``max``/``abs``/``print`` (``printf``), ``int()``/``float()``/``bool()``/NumPy
-scalar type casts, math ufuncs of ``cupy`` / ``numpy`` and the ``math`` module
-(``math.*`` on integers computes in double, as Python does), calls of
-``rawkernel(device=True)`` functions; constant folding of globals and closure values.
+``range``/``len``/``min``/``max`` (CuPy's only built-ins), ``int()``/``float()``/
+``bool()``/``complex()``/NumPy scalar type casts, the ufuncs of ``cupy``, calls of
+``rawkernel(device=True)`` functions; any other function (``print``, ``abs``, the
+``math`` module, NumPy's ufuncs...) is called at compile time when all its arguments
+are constants (``print("x")`` prints once, on the client) and refused otherwise
+(``TypeError: Invalid function call 'abs'.``), as CuPy does; constant folding of
+globals and closure values.
 
 Anything outside the subset raises ``NotImplementedError`` (or ``TypeError`` /
 ``NameError`` for errors in the kernel itself) naming the construct and the line.
@@ -79,6 +87,7 @@ import ast
 import inspect
 import linecache
 import math
+import numbers
 import re
 import textwrap
 import types
@@ -284,6 +293,25 @@ class Dim3(Intrinsic):
             raise AttributeError(attr)
         raise NotImplementedError(f"gpushare: cupyx.jit.{self.jit_name}.{attr} can be used "
                                   "only inside cupyx.jit.rawkernel functions")
+
+
+class RuntimeData:
+    """A run-time value ``cupyx.jit`` exposes as a module attribute (``jit.warpsize``):
+    CuPy's ``cupyx.jit._internal_types.Data``, whose repr it copies
+    (``<Data code = "warpSize", type = int>``). Inside a kernel it is that C++ code,
+    of type ``dtype``, not a compile-time constant (cupyx/jit/_interface.py:260)."""
+
+    def __init__(self, code: str, dtype: Any, doc: str = "") -> None:
+        self.code = code
+        self.dtype = numpy.dtype(dtype)
+        self.__doc__ = doc
+
+    @property
+    def obj(self) -> Any:
+        raise ValueError(f"Constant value is required: {self.code}")
+
+    def __repr__(self) -> str:
+        return f'<Data code = "{self.code}", type = {ctype(self.dtype)}>'
 
 
 class KernelBase:
@@ -851,12 +879,14 @@ class _Function:
         if var is None:
             if name in self.params:
                 var = self.params[name]
+            elif name in self.consts:  # CuPy's words (cupyx/jit/_compile.py:600)
+                raise _fail(TypeError, "loop counter must not be constant value")
             else:
                 var = self.locals[name] = Data(_cname(name), it.dtype)
                 self.decls.append(f"{ctype(it.dtype)} {var.code};")
         if not isinstance(var, Data) or var.dtype != it.dtype:
-            raise _fail(TypeError, f"loop variable {name!r} has type "
-                        f"{getattr(var, 'dtype', var)}, the range {it.dtype}")
+            raise _fail(TypeError, f"Data type mismatch of variable: `{name}`: "
+                                   f"{_ctype_name(var)} != {ctype(it.dtype)}")
         n = self.count = self.count + 1
         i, stop, step = f"gs_it{n}", f"gs_stop{n}", f"gs_step{n}"
         t = ctype(it.dtype)
@@ -882,7 +912,9 @@ class _Function:
                 raise _fail(TypeError, "only array elements can be assigned to")
             v = self.cast(value, lv.dtype, "same_kind", "assignment")
             return [f"{lv.code} = {v.code};"]
-        if isinstance(target, (ast.Tuple, ast.List)):
+        if isinstance(target, ast.List):  # CuPy: ``assert False`` (_compile.py:907)
+            raise AssertionError(f"{_PREFIX}a list as an assignment target")
+        if isinstance(target, ast.Tuple):
             if isinstance(value, Const) and isinstance(value.obj, tuple):
                 value = Tup([Const(x) for x in value.obj])
             if not isinstance(value, Tup):  # CuPy's errors
@@ -907,6 +939,20 @@ class _Function:
 
     def assign_name(self, name: str, value: Value, top: bool) -> list:
         var = self.locals.get(name, self.params.get(name))
+        # CuPy's rules (cupyx/jit/_compile.py:552-566, 854): a constant that is not
+        # a scalar (a tuple, a dtype, a module...) names a compile-time value, only at
+        # the top level and only for a name not holding run-time data; a name bound to
+        # a constant (a global, a closure value, such a compile-time value) cannot
+        # then be assigned run-time data
+        if isinstance(value, Const) and not _is_scalar(value.obj):
+            if not top:
+                raise _fail(TypeError, "Cannot assign constant value not at top-level.")
+            if var is not None:
+                raise _fail(TypeError, f"Type mismatch of variable: `{name}`")
+            self.consts[name] = value.obj
+            return []
+        if var is None and name in self.consts:
+            raise _fail(TypeError, "lvalue of assignment must not be constant value")
         if isinstance(value, (Group, Dim3Val)):  # aliases of pure expressions
             if var is not None and var != value:
                 raise _fail(NotImplementedError, f"{name!r}: group and dim3 variables "
@@ -923,43 +969,23 @@ class _Function:
                     return [f"{t} {cn} = {value.ptr};"]
                 self.decls.append(f"{t} {cn};")
                 return [f"{cn} = {value.ptr};"]
-            if not isinstance(var, Arr) or (var.dtype, var.ndim, var.shape, var.strides,
-                                            var.byte_strides) != \
-                    (value.dtype, value.ndim, value.shape, value.strides, value.byte_strides):
-                raise _fail(TypeError, f"{name!r} cannot be rebound to an array of another "
-                                       "type or shape")
-            return [f"{var.ptr} = {value.ptr};"]
-        if isinstance(value, (Tup, Rng)) or (isinstance(value, Const) and
-                                             not _is_scalar(value.obj)):
-            if isinstance(var, Tup) and isinstance(value, Tup):
-                raise _fail(NotImplementedError, f"{name!r}: tuple variables cannot be "
-                                                 "reassigned in gpushare's cupyx.jit")
-            if var is not None:
+            if not isinstance(var, Arr) or var.key() != value.key():
                 raise _fail(TypeError, f"Data type mismatch of variable: `{name}`: "
-                                       f"{_kind(var)} != {_kind(value)}")
-            if not top and isinstance(value, Const):
-                raise _fail(TypeError, "Cannot assign constant value not at top-level.")
-            if isinstance(value, Rng):
-                raise _fail(NotImplementedError, "range objects can be used only directly "
-                                                 "in for loops")
-            if isinstance(value, Const):
-                self.consts[name] = value.obj
-                return []
-            out, items = [], []
-            for item in value.items:  # a tuple keeps the values of now
-                if isinstance(item, Data):
-                    if item.dtype is None:
-                        raise _fail(TypeError, "a void value is used")
-                    tmp = self.fresh("gs_t")
-                    if top:
-                        out.append(f"{ctype(item.dtype)} {tmp} = {item.code};")
-                    else:  # declared at function scope, as Python's variables are
-                        self.decls.append(f"{ctype(item.dtype)} {tmp};")
-                        out.append(f"{tmp} = {item.code};")
-                    item = Data(tmp, item.dtype)
-                items.append(item)
-            self.locals[name] = Tup(items)
-            return out
+                                       f"{_ctype_name(var)} != {_ctype_name(value)}")
+            if (var.shape, var.strides) != (value.shape, value.strides):
+                raise _fail(NotImplementedError, f"{name!r}: gpushare's cupyx.jit cannot "
+                                                 "rebind an array variable to an array of "
+                                                 "another shape")
+            return [f"{var.ptr} = {value.ptr};"]
+        if isinstance(value, Rng):
+            raise _fail(NotImplementedError, "range objects can be used only directly "
+                                             "in for loops")
+        if isinstance(value, Tup):
+            return self.assign_tuple(name, var, value, top)
+        v = self.value(value)
+        if var is not None and not isinstance(var, Data):
+            raise _fail(TypeError, f"Data type mismatch of variable: `{name}`: "
+                                   f"{_ctype_name(var)} != {_ctype_name(v)}")
         v = self.value(value)
         if v.dtype is None:
             raise _fail(TypeError, f"{name!r} cannot be assigned a value of type void")
@@ -970,28 +996,70 @@ class _Function:
                 return [f"{ctype(v.dtype)} {cn} = {v.code};"]
             self.decls.append(f"{ctype(v.dtype)} {cn};")
             return [f"{cn} = {v.code};"]
-        if not isinstance(var, Data):
-            raise _fail(TypeError, f"Data type mismatch of variable: `{name}`: "
-                                   f"{_kind(var)} != {v.dtype}")
         v = self.cast(v, var.dtype, "same_kind", f"assignment to {name!r}")
         return [f"{var.code} = {v.code};"]
 
+    def assign_tuple(self, name: str, var: Any, value: Tup, top: bool) -> list:
+        """``name = (a, b)`` / ``name = x.shape``: a tuple variable keeps the values of
+        now in temporaries (declared at function scope, as Python's variables are). As
+        in CuPy, where a tuple of run-time values is run-time data, its constant items
+        become run-time values too, and it can be rebound to a tuple of the same item
+        types (``Data type mismatch of variable`` otherwise)."""
+        scalar = all(isinstance(x, Data) or (isinstance(x, Const) and _is_scalar(x.obj))
+                     for x in value.items)
+        if var is not None and not (isinstance(var, Tup) and scalar and
+                                    all(isinstance(x, Data) for x in var.items)):
+            if isinstance(var, Tup):
+                raise _fail(NotImplementedError, f"{name!r}: tuples of arrays cannot be "
+                                                 "reassigned in gpushare's cupyx.jit")
+            raise _fail(TypeError, f"Data type mismatch of variable: `{name}`: "
+                                   f"{_ctype_name(var)} != {_ctype_name(value)}")
+        out, items = [], []
+        for item in value.items:
+            if scalar:
+                item = self.value(item)
+            if isinstance(item, Data):
+                if item.dtype is None:
+                    raise _fail(TypeError, "a void value is used")
+                tmp = self.fresh("gs_t")
+                if top and var is None:
+                    out.append(f"{ctype(item.dtype)} {tmp} = {item.code};")
+                else:
+                    self.decls.append(f"{ctype(item.dtype)} {tmp};")
+                    out.append(f"{tmp} = {item.code};")
+                item = Data(tmp, item.dtype)
+            items.append(item)
+        if var is None:
+            self.locals[name] = Tup(items)
+            return out
+        if [x.dtype for x in var.items] != [x.dtype for x in items]:
+            raise _fail(TypeError, f"Data type mismatch of variable: `{name}`: "
+                                   f"{_ctype_name(var)} != {_ctype_name(Tup(items))}")
+        return out + [f"{old.code} = {new.code};" for old, new in zip(var.items, items)]
+
     def augassign(self, s: ast.AugAssign) -> list:
         if isinstance(s.target, ast.Name):
+            value = self.expr(s.value)
             var = self.lookup(s.target.id)
+            if isinstance(var, Const):
+                # CuPy: ``TypeError(f'Cannot augassign to {target.code}')`` fails on
+                # the constant's missing ``code`` (cupyx/jit/_compile.py:573)
+                raise _fail(AttributeError, "'Constant' object has no attribute 'code'")
             if not isinstance(var, Data):
                 raise _fail(TypeError, f"cannot use {s.target.id!r} in an augmented "
                                        "assignment")
-            res = self.binop(s.op, var, self.expr(s.value))
+            res = self.value(self.binop(s.op, var, value))
+            _check_augassign_cast(res.dtype, var.dtype)
             res = self.cast(res, var.dtype, "same_kind", f"assignment to {s.target.id!r}")
             return [f"{var.code} = {res.code};"]
         if isinstance(s.target, ast.Subscript):
+            value = self.expr(s.value)
             lv = self.expr(s.target)
             if not isinstance(lv, Data):
                 raise _fail(TypeError, "only array elements can be assigned to")
-            value = self.expr(s.value)
             ref = self.fresh("gs_ref")
-            res = self.binop(s.op, Data(ref, lv.dtype), value)
+            res = self.value(self.binop(s.op, Data(ref, lv.dtype), value))
+            _check_augassign_cast(res.dtype, lv.dtype)
             res = self.cast(res, lv.dtype, "same_kind", "augmented assignment")
             return [f"{{ {ctype(lv.dtype)}& {ref} = {lv.code}; {ref} = {res.code}; }}"]
         raise _fail(NotImplementedError, "augmented assignment to "
@@ -1000,7 +1068,10 @@ class _Function:
     # -- expressions
     def expr(self, e: ast.expr) -> Value:
         try:
-            return self._expr(e)
+            v = self._expr(e)
+            if isinstance(v, Const) and isinstance(v.obj, RuntimeData):
+                return Data(v.obj.code, v.obj.dtype)  # jit.warpsize (CuPy's Data)
+            return v
         except (NotImplementedError, TypeError, NameError, ValueError, IndexError,
                 AttributeError, OverflowError, ZeroDivisionError) as exc:
             raise self.located(exc, e) from None
@@ -1028,11 +1099,13 @@ class _Function:
             return self.compare(e)
         if isinstance(e, ast.IfExp):
             cond = self.expr(e.test)
+            x, y = self.expr(e.body), self.expr(e.orelse)
             if isinstance(cond, Const):
-                return self.expr(e.body if cond.obj else e.orelse)
+                # CuPy never folds ``a if c else b``: a constant ``c`` fails on its
+                # missing ``ctype`` (cupyx/jit/_compile.py:724-726)
+                raise _fail(AttributeError, "'Constant' object has no attribute 'ctype'")
             if self.stype(cond).char in _COMPLEX:
                 raise _fail(TypeError, "Complex type value cannot be boolean condition.")
-            x, y = self.expr(e.body), self.expr(e.orelse)
             # Python scalars take the other branch's type (NumPy scalars keep theirs)
             if _is_py_scalar(x) and isinstance(y, Data):
                 x = self.cast(x, y.dtype, "same_kind", "conditional expression")
@@ -1040,21 +1113,24 @@ class _Function:
                 y = self.cast(y, x.dtype, "same_kind", "conditional expression")
             x, y = self.value(x), self.value(y)
             if x.dtype != y.dtype:
-                raise _fail(TypeError, f"type mismatch in conditional expression: "
+                raise _fail(TypeError, f"Type mismatch in conditional expression.: "
                                        f"{x.dtype} != {y.dtype}")
             return Data(f"({self.truth(cond)} ? {x.code} : {y.code})", x.dtype)
         if isinstance(e, ast.Attribute):
             return self.attribute(self.expr(e.value), e.attr)
         if isinstance(e, ast.Subscript):
             return self.subscript(self.expr(e.value), e.slice)
-        if isinstance(e, (ast.Tuple, ast.List)) and isinstance(e.ctx, ast.Load):
+        if isinstance(e, ast.Tuple) and isinstance(e.ctx, ast.Load):
             items = [self.expr(x) for x in e.elts]
             if all(isinstance(x, Const) for x in items):
                 return Const(tuple(x.obj for x in items))  # type: ignore[attr-defined]
             return Tup(items)
         if isinstance(e, ast.Call):
             return self.call(e)
-        names = {ast.Lambda: "lambda", ast.ListComp: "list comprehensions",
+        if isinstance(e, ast.Lambda):  # CuPy's words (cupyx/jit/_compile.py:710)
+            raise _fail(NotImplementedError, "Not implemented. (lambda expressions)")
+        # a list literal too: ValueError (CuPy has no list type; _compile.py:845)
+        names = {ast.List: "lists", ast.ListComp: "list comprehensions",
                  ast.GeneratorExp: "generator expressions", ast.DictComp: "comprehensions",
                  ast.SetComp: "comprehensions", ast.Dict: "dicts", ast.Set: "sets",
                  ast.JoinedStr: "f-strings", ast.Starred: "starred expressions",
@@ -1098,8 +1174,9 @@ class _Function:
         if d.dtype == dt:
             return d
         if casting != "unsafe" and not numpy.can_cast(d.dtype, dt, casting):
-            raise _fail(TypeError, f"cannot cast {d.dtype} to {dt} with casting rule "
-                                   f"{casting!r} ({what})")
+            # CuPy's words (_astype_scalar, cupyx/jit/_compile.py:1012)
+            raise _fail(TypeError, f"Cannot cast from '{d.dtype}' to {dt} with casting "
+                                   f"rule {casting}.")
         if d.dtype.char in _COMPLEX and dt.char not in _COMPLEX and dt.char != "?":
             warnings.warn("Casting complex values to real discards the imaginary part",
                           numpy.exceptions.ComplexWarning, stacklevel=2)
@@ -1177,11 +1254,9 @@ class _Function:
 
     def compare(self, e: ast.Compare) -> Value:
         operands = [e.left] + list(e.comparators)
-        if len(e.ops) > 1:
-            for mid in operands[1:-1]:
-                if not isinstance(mid, (ast.Name, ast.Constant, ast.Attribute)):
-                    raise _fail(NotImplementedError, "chained comparisons need plain names "
-                                                     "or constants in the middle")
+        if len(e.ops) > 1:  # CuPy's words (cupyx/jit/_compile.py:716)
+            raise _fail(NotImplementedError, "Comparison of 3 or more values is not "
+                                             "implemented.")
         vals = [self.expr(x) for x in operands]
         parts = []
         for op, a, b in zip(e.ops, vals, vals[1:]):
@@ -1334,7 +1409,10 @@ class _Function:
             return self.device_call(f, args, kwargs)
         if f is range:
             return self.intrinsic("range", args, kwargs)
-        builtin = {len: "len", min: "min", max: "max", abs: "abs", print: "print"}
+        # CuPy's built-ins are range, len, min and max only (_builtin_funcs.py:455):
+        # print, abs... are ordinary functions, called at compile time on constants
+        # (``print("x")`` prints once, on the host) and refused on run-time values
+        builtin = {len: "len", min: "min", max: "max"}
         try:
             bname = builtin.get(f)
         except TypeError:  # unhashable
@@ -1342,35 +1420,37 @@ class _Function:
         if bname is not None:
             return getattr(self, "b_" + bname)(args, kwargs)
         all_const = all(isinstance(a, Const) for a in [*args, *kwargs.values()])
-        # dtype casts: numpy.float32(x), cupy.int64(x), int(x), float(x), bool(x)
-        if isinstance(f, type) and (issubclass(f, numpy.generic) or f in (int, float, bool)):
-            if all_const:
-                return Const(f(*[a.obj for a in args]))  # type: ignore[attr-defined]
-            if len(args) != 1 or kwargs:
-                raise _fail(TypeError, f"{fname}() takes one argument in jit kernels")
-            return self.cast(args[0], _norm(f), "unsafe", f"{fname}()")
+        # CuPy's ufuncs (``cupy.sqrt``...), before any compile-time call
+        # (_compile.py:772); NumPy's ufuncs and ``math`` are plain functions there
         ufunc = _ufunc_name(f)
         if ufunc is not None:
-            return self.math(ufunc, f, args, kwargs, all_const, is_math=_is_math(f))
+            return self.math(ufunc, args, kwargs)
         if all_const and callable(f) and not _is_proxy(f):
             # compile-time call on constants, as in CuPy
             return Const(f(*[a.obj for a in args],  # type: ignore[attr-defined]
                            **{k: v.obj for k, v in kwargs.items()}))  # type: ignore
-        raise _fail(NotImplementedError, f"calling {fname!r} is not supported in jit kernels")
+        # explicit casts: numpy.float32(x), cupy.int64(x), int(x), float(x), bool(x),
+        # complex(x) (CuPy: classes of bool, numpy.bool_, numbers.Number)
+        if isinstance(f, type) and issubclass(f, (bool, numpy.bool_, numbers.Number)):
+            if len(args) != 1:
+                raise _fail(TypeError, f"function takes {f} invalid number of argument")
+            return self.cast(args[0], _norm(f), "unsafe", f"{fname}()")
+        # CuPy's words (cupyx/jit/_compile.py:795)
+        raise _fail(TypeError, f"Invalid function call '{fname}'.")
 
-    def math(self, name: str, f: Any, args: list, kwargs: dict, all_const: bool,
-             is_math: bool) -> Value:
+    def math(self, name: str, args: list, kwargs: dict) -> Value:
+        """A call of one of ``cupy``'s ufuncs."""
         dtype = kwargs.pop("dtype", Const(None))
-        if kwargs or (dtype.obj is not None and (is_math or name not in _UFUNC_OPS)):
-            raise _fail(NotImplementedError, f"keyword arguments to {name}() are not "
-                                             "supported in jit kernels")
+        if kwargs:  # CuPy's words (cupyx/jit/_compile.py:776)
+            raise _fail(TypeError, f"'{next(iter(kwargs))}' is an invalid keyword to "
+                                   f"ufunc {name}")
         if not isinstance(dtype, Const):
             raise _fail(TypeError, f"{name}(): dtype must be a constant")
-        if all_const:  # fold with NumPy's / math's own function
-            ref = f if is_math else getattr(numpy, name, None)
-            if ref is not None:
-                extra = {} if dtype.obj is None else {"dtype": dtype.obj}
-                return Const(ref(*[a.obj for a in args], **extra))
+        if dtype.obj is not None and name not in _UFUNC_OPS:
+            raise _fail(NotImplementedError, f"keyword arguments to {name}() are not "
+                                             "supported in jit kernels")
+        # constant arguments are not folded: CuPy's ufuncs give typed run-time values
+        # (``cupy.sqrt(2.0)`` is float32 in mode='cuda')
         if name in _UFUNC_OPS and len(args) == 2:
             return self.binop(_UFUNC_OPS[name](), *args, dtype=dtype.obj)
         if name in _UFUNC_UNARY_OPS and len(args) == 1:
@@ -1388,9 +1468,7 @@ class _Function:
         ins = [self.stype(a) for a in args]
         if name == "reciprocal" and len(args) == 1:
             return self.reciprocal(args[0], ins[0])
-        if is_math and all(t.char in _INT or t.char == "?" for t in ins):
-            ins = [_F64] * len(ins)  # math.* works in double precision on ints
-        cplx = "" if is_math else "FD"  # ufuncs (not math.*) take complex values
+        cplx = "FD"  # (ufuncs take complex values)
         if name in _PREDICATES and len(args) == 1:
             loop = _resolve(_loops("efd" + cplx, 1, "?"), ins, self.mode, name)
             t = numpy.dtype(loop[0][0])
@@ -1399,7 +1477,7 @@ class _Function:
             return Data(f"({_PREDICATES[name]}({code}) != 0)", _BOOL)
         table = _MATH1 if len(args) == 1 else _MATH2 if len(args) == 2 else {}
         cname = table.get(name)
-        if cname is None or (name == "pow" and not is_math):
+        if cname is None or name == "pow":
             raise _fail(NotImplementedError, f"{name}() with {len(args)} argument(s) is not "
                                              "supported in jit kernels")
         chars = "efd" + (cplx if name in _COMPLEX_MATH else "")
@@ -1412,8 +1490,6 @@ class _Function:
             code = f"{cname}f({', '.join(f'(float)({c})' for c in cargs)})"
             if t.char == "e":
                 code = f"((__half)({code}))"
-        if is_math and name in ("floor", "ceil", "trunc"):
-            return Data(f"((long long)({code}))", _I64)  # Python's math.floor gives ints
         return Data(code, t)
 
     def reciprocal(self, a: Value, t: numpy.dtype) -> Value:
@@ -1450,15 +1526,18 @@ class _Function:
 
     # builtins
     def b_len(self, args: list, kwargs: dict) -> Value:
-        if len(args) != 1 or kwargs:
-            raise _fail(TypeError, "len() takes exactly one argument")
+        # CuPy's LenFunc (cupyx/jit/_builtin_funcs.py:110-123)
+        if len(args) != 1:
+            raise _fail(TypeError, f"len() expects only 1 argument, got {len(args)}")
+        if kwargs:
+            raise _fail(TypeError, "keyword arguments are not supported")
         a = args[0]
-        if isinstance(a, Const):
-            return Const(len(a.obj))
-        if isinstance(a, Tup):
-            return Const(len(a.items))
-        if not isinstance(a, Arr) or a.ndim == 0:
-            raise _fail(TypeError, "len() supports arrays only")
+        if isinstance(a, Const):  # CuPy reads the constant's missing ``ctype``
+            raise _fail(AttributeError, "'Constant' object has no attribute 'ctype'")
+        if not isinstance(a, Arr):
+            raise _fail(TypeError, "len() supports only array type")
+        if a.ndim == 0:
+            raise _fail(TypeError, "len() of unsized array")
         return Data(self._shape(a)[0], _I64)
 
     def b_min(self, args: list, kwargs: dict) -> Value:
@@ -1488,41 +1567,6 @@ class _Function:
             return Data(f"fabsf({d.code})", d.dtype)
         return Data(f"((__half)(fabsf((float)({d.code}))))", d.dtype)
 
-    def b_print(self, args: list, kwargs: dict) -> Value:
-        sep, end = " ", "\n"
-        for k, v in kwargs.items():
-            if k not in ("sep", "end") or not isinstance(v, Const) or not isinstance(v.obj,
-                                                                                     str):
-                raise _fail(NotImplementedError, f"print({k}=...) is not supported in jit "
-                                                 "kernels")
-            sep, end = (v.obj, end) if k == "sep" else (sep, v.obj)
-        fmt, cargs = [], []
-        for a in args:
-            if isinstance(a, Const) and isinstance(a.obj, str):
-                fmt.append(a.obj.replace("%", "%%"))
-                continue
-            d = self.value(a)
-            c = d.dtype.char
-            if c in _COMPLEX:
-                raise _fail(NotImplementedError, "printing complex values is not supported "
-                                                 "by gpushare's cupyx.jit")
-            if c == "?":
-                fmt.append("%s")
-                cargs.append(f'({d.code} ? "True" : "False")')
-            elif c in "bhil":
-                fmt.append("%lld")
-                cargs.append(f"(long long)({d.code})")
-            elif c in "BHIL":
-                fmt.append("%llu")
-                cargs.append(f"(unsigned long long)({d.code})")
-            else:
-                fmt.append("%g")
-                cargs.append(f"(double)({_cast_code(d.code, d.dtype, _F32)})"
-                             if c == "e" else f"(double)({d.code})")
-        text = sep.join(fmt) + end
-        lit = text.encode("unicode_escape").decode("ascii").replace('"', '\\"')
-        return Data(f'printf("{lit}"{"".join(", " + c for c in cargs)})', None)
-
     def intrinsic(self, name: str, args: list, kwargs: dict) -> Value:
         if name == "range":
             return self.range_(args, kwargs)
@@ -1544,8 +1588,9 @@ class _Function:
             ndim = (args + [kwargs.pop("ndim", None)])[0]
             if ndim is None or len(args) > 1 or kwargs:
                 raise _fail(TypeError, f"{name}() takes exactly one argument (ndim)")
-            if not isinstance(ndim, Const) or not isinstance(ndim.obj, int) or \
-                    isinstance(ndim.obj, bool):
+            if not isinstance(ndim, Const):  # CuPy's BuiltinFunc.call
+                raise _fail(TypeError, "Arguments must be constants.")
+            if not isinstance(ndim.obj, int) or isinstance(ndim.obj, bool):
                 raise _fail(TypeError, "ndim must be an integer")
             if ndim.obj not in (1, 2, 3):
                 raise _fail(ValueError, "Only ndim=1,2,3 are supported")
@@ -1606,8 +1651,8 @@ class _Function:
                 "size" not in params:
             raise _fail(TypeError, f"{name}(dtype, size, alignment=None)")
         for k, v in params.items():
-            if not isinstance(v, Const):
-                raise _fail(TypeError, f"{name}(): {k} must be a constant")
+            if not isinstance(v, Const):  # CuPy's BuiltinFunc.call (_internal_types.py)
+                raise _fail(TypeError, "Arguments must be constants.")
         dt = _norm(params["dtype"].obj)
         size = params["size"].obj
         align = params.get("alignment", Const(None)).obj
@@ -1794,6 +1839,30 @@ def _kind(v: Value) -> str:
     return type(v).__name__.lower()
 
 
+def _check_augassign_cast(src: numpy.dtype, dst: numpy.dtype) -> None:
+    """CuPy's check of an augmented assignment's result (``_raise_if_invalid_cast``,
+    cupy/_core/_dtype.pyx:149, from cupyx/jit/_compile.py:583)."""
+    if src.kind != dst.kind and not numpy.can_cast(src, dst, "same_kind"):
+        raise _fail(TypeError, f"Cannot cast array data from {src!r} to {dst!r} "
+                               "according to the rule 'same_kind'")
+
+
+def _ctype_name(v: Value) -> str:
+    """The C++ type CuPy's messages name for ``v`` (``int``, ``STD::pair<int, float>``,
+    ``CArray<float, 1, true, true>``...)."""
+    if isinstance(v, Data):
+        return ctype(v.dtype) if v.dtype is not None else "void"
+    if isinstance(v, Const) and _is_scalar(v.obj):
+        return ctype(scalar_type(v.obj, "cuda"))
+    if isinstance(v, Tup):
+        kind = "pair" if len(v.items) == 2 else "tuple"
+        return f"STD::{kind}<{', '.join(_ctype_name(x) for x in v.items)}>"
+    if isinstance(v, Arr):
+        return (f"CArray<{ctype(v.dtype)}, {v.ndim}, "
+                f"{'false' if v.byte_strides else 'true'}, true>")
+    return _kind(v)
+
+
 def _is_py_scalar(v: Value) -> bool:
     """Whether ``v`` is a Python (not NumPy) scalar constant."""
     return isinstance(v, Const) and _is_scalar(v.obj) and not isinstance(v.obj, numpy.generic)
@@ -1804,22 +1873,12 @@ def _is_proxy(obj: Any) -> bool:
     return mod.startswith("gpushare.") and not isinstance(obj, types.ModuleType)
 
 
-def _is_math(f: Any) -> bool:
-    return getattr(f, "__module__", None) == "math" or (
-        callable(f) and getattr(math, getattr(f, "__name__", ""), None) is f)
-
-
 def _ufunc_name(f: Any) -> str | None:
-    """The name of ``f`` when it is a ufunc (gpushare's or NumPy's) or a ``math``
-    function the transpiler knows."""
-    if isinstance(f, numpy.ufunc):
-        return f.__name__
+    """The name of ``f`` when it is one of ``cupy``'s ufuncs (gpushare's proxies).
+    NumPy's ufuncs and the ``math`` module are not ufuncs to CuPy's transpiler: they
+    are called at compile time on constants and refused on run-time values."""
     if type(f).__name__ == "ufunc" and (type(f).__module__ or "").startswith("gpushare."):
         return getattr(f, "name", None)
-    if _is_math(f):
-        name = f.__name__
-        if name in _MATH1 or name in _MATH2 or name in _PREDICATES:
-            return name
     return None
 
 

@@ -38,7 +38,7 @@ from typing import Any
 import numpy
 
 from . import _jit_compile
-from ._jit_compile import ArrayArg, Dim3, Intrinsic, KernelBase
+from ._jit_compile import ArrayArg, Dim3, Intrinsic, KernelBase, RuntimeData
 
 
 class _JitKernel(KernelBase):
@@ -210,7 +210,10 @@ threadIdx = _Dim3("threadIdx")
 blockIdx = _Dim3("blockIdx")
 blockDim = _Dim3("blockDim")
 gridDim = _Dim3("gridDim")
-warpsize = 32
+#: CuPy's ``jit.warpsize`` is not an int but a run-time ``int32`` value of the kernel
+#: (``Data('warpSize', int32)``, cupyx/jit/_interface.py:260), with that repr
+warpsize = RuntimeData("warpSize", numpy.int32, "Returns the number of threads in a "
+                       "warp.\n\n.. seealso:: :obj:`numba.cuda.warpsize`\n")
 
 class _CooperativeGroups(types.ModuleType):
     """``cupyx.jit.cg``: cooperative groups inside jit kernels
