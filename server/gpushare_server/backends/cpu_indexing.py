@@ -168,6 +168,33 @@ def take_along_axis(a: Any, indices: Any, axis: Any) -> numpy.ndarray:
     return numpy.take_along_axis(a, _wrap_array(indices, a.shape[axis]), axis)
 
 
+def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> None:
+    """``arr[fancy index] = values`` as CuPy writes it (``lib/_shape_base.py``): index
+    arrays wrap (NumPy raises IndexError for an out-of-range one); ``axis=None`` is
+    ``cupy.put`` of a 1-D ``indices``.
+
+    See Also
+    --------
+    cupy.put_along_axis
+    """
+    _check_device(arr)
+    _check_device(indices)
+    if axis is None:
+        if indices.ndim != 1:
+            raise NotImplementedError("Tuple setitem isn't supported for flatiter.")
+        put(arr, indices, values)
+        return
+    axis = numpy.lib.array_utils.normalize_axis_index(axis, arr.ndim)
+    if indices.dtype.kind not in "iu":
+        raise IndexError("`indices` must be an integer array")
+    if arr.ndim != indices.ndim:
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    key = tuple(indices if dim == axis else
+                numpy.arange(n).reshape((1,) * dim + (-1,) + (1,) * (arr.ndim - dim - 1))
+                for dim, n in enumerate(arr.shape))
+    setitem(arr, key, values)
+
+
 def put(a: Any, ind: Any, v: Any, mode: str = "wrap") -> None:
     """``numpy.put`` with CuPy's default ``mode='wrap'``.
 
@@ -204,6 +231,7 @@ INDEXING_OVERRIDES: dict[str, Any] = {
     "cupy.take": take,
     "cupy.take_along_axis": take_along_axis,
     "cupy.put": put,
+    "cupy.put_along_axis": put_along_axis,
 }
 
 #: ndarray methods, called as ``fn(array, *args, **kwargs)``

@@ -880,6 +880,52 @@ def _new_array(fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Any:
+    """See Also: cupy.arange (``_creation/ranges.py``): element ``i`` is
+    ``typ(start) + i * typ(step)`` in the result's dtype (the ``cupy_arange`` ufunc;
+    float32 and float16 in single precision, integers modulo their width), where NumPy
+    adds multiples of ``(start + step) - start``: ``arange(1, 2, 0.1)`` differs from
+    NumPy's in the last bit of 8 values in 10."""
+    values = (start, stop, step)
+    if not all(v is None or isinstance(v, (int, float, numpy.integer, numpy.floating))
+               for v in values):
+        return numpy.arange(start, stop, step, dtype=dtype)
+    if dtype is None:
+        if any(numpy.dtype(type(val)).kind == "f" for val in values):
+            dtype = float
+        else:
+            dtype = int
+    if stop is None:
+        stop = start
+        start = 0
+    if step is None:
+        step = 1
+    size = int(numpy.ceil((stop - start) / step))
+    dt = numpy.dtype(dtype)
+    if size <= 0:
+        return numpy.empty((0,), dtype=dt)
+    if dt.type == numpy.bool_:
+        if size > 2:
+            raise TypeError("arange() is only supported for booleans "
+                            "when the result has at most length 2.")
+        if size == 2:
+            return numpy.array([start, start - step], dtype=numpy.bool_)
+        return numpy.array([start], dtype=numpy.bool_)
+    if dt.kind not in "iufc":
+        return numpy.arange(start, stop, step, dtype=dt)
+    typ = dt.type
+    first, delta = typ(start), typ(step)
+    if dt.kind in "iu":  # (C's integer arithmetic: modulo 2**64, then the dtype's width)
+        bits = [numpy.uint64(int(v) % (1 << 64)) for v in (first, delta)]
+        ramp = numpy.arange(size, dtype=numpy.uint64)
+        return (bits[0] + ramp * bits[1]).astype(dt)
+    compute = numpy.dtype(numpy.float32) if dt == numpy.float16 else dt
+    ramp = numpy.arange(size).astype(compute.char.lower() if compute.kind == "c" else compute)
+    with numpy.errstate(all="ignore"):
+        out = compute.type(first) + ramp * compute.type(delta)
+    return out.astype(dt, copy=False)
+
+
 def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
              retstep: bool = False, dtype: Any = None, axis: Any = 0) -> Any:
     """See Also: cupy.linspace (between two scalars, CuPy's array owns its memory, where
@@ -980,10 +1026,130 @@ def bincount(x: Any, weights: Any = None, minlength: Any = None) -> numpy.ndarra
     return counts.astype(numpy.intp if weights is None else numpy.float64, copy=False)
 
 
+def _kind_score(kind: Any) -> int:
+    """``_kernel.pyx: _get_kind_score``: bool 0, integers 1, inexact 2."""
+    if issubclass(kind, (numpy.bool_, bool)):
+        return 0
+    if issubclass(kind, (numpy.integer, int)):
+        return 1
+    if issubclass(kind, (numpy.inexact, float, complex)):
+        return 2
+    return 3
+
+
+def _cupy_ufunc_loop(name: str, loops: tuple, args: tuple) -> tuple:
+    """CuPy's ufunc type resolution (``_kernel.pyx: ufunc.guess_routine`` and
+    ``_guess_routine_from_in_types``) for the operands ``args`` over ``loops`` (each a
+    string of the input type chars then the output's): Python scalars are weak
+    (``_scalar.pyx: numpy_dtype_from_pyscalar``) unless one is of a higher kind than
+    every array (``_check_should_use_weak_scalar``); the first loop every operand casts
+    to safely (a weak scalar: where ``result_type(scalar, loop type)`` is the loop type)
+    wins. Returns (the operands cast to the loop's types, a Python scalar packed as NumPy
+    does, so an out-of-range int is NumPy's OverflowError as in CuPy's ``CScalar``; the
+    result dtype)."""
+    in_types, weaks = [], []
+    for value in args:
+        if isinstance(value, (numpy.ndarray, numpy.generic)):
+            in_types.append(value.dtype)
+            weaks.append(None)
+            continue
+        if isinstance(value, HostArray):
+            raise _unsupported(value.array)
+        dtype = _cupy_in_type(value)
+        if dtype is None:
+            raise _unsupported(value)
+        in_types.append(dtype)
+        weaks.append(type(value) if type(value) in (int, float, complex) else None)
+    scalar_kinds = [_kind_score(w) for w in weaks if w is not None]
+    array_kinds = [_kind_score(t.type) for t, w in zip(in_types, weaks) if w is None]
+    if not (scalar_kinds and array_kinds and max(array_kinds) >= max(scalar_kinds)):
+        weaks = [None] * len(args)
+    for loop in loops:
+        types = [numpy.dtype(c) for c in loop]
+        for it, ot, weak in zip(in_types, types, weaks):
+            if numpy.can_cast(it, ot):
+                continue
+            if weak is None:
+                break
+            try:
+                if numpy.result_type(weak(0), ot) != ot:
+                    break
+            except TypeError:
+                break
+        else:
+            break
+    else:
+        raise TypeError("Wrong type (%s) of arguments for %s" % (tuple(in_types), name))
+    cast = tuple(v.astype(t, copy=False) if isinstance(v, (numpy.ndarray, numpy.generic))
+                 else numpy.array(v, dtype=t) for v, t in zip(args, types))
+    return cast, types[-1]
+
+
+def _ufunc_out(result: numpy.ndarray, out: Any) -> Any:
+    """A CuPy ufunc's ``out=``: the loop's result cast to it ('same_kind')."""
+    if out is None:
+        return result
+    if not isinstance(out, numpy.ndarray):
+        raise TypeError("Output arguments must be cupy.ndarray")
+    if not numpy.can_cast(result.dtype, out.dtype, "same_kind"):
+        raise TypeError(f"Cannot cast output operand from {result.dtype!r} to "
+                        f"{out.dtype!r} according to the rule 'same_kind'")
+    numpy.copyto(out, result, casting="unsafe")
+    return out
+
+
+#: ``cupy/_sorting/search.py: _where_ufunc`` (``?XX->X``)
+_WHERE_LOOPS = tuple("?" + c * 3 for c in "?bBhHiIlLqQefdFD")
+
+
+def where(condition: Any, x: Any = None, y: Any = None) -> Any:
+    """See Also: cupy.where (``_sorting/search.py``): the ufunc ``cupy_where`` over
+    ``condition.astype('?')``, so a Python scalar meets the other operand as CuPy's
+    ufuncs' do (``where(c, int8_array, 1000)`` is CuPy's OverflowError where NumPy
+    wraps it to -24; two Python ints of different kinds are float64)."""
+    missing = (x is None, y is None).count(True)
+    if missing == 1:
+        raise ValueError("Must provide both 'x' and 'y' or neither.")
+    if missing == 2 or not isinstance(condition, numpy.ndarray):
+        return numpy.where(condition) if missing == 2 else numpy.where(condition, x, y)
+    (cond, x, y), _ = _cupy_ufunc_loop(
+        "cupy_where", _WHERE_LOOPS, (condition.astype(numpy.bool_, copy=False), x, y))
+    return numpy.where(cond, x, y)
+
+
+#: ``cupy/_core/_routines_math.pyx: _clip`` (no complex loops)
+_CLIP_LOOPS = tuple(c * 4 for c in "?bBhHiIlLqQefd")
+
+
+def ndarray_clip(a: Any, min: Any = None, max: Any = None, out: Any = None) -> Any:
+    """``cupy.ndarray.clip`` (``_routines_math.pyx: _ndarray_clip``): a missing bound is
+    the dtype's own extreme (floats' infinities), then the ufunc ``cupy_clip``, whose
+    kernel is ``in1 > in2 ? in2 : (in0 < in1 ? in1 : (in0 > in2 ? in2 : in0))``: no loop
+    for complex, CuPy's OverflowError for an out-of-range Python int bound
+    (``clip(uint8_array, -1, 3)``; NumPy clips), and NaN bounds ignored."""
+    kind = a.dtype.kind
+    if min is None:
+        if kind == "f":
+            min = a.dtype.type("-inf")
+        elif kind in "iu":
+            min = numpy.iinfo(a.dtype.type).min
+    if max is None:
+        if kind == "f":
+            max = a.dtype.type("inf")
+        elif kind in "iu":
+            max = numpy.iinfo(a.dtype.type).max
+    (x, lo, hi), _ = _cupy_ufunc_loop("cupy_clip", _CLIP_LOOPS, (a, min, max))
+    with numpy.errstate(invalid="ignore"):
+        result = numpy.where(lo > hi, hi, numpy.where(x < lo, lo, numpy.where(x > hi, hi, x)))
+    return _ufunc_out(numpy.ascontiguousarray(result), out)
+
+
 def clip(a: Any, a_min: Any, a_max: Any, out: Any = None) -> Any:
     """See Also: cupy.clip (CuPy's signature: both bounds required, no ufunc keywords;
-    ``_math/misc.py``)."""
-    return numpy.clip(a, a_min, a_max, out=out)
+    ``_math/misc.py``: ``a.clip(a_min, a_max, out=out)``)."""
+    if not isinstance(a, numpy.ndarray):
+        return numpy.clip(a, a_min, a_max, out=out)
+    return ndarray_clip(a, a_min, a_max, out)
 
 
 def require(a: Any, dtype: Any = None, requirements: Any = None) -> numpy.ndarray:
@@ -1871,6 +2037,7 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.split": split,
     "cupy.bincount": bincount,
     "cupy.clip": clip,
+    "cupy.where": where,
     "cupy.linalg.eigh": _float16_via_float32(numpy.linalg.eigh),
     "cupy.linalg.eigvalsh": _float16_via_float32(numpy.linalg.eigvalsh),
     "cupy.row_stack": row_stack,
@@ -1879,6 +2046,7 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.column_stack": column_stack,
     "cupy.repeat": repeat,
     "cupy.linspace": linspace,
+    "cupy.arange": arange,
     "cupy.diag": _new_array(numpy.diag),
     "cupy.tensordot": _new_array(numpy.tensordot),
     "cupy.isclose": _new_array(numpy.isclose),
@@ -2032,6 +2200,7 @@ ROUTINE_METHODS: dict[str, Callable[..., Any]] = {
     "reshape": ndarray_reshape,
     "__bool__": ndarray_bool,
     "fill": ndarray_fill,
+    "clip": ndarray_clip,
     "astype": ndarray_astype,
     "repeat": lambda a, repeats, axis=None: repeat(a, repeats, axis),
 }
