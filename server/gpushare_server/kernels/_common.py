@@ -171,16 +171,33 @@ def preprocess_arg(a):
 
 
 def cast_scalar(v, dtype):
-    """Cast a Python / NumPy scalar to ``dtype`` as CuPy does (NumPy rules;
-    out-of-range Python ints raise ``OverflowError``)."""
+    """Cast a Python / NumPy scalar to ``dtype`` as CuPy does (``CScalar.apply_dtype``:
+    NumPy's ``PyArray_Pack``): a NumPy scalar is cast; a Python scalar is assigned, so
+    out-of-range ints raise ``OverflowError``, a complex to a real type ``TypeError``,
+    NaN and infinity to an integer type ``ValueError`` and ``OverflowError``."""
     dtype = numpy.dtype(dtype)
     if isinstance(v, numpy.generic):
         with numpy.errstate(all='ignore'):
             return numpy.asarray(v).astype(dtype)[()]
-    if isinstance(v, int) and not isinstance(v, bool) and dtype.kind in 'iu':
-        return numpy.asarray(v, dtype=dtype)[()]
+    out = numpy.zeros(1, dtype=dtype)
     with numpy.errstate(all='ignore'):
-        return numpy.asarray(v).astype(dtype)[()]
+        out[0] = v
+    return out[0]
+
+
+def scalar_dtype(v):
+    """The dtype CuPy's ``CScalar`` gives a scalar (``numpy_dtype_from_pyscalar``):
+    Python's bool, float and complex as NumPy's, an int as int64 (uint64 from
+    2**63 on); a NumPy scalar's own."""
+    if isinstance(v, numpy.generic):
+        return v.dtype
+    if isinstance(v, bool):
+        return numpy.dtype(numpy.bool_)
+    if isinstance(v, int):
+        return numpy.dtype(numpy.uint64 if v >= 2 ** 63 else numpy.int64)
+    if isinstance(v, float):
+        return numpy.dtype(numpy.float64)
+    return numpy.dtype(numpy.complex128)
 
 
 def broadcast_shape(arrays):

@@ -121,7 +121,10 @@ class ElementwiseKernel:
         shape = C.broadcast_shape(broad_values) if broad_values else ()
 
         in_ndarray_types = tuple([C.arg_dtype(a) for a in in_args])
-        out_ndarray_types = tuple([C.arg_dtype(a) for a in out_args])
+        # (CuPy's ``a.dtype`` of every output: a scalar's too, its CScalar's)
+        out_ndarray_types = tuple([C.scalar_dtype(a.value) if isinstance(a, C.Scalar)
+                                   and C.arg_dtype(a) is None else C.arg_dtype(a)
+                                   for a in out_args])
         in_types, out_types, type_map = self._decide_params_type(
             in_ndarray_types, out_ndarray_types)
         if is_size_specified:
@@ -158,6 +161,10 @@ class ElementwiseKernel:
         return tuple(ret)
 
     def _launch(self, args, shape, type_map):
+        for k in self.kwargs:  # CuPy passes them on to ``_get_elementwise_kernel``
+            if k not in ('loop_prep', 'after_loop', 'options'):
+                raise TypeError("_get_elementwise_kernel() got an unexpected keyword "
+                                "argument '%s'" % k)
         params = self.params[:self.nargs]
         nonraw = [i for i, (p, a) in enumerate(zip(params, args))
                   if isinstance(a, numpy.ndarray) and not p.raw]

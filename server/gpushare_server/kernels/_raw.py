@@ -1,6 +1,7 @@
 """RawKernel / RawModule on the CPU emulator."""
 from __future__ import annotations
 
+import operator
 import re
 import struct
 import threading
@@ -290,8 +291,15 @@ def _arg_bytes(a):
         return struct.pack('<Q', a.__array_interface__['data'][0])
     if isinstance(a, numpy.generic):
         return a.tobytes()
-    if isinstance(a, int):              # also bool, as in CuPy
-        return numpy.int64(a).tobytes()
+    if isinstance(a, int):              # also bool (whose first byte CuPy passes)
+        # CuPy's CScalar: an int64, a uint64 from 2**63 on (``numpy_dtype_from_pyscalar``)
+        # and NumPy's error for what neither holds (``PyArray_Pack``)
+        if isinstance(a, bool) or -2 ** 63 <= a < 2 ** 63:
+            return numpy.int64(a).tobytes()
+        if 0 <= a < 2 ** 64:
+            return numpy.uint64(a).tobytes()
+        raise OverflowError('Python integer %d out of bounds for %s'
+                            % (a, 'uint64' if a > 0 else 'int64'))
     if isinstance(a, float):
         return numpy.float64(a).tobytes()
     if isinstance(a, complex):
@@ -331,18 +339,32 @@ def pack_args(args, sizes):
 
 
 def _dim3(v, what):
-    if isinstance(v, (int, numpy.integer)):
-        return (int(v), 1, 1)
-    t = tuple(int(x) for x in v)
-    if not 1 <= len(t) <= 3:
-        raise ValueError('%s must be an int or a tuple of 1-3 ints' % what)
-    return t + (1,) * (3 - len(t))
+    """``grid``/``block`` as CuPy's ``Function.__call__`` takes them
+    (cupy/cuda/function.pyx): a tuple (``tuple grid``: anything else is Cython's
+    TypeError), padded with ones and cut to three, each item at least 1 (``max(1,
+    grid[0])``: a 0 or negative size launches one) and an integer (its ``Py_ssize_t``
+    and ``int`` parameters)."""
+    if v is not None and not isinstance(v, tuple):
+        raise TypeError("Argument '%s' has incorrect type (expected tuple, got %s)"
+                        % (what, type(v).__name__))
+    t = (v + (1, 1))[:3]  # (None + tuple: Python's TypeError, as in CuPy)
+    return tuple(operator.index(max(1, x)) for x in (t[0], t[1], t[2]))
+
+
+def shared_mem_size(shared_mem):
+    """``shared_mem`` as CuPy's ``size_t shared_mem`` parameter converts it."""
+    if isinstance(shared_mem, float):
+        raise TypeError("'float' object cannot be interpreted as an integer")
+    n = operator.index(shared_mem)
+    if n < 0:
+        raise OverflowError("can't convert negative value to size_t")
+    return n
 
 
 def check_launch(grid, block, shared_mem, max_dyn):
     g = _dim3(grid, 'grid')
     b = _dim3(block, 'block')
-    if (min(g) < 1 or min(b) < 1 or b[0] > 1024 or b[1] > 1024 or b[2] > 64
+    if (b[0] > 1024 or b[1] > 1024 or b[2] > 64
             or b[0] * b[1] * b[2] > 1024 or g[0] > 2 ** 31 - 1
             or g[1] > 65535 or g[2] > 65535):
         raise CUDADriverError('CUDA_ERROR_INVALID_VALUE', 'invalid argument')
@@ -408,15 +430,20 @@ class RawKernel:
                  enable_cooperative_groups=False):
         if not isinstance(args, (tuple, list)):
             raise TypeError('args must be a tuple')
-        g, b = check_launch(grid, block, int(shared_mem), self._max_dyn)
+        # CuPy's order: compile (``RawKernel.kernel``), convert the launch's
+        # dimensions (``Function.__call__``) and arguments (``_pointer``), launch
         c, k = self._msrc().entry_index(self.name)
+        shared_mem = shared_mem_size(shared_mem)
+        _dim3(grid, 'grid')
+        _dim3(block, 'block')
         sizes = c.signature(k)
+        params, keep = pack_args(args, sizes)
+        g, b = check_launch(grid, block, shared_mem, self._max_dyn)
         if len(sizes) != len(args):
             raise CUDADriverError(
                 'CUDA_ERROR_INVALID_VALUE',
                 'invalid argument (kernel %s takes %d arguments, %d given)'
                 % (self.name, len(sizes), len(args)))
-        params, keep = pack_args(args, sizes)
         r, _ = _runtime.launch(c.lib, k, g, b, int(shared_mem), params, len(args),
                                enable_cooperative_groups or self.enable_cooperative_groups)
         del keep

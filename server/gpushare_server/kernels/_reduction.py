@@ -8,7 +8,8 @@ import numpy
 
 from . import _common as C
 
-_TEMPLATE = '''{typedefs}{preamble}
+_TEMPLATE = '''{typedefs}typedef {index_type} IndexT;
+{preamble}
 typedef {reduce_type} _type_reduce;
 #define REDUCE(a, b) ({reduce_expr})
 #define POST_MAP(a) ({post_map_expr})
@@ -160,13 +161,14 @@ class ReductionKernel:
         for i in reduce_axis:
             red_size *= in_shape[i]
         if out_size != 0:
-            if red_size == 0 and self.identity is None:
+            if red_size == 0 and (self.identity is None
+                                  or str(self.identity) == ''):
                 raise ValueError(
                     'zero-size array to reduction operation %s which has no '
                     'identity' % self.name)
             self._launch(in_args, out_args, in_shape, reduce_axis, out_axis,
                          keepdims, type_map, reduce_dims)
-        return out_args[0] if self.nout == 1 else tuple(out_args)
+        return out_args[0]  # (CuPy's ``_call`` returns its first output only)
 
     def _launch(self, in_args, out_args, in_shape, reduce_axis, out_axis,
                 keepdims, type_map, reduce_dims):
@@ -229,13 +231,18 @@ class ReductionKernel:
         blobs.append(C.cindexer_bytes(oshape))
         decls.append('const int _block_stride')
         blobs.append(numpy.int32(1).tobytes())
-        key = (tuple(key), len(ishape), len(oshape), type_map)
+        red = 1
+        for n in rshape:
+            red *= n
+        # CuPy's ``IndexT`` (the reduction's index type, in its type map)
+        index_type = 'long long' if red > 0x7fffffff else 'int'
+        key = (tuple(key), len(ishape), len(oshape), type_map, index_type)
         fn = self._memo.get(key)
         if fn is None:
             identity = '' if self.identity is None else str(self.identity)
             code = _TEMPLATE.format(
                 typedefs=C.typedef_code(type_map), preamble=self.preamble,
-                reduce_type=self.reduce_type, reduce_expr=self.reduce_expr,
+                index_type=index_type, reduce_type=self.reduce_type, reduce_expr=self.reduce_expr,
                 post_map_expr=self.post_map_expr, name=self.name,
                 params=', '.join(decls), identity=identity,
                 input_expr='\n      '.join(input_expr),

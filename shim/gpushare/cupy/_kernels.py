@@ -349,8 +349,6 @@ class _ElementwiseBase(_Kernel):
     """ElementwiseKernel and ReductionKernel: what they were constructed with reads back
     here (CuPy's readonly attributes), without asking the server."""
 
-    _gs_closed = True
-
     def _given(self) -> dict:
         """The constructor's arguments by name, defaults filled in; extra keyword
         arguments under ``"kwargs"``."""
@@ -483,31 +481,28 @@ class ReductionKernel(_ElementwiseBase):
 
 
 def _dim3(v: Any) -> tuple | None:
-    try:
-        if isinstance(v, (int, numpy.integer)):
-            t = (int(v),)
-        else:
-            t = tuple(int(x) for x in v)
-    except (TypeError, ValueError):
+    """``grid``/``block`` as CuPy launches them (``Function.__call__``: a tuple, padded
+    with ones, each item at least 1); None when the server must answer (its error)."""
+    if not isinstance(v, tuple):
         return None
-    if not 1 <= len(t) <= 3:
+    t = (v + (1, 1))[:3]
+    if not all(type(x) is int or isinstance(x, numpy.integer) for x in t):
         return None
-    return t + (1,) * (3 - len(t))
+    return tuple(max(1, int(x)) for x in t)
 
 
 def _launch_ok(grid: Any, block: Any, shared_mem: Any) -> bool:
-    """Whether a launch surely passes CUDA's checks (else it waits, so the driver's
+    """Whether a launch surely passes CuPy's and CUDA's checks (else it waits, so the
     error is raised at the launch)."""
     g, b = _dim3(grid), _dim3(block)
     if g is None or b is None:
         return False
-    if min(g) < 1 or min(b) < 1 or b[0] * b[1] * b[2] > 1024 or b[2] > 64 or \
+    if b[0] * b[1] * b[2] > 1024 or b[2] > 64 or \
             g[0] > 2 ** 31 - 1 or g[1] > 65535 or g[2] > 65535:
         return False
-    try:
-        return 0 <= int(shared_mem) <= 48 * 1024
-    except (TypeError, ValueError):
+    if not (type(shared_mem) is int or isinstance(shared_mem, numpy.integer)):
         return False
+    return 0 <= int(shared_mem) <= 48 * 1024
 
 
 @_objects.register("RawKernel")
@@ -729,26 +724,38 @@ class Fusion:
         self._memo: dict = {}
 
     def __repr__(self) -> str:
-        return f"<Fusion name={self.name}>"
+        return '<Fusion \'{}\'>'.format(self.name)
 
     def clear_cache(self) -> None:
         self._memo = {}
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: Any) -> Any:
         from ._ndarray import ndarray
+        depth = getattr(FUSING, "depth", 0)
+        if depth:  # a fused function called in another: its code is inlined
+            return self.func(*args)
         on_device = any(isinstance(a, ndarray) for a in args)
         if not on_device:
-            return self.func(*args, **kwargs)
-        depth = getattr(FUSING, "depth", 0)
+            return self.func(*args)
+        for a in args:  # CuPy's ``_acceptable_types`` (cupy/_core/fusion.pyx)
+            if not isinstance(a, _FUSE_ACCEPTS):
+                raise TypeError('Invalid argument type for \'{}\': ({})'.format(
+                    self.name, ', '.join("<class 'cupy.ndarray'>" if isinstance(
+                        b, ndarray) else repr(type(b)) for b in args)))
         FUSING.depth = depth + 1  # arrays refuse Python-scalar conversion meanwhile
         try:
-            result = self.func(*args, **kwargs)
+            result = self.func(*args)
         finally:
             FUSING.depth = depth
         if isinstance(result, numpy.generic):
             from . import asarray
             return asarray(result)  # CuPy's fused kernels return 0-d device arrays
         return result
+
+
+#: the arguments a fused function takes with device arrays
+_FUSE_ACCEPTS = (_ndarray.ndarray, numpy.ndarray, numpy.generic, int, float, complex,
+                 bool, type(None))
 
 
 def fuse(*args: Any, **kwargs: Any) -> Any:

@@ -221,14 +221,16 @@ class Stream(RemoteObjectProxy):
     """
 
     __slots__ = ("__dict__",)
-    _gs_closed = True
 
     def __new__(cls, null: bool = False, non_blocking: bool = False, ptds: bool = False,
                 priority: Any = None) -> "Stream":
         kwargs: dict = {"null": null, "non_blocking": non_blocking, "ptds": ptds}
         if priority is not None:
             kwargs["priority"] = priority
-        return _objects.create(cls, "cupy.cuda.Stream", "Stream", **kwargs)
+        stream = _objects.create(cls, "cupy.cuda.Stream", "Stream", **kwargs)
+        if null or ptds:  # CuPy's default streams belong to no device (stream.pyx)
+            stream._device_id = -1
+        return stream
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
@@ -400,10 +402,11 @@ class Event(RemoteObjectProxy):
 
     __slots__ = ()
     _gs_data = frozenset({"ptr"})
-    _gs_closed = True
 
     def __new__(cls, block: bool = False, disable_timing: bool = False,
                 interprocess: bool = False) -> "Event":
+        if interprocess and not disable_timing:  # (CuPy's check, stream.pyx)
+            raise ValueError('Timing must be disabled for interprocess events')
         return _objects.create(cls, "cupy.cuda.Event", "Event", block=block,
                                disable_timing=disable_timing, interprocess=interprocess)
 
@@ -423,6 +426,9 @@ class Event(RemoteObjectProxy):
 
 def get_elapsed_time(start_event: Event, end_event: Event) -> float:
     """Milliseconds between two recorded events (see cupy.cuda.get_elapsed_time)."""
+    for event in (start_event, end_event):  # CuPy reads their ``ptr`` first (stream.pyx):
+        if not isinstance(event, Event):     # another object's AttributeError
+            getattr(event, "ptr")
     return float(_client.get_session().call("call", "cupy.cuda.get_elapsed_time",
                                             (start_event, end_event)))
 
