@@ -271,3 +271,10 @@ def log(msg: str) -> None:
 
 def python() -> str:
     return sys.executable
+
+
+def median(values: list) -> float:
+    """The median of a non-empty list of numbers."""
+    values = sorted(values)
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2

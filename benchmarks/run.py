@@ -22,7 +22,7 @@ ORDER = ["local", "zmq", "tcp", "gpushare", "gpushare_curve", "gpushare_ipc", "r
          "torch_rpc", "ray", "ray_shm"]
 
 #: seconds each system may take (``--quick``, full); its copies stop at what fits
-BUDGET = {"local": (8, 60), "zmq": (8, 60), "tcp": (8, 60), "gpushare": (30, 300), "gpushare_curve": (20, 120),
+BUDGET = {"local": (8, 60), "zmq": (8, 60), "tcp": (8, 60), "gpushare": (45, 360), "gpushare_curve": (20, 120),
           "gpushare_ipc": (10, 120), "rpyc": (12, 240), "torch_rpc": (22, 240),
           "ray": (30, 240), "ray_shm": (15, 120)}
 
@@ -146,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     cfg = build_config(args)
+    # the floors gpushare's (b) and (c) are paired with, round by round (``_child``)
+    cfg["paired_with"] = [f for f in ("zmq", "tcp") if not args.only or f in args.only]
     if args.blas_threads != "keep":
         for var in BLAS_VARS:  # inherited by every child, server and peer process
             os.environ[var] = str(int(args.blas_threads))

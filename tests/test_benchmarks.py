@@ -57,6 +57,17 @@ def test_floor_and_ratios(results: tuple[dict, str]) -> None:
     rows = {r["key"]: r for r in res["ratios"]}
     for key in ("a_vs_zmq", "b_vs_zmq"):
         assert rows[key]["value"] > 0 and rows[key]["pass"] in (True, False)
+    # (b) once more in rounds alternating with the floor: the target is judged on the
+    # median of the rounds' ratios, the bests measured apart shown beside it
+    paired = res["systems"]["gpushare"]["paired"]["round_trip"]
+    assert len(paired["floor_us"]) == len(paired["gpushare_us"]) == 5
+    ratios = sorted(g / f for f, g in zip(paired["floor_us"], paired["gpushare_us"]))
+    assert rows["b_vs_zmq"]["value"] == paired["median_ratio"] == ratios[2]
+    assert "alternating" in rows["b_vs_zmq"]["what"]
+    apart = res["systems"]["gpushare"]["round_trip"]["per_call_us"] / \
+        res["systems"]["zmq"]["round_trip"]["per_call_us"]
+    assert rows["b_vs_zmq_apart"]["value"] == pytest.approx(apart)
+    assert rows["b_vs_zmq_apart"]["pass"] is None
     # nothing measured for the peers: the ratio says so instead of passing
     assert rows["a_vs_peer"]["value"] is None and rows["a_vs_peer"]["pass"] is None
 
@@ -120,3 +131,32 @@ def test_markdown_and_plot(results: tuple[dict, str]) -> None:
     except ImportError:
         return
     assert os.path.getsize(os.path.join(out, "results.png")) > 10_000
+
+
+def test_copies_judged_on_rounds_alternating_with_the_floor() -> None:
+    """(c)'s target takes the worst size's median ratio of the paired rounds, not the
+    ratio of bests measured apart (which stays, as information)."""
+    from benchmarks import report
+    big, bigger = 64 << 20, 256 << 20
+    gs = {"available": True, "kind": "gpushare",
+          "upload": {str(big): big / 3e9, str(bigger): bigger / 3e9},
+          "download": {str(big): big / 3e9, str(bigger): bigger / 3e9},
+          "paired": {"upload": {str(big): {"floor_bps": [2e9, 1e9, 3e9],
+                                           "gpushare_bps": [2.2e9, 0.5e9, 2.7e9],
+                                           "median_ratio": 0.9},
+                                str(bigger): {"floor_bps": [2e9, 2e9, 2e9],
+                                              "gpushare_bps": [1.6e9, 1.7e9, 1.8e9],
+                                              "median_ratio": 0.85}}}}
+    tcp = {"available": True, "kind": "floor",
+           "upload": {str(big): big / 2e9, str(bigger): bigger / 2e9},
+           "download": {str(big): big / 2e9, str(bigger): bigger / 2e9}}
+    rows = {r["key"]: r for r in report.ratios({"systems": {"gpushare": gs, "tcp": tcp}})}
+    up = rows["c_upload_vs_tcp"]
+    assert up["value"] == 0.85 and up["pass"] is False and "256 MiB" in up["detail"]
+    assert "alternating" in up["what"]
+    assert rows["c_upload_vs_tcp_apart"]["value"] == pytest.approx(1.5)
+    assert rows["c_upload_vs_tcp_apart"]["pass"] is None
+    # no paired rounds for downloads: judged on the bests as before
+    assert rows["c_download_vs_tcp"]["value"] == pytest.approx(1.5)
+    assert rows["c_download_vs_tcp"]["pass"] is True and "c_download_vs_tcp_apart" not in rows
+
