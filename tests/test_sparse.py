@@ -280,7 +280,10 @@ def test_operators_of_python_functions_solve_on_the_client(cp, sp, spl):
                                   2 * SPD @ numpy.ones(3))
     x, info = spl.cg(served, cp.asarray(b), M=op)
     assert info == 0
-    # eigsh and svds run here too (CuPy's Lanczos iteration)
+    # eigsh and svds run here too (CuPy's Lanczos iteration, from a random start vector:
+    # seeded, as CuPy's own tests of them are, so that the start does not depend on what
+    # other tests drew; one full run in many missed [39, 40] with svds' default tol)
+    cp.random.seed(0)
     big = numpy.diag(numpy.arange(1.0, 41.0))
     dev = cp.asarray(big)
     op40 = spl.LinearOperator((40, 40), matvec=lambda v: dev @ v, rmatvec=lambda v: dev @ v,
