@@ -1139,8 +1139,13 @@ def ndarray_clip(a: Any, min: Any = None, max: Any = None, out: Any = None) -> A
         elif kind in "iu":
             max = numpy.iinfo(a.dtype.type).max
     (x, lo, hi), _ = _cupy_ufunc_loop("cupy_clip", _CLIP_LOOPS, (a, min, max))
-    with numpy.errstate(invalid="ignore"):
-        result = numpy.where(lo > hi, hi, numpy.where(x < lo, lo, numpy.where(x > hi, hi, x)))
+    if lo.ndim == hi.ndim == 0 and bool(lo <= hi):  # (no NaN bound): NumPy's clip is
+        # the kernel, without its temporaries
+        result = numpy.clip(x, lo, hi)
+    else:
+        with numpy.errstate(invalid="ignore"):
+            result = numpy.where(lo > hi, hi,
+                                 numpy.where(x < lo, lo, numpy.where(x > hi, hi, x)))
     return _ufunc_out(numpy.ascontiguousarray(result), out)
 
 
