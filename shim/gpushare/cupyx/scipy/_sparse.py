@@ -108,9 +108,6 @@ class _spbase(_objects.RemoteObjectProxy):
     def __str__(self) -> str:
         return self._call("__str__")
 
-    def __getattr__(self, name: str) -> Any:
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
     def __dir__(self) -> list:
         lacks = SPARSE_FORMAT_LACKS.get(self.format, ())
         return [name for name in super().__dir__() if name not in lacks]
