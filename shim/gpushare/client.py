@@ -1282,6 +1282,10 @@ def _pack_calls(calls: list) -> bytes:
     """The calls of a batch as one stream of msgpack values: packed calls (bytes) as
     they are, and each run of operators' records (tuples) packed in one go, as an array
     whose header is then dropped."""
+    try:
+        return b"".join(calls)  # all packed already (the C path's records: the usual)
+    except TypeError:
+        pass
     pack = _RECORD_PACKER.pack
     parts: list = []
     start = 0
