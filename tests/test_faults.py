@@ -720,3 +720,28 @@ def test_a_loop_of_handshakes_starts_boundedly_many_workers():
         storm.close()
         ctx.term()
         srv.stop()
+
+
+def test_a_refused_connection_fails_well_before_the_timeout():
+    """Nothing listens at the address (a wrong port, a server not started): the client
+    says so once the connection has been refused for 10 s, not after GPUSHARE_TIMEOUT
+    (60 s here) of silence, and names the address."""
+    from _servers import free_port, run_python
+    address = f"tcp://127.0.0.1:{free_port()}"
+    code = """
+import time
+import gpushare.cupy as cp
+from gpushare.errors import ServerUnavailableError
+start = time.monotonic()
+try:
+    cp.arange(3)
+except ServerUnavailableError as exc:
+    print(time.monotonic() - start)
+    print(exc)
+"""
+    out = run_python(code, env={"GPUSHARE_SERVER": address, "GPUSHARE_TIMEOUT": "60"},
+                     timeout=55)
+    took, message = out.stdout.splitlines()[:2]
+    assert 9.5 < float(took) < 40, out.stdout
+    assert message.startswith(f"gpushare: nothing accepts connections at {address} "
+                              "(refused for 10 s)"), message

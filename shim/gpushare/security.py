@@ -31,6 +31,9 @@ CLIENT_KEY_ENV = "GPUSHARE_CLIENT_KEY"
 #: before the timeout runs out
 _NO_DETAIL_FAILURES = 3
 
+#: a connection refused this long (s) without ever being accepted is reported then
+REFUSED_S = 10.0
+
 # socket -> its handshake monitor (a PAIR socket), while the handshake is watched
 _monitors: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
 # socket -> the key files it was configured with (for error messages; never the keys)
@@ -102,7 +105,8 @@ def configure_client_socket(sock: Any, address: str) -> None:
     try:
         _monitors[sock] = sock.get_monitor_socket(
             zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
-            | zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_SUCCEEDED)
+            | zmq.EVENT_HANDSHAKE_FAILED_AUTH | zmq.EVENT_HANDSHAKE_SUCCEEDED
+            | zmq.EVENT_CONNECTED | zmq.EVENT_CONNECT_RETRIED)
     except (zmq.ZMQError, AttributeError):  # pragma: no cover - monitors are optional
         pass
 
@@ -143,6 +147,16 @@ def _handshake_problem(event: int, value: int, keys: tuple[str, str] | None,
         f"and {CLIENT_KEY_ENV}={client_file} your secret key.")
 
 
+def refused_error(sock: Any, address: str, seconds: float) -> errors.ServerUnavailableError:
+    """The error for a connection refused for ``seconds`` (nothing listens there)."""
+    return errors.ServerUnavailableError(
+        f"gpushare: nothing accepts connections at {address} (refused for {seconds:g} s): "
+        "is a server running there, at this port? Start one with `gpushare "
+        "serve --bind tcp://127.0.0.1:5555` (add --server-key and --authorized-keys to "
+        "serve other machines) and set GPUSHARE_SERVER=tcp://HOST:5555, or unset "
+        "GPUSHARE_SERVER to use the embedded local server.")
+
+
 def no_answer_error(sock: Any, address: str, timeout: float) -> errors.ServerUnavailableError:
     """The error for a handshake that got no answer within ``timeout`` seconds."""
     keys = _key_files.get(sock)
@@ -169,8 +183,14 @@ def wait_for_server(sock: Any, address: str, timeout: float) -> BaseException | 
     """
     monitor = _monitors.get(sock)
     keys = _key_files.get(sock)
-    deadline = _monotonic() + timeout
+    start = _monotonic()
+    deadline = start + timeout
     failures = 0
+    # a connection refused again and again (nothing listens there: a wrong port, a
+    # server not started) fails after REFUSED_S, not the whole timeout; a server that
+    # is starting binds well within it
+    refused = min(timeout, REFUSED_S)
+    connected = False
     try:
         poller = zmq.Poller()
         poller.register(sock, zmq.POLLIN)
@@ -189,6 +209,11 @@ def wait_for_server(sock: Any, address: str, timeout: float) -> BaseException | 
                 event, value = msg["event"], msg["value"]
                 if event == zmq.EVENT_HANDSHAKE_SUCCEEDED:
                     failures = 0
+                elif event == zmq.EVENT_CONNECTED:
+                    connected = True
+                elif event == zmq.EVENT_CONNECT_RETRIED and not connected and \
+                        _monotonic() - start >= refused:
+                    return refused_error(sock, address, refused)
                 elif event in (zmq.EVENT_HANDSHAKE_FAILED_AUTH,
                                zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL):
                     return _handshake_problem(event, value, keys, address)
