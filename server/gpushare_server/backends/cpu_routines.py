@@ -1020,6 +1020,22 @@ def bincount(x: Any, weights: Any = None, minlength: Any = None) -> numpy.ndarra
             raise ValueError("minlength must be non-negative")
     if x.size == 0:
         return numpy.zeros((minlength or 0,), dtype=numpy.intp)
+    if x.dtype.kind == "c":  # (``int(cupy.max(x))``: Python's refusal)
+        raise TypeError("int() argument must be a string, a bytes-like object or a real "
+                        "number, not 'complex'")
+    if weights is not None and weights.dtype.kind == "c":
+        # (``_bincount_with_weight_kernel``: ``atomicAdd(&bin[x], w)`` into float64
+        # bins, and no atomicAdd takes a double pointer and a complex: NVRTC refuses
+        # the kernel; NumPy drops the imaginary parts)
+        from gpushare.errors import CompileException
+        ctype = "complex<float>" if weights.dtype == numpy.complex64 else "complex<double>"
+        raise CompileException(
+            'cupy_bincount_with_weight_kernel.cu: error: no instance of overloaded '
+            'function "atomicAdd" matches the argument list\n'
+            f'            argument types are: (double *, {ctype})\n\n'
+            '1 error detected in the compilation of '
+            '"cupy_bincount_with_weight_kernel.cu".\n',
+            "", "cupy_bincount_with_weight_kernel", ())
     counts = numpy.bincount(x.astype(numpy.intp, copy=False),
                             None if weights is None else weights.astype(numpy.float64),
                             minlength or 0)
@@ -1085,12 +1101,37 @@ def _cupy_ufunc_loop(name: str, loops: tuple, args: tuple) -> tuple:
     return cast, types[-1]
 
 
-def _ufunc_out(result: numpy.ndarray, out: Any) -> Any:
-    """A CuPy ufunc's ``out=``: the loop's result cast to it ('same_kind')."""
+def _c_order(result: Any) -> numpy.ndarray:
+    """A ufunc's new C-contiguous output (0-d staying 0-d: ``numpy.ascontiguousarray``
+    makes it 1-d)."""
+    result = numpy.asarray(result)
+    return result if result.flags.c_contiguous else result.copy(order="C")
+
+
+def _broadcast_error(values: Any) -> ValueError:
+    """``internal.pyx: _broadcast_core``'s words (a scalar's shape is ``()``)."""
+    return ValueError("operands could not be broadcast together with shapes " + " ".join(
+        str(v.shape) if isinstance(v, numpy.ndarray) else "()" for v in values))
+
+
+def _ufunc_out(result: numpy.ndarray, out: Any, operands: tuple = ()) -> Any:
+    """A CuPy ufunc's ``out=`` (``_kernel.pyx: ufunc.__call__``): the operands and
+    ``out`` broadcast together to ``out``'s own shape, then the loop's result cast to
+    it ('same_kind')."""
     if out is None:
         return result
+    if isinstance(out, HostArray):
+        raise _unsupported(out.array)
     if not isinstance(out, numpy.ndarray):
-        raise TypeError("Output arguments must be cupy.ndarray")
+        if _cupy_in_type(out) is None:  # (``_scalar.CScalar``)
+            raise _unsupported(out)
+        raise TypeError("Output arguments type must be cupy.ndarray")
+    try:
+        shape = numpy.broadcast_shapes(result.shape, out.shape)
+    except ValueError:
+        raise _broadcast_error((*operands, out) if operands else (result, out)) from None
+    if shape != out.shape:
+        raise ValueError("Out shape is mismatched")
     if not numpy.can_cast(result.dtype, out.dtype, "same_kind"):
         raise TypeError(f"Cannot cast output operand from {result.dtype!r} to "
                         f"{out.dtype!r} according to the rule 'same_kind'")
@@ -1146,7 +1187,133 @@ def ndarray_clip(a: Any, min: Any = None, max: Any = None, out: Any = None) -> A
         with numpy.errstate(invalid="ignore"):
             result = numpy.where(lo > hi, hi,
                                  numpy.where(x < lo, lo, numpy.where(x > hi, hi, x)))
-    return _ufunc_out(numpy.ascontiguousarray(result), out)
+    return _ufunc_out(_c_order(result), out, (a, min, max))
+
+
+#: ``cupy/_core/core.pyx: _round_ufunc`` (``?q->e``: a boolean array rounds to float16)
+#: and ``_round_ufunc_neg_uint`` (integers with negative decimals)
+_ROUND_INT_LOOPS = ("?qe",) + tuple(c + "q" + c for c in "bBhHiIlLqQ")
+_ROUND_LOOPS = _ROUND_INT_LOOPS + tuple(c + "q" + c for c in "efdFD")
+_INT64_MASK = (1 << 64) - 1
+
+
+def _pow10_double(n: int) -> float:
+    """``core.pyx: pow10<double>(n)``: 10 to the ``n`` by squaring, in doubles (inf
+    past their range)."""
+    x, a = 1.0, 10.0
+    while n:
+        if n & 1:
+            x *= a
+        a *= a
+        n >>= 1
+    return x
+
+
+def _pow10_int64(n: int) -> int:
+    """``core.pyx: pow10<long long>(n)``: by squaring, wrapping as 64-bit integers."""
+    x, a = 1, 10
+    n &= _INT64_MASK
+    while n:
+        if n & 1:
+            x = (x * a) & _INT64_MASK
+        a = (a * a) & _INT64_MASK
+        n >>= 1
+    return x - (1 << 64) if x >> 63 else x
+
+
+def _c_quotient(a: numpy.ndarray, b: Any) -> numpy.ndarray:
+    """C's integer division (truncating toward zero) of int64 ``a`` by ``b``."""
+    q = a // b
+    return q + ((q * b != a) & ((a < 0) != (b < 0)))
+
+
+def _round_float(x: numpy.ndarray, decimals: int) -> numpy.ndarray:
+    """``core.pyx: _round_float``/``_round_complex`` for one ``decimals``: ``rint`` at
+    0, else scaled by ``pow10<double>(|decimals|)`` in double precision (NumPy scales
+    in the array's own precision: ``round(float32(2.675), 2)`` is 2.67 in CuPy, 2.68 in
+    NumPy) and stored back in the array's type."""
+    if decimals == 0:
+        return numpy.rint(x)
+    scale = _pow10_double(abs(decimals))
+    wide = numpy.complex128 if x.dtype.kind == "c" else numpy.float64
+
+    def part(v: numpy.ndarray) -> numpy.ndarray:
+        v = v.astype(numpy.float64)
+        return numpy.rint(v / scale) * scale if decimals < 0 else numpy.rint(v * scale) / scale
+    if x.dtype.kind == "c":
+        result = numpy.empty(x.shape, wide)
+        result.real = part(x.real)
+        result.imag = part(x.imag)
+    else:
+        result = part(x)
+    return result.astype(x.dtype)
+
+
+def _round_neg_int(x: numpy.ndarray, digits: int) -> numpy.ndarray:
+    """``core.pyx: _round_ufunc_neg_uint``'s kernel, for ``digits`` = -decimals > 0:
+    ``x = pow10<long long>(digits - 1); q = in0 / x / 100; int r = in0 - q*x*100;
+    out0 = (q*100 + round_float(r / (x*10.0f))*10) * x`` (64-bit integers wrapping,
+    ``r`` a 32-bit int, its quotient a float rounded half to even): CuPy's own
+    rounding, exact for 64-bit values NumPy rounds through doubles."""
+    scale = _pow10_int64(digits - 1)
+    if x.dtype == numpy.uint64:
+        unsigned = numpy.uint64(scale & _INT64_MASK)
+        q = (x // unsigned // numpy.uint64(100)).view(numpy.int64) if unsigned else \
+            numpy.zeros(x.shape, numpy.int64)
+        v = x.view(numpy.int64)
+    else:
+        v = x.astype(numpy.int64)
+        q = _c_quotient(_c_quotient(v, scale), 100) if scale else \
+            numpy.zeros(x.shape, numpy.int64)
+    s = numpy.int64(scale)
+    r = (v - q * s * 100).astype(numpy.int32)
+    quotient = r.astype(numpy.float32) / (numpy.float32(s) * numpy.float32(10.0))
+    k = numpy.rint(quotient).astype(numpy.int64)
+    return ((q * 100 + k * 10) * s).astype(x.dtype)
+
+
+def _by_decimals(fn: Callable[..., Any], x: numpy.ndarray,
+                 decimals: numpy.ndarray) -> numpy.ndarray:
+    """``fn(x, d)`` elementwise over the int64 ``decimals`` (one call per value)."""
+    if decimals.ndim == 0:
+        return fn(x, int(decimals))
+    x, decimals = numpy.broadcast_arrays(x, decimals)
+    result = numpy.empty(x.shape, fn(x[:0], 1).dtype)
+    for d in numpy.unique(decimals):
+        mask = decimals == d
+        result[mask] = fn(x[mask], int(d))
+    return result
+
+
+def ndarray_round(a: Any, decimals: Any = 0, out: Any = None) -> Any:
+    """``cupy.ndarray.round`` (``core.pyx``): ``_round_ufunc_neg_uint(a, -decimals)``
+    for an integer array and negative ``decimals``, else ``_round_ufunc(a, decimals)``,
+    CuPy's ufuncs: a boolean array gives float16 (``?q->e``: 0 and 1 whatever the
+    decimals; NumPy refuses), integers are themselves for ``decimals >= 0``, and
+    ``decimals`` is packed into the loop's int64 as CuPy packs Python scalars."""
+    with numpy.errstate(all="ignore"):
+        if decimals < 0 and issubclass(a.dtype.type, numpy.integer):
+            (x, d), _ = _cupy_ufunc_loop("cupy_round_neg_uint", _ROUND_INT_LOOPS,
+                                         (a, -decimals))
+            result = _by_decimals(_round_neg_int, x, d)
+        else:
+            (x, d), kind = _cupy_ufunc_loop("cupy_round", _ROUND_LOOPS, (a, decimals))
+            if x.dtype.kind in "biu":  # (``out0 = in0``)
+                result = numpy.broadcast_to(x, numpy.broadcast_shapes(x.shape, d.shape))
+                result = result.astype(kind)
+            else:
+                result = _by_decimals(_round_float, x, d)
+    return _ufunc_out(_c_order(result), out, (a, decimals))
+
+
+def around(a: Any, decimals: Any = 0, out: Any = None) -> Any:
+    """See Also: cupy.around (``_math/rounding.py``: ``_core.array(a, copy=False)``,
+    then its ``round`` method, CuPy's ufuncs: see ``ndarray_round``)."""
+    if isinstance(a, HostArray):
+        a = a.array
+    if not isinstance(a, numpy.ndarray):
+        a = numpy.array(a)
+    return ndarray_round(a, decimals, out)
 
 
 def clip(a: Any, a_min: Any, a_max: Any, out: Any = None) -> Any:
@@ -1214,7 +1381,8 @@ def delete(arr: Any, indices: Any, axis: Any = None) -> numpy.ndarray:
 
 
 def select(condlist: Any, choicelist: Any, default: Any = 0) -> numpy.ndarray:
-    """See Also: cupy.select (CuPy's argument checks)."""
+    """See Also: cupy.select (CuPy's argument checks; ``default`` written by CuPy's
+    ``copyto``: a NumPy scalar is checked by ``numpy.can_cast`` of its value)."""
     if len(condlist) != len(choicelist):
         raise ValueError("list of cases must be same length as list of conditions")
     if len(condlist) == 0:
@@ -1235,26 +1403,174 @@ def select(condlist: Any, choicelist: Any, default: Any = 0) -> numpy.ndarray:
     else:
         shape = numpy.broadcast_arrays(conds[0], choices[0])[0].shape
     result = numpy.empty(shape, dtype)
-    numpy.copyto(result, default)
+    copyto(result, default)  # (CuPy's checks of a scalar: see ``copyto``)
     for choice, cond in zip(choices[-2::-1], conds[::-1]):
-        numpy.copyto(result, choice, where=cond)
+        copyto(result, choice, where=cond)
     return result
 
 
+#: ``cupy/_math/misc.py: _nan_to_num`` (a complex array's replacements are real)
+_NAN_TO_NUM_LOOPS = tuple(c * 5 for c in "?bBhHiIlLqQefd") + ("FfffF", "DdddD")
+
+
+def _check_nan_inf(x: Any, dtype: numpy.dtype, neg: Any = None) -> Any:
+    """``misc.py: _check_nan_inf``: a replacement as an array of the result's (real)
+    type: 0 for non-floats, the type's extremes for missing infinities, else
+    ``cupy.asanyarray(x, dtype)`` (NumPy's cast: None is NaN)."""
+    if dtype.char in "FD":
+        dtype = numpy.dtype(dtype.char.lower())
+    if dtype.char not in "efd":
+        x = 0
+    elif x is None and neg is not None:
+        x = numpy.finfo(dtype).min if neg else numpy.finfo(dtype).max
+    if isinstance(x, HostArray):  # (``cupy.asanyarray`` copies host data in)
+        x = x.array
+    return numpy.asanyarray(x, dtype)
+
+
+def _replace_nonfinite(v: numpy.ndarray, nan: Any, posinf: Any, neginf: Any) -> Any:
+    """The kernel's ``nan_to_num(x, nan, posinf, neginf)`` on real values."""
+    return numpy.where(numpy.isnan(v), nan,
+                       numpy.where(numpy.isinf(v), numpy.where(v > 0, posinf, neginf), v))
+
+
+def nan_to_num(x: Any, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
+               neginf: Any = None) -> Any:
+    """See Also: cupy.nan_to_num (``_math/misc.py``): the result array is ``x``'s
+    (``copy=False``), a new one like it, or ``cupy.full((), x)`` for anything but an
+    array (a list's AttributeError, as CuPy's ``copyto``); the replacements are cast
+    to its (real) type by NumPy, ignored for integers and booleans; then the ufunc
+    ``cupy_nan_to_num_`` into it (a replacement may be an array, broadcast)."""
+    if not isinstance(x, numpy.ndarray):
+        out = full((), x)
+    else:
+        out = numpy.empty_like(x) if copy else x
+    dtype = out.dtype
+    nan = _check_nan_inf(nan, dtype)
+    posinf = _check_nan_inf(posinf, dtype, False)
+    neginf = _check_nan_inf(neginf, dtype, True)
+    operands = (x, nan, posinf, neginf)
+    (v, n, p, m), kind = _cupy_ufunc_loop("cupy_nan_to_num_", _NAN_TO_NUM_LOOPS, operands)
+    if kind.kind == "c":
+        result = numpy.empty(numpy.broadcast_shapes(v.shape, n.shape, p.shape, m.shape),
+                             kind)
+        result.real = _replace_nonfinite(v.real, n, p, m)
+        result.imag = _replace_nonfinite(v.imag, n, p, m)
+    elif kind.kind == "f":
+        result = _replace_nonfinite(v, n, p, m).astype(kind, copy=False)
+    else:  # (``out0 = in0``)
+        result = numpy.broadcast_to(v, numpy.broadcast_shapes(v.shape, n.shape, p.shape,
+                                                              m.shape))
+    return _ufunc_out(numpy.asarray(result), out, operands)
+
+
+def _kernel_scalar(value: Any, dtype: numpy.dtype) -> Any:
+    """An ElementwiseKernel's scalar argument packed into its parameter's type
+    (``_scalar.pyx: CScalar.apply_dtype``, NumPy's ``PyArray_Pack``: an out-of-range
+    Python int is NumPy's OverflowError, a NaN for an integer its ValueError)."""
+    packed = numpy.empty((), dtype)
+    packed[()] = value
+    return packed
+
+
+def _kernel_operand(value: Any) -> Any:
+    """``_kernel.pyx: _preprocess_arg``: a device array, or a Python or NumPy scalar
+    (a ``CScalar``: anything else is its TypeError)."""
+    if isinstance(value, HostArray):
+        raise _unsupported(value.array)
+    if isinstance(value, numpy.ndarray) or _cupy_in_type(value) is not None:
+        return value
+    raise _unsupported(value)
+
+
+def _piecewise_kernel(condition: Any, value: Any, y: numpy.ndarray) -> None:
+    """``_functional/piecewise.py: _piecewise_krnl``, the ElementwiseKernel
+    ``bool cond, T value -> T y: if (cond) y = value`` called with ``y``: an array
+    condition must be boolean (no cast), the arguments broadcast to ``y``'s shape, and
+    a scalar ``value`` is packed into ``y``'s type (NumPy's OverflowError for an
+    out-of-range Python int; NumPy wraps it)."""
+    condition, value = _kernel_operand(condition), _kernel_operand(value)
+    if isinstance(condition, numpy.ndarray) and condition.dtype != numpy.bool_:
+        raise TypeError(f"Type is mismatched. cond {condition.dtype} bool")
+    arrays = [v for v in (condition, value, y) if isinstance(v, numpy.ndarray)]
+    try:
+        shape = numpy.broadcast_shapes(*(v.shape for v in arrays))
+    except ValueError:
+        raise _broadcast_error((condition, value, y)) from None
+    if shape != y.shape:
+        raise ValueError("Out shape is mismatched")
+    if 0 in shape:
+        return
+    if not isinstance(condition, numpy.ndarray):
+        condition = _kernel_scalar(condition, numpy.dtype(numpy.bool_))
+    if not isinstance(value, numpy.ndarray):
+        value = _kernel_scalar(value, y.dtype)
+    numpy.copyto(y, value, casting="unsafe", where=condition)
+
+
+def piecewise(x: Any, condlist: Any, funclist: Any) -> Any:
+    """See Also: cupy.piecewise (``_functional/piecewise.py``): the result is
+    ``zeros(x.shape, x.dtype)``, or ``full(x.shape, funclist[-1], x.dtype)`` given one
+    more value than conditions, then each value written where its condition holds by
+    CuPy's kernel (see ``_piecewise_kernel``; an array value is cast to ``x``'s dtype
+    and taken elementwise, where NumPy assigns it to the selected elements). ``x`` may
+    be a host array (CuPy reads only its shape and dtype)."""
+    if isinstance(x, HostArray):
+        x = x.array
+    if numpy.isscalar(condlist):
+        condlist = [condlist]
+    condlen = len(condlist)
+    funclen = len(funclist)
+    if condlen == funclen:
+        out = numpy.zeros(x.shape, x.dtype)
+    elif condlen + 1 == funclen:
+        func = funclist[-1]
+        funclist = funclist[:-1]
+        if callable(func):
+            raise NotImplementedError("Callable functions are not supported currently")
+        out = full(x.shape, func, x.dtype)
+    else:
+        raise ValueError("with {} condition(s), either {} or {} functions are expected"
+                         .format(condlen, condlen, condlen + 1))
+    for condition, func in zip(condlist, funclist):
+        if callable(func):
+            raise NotImplementedError("Callable functions are not supported currently")
+        if isinstance(func, numpy.ndarray):
+            func = func.astype(x.dtype)
+        _piecewise_kernel(condition, func, out)
+    return out
+
+
 def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = None) -> None:
-    """See Also: cupy.copyto (a numpy source must hold a single element)."""
+    """See Also: cupy.copyto (``_manipulation/basic.py``): a Python scalar checked by
+    NumPy's own copyto into a 0-d array of ``dst``'s dtype (its OverflowError for an
+    out-of-range int), a numpy array holding a single element, a NumPy scalar by
+    ``numpy.can_cast`` of its value, anything else by its ``dtype`` (a list's
+    AttributeError), refusals in CuPy's words; then CuPy's copy kernel."""
     _require_array(dst)
     if isinstance(where, HostArray):
         raise _unsupported(where.array)
-    if isinstance(src, HostArray):
-        src = src.array
-        if src.size != 1:
-            raise ValueError("non-scalar numpy.ndarray cannot be used for copyto")
-        if not numpy.can_cast(src.dtype, dst.dtype, casting):
-            raise TypeError(f"Cannot cast {src.dtype} to {dst.dtype} in {casting} casting mode")
-        src = src.squeeze()[()]
-        casting = "unsafe"
-    numpy.copyto(dst, src, casting=casting, where=True if where is None else where)
+    if type(src) in (bool, int, float, complex):
+        value = numpy.empty((), dtype=dst.dtype)
+        numpy.copyto(value, src, casting=casting)
+        src = value
+    else:
+        if isinstance(src, HostArray):
+            src = src.array
+            if src.size != 1:
+                raise ValueError("non-scalar numpy.ndarray cannot be used for copyto")
+            src_dtype = src.dtype
+            can_cast = numpy.can_cast(src, dst.dtype, casting)
+            src = src.squeeze()[()]
+        elif numpy.isscalar(src):
+            src_dtype = src  # (CuPy reports the value itself)
+            can_cast = numpy.can_cast(src, dst.dtype, casting)
+        else:
+            src_dtype = src.dtype
+            can_cast = numpy.can_cast(src_dtype, dst.dtype, casting)
+        if not can_cast:
+            raise TypeError(f"Cannot cast {src_dtype} to {dst.dtype} in {casting} casting mode")
+    numpy.copyto(dst, src, casting="unsafe", where=True if where is None else where)
 
 
 def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
@@ -1612,11 +1928,13 @@ def unique_values(x: Any) -> Any:
     return numpy.unique(x, equal_nan=False)
 
 
-def _digitize_search(bins: numpy.ndarray, x: numpy.ndarray, right_side: bool) -> Any:
+def _digitize_search(bins: numpy.ndarray, x: numpy.ndarray, right_side: bool,
+                     assume_increasing: bool = False) -> Any:
     """CuPy's ``_searchsorted_kernel`` with ``assume_increasing=False``
     (cupy/_sorting/search.py), element by element as arrays: increasing or decreasing bins
     decided by the ends, NaNs placed as CuPy places them, then the same binary search, so
-    that bins that are neither (which NumPy refuses) give CuPy's answer."""
+    that bins that are neither (which NumPy refuses) give CuPy's answer. (With
+    ``assume_increasing``, ``searchsorted``'s: the bins taken as increasing.)"""
     n = bins.size
     y = numpy.zeros(x.shape, dtype=numpy.int64)
     if n == 0:
@@ -1627,7 +1945,8 @@ def _digitize_search(bins: numpy.ndarray, x: numpy.ndarray, right_side: bool) ->
     isnan = numpy.isnan if bins.dtype.kind in "fc" else (lambda v: numpy.zeros(numpy.shape(v), bool))
     xnan = numpy.isnan(x) if x.dtype.kind in "fc" else numpy.zeros(x.shape, bool)
     first, last = bins[0], bins[n - 1]
-    inc = n < 2 or bool(first <= last) or (not isnan(first) and bool(isnan(last)))
+    inc = assume_increasing or n < 2 or bool(first <= last) or \
+        (not isnan(first) and bool(isnan(last)))
     flat, out = x.reshape(-1), y.reshape(-1)
     done = xnan.reshape(-1).copy()
     if done.any():
@@ -1683,6 +2002,291 @@ def _digitize_search(bins: numpy.ndarray, x: numpy.ndarray, right_side: bool) ->
     return y
 
 
+def _c_difference(hi: numpy.ndarray, lo: numpy.ndarray) -> numpy.ndarray:
+    """``hi - lo`` as C++ computes it in the arrays' own type: booleans and integers
+    narrower than ``int`` promoted to ``int``, wider ones (and unsigned ``int``) wrapping
+    in their type, floats (float16 too, through float) rounded to their precision."""
+    if hi.dtype.kind in "biu" and hi.dtype.itemsize < 4 or hi.dtype.kind == "b":
+        return hi.astype(numpy.int32) - lo.astype(numpy.int32)
+    return hi - lo
+
+
+def _interp_values(x: numpy.ndarray, idx: numpy.ndarray, xp: numpy.ndarray,
+                   fp: numpy.ndarray, left: numpy.ndarray, right: numpy.ndarray,
+                   out_dtype: numpy.dtype) -> numpy.ndarray:
+    """``misc.py: _get_interp_kernel``'s kernel: NaN where x is NaN, ``left`` below
+    ``xp[0]``, ``fp[-1]`` at ``xp[-1]``, ``right`` above it, ``fp[j]`` at ``xp[j]``, else
+    ``slope * (x - xp[j]) + fp[j]`` with ``slope = (Z)(fp[j+1] - fp[j]) /
+    ((double)xp[j+1] - (double)xp[j])`` (the difference of ``fp`` in its own type;
+    complex values divided and scaled per component), retried from ``j + 1`` where it
+    is NaN, then ``fp[j]`` if both are equal."""
+    n = xp.size
+    xd = x.astype(numpy.float64)
+    j = numpy.clip(idx - 1, 0, max(n - 2, 0))
+    k = numpy.minimum(j + 1, n - 1)
+    fxd = xp.astype(numpy.float64)
+    dx = fxd[k] - fxd[j]
+    diff = _c_difference(fp[k], fp[j]).astype(out_dtype)
+    fy_j, fy_k = fp[j].astype(out_dtype), fp[k].astype(out_dtype)
+    with numpy.errstate(all="ignore"):
+        if out_dtype.kind == "c":
+            slope = diff.real / dx + 1j * (diff.imag / dx)
+            slope = numpy.asarray(slope, out_dtype)
+
+            def line(base: numpy.ndarray, start: numpy.ndarray) -> numpy.ndarray:
+                t = xd - fxd[base]
+                result = numpy.empty(t.shape, out_dtype)
+                result.real = slope.real * t + start.real
+                result.imag = slope.imag * t + start.imag
+                return result
+        else:
+            slope = diff / dx
+
+            def line(base: numpy.ndarray, start: numpy.ndarray) -> numpy.ndarray:
+                return slope * (xd - fxd[base]) + start
+        y = line(j, fy_j)
+        bad = numpy.isnan(y)
+        if bad.any():
+            y = numpy.where(bad, line(k, fy_k), y)
+            y = numpy.where(numpy.isnan(y) & (fp[j] == fp[k]), fy_j, y)
+    y = numpy.where(xd == fxd[j], fy_j, y)
+    x_idx = idx - 1
+    y = numpy.where(x_idx >= n - 1, right.astype(out_dtype), y)
+    y = numpy.where(xd == fxd[n - 1], fp[n - 1].astype(out_dtype), y)
+    y = numpy.where(x_idx < 0, left.astype(out_dtype), y)
+    y = numpy.where(numpy.isnan(xd), xd.astype(out_dtype), y)
+    return numpy.ascontiguousarray(y, dtype=out_dtype)
+
+
+def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
+           period: Any = None) -> numpy.ndarray:
+    """See Also: cupy.interp (``_math/misc.py``): CuPy's checks in its order and words
+    (a boolean ``x`` has no common type, a non-C-contiguous one is not supported),
+    ``left``/``right`` cast to ``fp``'s dtype first (``cupy.array(left, fp.dtype)``:
+    ``interp(x, xp, int_fp, left=0.5)`` gives 0 below ``xp[0]``, NumPy 0.5), and its
+    kernel (``_interp_values``): float64 or complex128 results."""
+    if xp.ndim != 1 or fp.ndim != 1:
+        raise ValueError("xp and fp must be 1D arrays")
+    if xp.size != fp.size:
+        raise ValueError("fp and xp are not of the same length")
+    if xp.size == 0:
+        raise ValueError("array of sample points is empty")
+    if not x.flags.c_contiguous:
+        raise NotImplementedError("Non-C-contiguous x is currently not supported")
+    kinds = []
+    for a in (x, xp):  # (``cupy.common_type``)
+        if a.dtype.kind == "b":
+            raise TypeError("can't get common type for non-numeric array")
+        kinds.append(numpy.dtype(numpy.float64) if a.dtype.kind in "iu" else a.dtype)
+    x_dtype = functools.reduce(numpy.promote_types, kinds).type
+    if not numpy.can_cast(x_dtype, numpy.float64):
+        raise TypeError("Cannot cast array data from {} to {} according to the rule "
+                        "'safe'".format(x_dtype, numpy.float64))
+    if period is not None:
+        if period == 0:
+            raise ValueError("period must be a non-zero value")
+        period = abs(period)
+        left = right = None
+        x = x.astype(numpy.float64)
+        xp = xp.astype(numpy.float64)
+        x %= period
+        xp %= period
+        order = numpy.argsort(xp, kind="stable")
+        xp, fp = xp[order], fp[order]
+        xp = numpy.concatenate((xp[-1:] - period, xp, xp[0:1] + period))
+        fp = numpy.concatenate((fp[-1:], fp, fp[0:1]))
+    out_dtype = numpy.dtype("D" if fp.dtype.kind == "c" else "d")
+    idx = _digitize_search(xp, numpy.asarray(x), True, assume_increasing=True)
+    left = fp[0] if left is None else numpy.array(left, fp.dtype)
+    right = fp[-1] if right is None else numpy.array(right, fp.dtype)
+    left, right = numpy.asarray(left).ravel()[:1], numpy.asarray(right).ravel()[:1]
+    if x.size == 0:
+        return numpy.empty(x.shape, out_dtype)
+    return _interp_values(numpy.asarray(x), numpy.asarray(idx), xp, fp, left[0], right[0],
+                          out_dtype).reshape(x.shape)
+
+
+def searchsorted(a: Any, v: Any, side: Any = "left", sorter: Any = None) -> Any:
+    """See Also: cupy.searchsorted (``_sorting/search.py: _searchsorted``): CuPy's
+    checks in its order and words (``v`` a device array or a Python scalar: a list or a
+    NumPy integer is its NotImplementedError; any ``side`` but 'right' is 'left'; a
+    sorter of another kind is its TypeError), a complex operand making the other
+    complex, ``a.take(sorter)`` (indices wrap), then its kernel with increasing bins."""
+    if not isinstance(a, numpy.ndarray):
+        raise NotImplementedError("Only int or ndarray are supported for a")
+    if not isinstance(v, numpy.ndarray):
+        if not isinstance(v, (int, float, complex)):
+            raise NotImplementedError("Only python scalars or ndarrays are supported for v")
+        v = numpy.asarray(v)
+    if a.ndim > 1:
+        raise ValueError("object too deep for desired array")
+    if a.ndim < 1:
+        raise ValueError("object of too small depth for desired array")
+    if a.size == 0:
+        return numpy.zeros(v.shape, dtype=numpy.int64)
+    if a.dtype.kind == "c" and v.dtype.kind != "c":
+        v = v.astype(a.dtype)
+    elif v.dtype.kind == "c" and a.dtype.kind != "c":
+        a = a.astype(v.dtype)
+    if sorter is not None:
+        if sorter.dtype.kind not in ("i", "u"):
+            raise TypeError("sorter must be of integer type")
+        if sorter.size != a.size:
+            raise ValueError("sorter.size must equal a.size")
+        a = a.take(sorter, mode="wrap")
+    return _digitize_search(a, v, side == "right", assume_increasing=True)
+
+
+_QUANTILE_NOT_YET = ("inverted_cdf", "averaged_inverted_cdf", "closest_observation",
+                     "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
+                     "normal_unbiased")
+
+
+def _quantile_weighted(ap: numpy.ndarray, indices: numpy.ndarray,
+                       dtype: numpy.dtype) -> numpy.ndarray:
+    """``order.py``'s ``cupy_percentile_weightnening`` kernel over the sorted rows of
+    ``ap``: below ``idx`` and the next element of the flat array (never past its
+    end), ``diff`` in ``a``'s type then the result's, ``a[below] + diff * w`` for
+    ``w < 0.5`` else ``a[above] - diff * (1 - w)`` (so a NaN sorted last is reached
+    only where the index touches it; NumPy gives NaN for any NaN in the slice)."""
+    size = ap.size
+    rows = ap.reshape(-1, ap.shape[-1]) if ap.ndim > 1 else ap.reshape(1, -1)
+    offset = ap.shape[-1] if ap.ndim > 1 else 0
+    flat = ap.reshape(-1)
+    below = numpy.floor(indices).astype(numpy.int64)
+    with numpy.errstate(all="ignore"):
+        weight = (indices - below.astype(numpy.float64)).astype(dtype)
+        bottom = numpy.arange(rows.shape[0])[:, None] * offset + below[None, :]
+        bottom = numpy.clip(bottom, 0, size - 1)  # (past the end: CuPy reads beyond)
+        top = numpy.minimum(bottom + 1, size - 1)
+        lo, hi = flat[bottom], flat[top]
+        diff = _c_difference(hi, lo).astype(dtype)
+        lo, hi = lo.astype(dtype), hi.astype(dtype)
+        one = numpy.asarray(1, dtype)
+        ret = numpy.where(weight < 0.5, lo + diff * weight, hi - diff * (one - weight))
+    return ret.astype(dtype, copy=False).reshape(ap.shape[:-1] + indices.shape)
+
+
+def _quantile_unchecked(a: Any, q: Any, axis: Any = None, out: Any = None,
+                        overwrite_input: bool = False, method: str = "linear",
+                        keepdims: bool = False) -> Any:
+    """``order.py: _quantile_unchecked``: the slices sorted (NaNs last), then the
+    weighting kernel, or ``take`` of the rounded indices for ``lower``, ``higher`` and
+    ``nearest`` (``a``'s dtype); ``result_type(a, q)`` otherwise."""
+    dtype = numpy.result_type(a, q)
+    q = numpy.asarray(q)
+    zerod = q.ndim == 0
+    if zerod:
+        q = q[None]
+    if q.ndim > 1:
+        raise ValueError("Expected q to have a dimension of 1.\n"
+                         "Actual: {} != 1".format(q.ndim))
+    if isinstance(axis, int):
+        axis = axis,
+    if keepdims:
+        if axis is None:
+            keepdim = (1,) * a.ndim
+        else:
+            keepdim = list(a.shape)
+            for ax in axis:
+                keepdim[ax % a.ndim] = 1
+            keepdim = tuple(keepdim)
+    if axis is None:
+        ap = a.ravel() if overwrite_input else a.flatten()
+    else:
+        axis = tuple(ax % a.ndim for ax in axis)
+        keep = set(range(a.ndim)) - set(axis)
+        nkeep = len(keep)
+        for i, s in enumerate(sorted(keep)):
+            a = a.swapaxes(i, s)
+        ap = a.reshape(a.shape[:nkeep] + (-1,))
+        if not overwrite_input:
+            ap = ap.copy()
+    ap.sort(axis=-1)
+    nx = ap.shape[-1]
+    indices = q * (nx - 1.)
+    if method in _QUANTILE_NOT_YET:
+        raise ValueError(f"'{method}' method is not yet supported. "
+                         "Please use any other method.")
+    elif method == "lower":
+        indices = numpy.floor(indices).astype(numpy.int32)
+    elif method == "higher":
+        indices = numpy.ceil(indices).astype(numpy.int32)
+    elif method == "midpoint":
+        indices = 0.5 * (numpy.floor(indices) + numpy.ceil(indices))
+    elif method == "nearest":
+        indices = numpy.rint(indices).astype(numpy.int32)
+    elif method != "linear":
+        raise ValueError("Unexpected interpolation method.\n"
+                         "Actual: '{}' not in ('linear', 'lower', "
+                         "'higher', 'midpoint')".format(method))
+    if indices.dtype == numpy.int32:
+        ret = numpy.moveaxis(ap, -1, 0).take(indices, axis=0, mode="wrap")
+    else:
+        ret = numpy.moveaxis(_quantile_weighted(ap, indices, numpy.dtype(dtype)), -1, 0)
+    if zerod:
+        ret = ret.squeeze(0)
+    if keepdims:
+        if q.size > 1:
+            keepdim = (-1,) + keepdim
+        ret = ret.reshape(keepdim)
+    if not ret.flags.c_contiguous:  # (``_internal_ascontiguousarray``: 0-d stays 0-d)
+        ret = ret.copy(order="C")
+    if out is not None:
+        numpy.copyto(out, ret, casting="unsafe")
+        return out
+    return ret
+
+
+def _check_interpolation_as_method(method: Any, interpolation: Any, fname: str) -> Any:
+    warnings.warn(
+        f"the `interpolation=` argument to {fname} was renamed to "
+        "`method=`, which has additional options.\n"
+        "Users of the modes 'nearest', 'lower', 'higher', or "
+        "'midpoint' are encouraged to review the method they. "
+        "(Deprecated NumPy 1.22)", DeprecationWarning)
+    if method != "linear":
+        raise TypeError("You shall not pass both `method` and `interpolation`!\n"
+                        "(`interpolation` is Deprecated in favor of `method`)")
+    return interpolation
+
+
+def _quantile_is_valid(q: Any) -> bool:
+    """``order.py``'s check: some q at least 0 and some at most 1 (not all)."""
+    return bool(numpy.count_nonzero(0.0 <= q) and numpy.count_nonzero(q <= 1.0))
+
+
+def percentile(a: Any, q: Any, axis: Any = None, out: Any = None,
+               overwrite_input: bool = False, method: str = "linear",
+               keepdims: bool = False, *, interpolation: Any = None) -> Any:
+    """See Also: cupy.percentile (``_statistics/order.py``, ported: see
+    ``_quantile_unchecked``; NumPy's newer methods are CuPy's ValueError)."""
+    if interpolation is not None:
+        method = _check_interpolation_as_method(method, interpolation, "percentile")
+    if isinstance(q, (tuple, list)):
+        q = numpy.asarray(q)
+    q = q / 100
+    if not _quantile_is_valid(q):
+        raise ValueError("Percentiles must be in the range [0, 100]")
+    return _quantile_unchecked(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
+                               method=method, keepdims=keepdims)
+
+
+def quantile(a: Any, q: Any, axis: Any = None, out: Any = None,
+             overwrite_input: bool = False, method: str = "linear",
+             keepdims: bool = False, *, interpolation: Any = None) -> Any:
+    """See Also: cupy.quantile (``_statistics/order.py``, ported: see
+    ``_quantile_unchecked``)."""
+    if interpolation is not None:
+        method = _check_interpolation_as_method(method, interpolation, "quantile")
+    if isinstance(q, (tuple, list)):
+        q = numpy.asarray(q)
+    if not _quantile_is_valid(q):
+        raise ValueError("Quantiles must be in the range [0, 1]")
+    return _quantile_unchecked(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
+                               method=method, keepdims=keepdims)
+
+
 def digitize(x: Any, bins: Any, right: bool = False) -> Any:
     """CuPy's ``digitize``: no monotonicity check ("to avoid device synchronization":
     bins that are neither increasing nor decreasing give its binary search's answer,
@@ -1723,19 +2327,26 @@ def ndarray_bool(a: numpy.ndarray) -> bool:
 
 
 def ndarray_fill(a: numpy.ndarray, value: Any) -> None:
-    """``fill`` takes a scalar or a 0-d (numpy or cupy) array.
+    """``fill`` as CuPy's (``core.pyx``): a device array must be 0-d and is cast to
+    ``a``'s dtype; anything else goes through ``numpy.asarray(value, dtype=a.dtype)``
+    (NumPy's cast of a NumPy scalar, which wraps where ``ndarray.fill`` refuses; a list
+    of one element is non-scalar) and must be 0-d.
 
     See Also
     --------
     cupy.ndarray.fill
     """
+    if isinstance(value, numpy.ndarray):
+        if value.shape != ():
+            raise ValueError("non-scalar cupy.ndarray cannot be used for fill")
+        a[...] = value.astype(a.dtype, copy=False)
+        return
     if isinstance(value, HostArray):
         value = value.array
-    if isinstance(value, numpy.ndarray):
-        if value.ndim != 0:
-            raise ValueError("non-scalar numpy.ndarray cannot be used for fill")
-        value = value[()]
-    a.fill(value)
+    value = numpy.asarray(value, dtype=a.dtype)
+    if value.shape != ():
+        raise ValueError("non-scalar numpy.ndarray cannot be used for fill")
+    a.fill(value[()])
 
 
 def ndarray_imag(a: numpy.ndarray) -> numpy.ndarray:
@@ -1911,7 +2522,7 @@ def msort(a: Any) -> numpy.ndarray:
 def round_(a: Any, decimals: int = 0, out: Any = None) -> Any:
     """See Also: cupy.round_ (deprecated: ``around``)."""
     warnings.warn("Please use `round` instead.", DeprecationWarning)
-    return numpy.around(a, decimals, out=out)
+    return around(a, decimals, out)
 
 
 def product(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
@@ -2013,6 +2624,8 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.in1d": in1d,
     "cupy.msort": msort,
     "cupy.round_": round_,
+    "cupy.round": around,
+    "cupy.around": around,
     "cupy.product": product,
     "cupy.cumproduct": cumproduct,
     "cupyx.scipy.special.btdtr": btdtr,
@@ -2070,10 +2683,16 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.einsum": einsum,
     "cupy.unique_values": unique_values,
     "cupy.digitize": digitize,
+    "cupy.percentile": percentile,
+    "cupy.quantile": quantile,
+    "cupy.searchsorted": searchsorted,
+    "cupy.interp": interp,
     "cupy.real": real,
     "cupy.imag": imag,
     "cupy.meshgrid": meshgrid,
     "cupy.select": select,
+    "cupy.piecewise": piecewise,
+    "cupy.nan_to_num": nan_to_num,
     "cupy.tril_indices": _tri_indices("tril_indices"),
     "cupy.triu_indices": _tri_indices("triu_indices"),
     "cupy.full": full,
@@ -2206,6 +2825,8 @@ ROUTINE_METHODS: dict[str, Callable[..., Any]] = {
     "__bool__": ndarray_bool,
     "fill": ndarray_fill,
     "clip": ndarray_clip,
+    "round": ndarray_round,
+    "searchsorted": lambda a, v, side="left", sorter=None: searchsorted(a, v, side, sorter),
     "astype": ndarray_astype,
     "repeat": lambda a, repeats, axis=None: repeat(a, repeats, axis),
 }
