@@ -33,7 +33,7 @@ _FILE_OPTIONS = ("include-path", "pre-include", "include", "isystem", "idirafter
                  "create-pch", "use-pch", "pch-dir", "time", "fdevice-time-trace")
 
 #: which positional argument of each kernel constructor holds its options
-_OPTIONS_AT = {"RawKernel": 2, "ElementwiseKernel": 10, "ReductionKernel": 10}
+_OPTIONS_AT = {"RawKernel": 2, "ReductionKernel": 10}  # (ElementwiseKernel: keyword only)
 
 
 def _blank(match: "re.Match[str]") -> str:

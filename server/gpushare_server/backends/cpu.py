@@ -292,6 +292,20 @@ def _fft_wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+def _c_int(value: Any) -> int:
+    """Cython's conversion of a Python object to a C ``int`` (``__Pyx_PyInt_As_int``:
+    an int, or the ``__int__`` of a number; beyond ``long``, Python's words)."""
+    if not isinstance(value, int):
+        if isinstance(value, (str, bytes)) or not hasattr(type(value), "__int__"):
+            raise TypeError("an integer is required")
+        value = int(value)
+    if -2 ** 31 <= value < 2 ** 31:
+        return int(value)
+    if -2 ** 63 <= value < 2 ** 63:
+        raise OverflowError("value too large to convert to int")
+    raise OverflowError("Python int too large to convert to C long")
+
+
 class Stream:
     """cupy.cuda.Stream on the CPU backend: work runs in call order, so a stream is
     only an ordering token; ``synchronize`` returns at once. ``ptr`` is CUDA's: 0 for
@@ -299,11 +313,20 @@ class Stream:
 
     _current: list = []
 
+    #: the device's ``cudaDeviceGetStreamPriorityRange``: (least, greatest), as an
+    #: A100's or H100's (lower numbers are higher priorities)
+    PRIORITY_RANGE = (0, -5)
+
     def __init__(self, null: bool = False, non_blocking: bool = False, ptds: bool = False,
                  priority: Any = None) -> None:
         self.ptr = 0 if null else 2 if ptds else id(self)
         self.is_non_blocking = bool(non_blocking) and not (null or ptds)
-        self.priority = int(priority or 0) if not (null or ptds) else 0
+        self.priority = 0
+        if not (null or ptds) and priority is not None:
+            # CuPy's ``streamCreateWithPriority(flags, int priority)``: Cython's C int;
+            # CUDA clamps the priority into the device's range
+            least, greatest = Stream.PRIORITY_RANGE
+            self.priority = min(max(_c_int(priority), greatest), least)
 
     #: the capture this stream records into (``cpu_graph``), None when not capturing
     capture: Any = None
@@ -591,7 +614,8 @@ def _device_properties(device: int = 0) -> dict:
             "pciDeviceID": 0, "pciDomainID": 0, "regsPerBlock": 65536,
             "maxThreadsDim": (1024, 1024, 64), "maxGridSize": (2147483647, 65535, 65535),
             "totalConstMem": 65536, "l2CacheSize": 0, "memoryClockRate": 0,
-            "memoryBusWidth": 0, "computeMode": 0, "ECCEnabled": 0}
+            "memoryBusWidth": 0, "computeMode": 0, "ECCEnabled": 0,
+            "streamPrioritiesSupported": 1}  # (Stream.PRIORITY_RANGE)
 
 
 #: ``cudaDevAttr*`` numbers (CUDA's enum) -> the property of ``_device_properties`` (or
@@ -603,7 +627,8 @@ _ATTRIBUTES = {1: "maxThreadsPerBlock", 2: ("maxThreadsDim", 0), 3: ("maxThreads
                16: "multiProcessorCount", 18: "integrated", 19: "canMapHostMemory",
                20: "computeMode", 32: "ECCEnabled", 33: "pciBusID", 34: "pciDeviceID",
                36: "memoryClockRate", 37: "memoryBusWidth", 38: "l2CacheSize",
-               50: "pciDomainID", 75: "major", 76: "minor"}
+               50: "pciDomainID", 75: "major", 76: "minor",
+               78: "streamPrioritiesSupported"}
 
 
 def _device_attribute(attrib: int, device: int = 0) -> int:
@@ -718,7 +743,7 @@ from .cpu_routines import ROUTINE_ATTRIBUTES, ROUTINE_METHODS, ROUTINE_OVERRIDES
 
 #: overrides that take some numpy arrays (so check host arrays themselves)
 _SELF_CHECKED = frozenset({"einsum", "copyto", "gradient", "full", "full_like", "real",
-                           "imag"})
+                           "imag", "round_", "piecewise"})
 
 
 def _checked(fn: Callable[..., Any]) -> Callable[..., Any]:

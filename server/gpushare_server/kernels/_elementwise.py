@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy
 
 from . import _common as C
+from ._cython import cython_signature
 
 
 _TEMPLATE = '''{typedefs}{preamble}
@@ -25,13 +26,44 @@ extern "C" __global__ void {name}({params}) {{
 '''
 
 
+#: ``_get_elementwise_kernel``'s parameters after its positional ones, with their
+#: defaults and types (cupy/_core/_kernel.pyx)
+_KERNEL_KWARGS = (('loop_prep', '', str), ('after_loop', '', str), ('options', (), tuple))
+
+
+def _kernel_kwargs(kwargs):
+    """The constructor's extra keyword arguments as CuPy hands them on to the memoized
+    ``_get_elementwise_kernel(..., **self.kwargs)``: hashed first (the memo's key),
+    then Cython's keyword and type checks; ``(loop_prep, after_loop, options)``."""
+    if kwargs:
+        frozenset(kwargs.items())  # (TypeError: unhashable type)
+    for k in kwargs:
+        if k in ('arginfos', 'type_map', 'params'):  # (its positional parameters)
+            raise TypeError("_get_elementwise_kernel() got multiple values for keyword "
+                            "argument '%s'" % k)
+        if k not in ('loop_prep', 'after_loop', 'options'):
+            raise TypeError("_get_elementwise_kernel() got an unexpected keyword "
+                            "argument '%s'" % k)
+    values = []
+    for k, default, t in _KERNEL_KWARGS:
+        v = kwargs.get(k, default)
+        if v is not None and not isinstance(v, t):
+            raise TypeError("Argument '%s' has incorrect type (expected %s, got %s)"
+                            % (k, t.__name__, type(v).__name__))
+        values.append(v)
+    loop_prep, after_loop, options = values
+    return loop_prep, after_loop, tuple(options or ())
+
+
 class ElementwiseKernel:
     """User-defined elementwise kernel (see ``cupy.ElementwiseKernel``)."""
 
+    @cython_signature()
     def __init__(self, in_params, out_params, operation, name='kernel',
                  reduce_dims=True, preamble='', no_return=False,
-                 return_tuple=False, loop_prep='', after_loop='',
-                 options=(), **kwargs):
+                 return_tuple=False, **kwargs):
+        # CuPy's signature: ``loop_prep``, ``after_loop`` and ``options`` are
+        # keyword arguments kept in ``kwargs``, handed on at the first call
         if not C.is_valid_kernel_name(name):
             raise ValueError('Invalid kernel name: "%s"' % name)
         self.in_params = C.get_param_info(in_params, True)
@@ -47,11 +79,7 @@ class ElementwiseKernel:
         self.preamble = preamble
         self.no_return = no_return
         self.return_tuple = return_tuple
-        self.loop_prep = loop_prep
-        self.after_loop = after_loop
-        self.options = tuple(options)
-        self.kwargs = dict(kwargs, loop_prep=loop_prep,
-                           after_loop=after_loop, options=self.options)
+        self.kwargs = kwargs
         self._params_type_memo = {}
         self._cached_codes = {}
         self._elementwise_kernel_memo = {}
@@ -161,10 +189,7 @@ class ElementwiseKernel:
         return tuple(ret)
 
     def _launch(self, args, shape, type_map):
-        for k in self.kwargs:  # CuPy passes them on to ``_get_elementwise_kernel``
-            if k not in ('loop_prep', 'after_loop', 'options'):
-                raise TypeError("_get_elementwise_kernel() got an unexpected keyword "
-                                "argument '%s'" % k)
+        loop_prep, after_loop, options = _kernel_kwargs(self.kwargs)
         params = self.params[:self.nargs]
         nonraw = [i for i, (p, a) in enumerate(zip(params, args))
                   if isinstance(a, numpy.ndarray) and not p.raw]
@@ -208,10 +233,10 @@ class ElementwiseKernel:
             code = _TEMPLATE.format(
                 typedefs=C.typedef_code(type_map), preamble=self.preamble,
                 name=self.name, params=', '.join(decls),
-                loop_prep=self.loop_prep, operation='\n'.join(op),
-                after_loop=self.after_loop)
+                loop_prep=loop_prep, operation='\n'.join(op),
+                after_loop=after_loop)
             self._cached_codes[key] = code
-            compiled, k = C.get_function(code, self.name, self.options)
+            compiled, k = C.get_function(code, self.name, options)
             fn = (compiled, k, compiled.signature(k))
             self._elementwise_kernel_memo[key] = fn
         compiled, k, sizes = fn

@@ -1,20 +1,21 @@
 """RawKernel / RawModule on the CPU emulator."""
 from __future__ import annotations
 
-import operator
 import re
 import struct
 import threading
 
 import numpy
 
+from gpushare import launch_rules
 from gpushare.protocol import HostArray, mdspan_arg
 
 from . import _build, _runtime, _source
+from ._cython import cython_signature
 from ._errors import CompileException, CUDADriverError, JitifyException
 
-_MAX_SHARED_DEFAULT = 49152
-_MAX_SHARED_OPTIN = 232448   # H100/H200 opt-in limit
+_MAX_SHARED_DEFAULT = launch_rules.MAX_SHARED_DEFAULT
+_MAX_SHARED_OPTIN = launch_rules.MAX_SHARED_OPTIN
 
 
 def _entry_code(code, entries, globals_, fibers, cupy_headers=False):
@@ -291,10 +292,14 @@ def _arg_bytes(a):
         return struct.pack('<Q', a.__array_interface__['data'][0])
     if isinstance(a, numpy.generic):
         return a.tobytes()
-    if isinstance(a, int):              # also bool (whose first byte CuPy passes)
+    if isinstance(a, bool):
+        # CuPy's CScalar of a Python bool: one byte (``numpy_dtype_from_pyscalar``), in
+        # a zeroed buffer (a wider parameter reads 0 or 1; pack_args zeroes its slots)
+        return numpy.bool_(a).tobytes()
+    if isinstance(a, int):
         # CuPy's CScalar: an int64, a uint64 from 2**63 on (``numpy_dtype_from_pyscalar``)
         # and NumPy's error for what neither holds (``PyArray_Pack``)
-        if isinstance(a, bool) or -2 ** 63 <= a < 2 ** 63:
+        if -2 ** 63 <= a < 2 ** 63:
             return numpy.int64(a).tobytes()
         if 0 <= a < 2 ** 64:
             return numpy.uint64(a).tobytes()
@@ -338,39 +343,15 @@ def pack_args(args, sizes):
     return params, buf
 
 
-def _dim3(v, what):
-    """``grid``/``block`` as CuPy's ``Function.__call__`` takes them
-    (cupy/cuda/function.pyx): a tuple (``tuple grid``: anything else is Cython's
-    TypeError), padded with ones and cut to three, each item at least 1 (``max(1,
-    grid[0])``: a 0 or negative size launches one) and an integer (its ``Py_ssize_t``
-    and ``int`` parameters)."""
-    if v is not None and not isinstance(v, tuple):
-        raise TypeError("Argument '%s' has incorrect type (expected tuple, got %s)"
-                        % (what, type(v).__name__))
-    t = (v + (1, 1))[:3]  # (None + tuple: Python's TypeError, as in CuPy)
-    return tuple(operator.index(max(1, x)) for x in (t[0], t[1], t[2]))
-
-
-def shared_mem_size(shared_mem):
-    """``shared_mem`` as CuPy's ``size_t shared_mem`` parameter converts it."""
-    if isinstance(shared_mem, float):
-        raise TypeError("'float' object cannot be interpreted as an integer")
-    n = operator.index(shared_mem)
-    if n < 0:
-        raise OverflowError("can't convert negative value to size_t")
-    return n
-
-
 def check_launch(grid, block, shared_mem, max_dyn):
-    g = _dim3(grid, 'grid')
-    b = _dim3(block, 'block')
-    if (b[0] > 1024 or b[1] > 1024 or b[2] > 64
-            or b[0] * b[1] * b[2] > 1024 or g[0] > 2 ** 31 - 1
-            or g[1] > 65535 or g[2] > 65535):
+    """``grid``, ``block`` and the dynamic shared memory as ``cuLaunchKernel`` receives
+    them from CuPy (``gpushare.launch_rules``); CuPy's TypeError or OverflowError, or
+    CUDA's ``CUDA_ERROR_INVALID_VALUE`` where CUDA refuses them."""
+    g = launch_rules.dim3(grid, 'grid')
+    b = launch_rules.dim3(block, 'block')
+    if not launch_rules.within_limits(g, b, shared_mem, max_dyn):
         raise CUDADriverError('CUDA_ERROR_INVALID_VALUE', 'invalid argument')
-    if shared_mem < 0 or shared_mem > max(max_dyn, 0):
-        raise CUDADriverError('CUDA_ERROR_INVALID_VALUE', 'invalid argument')
-    return g, b
+    return g, b, launch_rules.shared_mem_bytes(shared_mem)
 
 
 class RawKernel:
@@ -380,12 +361,13 @@ class RawKernel:
     Python/NumPy scalars (by value, CuPy's widths), size-1 structured NumPy
     arrays (struct by value)."""
 
+    @cython_signature({'code': str, 'name': str, 'options': tuple, 'backend': str})
     def __init__(self, code, name, options=(), backend='nvrtc', *,
                  translate_cucomplex=False, enable_cooperative_groups=False,
                  jitify=None):
         self.code = code
         self.name = name
-        self.options = tuple(options)
+        self.options = tuple(options) if options is not None else None
         self.backend = backend
         self.translate_cucomplex = translate_cucomplex
         self.enable_cooperative_groups = enable_cooperative_groups
@@ -433,12 +415,12 @@ class RawKernel:
         # CuPy's order: compile (``RawKernel.kernel``), convert the launch's
         # dimensions (``Function.__call__``) and arguments (``_pointer``), launch
         c, k = self._msrc().entry_index(self.name)
-        shared_mem = shared_mem_size(shared_mem)
-        _dim3(grid, 'grid')
-        _dim3(block, 'block')
+        shared_mem = launch_rules.shared_mem_size(shared_mem)
+        launch_rules.dim3(grid, 'grid')
+        launch_rules.dim3(block, 'block')
         sizes = c.signature(k)
         params, keep = pack_args(args, sizes)
-        g, b = check_launch(grid, block, shared_mem, self._max_dyn)
+        g, b, shared_mem = check_launch(grid, block, shared_mem, self._max_dyn)
         if len(sizes) != len(args):
             raise CUDADriverError(
                 'CUDA_ERROR_INVALID_VALUE',
@@ -533,6 +515,7 @@ class RawModule:
     variable (``.ctypes.data`` is its address; use ``.view(dtype)`` to
     reinterpret)."""
 
+    @cython_signature({'code': str, 'path': str, 'options': tuple, 'backend': str})
     def __init__(self, *, code=None, path=None, options=(), backend='nvrtc',
                  translate_cucomplex=False, enable_cooperative_groups=False,
                  name_expressions=None, jitify=None):
@@ -569,7 +552,7 @@ class RawModule:
             options, backend, translate_cucomplex = (), 'nvcc', False
         self.code = code
         self.file_path = path
-        self.options = tuple(options)
+        self.options = tuple(options) if options is not None else None
         self.backend = backend
         self.translate_cucomplex = translate_cucomplex
         self.enable_cooperative_groups = enable_cooperative_groups

@@ -4,9 +4,13 @@ Each emulated thread reduces whole output elements sequentially (CuPy uses a
 shared-memory tree; results equal up to floating point reassociation)."""
 from __future__ import annotations
 
+import ctypes
+import operator
+
 import numpy
 
 from . import _common as C
+from ._cython import cython_signature
 
 _TEMPLATE = '''{typedefs}typedef {index_type} IndexT;
 {preamble}
@@ -39,14 +43,23 @@ extern "C" __global__ void {name}({params}) {{
 '''
 
 
+def _is_sequence(obj):
+    """CPython's ``PySequence_Check``: not a dict, and a type with ``sq_item`` (as
+    ``__getitem__`` defined in Python, or by C sequences)."""
+    return bool(ctypes.pythonapi.PySequence_Check(ctypes.py_object(obj)))
+
+
 def _get_axis(axis, ndim):
+    """CuPy's ``_get_axis`` (cupy/_core/_reduction.pyx): a sequence (by
+    ``PySequence_Check``: a string too) is taken item by item, anything else as one
+    axis; each converted to ``Py_ssize_t`` (its ``__index__``: a float or a string
+    is Python's TypeError) and normalized (``AxisError``)."""
     if axis is None:
         return tuple(range(ndim))
-    if isinstance(axis, (int, numpy.integer)):
-        axis = (axis,)
+    axis = tuple(axis) if _is_sequence(axis) else (axis,)
     ax = []
     for a in axis:
-        a = int(a)
+        a = operator.index(a)
         if not -ndim <= a < ndim:
             raise numpy.exceptions.AxisError(a, ndim)
         ax.append(a % ndim)
@@ -58,6 +71,7 @@ def _get_axis(axis, ndim):
 class ReductionKernel:
     """User-defined reduction kernel (see ``cupy.ReductionKernel``)."""
 
+    @cython_signature({'in_params': str, 'out_params': str})
     def __init__(self, in_params, out_params, map_expr, reduce_expr,
                  post_map_expr, identity, name='reduce_kernel',
                  reduce_type=None, reduce_dims=True, preamble='',

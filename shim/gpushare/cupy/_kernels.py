@@ -34,7 +34,7 @@ from typing import Any
 import numpy
 
 from .. import client as _client
-from .. import errors
+from .. import errors, launch_rules
 from ..kernel_includes import localize
 from ..kernel_params import param_info
 from ..protocol import Encoder, MdspanArg
@@ -223,6 +223,20 @@ def _arg_sig(a: Any, raw: bool = False) -> Any:
     return None
 
 
+def _kw_sig(v: Any) -> Any:
+    """What of a keyword argument decides the layout of a kernel's results: its value
+    for scalars (``axis=``, ``keepdims=``, ``size=`` give the shape), item by item for
+    sequences; as :func:`_arg_sig` for the rest (``out=``, ``stream=``)."""
+    if v is None or type(v) in (bool, int, float, complex, str):
+        return ("v", type(v).__name__, v)
+    if isinstance(v, numpy.generic) and v.dtype.kind in "biufc":
+        return ("v", v.dtype.str, v.item())
+    if isinstance(v, (tuple, list)):
+        t = tuple(_kw_sig(x) for x in v)
+        return None if None in t else (type(v).__name__, t)
+    return _arg_sig(v)
+
+
 def _call_sig(args: Any, kwargs: dict, raw: bool = False) -> Any:
     sig = []
     for a in args:
@@ -231,15 +245,9 @@ def _call_sig(args: Any, kwargs: dict, raw: bool = False) -> Any:
             return None
         sig.append(t)
     for k in sorted(kwargs):
-        v = kwargs[k]
-        if isinstance(v, (tuple, list)):
-            t = tuple(_arg_sig(x) for x in v)
-            if None in t:
-                return None
-        else:
-            t = _arg_sig(v)
-            if t is None:
-                return None
+        t = _kw_sig(kwargs[k])
+        if t is None:
+            return None
         sig.append((k, t))
     return tuple(sig)
 
@@ -480,29 +488,12 @@ class ReductionKernel(_ElementwiseBase):
         return self.out_params[0].ctype if reduce_type is None else reduce_type
 
 
-def _dim3(v: Any) -> tuple | None:
-    """``grid``/``block`` as CuPy launches them (``Function.__call__``: a tuple, padded
-    with ones, each item at least 1); None when the server must answer (its error)."""
-    if not isinstance(v, tuple):
-        return None
-    t = (v + (1, 1))[:3]
-    if not all(type(x) is int or isinstance(x, numpy.integer) for x in t):
-        return None
-    return tuple(max(1, int(x)) for x in t)
-
-
-def _launch_ok(grid: Any, block: Any, shared_mem: Any) -> bool:
-    """Whether a launch surely passes CuPy's and CUDA's checks (else it waits, so the
-    error is raised at the launch)."""
-    g, b = _dim3(grid), _dim3(block)
-    if g is None or b is None:
-        return False
-    if b[0] * b[1] * b[2] > 1024 or b[2] > 64 or \
-            g[0] > 2 ** 31 - 1 or g[1] > 65535 or g[2] > 65535:
-        return False
-    if not (type(shared_mem) is int or isinstance(shared_mem, numpy.integer)):
-        return False
-    return 0 <= int(shared_mem) <= 48 * 1024
+def _launch_ok(kernel: Any, grid: Any, block: Any, shared_mem: Any) -> bool:
+    """Whether a launch surely passes CuPy's and CUDA's checks (``launch_rules``, the
+    server's own; else it waits, so the error is raised at the launch), with the
+    kernel's ``max_dynamic_shared_size_bytes`` as this proxy set it."""
+    max_shared = kernel.__dict__.get("_gs_max_dyn", launch_rules.MAX_SHARED_DEFAULT)
+    return launch_rules.launch_ok(grid, block, shared_mem, max_shared)
 
 
 @_objects.register("RawKernel")
@@ -548,7 +539,7 @@ class RawKernel(_Kernel):
         sig = None if s.sync else _call_sig(args, {}, raw=True)
         templates = self._templates()
         if sig is not None and sig in templates and not enable_cooperative_groups and \
-                _launch_ok(grid, block, shared_mem):
+                _launch_ok(self, grid, block, shared_mem):
             s.submit("method", "__call__", (self, *call_args), kwargs,
                      description=f"RawKernel {self._name_hint()} launch")
             return None
@@ -575,7 +566,9 @@ class RawKernel(_Kernel):
 
     @max_dynamic_shared_size_bytes.setter
     def max_dynamic_shared_size_bytes(self, value: int) -> None:
+        # (kept here: the launches it allows are pipelined, the others wait)
         self._gs_session.call("setattr", "max_dynamic_shared_size_bytes", (self, int(value)))
+        self.__dict__["_gs_max_dyn"] = int(value)
 
     @property
     def preferred_shared_memory_carveout(self) -> int:
@@ -595,6 +588,11 @@ class RawKernel(_Kernel):
         return super().__getattr__(name)
 
 
+#: RawModule's keyword arguments besides code and path (CuPy's ``__init__``)
+_RAW_MODULE_KEYWORDS = frozenset({"options", "backend", "translate_cucomplex",
+                                  "enable_cooperative_groups", "name_expressions", "jitify"})
+
+
 @_objects.register("RawModule")
 class RawModule(_Kernel):
     """User-defined CUDA module, compiled on the server.
@@ -609,9 +607,21 @@ class RawModule(_Kernel):
 
     _kind = "RawModule"
 
-    def __new__(cls, *, code: Any = None, path: Any = None, **kwargs: Any) -> Any:
-        # keyword-only, as CuPy's; and sent so, since CuPy's constructor on a GPU
-        # server takes no positional argument
+    def __new__(cls, *args: Any, code: Any = None, path: Any = None, **kwargs: Any) -> Any:
+        # keyword-only, as CuPy's (Cython's words); and sent so, since CuPy's
+        # constructor on a GPU server takes no positional argument
+        if args:
+            raise TypeError("__init__() takes exactly 0 positional arguments (%d given)"
+                            % len(args))
+        for name in kwargs:
+            if name not in _RAW_MODULE_KEYWORDS:
+                raise TypeError("__init__() got an unexpected keyword argument '%s'" % name)
+        for name, value, t in (("code", code, str), ("path", path, str),
+                               ("options", kwargs.get("options"), tuple),
+                               ("backend", kwargs.get("backend"), str)):
+            if value is not None and not isinstance(value, t):  # (Cython's typed ones)
+                raise TypeError("Argument '%s' has incorrect type (expected %s, got %s)"
+                                % (name, t.__name__, _tp_name(type(value))))
         if (code is None) == (path is None):
             raise TypeError("Exactly one of `code` and `path` keyword arguments must be "
                             "given.")
@@ -641,8 +651,6 @@ class RawModule(_Kernel):
             code = data.decode("utf-8")
         if kwargs.get("name_expressions") is not None:
             kwargs["name_expressions"] = list(kwargs["name_expressions"])
-        if kwargs.get("options") is not None:
-            kwargs["options"] = tuple(kwargs["options"])
         proxy = _construct(cls, cls._kind, (), {"code": code, **kwargs},
                            os.path.dirname(os.path.abspath(path)) if path is not None
                            else None)
@@ -689,6 +697,13 @@ class RawModule(_Kernel):
                     "enable_cooperative_groups", "jitify", "file_path"):
             return self._attr(name)
         return super().__getattr__(name)
+
+
+def _tp_name(t: type) -> str:
+    """A type's C ``tp_name``, as Cython's messages name it (``numpy.ndarray``)."""
+    if t.__module__ == "builtins" or t.__flags__ & (1 << 9):  # Py_TPFLAGS_HEAPTYPE
+        return t.__name__
+    return "%s.%s" % (t.__module__, t.__name__)
 
 
 def _compile(kernel: Any, log_stream: Any) -> None:

@@ -1,0 +1,109 @@
+"""CuPy's rules for a RawKernel launch's ``grid``, ``block`` and ``shared_mem``, stated
+once for both sides: the server's kernel emulator raises CuPy's errors by them
+(``gpushare_server.kernels._raw``), the client pipelines a launch only where they say
+it passes (``gpushare.cupy._kernels``).
+
+Read from CuPy 14.2's ``cupy/_core/raw.pyx`` (``RawKernel.__call__`` hands everything to
+``Function.__call__``) and ``cupy/cuda/function.pyx``:
+
+* ``Function.__call__(self, tuple grid, tuple block, args, size_t shared_mem=0, ...)``:
+  Cython converts ``shared_mem`` to ``size_t`` (a negative one is an OverflowError, a
+  float a TypeError), then tests that ``grid`` and ``block`` are tuples;
+* each is padded with ones and cut to three (``(grid + (1, 1))[:3]``: ``None`` is
+  Python's TypeError there), and each item is ``max(1, item)``;
+* ``_launch`` takes the first item of each as a ``Py_ssize_t`` (its ``__index__``), the
+  other two as C ``int`` (Cython's OverflowError beyond it), and ``shared_mem`` as a
+  ``Py_ssize_t``;
+* ``driver.launchKernel`` is passed ``<int>grid0``, ``<int>block0`` and
+  ``<int>shared_mem`` as ``unsigned int`` parameters: C's conversions, which keep the
+  low 32 bits;
+* ``cuLaunchKernel`` refuses (``CUDA_ERROR_INVALID_VALUE``) a block of more than 1024
+  threads or beyond (1024, 1024, 64), a grid beyond (2**31 - 1, 65535, 65535) or of
+  size 0, and more dynamic shared memory than the kernel's
+  ``max_dynamic_shared_size_bytes`` (48 KiB unless raised).
+"""
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+#: CUDA's limits (compute capability 8.0 and later)
+MAX_BLOCK = (1024, 1024, 64)
+MAX_THREADS_PER_BLOCK = 1024
+MAX_GRID = (2 ** 31 - 1, 65535, 65535)
+#: dynamic shared memory a kernel may use before ``max_dynamic_shared_size_bytes`` is
+#: raised, and how far it can be raised (H100/H200's opt-in limit)
+MAX_SHARED_DEFAULT = 49152
+MAX_SHARED_OPTIN = 232448
+
+_INT_MAX = 2 ** 31 - 1
+_LONG_MAX = 2 ** 63 - 1
+_U32 = 2 ** 32
+
+
+def _c_int(x: int) -> int:
+    """Cython's conversion of a Python int to a C ``int`` (through ``long``)."""
+    if -_INT_MAX - 1 <= x <= _INT_MAX:
+        return x
+    if -_LONG_MAX - 1 <= x <= _LONG_MAX:
+        raise OverflowError("value too large to convert to int")
+    raise OverflowError("Python int too large to convert to C long")
+
+
+def _ssize_t(x: int) -> int:
+    """Cython's conversion of a Python int to ``Py_ssize_t`` (``PyLong_AsSsize_t``)."""
+    if -_LONG_MAX - 1 <= x <= _LONG_MAX:
+        return x
+    raise OverflowError("Python int too large to convert to C ssize_t")
+
+
+def dim3(v: Any, what: str) -> tuple:
+    """``grid`` or ``block`` (``what``) as ``cuLaunchKernel`` receives it from CuPy;
+    CuPy's TypeError or OverflowError when CuPy refuses it before the launch."""
+    if v is not None and not isinstance(v, tuple):
+        raise TypeError("Argument '%s' has incorrect type (expected tuple, got %s)"
+                        % (what, type(v).__name__))
+    t = (v + (1, 1))[:3]  # (None + tuple: Python's TypeError, as in CuPy)
+    x, y, z = (operator.index(max(1, item)) for item in t)
+    # Py_ssize_t, then <int> into an unsigned int: the low 32 bits
+    return (_ssize_t(x) % _U32, _c_int(y), _c_int(z))
+
+
+def shared_mem_size(shared_mem: Any) -> int:
+    """``shared_mem`` as CuPy's ``size_t shared_mem`` parameter converts it."""
+    if isinstance(shared_mem, float):
+        raise TypeError("'float' object cannot be interpreted as an integer")
+    n = operator.index(shared_mem)
+    if n < 0:
+        raise OverflowError("can't convert negative value to size_t")
+    return n
+
+
+def shared_mem_bytes(shared_mem: int) -> int:
+    """The dynamic shared memory ``cuLaunchKernel`` receives for ``shared_mem`` (from
+    :func:`shared_mem_size`): ``<int>`` into an ``unsigned int``, the low 32 bits."""
+    return shared_mem % _U32
+
+
+def within_limits(grid: tuple, block: tuple, shared_mem: int,
+                  max_shared: int = MAX_SHARED_DEFAULT) -> bool:
+    """Whether ``cuLaunchKernel`` takes the launch (``grid``/``block`` from
+    :func:`dim3`, ``shared_mem`` from :func:`shared_mem_size`); else CUDA's
+    ``CUDA_ERROR_INVALID_VALUE``."""
+    for n, most in zip(block + grid, MAX_BLOCK + MAX_GRID):
+        if not 1 <= n <= most:
+            return False
+    if block[0] * block[1] * block[2] > MAX_THREADS_PER_BLOCK:
+        return False
+    return shared_mem_bytes(shared_mem) <= max(max_shared, 0)
+
+
+def launch_ok(grid: Any, block: Any, shared_mem: Any,
+              max_shared: int = MAX_SHARED_DEFAULT) -> bool:
+    """Whether a launch with these passes all of CuPy's and CUDA's checks above
+    (never raises)."""
+    try:
+        n = shared_mem_size(shared_mem)
+        return within_limits(dim3(grid, "grid"), dim3(block, "block"), n, max_shared)
+    except Exception:  # (an item's own comparison or __index__ may raise anything)
+        return False
