@@ -461,3 +461,328 @@ def test_spot_check_patterns(cp) -> None:
         want += [min(max(acc / numpy.float32(32) + 3, -1), 1)] * 64
     numpy.testing.assert_allclose(y.get(), numpy.array(want, numpy.float32), rtol=1e-6)
     assert counts.get().tolist() == [128]
+
+
+# --- 4. rebinding arrays, pointers, groups and dim3 (CuPy's ``_emit_assign_stmt``) ----
+@jit.rawkernel()
+def rebind_array(a, b, out):
+    x = a
+    out[0] = x.shape[0]
+    x = b  # same dtype, ndim and layout, another shape: allowed
+    out[1] = x.shape[0]
+    out[2] = x[4]
+    if out[0] > 0:
+        y = b
+        y = a
+        out[3] = len(y)
+
+
+@jit.rawkernel()
+def rebind_array_swap(a, b, out):
+    x, y = a, b
+    x, y = y, x
+    out[0] = x.size
+    out[1] = y.size
+
+
+@jit.rawkernel()
+def rebind_array_other_ndim(a, c, out):
+    x = a
+    x = c  # noqa: F841
+    out[0] = 1
+
+
+@jit.rawkernel()
+def rebind_array_other_dtype(a, d, out):
+    x = a
+    x = d  # noqa: F841
+    out[0] = 1
+
+
+@jit.rawkernel()
+def shared_memory_pointer(out):
+    smem = jit.shared_memory(numpy.int64, 8)
+    p = smem + 2
+    p[0] = 5
+    p = p + 1
+    p[0] = 7
+    q = 1 + smem
+    q[0] = 3
+    jit.syncthreads()
+    out[0] = smem[1] + smem[2] + smem[3]
+    out[1] = p - smem
+    out[2] = smem.ndim
+
+
+@jit.rawkernel()
+def shared_memory_rebound(out):
+    s = jit.shared_memory(numpy.int32, 8)
+    s = jit.shared_memory(numpy.int32, 8)  # noqa: F841
+    out[0] = 1
+
+
+@jit.rawkernel()
+def shared_memory_shape(out):
+    s = jit.shared_memory(numpy.int32, 8)
+    out[0] = s.shape[0]
+
+
+@jit.rawkernel()
+def shared_memory_len(out):
+    s = jit.shared_memory(numpy.int32, 8)
+    out[0] = len(s)
+
+
+@jit.rawkernel()
+def array_dtype_attribute(x, out):
+    out[0] = x.dtype.itemsize
+
+
+@jit.rawkernel()
+def group_rebound(out):
+    g = jit.cg.this_thread_block()
+    g = jit.cg.this_thread_block()  # noqa: F841
+    out[0] = 1
+
+
+@jit.rawkernel()
+def dim3_rebound(out):
+    d = jit.threadIdx
+    if jit.blockIdx.x == 1:
+        d = jit.blockIdx
+    out[jit.blockIdx.x] = d.x
+
+
+def test_array_rebinding(cp) -> None:
+    a = cp.asarray(numpy.arange(3, dtype=numpy.int64))
+    b = cp.asarray(numpy.arange(10, 15, dtype=numpy.int64))
+    out = cp.zeros(4, dtype=numpy.int64)
+    rebind_array((1,), (1,), (a, b, out))
+    assert out.get().tolist() == [3, 5, 14, 3]
+    rebind_array_swap((1,), (1,), (a, b, out))
+    assert out.get().tolist()[:2] == [5, 3]
+    c = cp.zeros((2, 2), dtype=numpy.int64)
+    _first_call_raises(rebind_array_other_ndim, (a, c, out), TypeError,
+                       r"Data type mismatch of variable: `x`: CArray<long long, 1, true, "
+                       r"true> != CArray<long long, 2, true, true>")
+    d = cp.zeros(3, dtype=numpy.float64)
+    _first_call_raises(rebind_array_other_dtype, (a, d, out), TypeError,
+                       "Data type mismatch of variable: `x`")
+
+
+def test_shared_memory_is_a_pointer(cp) -> None:
+    out = cp.zeros(3, dtype=numpy.int64)
+    shared_memory_pointer((1,), (1,), (out,))
+    assert out.get().tolist() == [15, 3, 1]
+    # pointer types compare by identity: another allocation is another type
+    _first_call_raises(shared_memory_rebound, (out,), TypeError,
+                       r"Data type mismatch of variable: `s`: int\* != int\*")
+    _first_call_raises(shared_memory_shape, (out,), AttributeError,
+                       "Unknown attribute: shape")
+    _first_call_raises(shared_memory_len, (out,), TypeError,
+                       r"len\(\) supports only array type")
+    _first_call_raises(array_dtype_attribute, (out, out), AttributeError,
+                       "Unknown attribute: dtype")
+
+
+def test_group_and_dim3_rebinding(cp) -> None:
+    out = cp.zeros(2, dtype=numpy.int64)
+    _first_call_raises(group_rebound, (out,), TypeError,
+                       "Data type mismatch of variable: `g`: cg::thread_block != "
+                       "cg::thread_block")
+    dim3_rebound((2,), (1,), (out,))
+    assert out.get().tolist() == [0, 1]
+
+
+# --- 5. min / max and the ufuncs of cupy: never folded ---------------------------------
+@jit.rawkernel()
+def min_of_constants_is_runtime(out):
+    smem = jit.shared_memory(numpy.int32, min(32, 64))
+    out[0] = smem[0]
+
+
+@jit.rawkernel()
+def ufunc_of_constants_is_runtime(out):
+    smem = jit.shared_memory(numpy.int32, cupy.add(16, 16))
+    out[0] = smem[0]
+
+
+@jit.rawkernel()
+def min_max_values(x, out):
+    out[0] = min(1, 2.5)       # float32 (cuda mode) run-time values
+    out[1] = max(x[0], x[1], 7.5)
+    out[2] = min(x[0], x[2])   # NaN wins
+    out[3] = cupy.maximum(3, 4)
+
+
+@jit.rawkernel()
+def min_complex(c, out):
+    out[0] = min(c[0], c[1])
+    out[1] = max(c[0], c[1])
+
+
+@jit.rawkernel()
+def min_one_argument(out):
+    out[0] = min(out[0])
+
+
+def test_min_max_are_not_folded(cp) -> None:
+    out = cp.zeros(4, dtype=numpy.float64)
+    _first_call_raises(min_of_constants_is_runtime, (out,), TypeError,
+                       "Arguments must be constants.")
+    _first_call_raises(ufunc_of_constants_is_runtime, (out,), TypeError,
+                       "Arguments must be constants.")
+    x = cp.asarray(numpy.array([2.0, -1.0, numpy.nan], dtype=numpy.float32))
+    min_max_values((1,), (1,), (x, out))
+    got = out.get()
+    assert got[0] == 1.0 and got[1] == 7.5 and numpy.isnan(got[2]) and got[3] == 4
+    c = cp.asarray(numpy.array([1 + 5j, 1 + 2j], dtype=numpy.complex64))
+    oc = cp.zeros(2, dtype=numpy.complex64)
+    min_complex((1,), (1,), (c, oc))
+    assert oc.get().tolist() == [1 + 2j, 1 + 5j]
+    _first_call_raises(min_one_argument, (out,), TypeError,
+                       r"min\(\) expects at least 2 arguments, got 1")
+
+
+# --- 6. is / in / unary + (CuPy: KeyError, no Python function nor ufunc for them) ------
+@jit.rawkernel()
+def uses_is(x):
+    x[0] = x[0] is None
+
+
+@jit.rawkernel()
+def uses_is_constants(x):
+    x[0] = N_CONST is None
+
+
+@jit.rawkernel()
+def uses_in_constants(x):
+    x[0] = 1 in (1, 2)
+
+
+@jit.rawkernel()
+def uses_not_in(x):
+    x[0] = x[0] not in (1, 2)
+
+
+@jit.rawkernel()
+def uses_unary_plus(x):
+    x[0] = +x[1]
+
+
+@jit.rawkernel()
+def uses_unary_plus_constant(x):
+    x[0] = +1
+
+
+@jit.rawkernel()
+def uses_cupy_positive(x, b):
+    x[0] = cupy.positive(x[1])
+    x[1] = cupy.positive(b[0])
+
+
+def test_is_in_and_unary_plus(cp) -> None:
+    x = cp.asarray(numpy.array([0, 4], dtype=numpy.int32))
+    _first_call_raises(uses_is, (x,), KeyError, "<class 'ast.Is'>")
+    _first_call_raises(uses_is_constants, (x,), KeyError, "<class 'ast.Is'>")
+    _first_call_raises(uses_in_constants, (x,), KeyError, "<class 'ast.In'>")
+    _first_call_raises(uses_not_in, (x,), KeyError, "<class 'ast.NotIn'>")
+    _first_call_raises(uses_unary_plus, (x,), KeyError, "<class 'ast.UAdd'>")
+    _first_call_raises(uses_unary_plus_constant, (x,), KeyError, "<class 'ast.UAdd'>")
+    b = cp.zeros(1, dtype=numpy.bool_)
+    _first_call_raises(uses_cupy_positive, (x, b), TypeError,
+                       r"The cupy boolean positive, the `\+` operator, is not supported\.")
+
+
+# --- 7. outside kernels ------------------------------------------------------------------
+def test_jit_names_outside_kernels() -> None:
+    with pytest.raises(RuntimeError, match="Cannot call this function from Python layer."):
+        jit.syncthreads()
+    with pytest.raises(RuntimeError, match="Cannot call this function from Python layer."):
+        jit.grid(1)
+    with pytest.raises(RuntimeError, match="Cannot call this function from Python layer."):
+        jit.cg.this_grid()
+    with pytest.raises(RuntimeError, match="Cannot call this function from Python layer."):
+        jit.range(3, unroll=2)
+    # arguments are bound to CuPy's __call__ signatures first (Python's words)
+    with pytest.raises(TypeError, match=r"AtomicOp\.__call__\(\) missing 1 required "
+                                        r"positional argument: 'value'"):
+        jit.atomic_add(1, 2)
+    with pytest.raises(TypeError, match=r"SyncThreads\.__call__\(\) takes 1 positional "
+                                        r"argument but 2 were given"):
+        jit.syncthreads(1)
+    assert repr(jit.syncthreads) == "<cupyx.jit function>"
+    assert repr(jit.threadIdx) == '<Data code = "threadIdx", type = dim3>'
+    with pytest.raises(AttributeError, match="'Data' object has no attribute 'x'"):
+        jit.blockIdx.x
+    assert not hasattr(jit, "local_memory")  # not a CuPy 14.2 name
+
+
+# --- 8. CuPy 14's casting rules for operators (mode='cuda') ---------------------------
+@jit.rawkernel()
+def compare_mixed_signs(x, out):
+    out[0] = jit.threadIdx.x < x[0]   # uint32 < int32: compared as int64
+    out[1] = jit.threadIdx.x > -1
+
+
+@jit.rawkernel()
+def add_mixed_signs(x, out):
+    out[0] = jit.threadIdx.x + x[0]   # the uint32 loop: int32 -> uint32 is not same_kind
+
+
+def test_operator_casting_rules(cp) -> None:
+    x = cp.asarray(numpy.array([-1], dtype=numpy.int32))
+    out = cp.ones(2, dtype=numpy.bool_)
+    compare_mixed_signs((1,), (1,), (x, out))
+    assert out.get().tolist() == [False, True]
+    _first_call_raises(add_mixed_signs, (x, out), TypeError,
+                       "Cannot cast from 'int32' to uint32 with casting rule same_kind.")
+
+
+# --- 9. built-in functions' checks ----------------------------------------------------
+@jit.rawkernel()
+def range_zero_step(out):
+    for i in range(5, 0, 0):  # accepted (no check): a positive step, no iteration
+        out[0] = i
+
+
+@jit.rawkernel()
+def range_float(out):
+    for i in range(2.5):
+        out[0] = i
+
+
+@jit.rawkernel()
+def shfl_mask_out_of_range(out):
+    out[0] = jit.shfl_sync(1 << 32, out[0], 0)
+
+
+@jit.rawkernel()
+def syncwarp_full_mask(out):
+    jit.syncwarp(mask=0xffffffff)
+
+
+@jit.rawkernel()
+def atomic_wrong_dtype(out):
+    jit.atomic_sub(out, 0, 1)
+
+
+@jit.rawkernel()
+def calls_a_kernel(out):
+    range_float(out)
+
+
+def test_builtin_function_checks(cp) -> None:
+    out = cp.full(1, 9, dtype=numpy.int32)
+    range_zero_step((1,), (1,), (out,))
+    assert out.get().tolist() == [9]
+    _first_call_raises(range_float, (out,), TypeError, "range supports only for integer type.")
+    _first_call_raises(shfl_mask_out_of_range, (out,), ValueError, "mask is out of range")
+    # CuPy casts the mask to int32 'same_kind': NumPy 2 refuses 0xffffffff
+    _first_call_raises(syncwarp_full_mask, (out,), OverflowError, "out of bounds for int32")
+    f = cp.zeros(1, dtype=numpy.float32)
+    _first_call_raises(atomic_wrong_dtype, (f,), TypeError,
+                       "`atomicSub` does not support float32 input.")
+    _first_call_raises(calls_a_kernel, (out,), TypeError,
+                       "Calling __global__ function range_float from __global__ function "
+                       "is not allowed.")

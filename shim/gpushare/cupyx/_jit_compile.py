@@ -17,9 +17,15 @@ not):
 * Types follow CuPy's rules for ``mode='cuda'``: Python ``int`` constants and
   arguments are ``int32`` when they fit (else ``int64``), ``float`` ones ``float32``,
   ``bool`` is ``bool``; an operator picks the first of its ufunc's loops (CuPy's type
-  lists) every operand can be cast to in the order ``?bBhHiIlLefdFD`` (``mode='numpy'``:
-  ``int64``/``float64``/``complex128`` and NumPy's safe casting). ``jit.threadIdx.x``
-  and ``jit.grid(1)`` are ``uint32``; ``range`` loops take the type of ``stop``.
+  lists) every operand can be cast to in the order ``?bBhHiIlLqQefdFD`` (``mode='numpy'``:
+  ``int64``/``float64``/``complex128`` and NumPy's safe casting); run-time operands are
+  then cast to the loop's types with the ``same_kind`` rule (``int32 + uint32`` picks
+  the ``uint32`` loop and is refused, as in CuPy 14 with NumPy 2). Comparisons use
+  CuPy 14's loops (integers as int64, or exactly int64 against uint64). Constants
+  are folded (Python's operators), but not the arguments of ``cupy``'s ufuncs nor
+  ``min``/``max`` (typed run-time values). ``is``/``in`` and unary ``+`` raise
+  CuPy's ``KeyError``. ``jit.threadIdx.x`` and ``jit.grid(1)`` are ``uint32``;
+  ``range`` loops take the type of ``stop``.
 * ``complex64``/``complex128`` are ``complex<float>``/``complex<double>`` of
   ``cupy/complex.cuh``, with CuPy's loops: arithmetic, ``**``, ``==``/``!=`` (``<``
   and the like raise ``TypeError``), ``abs``, the complex math functions of thrust;
@@ -32,8 +38,12 @@ not):
   of a tuple value (``shapes = arr.shape`` inside an ``if``), which can be rebound to
   a tuple of the same item types. A non-scalar constant (a tuple of constants, a
   dtype...) assigned at the top level names a compile-time value, and such names
-  cannot then hold run-time data (CuPy's errors). Group and ``dim3`` variables
-  cannot be rebound.
+  cannot then hold run-time data (CuPy's errors). An array variable can be rebound
+  to an array of the same dtype, ndim and layout (another shape too: its shape and
+  strides are variables); ``jit.shared_memory`` gives a pointer (CuPy's ``Ptr``: no
+  ``shape``/``size``/``len``, pointer arithmetic with integers), whose variables
+  can only be rebound to pointers into the same allocation; a group variable only
+  to the group of the same ``this_grid()``/``this_thread_block()`` call.
 * Array arguments travel as a pointer plus their shape (``long long`` scalars) and,
   when not C-contiguous, their strides in bytes; the specialisation key records
   dtype, ndim and contiguity. Negative indices are not wrapped (as in CuPy).
@@ -50,8 +60,8 @@ found as CuPy does (``ValueError`` when more than one lambda is on their lines);
 ``jit.threadIdx/blockIdx/blockDim/gridDim``, ``jit.warpsize`` (a run-time ``int32``,
 as in CuPy), ``jit.laneid()``,
 ``jit.grid(n)``, ``jit.gridsize(n)``, ``jit.syncthreads()``,
-``jit.syncwarp()``, ``jit.shared_memory(dtype, size or None)``,
-``jit.local_memory(dtype, size)``, the ``jit.atomic_*`` and ``jit.shfl_*_sync``
+``jit.syncwarp(mask=)``, ``jit.shared_memory(dtype, size or None)``,
+the ``jit.atomic_*`` and ``jit.shfl_*_sync``
 families (CuPy's dtype lists; ``atomic_add`` on ``float16`` is a compare-and-swap
 loop on the enclosing 32-bit word); cooperative groups (``jit.cg``):
 ``this_thread_block()`` (``sync``, ``thread_rank``, ``size``, ``num_threads``,
@@ -92,7 +102,7 @@ import re
 import textwrap
 import types
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy
@@ -100,8 +110,9 @@ import numpy
 _PREFIX = "gpushare cupyx.jit: "
 
 # --- types ------------------------------------------------------------------------------
-#: CuPy's order of scalar types for its "cuda" casting rule (int64 is 'l' after _norm)
-_ORDER = "?bBhHiIlLefdFD"
+#: CuPy's order of scalar types for its "cuda" casting rule (``_cuda_typerules._typechars``;
+#: int64 is 'l' after _norm, 'q'/'Q' appear in the loops of CuPy's comparisons only)
+_ORDER = "?bBhHiIlLqQefdFD"
 _CTYPE = {"?": "bool", "b": "signed char", "B": "unsigned char", "h": "short",
           "H": "unsigned short", "i": "int", "I": "unsigned int", "l": "long long",
           "L": "unsigned long long", "e": "__half", "f": "float", "d": "double",
@@ -182,8 +193,9 @@ def _resolve(loops: list, ins: list, mode: str, what: str) -> tuple:
     for loop in loops:
         if all(_can_cast(t, numpy.dtype(c), mode) for t, c in zip(ins, loop[0])):
             return loop
-    raise TypeError(f"{_PREFIX}{what} does not support the input types "
-                    f"{', '.join(str(t) for t in ins)}")
+    # CuPy's words (_call_ufunc, cupyx/jit/_compile.py:452), ``what`` its ufunc's name
+    raise TypeError(f'{_PREFIX}"{what}" does not support for the input types: '
+                    f'{[numpy.dtype(t) for t in ins]}')
 
 
 def _loops(chars: str, nin: int, out: str | None = None) -> list:
@@ -193,12 +205,12 @@ def _loops(chars: str, nin: int, out: str | None = None) -> list:
 
 _HELPER_RE = re.compile(r"\bgs_jit_\w+(?=[<(])")
 _DIV_LOOPS = _loops("bBhHiIlL", 2, "d") + _loops("efdFD", 2)
-#: comparison loops: CuPy 14's for mode='numpy' (integers compare as int64/uint64,
-#: mixed pairs exactly), homogeneous ones for mode='cuda' (as before CuPy 14: e.g.
-#: int32 against uint32 compares as uint32); complex values have ``==``/``!=`` only
-_CMP_LOOPS = {"numpy": [("??", "?"), ("ll", "?"), ("LL", "?"), ("lL", "?"), ("Ll", "?"),
-                        ("ee", "?"), ("ff", "?"), ("dd", "?")],
-              "cuda": _loops("?bBhHiIlLefd", 2, "?")}
+#: comparison loops: CuPy 14's (``create_comparison``, cupy/_core/_routines_logic.pyx:
+#: 103), in both modes: integers compare as int64/uint64, mixed pairs exactly; in
+#: mode='cuda' every pair of integers (even two uint64) takes the int64 loop, 'q' being
+#: after 'L' in CuPy's order; complex values have ``==``/``!=`` only
+_CMP_LOOPS = [("??", "?"), ("qq", "?"), ("QQ", "?"), ("qQ", "?"), ("Qq", "?"),
+              ("ee", "?"), ("ff", "?"), ("dd", "?")]
 
 
 # --- values ------------------------------------------------------------------------------
@@ -228,6 +240,10 @@ class Arr(Value):
     shape: list | None
     strides: list
     byte_strides: bool
+    #: not None for CuPy's ``Ptr`` type (``jit.shared_memory``, cupyx/jit/_cuda_types.py:
+    #: 274): a pointer without shape, whose type is its allocation's (types compare by
+    #: identity there), kept by pointer arithmetic
+    ptr_id: int | None = None
 
     def key(self) -> ArrayArg:
         return ArrayArg(self.dtype, self.ndim, not self.byte_strides, self.shape is not None)
@@ -254,6 +270,9 @@ class Group(Value):
     of the C++ expression ``code`` (evaluated where it is used)."""
     kind: str  # "thread_block" or "grid"
     code: str
+    #: CuPy makes a new group type at each ``this_grid()``/``this_thread_block()``
+    #: (compared by identity: a variable cannot be rebound to another call's group)
+    uid: int = 0
 
 
 @dataclass
@@ -269,30 +288,109 @@ class GroupMethod:
     name: str
 
 
+#: CuPy's signatures of its ``BuiltinFunc.__call__`` methods (``_builtin_funcs.py``,
+#: ``cg.py``; ``cub``'s functors and ``thrust``'s functions keep the base one): outside
+#: a kernel, a call is checked against them (Python's ``TypeError``), then refused with
+#: ``RuntimeError('Cannot call this function from Python layer.')``
+_CALL_SIGNATURES = {
+    "range": ("RangeFunc", "*args, unroll=None"),
+    "syncthreads": ("SyncThreads", ""),
+    "syncwarp": ("SyncWarp", "*, mask=0xffffffff"),
+    "shared_memory": ("SharedMemory", "dtype, size, alignment=None"),
+    "atomic_": ("AtomicOp", "array, index, value, alt_value=None"),
+    "grid": ("GridFunc", "ndim"), "gridsize": ("GridFunc", "ndim"),
+    "shfl_": ("WarpShuffleOp", "mask, var, val_id, *, width=32"),
+    "laneid": ("LaneID", ""),
+    "cg.this_grid": ("_ThisCgGroup", ""), "cg.this_thread_block": ("_ThisCgGroup", ""),
+    "cg.sync": ("_Sync", "group"), "cg.wait": ("_Wait", "group"),
+    "cg.wait_prior": ("_WaitPrior", "group"),
+    "cg.memcpy_async": ("_MemcpySync", "group, dst, dst_idx, src, src_idx, size, *, "
+                                       "aligned_size=None"),
+}
+_STUBS: dict = {}
+
+
+def _call_stub(jit_name: str) -> Any:
+    """A function with the signature and qualified name of CuPy's ``__call__`` of
+    ``jit_name`` (so that Python words its argument errors as it does for CuPy's)."""
+    stub = _STUBS.get(jit_name)
+    if stub is None:
+        key = jit_name
+        if jit_name.startswith(("atomic_", "shfl_")):
+            key = jit_name.split("_")[0] + "_"
+        cls, sig = _CALL_SIGNATURES.get(key, ("BuiltinFunc", ""))
+        ns: dict = {}
+        exec(f"def __call__(self{', ' if sig else ''}{sig}): pass", ns)
+        stub = ns["__call__"]
+        stub.__qualname__ = f"{cls}.__call__"
+        _STUBS[jit_name] = stub
+    return stub
+
+
+def _shared_memory_call_const(self: Any, env: Any, dtype: Any, size: Any,
+                              alignment: Any = None) -> tuple:
+    return dtype, size, alignment
+
+
+# Python words argument errors with this name, as for CuPy's method
+_shared_memory_call_const.__qualname__ = "SharedMemory.call_const"
+
+
+def _atomic_call(self: Any, env: Any, array: Any, index: Any, value: Any,
+                 value2: Any = None) -> tuple:
+    return array, index, value, value2
+
+
+_atomic_call.__qualname__ = "AtomicOp.call"
+
+
+def _shfl_call(self: Any, env: Any, mask: Any, var: Any, val_id: Any, *,
+               width: Any = None) -> tuple:
+    return mask, var, val_id, width
+
+
+_shfl_call.__qualname__ = "WarpShuffleOp.call"
+
+
 class Intrinsic:
     """Base of the objects ``cupyx.jit`` exposes for use inside kernels
-    (``jit.syncthreads``, ``jit.atomic_add``...): recognised here by ``jit_name``."""
+    (``jit.syncthreads``, ``jit.atomic_add``...): recognised here by ``jit_name``.
+    Outside a kernel they are CuPy's ``BuiltinFunc`` objects: calling one raises
+    ``RuntimeError`` (cupyx/jit/_internal_types.py:97)."""
 
     def __init__(self, jit_name: str) -> None:
         self.jit_name = jit_name
         self.__name__ = jit_name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError(f"gpushare: cupyx.jit.{self.jit_name} can be used only "
-                                  "inside cupyx.jit.rawkernel functions")
+        _call_stub(self.jit_name)(self, *args, **kwargs)
+        raise RuntimeError("Cannot call this function from Python layer.")
 
     def __repr__(self) -> str:
-        return f"<cupyx.jit.{self.jit_name}>"
+        return "<cupyx.jit function>"
 
 
-class Dim3(Intrinsic):
-    """``threadIdx``/``blockIdx``/``blockDim``/``gridDim``."""
+class Dim3:
+    """``threadIdx``/``blockIdx``/``blockDim``/``gridDim``: CuPy's
+    ``Data('threadIdx', dim3)`` objects (cupyx/jit/_interface.py:254), whose ``x``...
+    exist only inside kernels (outside: ``AttributeError``)."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+        self.jit_name = code
+
+    @property
+    def obj(self) -> Any:
+        raise ValueError(f"Constant value is required: {self.code}")
 
     def __getattr__(self, attr: str) -> Any:
-        if attr.startswith("__"):
-            raise AttributeError(attr)
-        raise NotImplementedError(f"gpushare: cupyx.jit.{self.jit_name}.{attr} can be used "
-                                  "only inside cupyx.jit.rawkernel functions")
+        raise AttributeError(f"'Data' object has no attribute '{attr}'")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("'Data' object is not callable")
+
+    def __repr__(self) -> str:
+        return f'<Data code = "{self.code}", type = dim3>'
 
 
 class RuntimeData:
@@ -478,11 +576,19 @@ __device__ inline void gs_jit_memcpy_async(const G& g, void* dst, const void* sr
   const char* s = (const char*)src;
   for (unsigned int i = g.thread_rank(); i < n; i += g.size()) d[i] = s[i];
 }""",
+    # cupy.minimum / cupy.maximum: NaN (CuPy's NAN) when either is NaN
     "gs_jit_min": """template <typename T> __device__ inline T gs_jit_min(T a, T b) {
-  return (a != a) ? a : ((b != b) ? b : (b < a ? b : a));
+  return (a != a || b != b) ? (T)__int_as_float(0x7fffffff) : (b < a ? b : a);
 }""",
     "gs_jit_max": """template <typename T> __device__ inline T gs_jit_max(T a, T b) {
-  return (a != a) ? a : ((b != b) ? b : (b > a ? b : a));
+  return (a != a || b != b) ? (T)__int_as_float(0x7fffffff) : (b > a ? b : a);
+}""",
+    # complex: the order of cupy/complex.cuh's min/max (real parts, then imaginary)
+    "gs_jit_cmin": """template <typename T> __device__ inline T gs_jit_cmin(T a, T b) {
+  return (isnan(a) || isnan(b)) ? T(__int_as_float(0x7fffffff)) : min(a, b);
+}""",
+    "gs_jit_cmax": """template <typename T> __device__ inline T gs_jit_cmax(T a, T b) {
+  return (isnan(a) || isnan(b)) ? T(__int_as_float(0x7fffffff)) : max(a, b);
 }""",
 }
 
@@ -493,13 +599,13 @@ def _binop_spec(op: ast.AST, mode: str) -> tuple:
     t = type(op)
     arith = "?bBhHiIlLefd"
     if t is ast.Add:
-        return _loops(arith + "FD", 2), lambda o, a, b: f"({a} + {b})", "add"
+        return _loops(arith + "FD", 2), lambda o, a, b: f"({a} + {b})", "cupy_add"
     if t is ast.Sub:  # bool - bool is an error (``binop``)
-        return _loops(arith + "FD", 2), lambda o, a, b: f"({a} - {b})", "subtract"
+        return _loops(arith + "FD", 2), lambda o, a, b: f"({a} - {b})", "cupy_subtract"
     if t is ast.Mult:
-        return _loops(arith + "FD", 2), lambda o, a, b: f"({a} * {b})", "multiply"
+        return _loops(arith + "FD", 2), lambda o, a, b: f"({a} * {b})", "cupy_multiply"
     if t is ast.Div:
-        return _DIV_LOOPS, lambda o, a, b: f"({a} / {b})", "true_divide"
+        return _DIV_LOOPS, lambda o, a, b: f"({a} / {b})", "cupy_true_divide"
     if t in (ast.FloorDiv, ast.Mod):
         kind = "floordiv" if t is ast.FloorDiv else "mod"
 
@@ -509,7 +615,8 @@ def _binop_spec(op: ast.AST, mode: str) -> tuple:
             if o.char == "e":
                 return f"((__half)gs_jit_f{kind}<float>((float)({a}), (float)({b})))"
             return f"gs_jit_f{kind}<{ctype(o)}>({a}, {b})"
-        return _loops(arith[1:], 2), fmt, "floor_divide" if kind == "floordiv" else "remainder"
+        return _loops(arith[1:], 2), fmt, \
+            "cupy_floor_divide" if kind == "floordiv" else "cupy_remainder"
     if t is ast.Pow:
         def pw(o: numpy.dtype, a: str, b: str) -> str:
             if o.char in _INT:
@@ -519,25 +626,28 @@ def _binop_spec(op: ast.AST, mode: str) -> tuple:
             if o.char == "d":
                 return f"pow({a}, {b})"
             return f"powf((float)({a}), (float)({b}))"
-        return _loops(arith[1:] + "FD", 2), pw, "power"
-    bits = {ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
+        return _loops(arith[1:] + "FD", 2), pw, "cupy_power"
+    bits = {ast.BitAnd: ("&", "and"), ast.BitOr: ("|", "or"), ast.BitXor: ("^", "xor")}
     if t in bits:
-        sym = bits[t]
-        return _loops("?bBhHiIlL", 2), lambda o, a, b: f"({a} {sym} {b})", "bitwise op"
-    shifts = {ast.LShift: "<<", ast.RShift: ">>"}
+        sym, name = bits[t]
+        return _loops("?bBhHiIlL", 2), lambda o, a, b: f"({a} {sym} {b})", \
+            f"cupy_bitwise_{name}"
+    shifts = {ast.LShift: ("<<", "left"), ast.RShift: (">>", "right")}
     if t in shifts:
-        sym = shifts[t]
-        return _loops("bBhHiIlL", 2), lambda o, a, b: f"({a} {sym} {b})", "shift"
+        sym, name = shifts[t]
+        return _loops("bBhHiIlL", 2), lambda o, a, b: f"({a} {sym} {b})", \
+            f"cupy_{name}_shift"
     cmps = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">",
             ast.GtE: ">="}
     if t in cmps:
         sym = cmps[t]
-        loops = _CMP_LOOPS[mode] + (_loops("FD", 2, "?") if t in (ast.Eq, ast.NotEq)
-                                    else [])
-        return loops, lambda o, a, b: f"({a} {sym} {b})", "comparison"
-    if t is ast.MatMult:
-        raise _fail(NotImplementedError, "the @ operator is not supported")
-    raise _fail(NotImplementedError, f"operator {t.__name__} is not supported")
+        eq = t in (ast.Eq, ast.NotEq)
+        loops = _CMP_LOOPS + (_loops("FD", 2, "?") if eq else [])
+        name = {ast.Eq: "cupy_equal", ast.NotEq: "cupy_not_equal"}.get(t, "cupy_scalar_less")
+        return loops, lambda o, a, b: f"({a} {sym} {b})", name
+    # CuPy has no ufunc for the others (``@``, ``is``, ``in``...): a KeyError in
+    # ``_cuda_typerules.get_ufunc`` / ``get_pyfunc``
+    raise KeyError(t)
 
 
 _PY_BINOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
@@ -591,7 +701,7 @@ _CG_METHODS = {
     "grid": {"sync": None, "is_valid": _BOOL, "thread_rank": _U64, "block_rank": _U64,
              "num_threads": _U64, "num_blocks": _U64, "dim_blocks": "dim3",
              "block_index": "dim3", "size": _U64, "group_dim": "dim3"}}
-_SHFL_TYPES = ("int32", "uint32", "int64", "uint64", "float32", "float64")
+_SHFL_TYPES = ("int32", "uint32", "int64", "float32", "float64", "uint64", "float16")
 
 
 # --- the transpiler ----------------------------------------------------------------------
@@ -604,6 +714,11 @@ class Generated:
         self.device: dict = {}  # (func, key) -> (name, return dtype) or None while open
         self.include_cg = False   # uses cooperative groups
         self.cooperative = False  # needs a cooperative launch (grid_group::sync)
+        self.uids = 0             # identities of pointer and group types
+
+    def uid(self) -> int:
+        self.uids += 1
+        return self.uids
 
     def helper(self, name: str) -> None:
         if name not in self.helpers:
@@ -705,10 +820,15 @@ class _Function:
             raise self.located(_fail(NotImplementedError, "*args, **kwargs, keyword-only "
                                      "arguments and default values are not supported"),
                                fdef)
+        for deco in fdef.decorator_list:  # CuPy's warning (cupyx/jit/_compile.py:348)
+            text = ast.unparse(deco)
+            if not any(word in text for word in ("rawkernel", "vectorize")):
+                warnings.warn(f"Decorator {text} may not supported in JIT.", RuntimeWarning,
+                              stacklevel=2)
         names = [x.arg for x in a.args]
         if len(names) != len(self.key):
             raise _fail(TypeError, f"{fdef.name}() takes {len(names)} positional arguments "
-                                   f"but {len(self.key)} were given")
+                                   f"but {len(self.key)} were given.")
         params = []
         for pname, t in zip(names, self.key):
             cn = _cname(pname)
@@ -725,8 +845,10 @@ class _Function:
                 else:
                     strides = [f"{cn}__t{k}" for k in range(t.ndim)]
                     params += [f"long long {s}" for s in strides]
+                # a pointer (shared memory) has no shape: CuPy's ``Ptr`` type
                 self.params[pname] = Arr(t.dtype, t.ndim, cn, shape, strides,
-                                         not t.c_contiguous)
+                                         not t.c_contiguous,
+                                         None if t.has_shape else self.gen.uid())
             else:
                 params.append(f"{ctype(t)} {cn}")
                 self.params[pname] = Data(cn, t)
@@ -767,8 +889,8 @@ class _Function:
         for s in body:
             try:
                 out += self.stmt(s, top)
-            except (NotImplementedError, TypeError, NameError, ValueError, IndexError,
-                    AttributeError, OverflowError, ZeroDivisionError) as e:
+            except (NotImplementedError, TypeError, NameError, ValueError, LookupError,
+                    AttributeError, OverflowError, ZeroDivisionError, AssertionError) as e:
                 raise self.located(e, s) from None
         return out
 
@@ -815,8 +937,8 @@ class _Function:
         if isinstance(s, ast.Assert):
             v = self.expr(s.test)
             if isinstance(v, Const):
-                if not v.obj:
-                    raise _fail(ValueError, "assertion on a constant fails")
+                if not v.obj:  # CuPy: ``assert value.obj`` (cupyx/jit/_compile.py:658)
+                    raise AssertionError(f"{_PREFIX}an assertion on a constant fails")
                 return []
             return [f"assert({self.truth(v)});"]
         # CuPy's words and types for these (cupyx/jit/_compile.py:650-666)
@@ -930,6 +1052,9 @@ class _Function:
                     tmp = self.fresh("gs_t")
                     out.append(f"{ctype(item.dtype)} {tmp} = {item.code};")
                     item = Data(tmp, item.dtype)
+                elif isinstance(item, Arr):
+                    lines, item = self.bind_arr(self.fresh("gs_t"), item, False)
+                    out += lines
                 temps.append(item)
             for tgt, item in zip(target.elts, temps):
                 out += self.assign(tgt, item, False)
@@ -953,30 +1078,36 @@ class _Function:
             return []
         if var is None and name in self.consts:
             raise _fail(TypeError, "lvalue of assignment must not be constant value")
-        if isinstance(value, (Group, Dim3Val)):  # aliases of pure expressions
-            if var is not None and var != value:
-                raise _fail(NotImplementedError, f"{name!r}: group and dim3 variables "
-                                                 "cannot be rebound in gpushare's cupyx.jit")
+        # CuPy (``_emit_assign_stmt``, cupyx/jit/_compile.py:873): a variable keeps its
+        # type; CArray types are their dtype, ndim and layout (not the shape), pointer
+        # and group types compare by identity, and dim3 is one type
+        mismatch = _fail(TypeError, f"Data type mismatch of variable: `{name}`: "
+                                    f"{_ctype_name(var)} != {_ctype_name(value)}")
+        if isinstance(value, Group):  # an alias of a pure expression
+            if var is not None and (not isinstance(var, Group) or var.uid != value.uid):
+                raise mismatch
             self.locals[name] = value
             return []
-        if isinstance(value, Arr):
-            t = f"{ctype(value.dtype)}*"
+        if isinstance(value, Dim3Val):
             if var is None:
                 cn = _cname(name)
-                self.locals[name] = Arr(value.dtype, value.ndim, cn, value.shape,
-                                        value.strides, value.byte_strides)
+                self.locals[name] = Dim3Val(cn)
                 if top:
-                    return [f"{t} {cn} = {value.ptr};"]
-                self.decls.append(f"{t} {cn};")
-                return [f"{cn} = {value.ptr};"]
-            if not isinstance(var, Arr) or var.key() != value.key():
-                raise _fail(TypeError, f"Data type mismatch of variable: `{name}`: "
-                                       f"{_ctype_name(var)} != {_ctype_name(value)}")
-            if (var.shape, var.strides) != (value.shape, value.strides):
-                raise _fail(NotImplementedError, f"{name!r}: gpushare's cupyx.jit cannot "
-                                                 "rebind an array variable to an array of "
-                                                 "another shape")
-            return [f"{var.ptr} = {value.ptr};"]
+                    return [f"dim3 {cn} = dim3({value.code});"]
+                self.decls.append(f"dim3 {cn};")
+                return [f"{cn} = dim3({value.code});"]
+            if not isinstance(var, Dim3Val):
+                raise mismatch
+            return [f"{var.code} = dim3({value.code});"]
+        if isinstance(value, Arr):
+            if var is None:
+                lines, arr = self.bind_arr(_cname(name), value, top)
+                self.locals[name] = arr
+                return lines
+            if not isinstance(var, Arr) or var.key() != value.key() or \
+                    var.ptr_id != value.ptr_id:
+                raise mismatch
+            return self.rebind_arr(var, value)
         if isinstance(value, Rng):
             raise _fail(NotImplementedError, "range objects can be used only directly "
                                              "in for loops")
@@ -998,6 +1129,49 @@ class _Function:
             return [f"{cn} = {v.code};"]
         v = self.cast(v, var.dtype, "same_kind", f"assignment to {name!r}")
         return [f"{var.code} = {v.code};"]
+
+    def bind_arr(self, cn: str, value: Arr, top: bool) -> tuple:
+        """Variables ``cn`` (the pointer), ``cn__s<k>`` (the shape) and, for a strided
+        view, ``cn__t<k>`` (its byte strides) holding the array ``value``: returns the
+        code and the array they make (which can be rebound to another array of the
+        same type, of another shape)."""
+        t = ctype(value.dtype)
+        decls = [(f"{t}*", cn, value.ptr)]
+        shape = None
+        if value.shape is not None:
+            shape = [f"{cn}__s{k}" for k in range(value.ndim)]
+            decls += [("long long", n, c) for n, c in zip(shape, value.shape)]
+        if value.byte_strides:
+            strides = [f"{cn}__t{k}" for k in range(value.ndim)]
+            decls += [("long long", n, c) for n, c in zip(strides, value.strides)]
+        elif shape is None:
+            strides = ["1"] * value.ndim
+        else:
+            strides = ["1"] * value.ndim
+            for k in range(value.ndim - 2, -1, -1):
+                strides[k] = shape[k + 1] if strides[k + 1] == "1" else \
+                    f"{strides[k + 1]} * {shape[k + 1]}"
+        arr = Arr(value.dtype, value.ndim, cn, shape, strides, value.byte_strides,
+                  value.ptr_id)
+        if top:
+            return [f"{ct} {n} = {c};" for ct, n, c in decls], arr
+        self.decls += [f"{ct} {n};" for ct, n, _ in decls]
+        return [f"{n} = {c};" for _, n, c in decls], arr
+
+    def rebind_arr(self, var: Arr, value: Arr) -> list:
+        """``var = value`` for arrays of one type (``var``'s pointer, shape and byte
+        strides are variables: a parameter's or ``bind_arr``'s)."""
+        pairs = [(var.ptr, value.ptr, f"{ctype(value.dtype)}*")]
+        if var.shape is not None and value.shape is not None:
+            pairs += [(a, b, "long long") for a, b in zip(var.shape, value.shape)]
+        if var.byte_strides:
+            pairs += [(a, b, "long long") for a, b in zip(var.strides, value.strides)]
+        pairs = [p for p in pairs if p[0] != p[1]]
+        if len(pairs) <= 1:
+            return [f"{a} = {b};" for a, b, _ in pairs]
+        temps = [self.fresh("gs_t") for _ in pairs]  # all read before any is written
+        return self.block("", [f"{t} {tmp} = {b};" for (_, b, t), tmp in zip(pairs, temps)]
+                          + [f"{a} = {tmp};" for (a, _, _), tmp in zip(pairs, temps)])
 
     def assign_tuple(self, name: str, var: Any, value: Tup, top: bool) -> list:
         """``name = (a, b)`` / ``name = x.shape``: a tuple variable keeps the values of
@@ -1071,9 +1245,11 @@ class _Function:
             v = self._expr(e)
             if isinstance(v, Const) and isinstance(v.obj, RuntimeData):
                 return Data(v.obj.code, v.obj.dtype)  # jit.warpsize (CuPy's Data)
+            if isinstance(v, Const) and isinstance(v.obj, Dim3):
+                return Dim3Val(v.obj.code)  # jit.threadIdx... (CuPy's dim3 Data)
             return v
-        except (NotImplementedError, TypeError, NameError, ValueError, IndexError,
-                AttributeError, OverflowError, ZeroDivisionError) as exc:
+        except (NotImplementedError, TypeError, NameError, ValueError, LookupError,
+                AttributeError, OverflowError, ZeroDivisionError, AssertionError) as exc:
             raise self.located(exc, e) from None
 
     def _expr(self, e: ast.expr) -> Value:
@@ -1187,17 +1363,28 @@ class _Function:
             return "true" if v.obj else "false"
         return self.cast(v, _BOOL, "unsafe", "condition").code
 
-    def binop(self, op: ast.AST, a: Value, b: Value, dtype: Any = None) -> Value:
+    def binop(self, op: ast.AST, a: Value, b: Value, dtype: Any = None,
+              fold: bool = True) -> Value:
         """``a op b``; ``dtype`` selects the ufunc loop by its output type (as
-        ``cupy.add(a, b, dtype=...)`` does)."""
-        if isinstance(a, Const) and isinstance(b, Const) and dtype is None:
+        ``cupy.add(a, b, dtype=...)`` does); constants are folded (Python's operator)
+        unless ``fold`` is false (a call of a ufunc of ``cupy``)."""
+        if isinstance(a, Const) and isinstance(b, Const) and dtype is None and fold:
             f = _PY_BINOPS.get(type(op))
-            if f is None:
-                raise _fail(NotImplementedError, f"operator {type(op).__name__}")
+            if f is None:  # CuPy: KeyError in _cuda_typerules.get_pyfunc
+                raise KeyError(type(op))
             return Const(f(a.obj, b.obj))
+        if isinstance(a, Arr) or isinstance(b, Arr):
+            return self.ptr_arith(op, a, b)
         loops, fmt, what = _binop_spec(op, self.mode)
         if dtype is None:
-            loop = _resolve(loops, [self.stype(a), self.stype(b)], self.mode, what)
+            ins = [self.stype(a), self.stype(b)]
+            loop = _resolve(loops, ins, self.mode, what)
+            loop = (loop[0].replace("q", "l").replace("Q", "L"), loop[1])
+            # CuPy casts run-time operands to the loop's types with 'same_kind'
+            # (_call_ufunc, cupyx/jit/_compile.py:462), constants without a check
+            for x, t, c in zip((a, b), ins, loop[0]):
+                if not isinstance(x, Const):
+                    _check_same_kind(t, numpy.dtype(c))
             casting = "unsafe"
         else:
             dt = _norm(dtype)
@@ -1221,21 +1408,43 @@ class _Function:
         code = fmt(out, ca, cb)
         for helper in _HELPER_RE.findall(code):
             self.gen.helper(helper)
-        if out.char in _NARROW and what != "comparison":
+        if out.char in _NARROW and loop[1] != "?":
             code = f"(({ctype(out)})({code}))"  # undo C's integer promotion
         return Data(code, out)
 
-    def unop(self, op: ast.AST, a: Value) -> Value:
-        if isinstance(a, Const):
-            f = {ast.USub: lambda x: -x, ast.UAdd: lambda x: +x, ast.Not: lambda x: not x,
+    def ptr_arith(self, op: ast.AST, a: Value, b: Value) -> Value:
+        """Arithmetic with an array operand: pointer arithmetic for CuPy's pointers
+        (``PointerBase._add``/``_radd``/``_sub``, cupyx/jit/_cuda_types.py:97), else
+        CuPy's refusal of non-scalar operands of a ufunc."""
+        def is_int(x: Value) -> bool:
+            return not isinstance(x, (Arr, Tup, Group, Dim3Val, Rng)) and \
+                self.stype(x).char in _INT
+        if isinstance(a, Arr) and a.ptr_id is not None:
+            if isinstance(op, (ast.Add, ast.Sub)) and is_int(b):
+                sym = "+" if isinstance(op, ast.Add) else "-"
+                return replace(a, ptr=f"({a.ptr} {sym} {self.value(b).code})")
+            if isinstance(op, ast.Sub) and isinstance(b, Arr) and b.ptr_id == a.ptr_id:
+                return Data(f"((long long)({a.ptr} - {b.ptr}))", _I64)  # ptrdiff_t
+        if isinstance(b, Arr) and b.ptr_id is not None and isinstance(op, ast.Add) and \
+                is_int(a):
+            return replace(b, ptr=f"({self.value(a).code} + {b.ptr})")
+        _binop_spec(op, self.mode)  # CuPy: KeyError for an operator without a ufunc
+        bad = next(x for x in (a, b) if not isinstance(x, (Const, Data)))
+        raise _fail(TypeError, f"cupy.ufunc: {_ctype_name(bad)} is unsupported")
+
+    def unop(self, op: ast.AST, a: Value, fold: bool = True) -> Value:
+        if isinstance(op, ast.UAdd):  # CuPy has no unary + (KeyError in get_pyfunc /
+            raise KeyError(ast.UAdd)  # get_ufunc, cupyx/jit/_cuda_typerules.py)
+        if isinstance(a, Const) and fold:
+            f = {ast.USub: lambda x: -x, ast.Not: lambda x: not x,
                  ast.Invert: lambda x: ~x}[type(op)]
             return Const(f(a.obj))
+        if isinstance(a, Arr):
+            raise _fail(TypeError, f"cupy.ufunc: {_ctype_name(a)} is unsupported")
         t = self.stype(a)
         d = self.value(a)
         if isinstance(op, ast.Not):
             return Data(f"(!{self.truth(d)})", _BOOL)
-        if isinstance(op, ast.UAdd):
-            return d
         if isinstance(op, ast.Invert):
             if t.char == "?":
                 return Data(f"(!{d.code})", _BOOL)
@@ -1257,41 +1466,28 @@ class _Function:
         if len(e.ops) > 1:  # CuPy's words (cupyx/jit/_compile.py:716)
             raise _fail(NotImplementedError, "Comparison of 3 or more values is not "
                                              "implemented.")
-        vals = [self.expr(x) for x in operands]
-        parts = []
-        for op, a, b in zip(e.ops, vals, vals[1:]):
-            if isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)):
-                if isinstance(a, Const) and isinstance(b, Const):
-                    r = {ast.Is: lambda: a.obj is b.obj, ast.IsNot: lambda: a.obj is not b.obj,
-                         ast.In: lambda: a.obj in b.obj,
-                         ast.NotIn: lambda: a.obj not in b.obj}[type(op)]()
-                    parts.append(Const(r))
-                    continue
-                raise _fail(NotImplementedError, f"{type(op).__name__.lower()} comparisons "
-                                                 "of run-time values are not supported")
-            parts.append(self.binop(op, a, b))
-        if all(isinstance(p, Const) for p in parts):
-            return Const(all(p.obj for p in parts))  # type: ignore[attr-defined]
-        if len(parts) == 1:
-            return parts[0]
-        return Data("(" + " && ".join(self.truth(p) for p in parts) + ")", _BOOL)
+        a, b = [self.expr(x) for x in operands]
+        # ``is``, ``is not``, ``in``, ``not in``: CuPy has neither a Python function nor
+        # a ufunc for them, constants or not (KeyError, cupyx/jit/_cuda_typerules.py)
+        return self.binop(e.ops[0], a, b)
 
     def attribute(self, v: Value, attr: str) -> Value:
         if isinstance(v, Const):
             obj = v.obj
-            if isinstance(obj, Dim3):
-                if attr not in ("x", "y", "z"):
-                    raise _fail(AttributeError, f"{obj.jit_name} has no attribute {attr!r}")
-                return Data(f"{obj.jit_name}.{attr}", _U32)
             if _is_proxy(obj):
                 raise _fail(TypeError, f"{type(obj).__name__} objects from the enclosing "
                                        "scope cannot be used inside jit kernels; pass "
                                        "arrays as kernel arguments")
-            try:
-                return Const(getattr(obj, attr))
-            except AttributeError:
-                raise _fail(AttributeError, f"{obj!r} has no attribute {attr!r}") from None
-        if isinstance(v, Arr):
+            # CuPy: ``Constant(getattr(value.obj, expr.attr))``, Python's own error
+            return Const(getattr(obj, attr))
+        # CuPy: the attributes that are methods of the value's type (shape, strides,
+        # size, ndim, begin, end of CArray; ndim of pointers; x, y, z of dim3; a
+        # group's methods), else AttributeError('Unknown attribute: ...')
+        # (cupyx/jit/_compile.py:813-821): not an array's dtype or itemsize
+        if isinstance(v, Arr) and v.ptr_id is None:
+            if attr in ("shape", "strides") and v.ndim > 10:
+                raise _fail(NotImplementedError, "getting shape/strides for an array with "
+                                                 "ndim > 10 is not supported yet")
             if attr == "shape":
                 return Tup([Data(s, _I64) for s in self._shape(v)])
             if attr == "strides":  # in bytes, as CuPy's CArray
@@ -1303,22 +1499,15 @@ class _Function:
             if attr == "size":
                 sh = self._shape(v)
                 return Data("(" + " * ".join(sh) + ")" if sh else "1LL", _I64)
-            if attr == "ndim":
-                return Const(v.ndim)
-            if attr == "dtype":
-                return Const(v.dtype)
-            if attr == "itemsize":
-                return Const(v.dtype.itemsize)
-            raise _fail(AttributeError, f"Unknown attribute: {attr}")
-        if isinstance(v, Tup):
-            raise _fail(AttributeError, f"tuple has no attribute {attr!r}")
-        if isinstance(v, Group):
-            if attr not in _CG_METHODS[v.kind]:
-                raise _fail(AttributeError, f"{v.kind}_group has no attribute {attr!r}")
+            if attr in ("begin", "end"):
+                raise _fail(NotImplementedError, f"{attr}() (CArray iterators, for "
+                                                 "cupyx.jit.thrust) is not supported by "
+                                                 "gpushare")
+        if isinstance(v, Arr) and attr == "ndim":
+            return Const(v.ndim)
+        if isinstance(v, Group) and attr in _CG_METHODS[v.kind]:
             return Const(GroupMethod(v, attr))
-        if isinstance(v, Dim3Val):
-            if attr not in ("x", "y", "z"):
-                raise _fail(AttributeError, f"dim3 has no attribute {attr!r}")
+        if isinstance(v, Dim3Val) and attr in ("x", "y", "z"):
             return Data(f"{v.code}.{attr}", _U32)
         # CuPy: AttributeError('Unknown attribute: ...') (cupyx/jit/_compile.py:821)
         raise _fail(AttributeError, f"Unknown attribute: {attr}")
@@ -1398,7 +1587,9 @@ class _Function:
                 raise _fail(NotImplementedError, "**kwargs in calls are not supported")
             kwargs[kw.arg] = self.expr(kw.value)
         if not isinstance(fv, Const):
-            raise _fail(TypeError, "this value is not callable")
+            what = f'<Data code = "{fv.code}", type = {_ctype_name(fv)}>' \
+                if isinstance(fv, Data) else _ctype_name(fv)
+            raise _fail(TypeError, f"'{what}' is not callable.")
         f = fv.obj
         fname = getattr(f, "__name__", repr(f))
         if isinstance(f, Intrinsic):
@@ -1441,9 +1632,10 @@ class _Function:
     def math(self, name: str, args: list, kwargs: dict) -> Value:
         """A call of one of ``cupy``'s ufuncs."""
         dtype = kwargs.pop("dtype", Const(None))
+        uname = name if name.startswith("cupy_") else "cupy_" + name  # CuPy's ufunc.name
         if kwargs:  # CuPy's words (cupyx/jit/_compile.py:776)
             raise _fail(TypeError, f"'{next(iter(kwargs))}' is an invalid keyword to "
-                                   f"ufunc {name}")
+                                   f"ufunc {uname}")
         if not isinstance(dtype, Const):
             raise _fail(TypeError, f"{name}(): dtype must be a constant")
         if dtype.obj is not None and name not in _UFUNC_OPS:
@@ -1452,25 +1644,35 @@ class _Function:
         # constant arguments are not folded: CuPy's ufuncs give typed run-time values
         # (``cupy.sqrt(2.0)`` is float32 in mode='cuda')
         if name in _UFUNC_OPS and len(args) == 2:
-            return self.binop(_UFUNC_OPS[name](), *args, dtype=dtype.obj)
+            return self.binop(_UFUNC_OPS[name](), *args, dtype=dtype.obj, fold=False)
+        if name == "positive" and len(args) == 1:  # CuPy's loops: every type but bool
+            v = args[0]
+            if isinstance(v, Arr):
+                raise _fail(TypeError, f"cupy.ufunc: {_ctype_name(v)} is unsupported")
+            if self.stype(v).char == "?":
+                raise _fail(TypeError, "The cupy boolean positive, the `+` operator, is "
+                                       "not supported.")
+            return self.value(v)
         if name in _UFUNC_UNARY_OPS and len(args) == 1:
-            return self.unop(_UFUNC_UNARY_OPS[name](), args[0])
+            return self.unop(_UFUNC_UNARY_OPS[name](), args[0], fold=False)
         if name in ("logical_and", "logical_or", "logical_xor") and len(args) == 2:
             a, b = self.truth(args[0]), self.truth(args[1])
             sym = {"logical_and": "&&", "logical_or": "||", "logical_xor": "!="}[name]
             return Data(f"({a} {sym} {b})", _BOOL)
-        if name in ("minimum", "maximum") and len(args) == 2:
-            return self.minmax("gs_jit_min" if name == "minimum" else "gs_jit_max", args)
+        if name in ("minimum", "maximum"):
+            if len(args) != 2:  # CuPy's _call_ufunc
+                raise _fail(ValueError, "invalid number of arguments")
+            return self.minmax(name, args[0], args[1])
         if name in ("absolute", "abs") and len(args) == 1:
             return self.b_abs(args, {})
         if name == "square" and len(args) == 1:
-            return self.binop(ast.Mult(), args[0], args[0])
+            return self.binop(ast.Mult(), args[0], args[0], fold=False)
         ins = [self.stype(a) for a in args]
         if name == "reciprocal" and len(args) == 1:
             return self.reciprocal(args[0], ins[0])
         cplx = "FD"  # (ufuncs take complex values)
         if name in _PREDICATES and len(args) == 1:
-            loop = _resolve(_loops("efd" + cplx, 1, "?"), ins, self.mode, name)
+            loop = _resolve(_loops("efd" + cplx, 1, "?"), ins, self.mode, uname)
             t = numpy.dtype(loop[0][0])
             a = self.cast(args[0], t, "unsafe", name)
             code = a.code if t.char != "e" else f"((float)({a.code}))"
@@ -1481,7 +1683,7 @@ class _Function:
             raise _fail(NotImplementedError, f"{name}() with {len(args)} argument(s) is not "
                                              "supported in jit kernels")
         chars = "efd" + (cplx if name in _COMPLEX_MATH else "")
-        loop = _resolve(_loops(chars, len(args)), ins, self.mode, name)
+        loop = _resolve(_loops(chars, len(args)), ins, self.mode, uname)
         t = numpy.dtype(loop[1])
         cargs = [self.cast(a, t, "unsafe", name).code for a in args]
         if t.char in "dFD":
@@ -1494,7 +1696,7 @@ class _Function:
 
     def reciprocal(self, a: Value, t: numpy.dtype) -> Value:
         """``cupy.reciprocal(a)`` (CuPy's loops: integers give 0 for 0)."""
-        loop = _resolve(_loops("bBhHiIlLefdFD", 1), [t], self.mode, "reciprocal")
+        loop = _resolve(_loops("bBhHiIlLefdFD", 1), [t], self.mode, "cupy_reciprocal")
         out = numpy.dtype(loop[1])
         x = self.cast(a, out, "unsafe", "reciprocal").code
         if out.char in _INT:
@@ -1504,25 +1706,22 @@ class _Function:
             return Data(f"((__half)(1.0f / (float)({x})))", out)
         return Data(f"({ctype(out)}(1) / {x})", out)
 
-    def minmax(self, helper: str, args: list) -> Value:
-        if len(args) < 2:
-            raise _fail(TypeError, f"{'min' if 'min' in helper else 'max'}() expects at "
-                                   "least 2 arguments in jit kernels")
-        acc = args[0]
-        for b in args[1:]:
-            if isinstance(acc, Const) and isinstance(b, Const):
-                acc = Const(min(acc.obj, b.obj) if "min" in helper else max(acc.obj, b.obj))
-                continue
-            ins = [self.stype(acc), self.stype(b)]
-            if any(t.char in _COMPLEX for t in ins):
-                raise _fail(NotImplementedError, "min/max of complex values are not "
-                                                 "supported by gpushare's cupyx.jit")
-            loop = _resolve(_loops("?bBhHiIlLefd", 2), ins, self.mode, helper[7:] + "imum")
-            t = numpy.dtype(loop[1])
-            x, y = (self.cast(v, t, "unsafe", "min/max").code for v in (acc, b))
-            self.gen.helper(helper)
-            acc = Data(f"{helper}<{ctype(t)}>({x}, {y})", t)
-        return acc
+    def minmax(self, name: str, a: Value, b: Value) -> Value:
+        """``cupy.minimum(a, b)`` / ``cupy.maximum(a, b)`` (also what ``min``/``max``
+        reduce with): CuPy's loops, constants not folded, NaN if either is NaN."""
+        for x in (a, b):
+            if isinstance(x, Arr):
+                raise _fail(TypeError, f"cupy.ufunc: {_ctype_name(x)} is unsupported")
+        ins = [self.stype(a), self.stype(b)]
+        loop = _resolve(_loops("?bBhHiIlLefdFD", 2), ins, self.mode, "cupy_" + name)
+        t = numpy.dtype(loop[1])
+        for x, src in zip((a, b), ins):
+            if not isinstance(x, Const):
+                _check_same_kind(src, t)
+        x, y = (self.cast(v, t, "unsafe", name).code for v in (a, b))
+        helper = ("gs_jit_c" if t.char in _COMPLEX else "gs_jit_") + name[:3]
+        self.gen.helper(helper)
+        return Data(f"{helper}<{ctype(t)}>({x}, {y})", t)
 
     # builtins
     def b_len(self, args: list, kwargs: dict) -> Value:
@@ -1534,24 +1733,37 @@ class _Function:
         a = args[0]
         if isinstance(a, Const):  # CuPy reads the constant's missing ``ctype``
             raise _fail(AttributeError, "'Constant' object has no attribute 'ctype'")
-        if not isinstance(a, Arr):
+        if not isinstance(a, Arr) or a.ptr_id is not None:
             raise _fail(TypeError, "len() supports only array type")
         if a.ndim == 0:
             raise _fail(TypeError, "len() of unsized array")
         return Data(self._shape(a)[0], _I64)
 
     def b_min(self, args: list, kwargs: dict) -> Value:
-        return self.minmax("gs_jit_min", args)
+        return self.b_minmax("min", args, kwargs)
 
     def b_max(self, args: list, kwargs: dict) -> Value:
-        return self.minmax("gs_jit_max", args)
+        return self.b_minmax("max", args, kwargs)
+
+    def b_minmax(self, name: str, args: list, kwargs: dict) -> Value:
+        """CuPy's MinFunc/MaxFunc (cupyx/jit/_builtin_funcs.py:126-146): a reduction
+        with ``cupy.minimum``/``cupy.maximum``, never folded (``min(1, 2)`` is an
+        ``int32`` run-time value)."""
+        if len(args) < 2:
+            raise _fail(TypeError, f"{name}() expects at least 2 arguments, got {len(args)}")
+        if kwargs:
+            raise _fail(TypeError, "keyword arguments are not supported")
+        acc = args[0]
+        for b in args[1:]:
+            acc = self.minmax(name + "imum", acc, b)
+        return acc
 
     def b_abs(self, args: list, kwargs: dict) -> Value:
         if len(args) != 1 or kwargs:
             raise _fail(TypeError, "abs() takes exactly one argument")
-        a = args[0]
-        if isinstance(a, Const):
-            return Const(abs(a.obj))
+        a = args[0]  # (``cupy.absolute``: constants are not folded)
+        if isinstance(a, Arr):
+            raise _fail(TypeError, f"cupy.ufunc: {_ctype_name(a)} is unsupported")
         d = self.value(a)
         c = d.dtype.char
         if c == "?" or c in "BHIL":
@@ -1573,13 +1785,21 @@ class _Function:
         if name in ("syncthreads",):
             self._noargs(name, args, kwargs)
             return Data("__syncthreads()", None)
-        if name == "syncwarp":
-            mask = kwargs.pop("mask", args[0] if args else None)
-            if kwargs or len(args) > 1:
-                raise _fail(TypeError, "syncwarp() takes only mask=")
+        if name == "syncwarp":  # CuPy's SyncWarp.call(self, env, *, mask=None)
+            mask = kwargs.pop("mask", None)
+            if args:
+                raise _fail(TypeError, f"SyncWarp.call() takes 2 positional arguments but "
+                                       f"{len(args) + 2} were given")
+            if kwargs:
+                raise _fail(TypeError, "SyncWarp.call() got an unexpected keyword argument "
+                                       f"'{next(iter(kwargs))}'")
             if mask is None:
                 return Data("__syncwarp()", None)
-            return Data(f"__syncwarp({self.cast(mask, _U32, 'unsafe', 'mask').code})", None)
+            if isinstance(mask, Const) and not 0 <= mask.obj <= 0xFFFFFFFF:
+                raise _fail(ValueError, "mask is out of range")
+            # cast to int32 'same_kind' (NumPy 2: 0xffffffff overflows int32, as in CuPy)
+            return Data(f"__syncwarp({self.cast(mask, _I32, 'same_kind', 'mask').code})",
+                        None)
         if name == "laneid":
             self._noargs(name, args, kwargs)
             return Data("(((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + "
@@ -1590,7 +1810,7 @@ class _Function:
                 raise _fail(TypeError, f"{name}() takes exactly one argument (ndim)")
             if not isinstance(ndim, Const):  # CuPy's BuiltinFunc.call
                 raise _fail(TypeError, "Arguments must be constants.")
-            if not isinstance(ndim.obj, int) or isinstance(ndim.obj, bool):
+            if not isinstance(ndim.obj, int):  # (a bool is an int there)
                 raise _fail(TypeError, "ndim must be an integer")
             if ndim.obj not in (1, 2, 3):
                 raise _fail(ValueError, "Only ndim=1,2,3 are supported")
@@ -1598,7 +1818,7 @@ class _Function:
                    else "(blockDim.{0} * gridDim.{0})")
             items = [Data(fmt.format(d), _U32) for d in "xyz"[:ndim.obj]]
             return items[0] if ndim.obj == 1 else Tup(items)  # type: ignore[return-value]
-        if name in ("shared_memory", "local_memory"):
+        if name == "shared_memory":
             return self.memory(name, args, kwargs)
         if name.startswith("atomic_"):
             return self.atomic(name[7:], args, kwargs)
@@ -1613,86 +1833,91 @@ class _Function:
             raise _fail(TypeError, f"{name}() takes no arguments")
 
     def range_(self, args: list, kwargs: dict) -> Value:
-        unroll = kwargs.pop("unroll", Const(None))
+        # CuPy's RangeFunc.call (cupyx/jit/_builtin_funcs.py:54)
+        unroll = kwargs.pop("unroll", None)
         if kwargs:
-            raise _fail(TypeError, f"range() got an unexpected keyword {next(iter(kwargs))!r}")
-        if not 1 <= len(args) <= 3:
-            raise _fail(TypeError, f"range expected 1 to 3 arguments, got {len(args)}")
+            raise _fail(TypeError, "RangeFunc.call() got an unexpected keyword argument "
+                                   f"'{next(iter(kwargs))}'")
+        if not args:
+            raise _fail(TypeError, "range expected at least 1 argument, got 0")
+        if len(args) > 3:
+            raise _fail(TypeError, f"range expected at most 3 argument, got {len(args)}")
         if len(args) == 1:
             start, stop, step = Const(0), args[0], Const(1)
         elif len(args) == 2:
             start, stop, step = args[0], args[1], Const(1)
         else:
             start, stop, step = args
-        if not isinstance(unroll, Const):
-            raise _fail(TypeError, "unroll must be a constant")
-        u = unroll.obj
-        if u is not None:
-            if not all(isinstance(x, Const) for x in (start, stop, step)):
-                raise _fail(TypeError, "loop unrolling requires constant start, stop, step")
-            u = 1 if u is False else u
+        u = None
+        if unroll is not None:  # (even ``unroll=None``, which is then refused)
+            if not all(isinstance(x, Const) for x in (start, stop, step, unroll)):
+                raise _fail(TypeError, "loop unrolling requires constant start, stop, step "
+                                       "and unroll value")
+            u = unroll.obj
+            if not isinstance(u, int):
+                raise _fail(TypeError, "unroll value expected to be of type int, got "
+                                       f"{type(u).__name__}")
+            if u is False:
+                u = 1
+            if not (u is True or 0 < u < 1 << 31):
+                warnings.warn("loop unrolling is ignored as the unroll value is "
+                              "non-positive or greater than INT_MAX", stacklevel=2)
+        # a constant step of 0 counts as positive (no check, as in CuPy)
         if isinstance(step, Const):
-            if step.obj == 0:
-                raise _fail(ValueError, "range() arg 3 must not be zero")
-            positive: bool | None = step.obj > 0
+            positive: bool | None = step.obj >= 0
         else:
             positive = True if self.stype(step).char in "BHIL" else None
         ds = [self.value(x) for x in (start, stop, step)]
         for d in ds:
             if d.dtype.char not in _INT:
-                raise _fail(TypeError, f"range supports integers only, not {d.dtype}")
+                raise _fail(TypeError, "range supports only for integer type.")
         dt = _I64 if self.mode == "numpy" else ds[1].dtype
         return Rng(ds[0], ds[1], ds[2], dt, positive, u)
 
     def memory(self, name: str, args: list, kwargs: dict) -> Value:
-        params = dict(zip(("dtype", "size", "alignment"), args))
-        params.update(kwargs)
-        if set(params) - {"dtype", "size", "alignment"} or "dtype" not in params or \
-                "size" not in params:
-            raise _fail(TypeError, f"{name}(dtype, size, alignment=None)")
-        for k, v in params.items():
+        """``jit.shared_memory(dtype, size, alignment=None)``: CuPy's ``SharedMemory``
+        (cupyx/jit/_builtin_funcs.py:218), a pointer (``Ptr``, no shape)."""
+        for v in [*args, *kwargs.values()]:
             if not isinstance(v, Const):  # CuPy's BuiltinFunc.call (_internal_types.py)
                 raise _fail(TypeError, "Arguments must be constants.")
-        dt = _norm(params["dtype"].obj)
-        size = params["size"].obj
-        align = params.get("alignment", Const(None)).obj
+        dtype, size, align = _shared_memory_call_const(
+            self, None, *[a.obj for a in args], **{k: v.obj for k, v in kwargs.items()})
+        # CuPy's SharedMem raises a str there: "exceptions must derive from BaseException"
+        if not (isinstance(size, int) or size is None) or \
+                not (isinstance(align, int) or align is None):
+            raise _fail(TypeError, "exceptions must derive from BaseException")
+        dt = _norm(dtype)
         t = ctype(dt)
-        al = f"__align__({int(align)}) " if align else ""
+        al = f"__align__({int(align)}) " if align is not None else ""
         if size is None:
-            if name == "local_memory":
-                raise _fail(TypeError, "local_memory needs a size")
             var = self.fresh("gs_dsmem")
             self.decls.append(f"extern __shared__ {al}{t} {var}[];")
-            return Arr(dt, 1, var, None, ["1"], False)
-        if not isinstance(size, (int, numpy.integer)) or size <= 0:
-            raise _fail(ValueError, f"{name}(): size must be a positive integer or None")
-        var = self.fresh("gs_smem" if name == "shared_memory" else "gs_lmem")
-        qual = "__shared__ " if name == "shared_memory" else ""
-        self.decls.append(f"{al}{qual}{t} {var}[{int(size)}];")  # g++: alignas first
-        return Arr(dt, 1, var, [f"{int(size)}LL"], ["1"], False)
+        else:
+            if size <= 0:
+                raise _fail(ValueError, f"{name}(): the size must be positive")
+            var = self.fresh("gs_smem")
+            self.decls.append(f"{al}__shared__ {t} {var}[{int(size)}];")  # g++: alignas first
+        return Arr(dt, 1, var, None, ["1"], False, self.gen.uid())
 
     def atomic(self, op: str, args: list, kwargs: dict) -> Value:
-        need = 4 if op == "cas" else 3
-        names = ["array", "index", "value", "alt_value"][:need]
-        params = dict(zip(names, args))
-        params.update(kwargs)
-        if set(params) != set(names):
-            raise _fail(TypeError, f"atomic_{op}({', '.join(names)})")
-        arr = params["array"]
+        # CuPy's AtomicOp.call(self, env, array, index, value, value2=None)
+        # (cupyx/jit/_builtin_funcs.py:265)
+        arr, idx, value, value2 = _atomic_call(self, None, *args, **kwargs)
+        cname = {"cas": "CAS", "exch": "Exch"}.get(op, op.capitalize())
         if not isinstance(arr, Arr):
-            raise _fail(TypeError, f"atomic_{op}: the first argument must be an array")
-        idx = params["index"]
+            raise _fail(TypeError, "The first argument must be of array type.")
         target = self.index(arr, idx)
         if not isinstance(target, Data):
             raise _fail(TypeError, f"atomic_{op}: the index must select one element")
         dt = target.dtype
         if dt.name not in _ATOMIC_TYPES[op]:
-            raise _fail(TypeError, f"atomic_{op} does not support {dt} "
-                                   f"(supported: {', '.join(_ATOMIC_TYPES[op])})")
-        v = self.cast(params["value"], dt, "same_kind", f"atomic_{op} value")
-        cname = {"cas": "CAS", "exch": "Exch"}.get(op, op.capitalize())
+            raise _fail(TypeError, f"`atomic{cname}` does not support {dt} input.")
+        v = self.cast(value, dt, "same_kind", f"atomic_{op} value")
+        if (op == "cas") != (value2 is not None):  # CuPy's asserts
+            raise AssertionError(_PREFIX + ("atomic_cas needs 4 arguments" if op == "cas"
+                                            else f"atomic_{op} takes 3 arguments"))
         if op == "cas":
-            v2 = self.cast(params["alt_value"], dt, "same_kind", "atomic_cas value")
+            v2 = self.cast(value2, dt, "same_kind", "atomic_cas value")
             return Data(f"atomicCAS(&{target.code}, {v.code}, {v2.code})", dt)
         if dt.char == "e":  # a compare-and-swap loop on the enclosing 32-bit word
             self.gen.helper("gs_jit_atomic_add_half")
@@ -1700,27 +1925,27 @@ class _Function:
         return Data(f"atomic{cname}(&{target.code}, {v.code})", dt)
 
     def shfl(self, name: str, args: list, kwargs: dict) -> Value:
-        width = kwargs.pop("width", None)
-        if kwargs or len(args) != 3:
-            raise _fail(TypeError, f"{name}(mask, var, val_id, *, width=32)")
-        mask, var, val = args
-        if not isinstance(mask, Const) or not isinstance(mask.obj, (int, numpy.integer)) or \
-                not 0 <= mask.obj <= 0xFFFFFFFF:
-            raise _fail(TypeError, f"{name}: mask must be a constant 32-bit integer")
+        # CuPy's WarpShuffleOp.call(self, env, mask, var, val_id, *, width=None)
+        # (cupyx/jit/_builtin_funcs.py:357)
+        mask, var, val, width = _shfl_call(self, None, *args, **kwargs)
+        op = name[5:-5]  # "", "up", "down", "xor"
+        cname = "__shfl_" + (op + "_" if op else "") + "sync"
         d = self.value(var)
         if d.dtype.name not in _SHFL_TYPES:
-            raise _fail(TypeError, f"{name} does not support {d.dtype}")
-        op = name[5:-5]  # "", "up", "down", "xor"
+            raise _fail(TypeError, f"`{cname}` does not support {d.dtype} input.")
+        if not isinstance(mask, Const):
+            raise _fail(TypeError, "mask must be an integer")
+        if not 0 <= mask.obj <= 0xFFFFFFFF:
+            raise _fail(ValueError, "mask is out of range")
+        m = hex(mask.obj)
         vt = _U32 if op in ("up", "down") else _I32
         v = self.cast(val, vt, "same_kind", name)
         if width is None:
-            w = "32"
-        else:
-            if isinstance(width, Const) and width.obj not in (2, 4, 8, 16, 32):
-                raise _fail(ValueError, "width needs to be a power of 2 up to 32")
-            w = self.cast(width, _I32, "same_kind", "width").code
-        cname = "__shfl_" + (op + "_" if op else "") + "sync"
-        return Data(f"{cname}({hex(int(mask.obj))}u, {d.code}, {v.code}, {w})", d.dtype)
+            width = Const(32)  # the warp size
+        elif isinstance(width, Const) and width.obj not in (2, 4, 8, 16, 32):
+            raise _fail(ValueError, "width needs to be power of 2")
+        w = self.cast(width, _I32, "same_kind", "width").code
+        return Data(f"{cname}({m}u, {d.code}, {v.code}, {w})", d.dtype)
 
     def cg(self, name: str, args: list, kwargs: dict) -> Value:
         """``jit.cg.*`` (CuPy's ``cupyx.jit.cg``)."""
@@ -1728,17 +1953,21 @@ class _Function:
         if name in ("this_thread_block", "this_grid"):
             self._noargs(name, args, kwargs)
             kind = name[5:]
-            return Group(kind, f"cg::{name}()")
+            return Group(kind, f"cg::{name}()", self.gen.uid())
         if name in ("sync", "wait", "wait_prior"):
             nargs = 2 if name == "wait_prior" else 1
             if len(args) != nargs or kwargs:
                 raise _fail(TypeError, f"cg.{name}() takes {nargs} argument(s)")
             g = args[0]
-            if not isinstance(g, Group):
+            if not isinstance(g, Group):  # CuPy's words (cupyx/jit/cg.py:337)
+                if name == "sync":
+                    raise _fail(ValueError, "group must be a valid cooperative group")
                 raise _fail(TypeError, f"cg.{name}(): the argument must be a thread group")
             if name == "wait_prior":
-                if not isinstance(args[1], Const) or not isinstance(args[1].obj, int):
-                    raise _fail(TypeError, "cg.wait_prior(): step must be a constant integer")
+                if not isinstance(args[1], Const):  # CuPy's words (cupyx/jit/cg.py:437)
+                    raise _fail(ValueError, "step must be a compile-time constant")
+                if not isinstance(args[1].obj, int):
+                    raise _fail(TypeError, "cg.wait_prior(): step must be an integer")
             if name == "sync":
                 if g.kind == "grid":
                     self.gen.cooperative = True
@@ -1758,8 +1987,8 @@ class _Function:
             g = params["group"]
             if not isinstance(g, Group) or g.kind != "thread_block":
                 raise _fail(TypeError, "cg.memcpy_async() needs a thread block group")
-            if not isinstance(align, Const):
-                raise _fail(TypeError, "aligned_size must be a constant")
+            if not isinstance(align, Const):  # CuPy's words (cupyx/jit/cg.py:394)
+                raise _fail(ValueError, "aligned_size must be a compile-time constant")
             if align.obj is not None and (not isinstance(align.obj, int) or align.obj <= 0 or
                                           align.obj & (align.obj - 1)):
                 raise _fail(ValueError, "aligned_size must be a power of 2")
@@ -1802,11 +2031,10 @@ class _Function:
         return Data(f"(({ctype(ret)})({code}))", ret)
 
     def device_call(self, f: KernelBase, args: list, kwargs: dict) -> Value:
-        if not f._device:
-            raise _fail(TypeError, f"calling the kernel {f._func.__name__!r} from a kernel is "
-                                   "not allowed (decorate it with rawkernel(device=True))")
-        if kwargs:
-            raise _fail(NotImplementedError, "keyword arguments to device functions")
+        if not f._device:  # CuPy's words (cupyx/jit/_compile.py:750)
+            raise _fail(TypeError, f"Calling __global__ function {f._func.__name__} from "
+                                   "__global__ function is not allowed.")
+        # (CuPy ignores keyword arguments there)
         key, cargs = [], []
         for a in args:
             if isinstance(a, Arr):
@@ -1858,9 +2086,23 @@ def _ctype_name(v: Value) -> str:
         kind = "pair" if len(v.items) == 2 else "tuple"
         return f"STD::{kind}<{', '.join(_ctype_name(x) for x in v.items)}>"
     if isinstance(v, Arr):
+        if v.ptr_id is not None:
+            return f"{ctype(v.dtype)}*"
         return (f"CArray<{ctype(v.dtype)}, {v.ndim}, "
                 f"{'false' if v.byte_strides else 'true'}, true>")
+    if isinstance(v, Group):
+        return "cg::grid_group" if v.kind == "grid" else "cg::thread_block"
+    if isinstance(v, Dim3Val):
+        return "dim3"
     return _kind(v)
+
+
+def _check_same_kind(src: numpy.dtype, dst: numpy.dtype) -> None:
+    """CuPy's check of a run-time value cast to a ufunc loop's type
+    (``_astype_scalar``, cupyx/jit/_compile.py:1008)."""
+    if src != dst and not numpy.can_cast(src, dst, "same_kind"):
+        raise _fail(TypeError, f"Cannot cast from '{src}' to {dst} with casting rule "
+                               "same_kind.")
 
 
 def _is_py_scalar(v: Value) -> bool:

@@ -16,8 +16,9 @@ it fits, else ``int64``; ``float`` -> ``float32``; ``mode='numpy'``: ``int64`` /
 ``float64``).
 
 The names used inside kernels (``threadIdx``, ``syncthreads``, ``atomic_add``, the
-cooperative groups of ``cupyx.jit.cg``...) exist here as markers; outside a kernel
-they raise :class:`NotImplementedError`. A kernel that synchronizes a grid group is
+cooperative groups of ``cupyx.jit.cg``...) exist here as markers that behave as
+CuPy's outside a kernel: calling a function raises :class:`RuntimeError` ("Cannot
+call this function from Python layer."), ``jit.threadIdx.x`` :class:`AttributeError`. A kernel that synchronizes a grid group is
 launched with ``enable_cooperative_groups=True``, as CuPy does.
 What the transpiler supports is listed in ``_jit_compile``'s docstring; anything
 else raises ``NotImplementedError`` / ``TypeError`` at the first call, naming the
@@ -203,7 +204,8 @@ def rawkernel(*, mode: str = "cuda", device: bool = False) -> Any:
 
 
 class _Dim3(Dim3):
-    """``threadIdx``, ``blockIdx``...: names JIT kernel bodies refer to."""
+    """``threadIdx``, ``blockIdx``...: names JIT kernel bodies refer to (CuPy's
+    ``Data('threadIdx', dim3)``)."""
 
 
 threadIdx = _Dim3("threadIdx")
@@ -266,6 +268,6 @@ for _name in ("syncthreads", "syncwarp", "shared_memory", "atomic_add", "atomic_
               "atomic_exch", "atomic_min", "atomic_max", "atomic_inc", "atomic_dec",
               "atomic_cas", "atomic_and", "atomic_or", "atomic_xor", "grid", "gridsize",
               "laneid", "range", "shfl_sync", "shfl_up_sync", "shfl_down_sync",
-              "shfl_xor_sync", "local_memory"):
+              "shfl_xor_sync"):
     globals()[_name] = Intrinsic(_name)
 del _name
