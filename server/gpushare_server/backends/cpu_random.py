@@ -51,13 +51,33 @@ def _isscalar(x: Any) -> bool:
     return numpy.isscalar(x)
 
 
+def _check_not_bool(x: Any) -> None:
+    """``cupy._core.internal._check_not_bool``."""
+    if isinstance(x, (bool, numpy.bool_)) or (
+            isinstance(x, numpy.ndarray) and x.shape == () and x.dtype == numpy.bool_):
+        raise TypeError("an integer is required")
+
+
 def _size_tuple(size: Any) -> tuple:
-    """``cupy._core.get_size``."""
+    """``cupy._core.get_size``, then each length made the ``Py_ssize_t`` of CuPy's shape
+    (Cython takes ``__index__``: a float or a tuple is "'float' object cannot be
+    interpreted as an integer", never truncated)."""
     if size is None:
         return ()
-    if isinstance(size, (int, numpy.integer)):
-        return (int(size),)
-    return tuple(int(n) for n in size)
+    if isinstance(size, (tuple, list, range, str, bytes, numpy.ndarray)):  # (a sequence)
+        try:
+            lengths = tuple(size)
+        except TypeError:  # (a 0-d array)
+            lengths = (size,)
+        for n in lengths:
+            _check_not_bool(n)
+    else:
+        _check_not_bool(size)
+        lengths = (size,)
+    shape = tuple(operator.index(n) for n in lengths)
+    if any(n < 0 for n in shape):  # (ndarray's own check, at CuPy's cupy.empty(size))
+        raise ValueError("Negative dimensions are not allowed")
+    return shape
 
 
 def _out(value: Any, dtype: Any) -> numpy.ndarray:

@@ -141,6 +141,7 @@ def _make(name: str) -> types.ModuleType:
     elif name == "signal":  # a warning, raised by the server's filter design functions
         mod.BadCoefficients = errors.BadCoefficients
         mod.cwt = _cwt(mod)  # it calls a Python function: run here
+        mod.argrelextrema = _argrelextrema()  # (so does this one: its comparator)
     parent, _, child = name.rpartition(".")
     if parent:
         setattr(sys.modules[f"{__name__}.{parent}"], child, mod)
@@ -177,7 +178,81 @@ def _cwt(mod: types.ModuleType) -> Any:
             output[ind, :] = mod.convolve(data, wavelet_data, mode="same")
         return output
     cwt.__module__ = "cupyx.scipy.signal"
+    cwt.__qualname__ = "cwt"  # (Python's messages name it: "cwt() got an unexpected...")
     return cwt
+
+
+#: the comparators CuPy's boolrelextrema kernels take (``_peak_finding._modedict``)
+_ARGREL_COMPARATORS = ("less", "greater", "less_equal", "greater_equal", "equal",
+                       "not_equal")
+#: the kernels' template types (``_peak_finding.FLOAT_INT_TYPES``)
+_ARGREL_TYPES = "efdbhil"
+
+
+def _argrelextrema() -> Any:
+    """``signal.argrelextrema``, CuPy's (``_peak_finding.py``) run on the client: its
+    ``comparator`` is a function (``cupy.greater``... or, on 3-D data and more, any
+    callable), which cannot travel to the server. Data of one or two dimensions gets
+    the arithmetic of CuPy's kernels (``boolrelextrema_1D``/``_2D``: the six comparison
+    ufuncs only, a neighbour's index clipped, or wrapped once; on 2-D data any axis but
+    0 is axis 1), more dimensions CuPy's loop of ``take`` calls."""
+    def boolrelextrema(cupy: Any, data: Any, comparator: Any, axis: Any, order: Any,
+                       mode: Any) -> Any:
+        if (int(order) != order) or (order < 1):
+            raise ValueError("Order must be an int >= 1")
+        if data.ndim < 3:
+            modes = {getattr(cupy, name): i for i, name in enumerate(_ARGREL_COMPARATORS)}
+            modes[comparator]  # (CuPy's KeyError for any other comparator)
+            n = data.shape[axis]
+            if data.dtype.char not in _ARGREL_TYPES:  # (no such kernel instantiated)
+                raise errors.CUDADriverError(
+                    "CUDA_ERROR_NOT_FOUND: named symbol not found")
+            along = 0 if data.ndim < 2 or axis == 0 else 1
+            if data.ndim == 2:
+                n = data.shape[along]
+            locs = numpy.arange(n)
+            results = None
+            for o in range(1, int(order) + 1):
+                plus, minus = locs + o, locs - o
+                if mode == "clip":
+                    plus, minus = numpy.minimum(plus, n - 1), numpy.maximum(minus, 0)
+                else:
+                    plus = numpy.where(plus >= n, plus - n, plus)
+                    minus = numpy.where(minus < 0, minus + n, minus)
+                step = comparator(data, cupy.take(data, cupy.asarray(plus), axis=along))
+                step &= comparator(data, cupy.take(data, cupy.asarray(minus), axis=along))
+                results = step if results is None else results & step
+            return results
+        datalen = data.shape[axis]
+        locs = cupy.arange(0, datalen)
+        results = cupy.ones(data.shape, dtype=bool)
+        main = cupy.take(data, locs, axis=axis)
+        for shift in cupy.arange(1, order + 1):
+            if mode == "clip":
+                p_locs = cupy.clip(locs + shift, a_min=None, a_max=(datalen - 1))
+                m_locs = cupy.clip(locs - shift, a_min=0, a_max=None)
+            else:
+                p_locs = locs + shift
+                m_locs = locs - shift
+            plus = cupy.take(data, p_locs, axis=axis)
+            minus = cupy.take(data, m_locs, axis=axis)
+            results &= comparator(main, plus)
+            results &= comparator(main, minus)
+            if ~results.any():
+                return results
+        return results
+
+    def argrelextrema(data: Any, comparator: Any, axis: Any = 0, order: Any = 1,
+                      mode: Any = "clip") -> Any:
+        """See Also: cupyx.scipy.signal.argrelextrema"""
+        from ... import cupy
+        data = cupy.asarray(data)
+        results = boolrelextrema(cupy, data, comparator, axis, order, mode)
+        if mode == "raise":
+            raise NotImplementedError("CuPy `take` doesn't support `mode='raise'`.")
+        return cupy.nonzero(results)
+    argrelextrema.__module__ = "cupyx.scipy.signal"
+    return argrelextrema
 
 
 def _client_operators(mod: types.ModuleType) -> None:
