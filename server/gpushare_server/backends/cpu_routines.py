@@ -2008,6 +2008,8 @@ def _c_difference(hi: numpy.ndarray, lo: numpy.ndarray) -> numpy.ndarray:
     in their type, floats (float16 too, through float) rounded to their precision."""
     if hi.dtype.kind in "biu" and hi.dtype.itemsize < 4 or hi.dtype.kind == "b":
         return hi.astype(numpy.int32) - lo.astype(numpy.int32)
+    if hi.dtype == numpy.float16:  # (CuPy's float16 has no operator-: float's)
+        return hi.astype(numpy.float32) - lo.astype(numpy.float32)
     return hi - lo
 
 
