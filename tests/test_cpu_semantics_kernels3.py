@@ -54,7 +54,7 @@ def test_launch_limits():
     assert ok((1, 1, 1), (1, 1, 1), 2 ** 32)      # <int> into unsigned int: 0
     assert ok((1, 1, 1), (1, 1, 1), 100000, max_shared=100000)
     assert not launch_rules.launch_ok((1,), (8,), -1)
-    assert not launch_rules.launch_ok((1,), (8,), 1.0)
+    assert launch_rules.launch_ok((1,), (8,), 1.0)  # (Cython's size_t: __int__)
     assert not launch_rules.launch_ok(None, (8,), 0)
     assert not launch_rules.launch_ok((object(),), (8,), 0)
     assert launch_rules.launch_ok((1,), (8,), 0)

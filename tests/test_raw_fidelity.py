@@ -532,9 +532,9 @@ extern "C" __global__ void grid_sum(const float* x, float* partial, float* out, 
 def test_grid_sync_in_a_cooperative_launch(cp) -> None:
     """``cooperative_groups::this_grid().sync()`` (CuPy's ``TestRawGridSync``): in a
     cooperative launch every block waits for all the others, each with its own shared
-    memory; a grid larger than the blocks that fit at once is CUDA's
-    ``CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE``; without a cooperative launch the grid
-    is not valid."""
+    memory; a 1-D grid larger than the blocks that fit at once is cut to them with
+    CuPy's warning (``function.pyx: _launch``), and still sums right; a larger 2-D grid
+    is CuPy's ``ValueError``; without a cooperative launch the grid is not valid."""
     x = cp.arange(100_000, dtype=cp.float32) % 7
     want = float(x.get().astype(numpy.float64).sum())
     k = cp.RawKernel(_GRID_SYNC, "grid_sum", enable_cooperative_groups=True)
@@ -543,11 +543,15 @@ def test_grid_sync_in_a_cooperative_launch(cp) -> None:
         valid = cp.full(1, -1, cp.int32)
         k((blocks,), (64,), (x, partial, out, numpy.int32(x.size), valid))
         assert int(valid[0]) == 1 and float(out[0]) == want
-    with pytest.raises(cp.cuda.driver.CUDADriverError,
-                       match="CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE"):
+    with pytest.warns(UserWarning, match=r"The grid size will be reduced from 100000 to "
+                      r"\d+, as the specified grid size exceeds the limit\."):
         k((100_000,), (64,), (x, cp.zeros(100_000, cp.float32), out, numpy.int32(x.size),
                               valid))
-        cp.cuda.Device().synchronize()
+    assert int(valid[0]) == 1 and float(out[0]) == want
+    with pytest.raises(ValueError, match=r"The specified grid size \(1000 \* 100 \* 1\) "
+                       r"exceeds the limit \(\d+\)\."):
+        k((1000, 100), (64,), (x, cp.zeros(100_000, cp.float32), out,
+                               numpy.int32(x.size), valid))
     plain = cp.RawKernel(_GRID_SYNC, "grid_sum")
     valid[0] = -1
     plain((2,), (64,), (x, cp.zeros(2, cp.float32), out, numpy.int32(x.size), valid))

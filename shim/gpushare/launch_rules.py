@@ -7,13 +7,20 @@ Read from CuPy 14.2's ``cupy/_core/raw.pyx`` (``RawKernel.__call__`` hands every
 ``Function.__call__``) and ``cupy/cuda/function.pyx``:
 
 * ``Function.__call__(self, tuple grid, tuple block, args, size_t shared_mem=0, ...)``:
-  Cython converts ``shared_mem`` to ``size_t`` (a negative one is an OverflowError, a
-  float a TypeError), then tests that ``grid`` and ``block`` are tuples;
+  Cython (3.2) converts ``shared_mem`` to ``size_t`` through the object's ``__int__``
+  (a float is truncated, a negative result is an OverflowError, an object without
+  ``__int__`` "an integer is required"), then tests that ``grid`` and ``block`` are
+  tuples;
 * each is padded with ones and cut to three (``(grid + (1, 1))[:3]``: ``None`` is
   Python's TypeError there), and each item is ``max(1, item)``;
 * ``_launch`` takes the first item of each as a ``Py_ssize_t`` (its ``__index__``), the
-  other two as C ``int`` (Cython's OverflowError beyond it), and ``shared_mem`` as a
-  ``Py_ssize_t``;
+  other two as C ``int`` (through ``__int__``, as ``shared_mem``: ``(1, 2.5)`` is a grid
+  of two; Cython's OverflowError beyond it), and ``shared_mem`` as a ``Py_ssize_t``;
+  then ``len(args)`` (Python's TypeError for an object without one) and each argument;
+* a cooperative launch (the kernel's ``enable_cooperative_groups``) compares the whole
+  ``grid[0] * grid[1] * grid[2]`` (``grid[0]`` not yet cut to 32 bits) with the blocks
+  that may be co-resident: beyond them a one-dimensional grid is cut down to them with a
+  UserWarning, any other is a ValueError (:func:`cooperative_grid`);
 * ``driver.launchKernel`` is passed ``<int>grid0``, ``<int>block0`` and
   ``<int>shared_mem`` as ``unsigned int`` parameters: C's conversions, which keep the
   low 32 bits;
@@ -41,8 +48,20 @@ _LONG_MAX = 2 ** 63 - 1
 _U32 = 2 ** 32
 
 
-def _c_int(x: int) -> int:
-    """Cython's conversion of a Python int to a C ``int`` (through ``long``)."""
+def _nb_int(x: Any) -> int:
+    """Cython 3's conversion of a non-int object to a C integer type: its type's
+    ``__int__`` (``nb_int``), else "an integer is required"."""
+    if isinstance(x, int):
+        return int(x)
+    conv = getattr(type(x), "__int__", None)
+    if conv is None:
+        raise TypeError("an integer is required")
+    return int(conv(x))
+
+
+def _c_int(x: Any) -> int:
+    """Cython's conversion of a Python object to a C ``int`` (through ``long``)."""
+    x = _nb_int(x)
     if -_INT_MAX - 1 <= x <= _INT_MAX:
         return x
     if -_LONG_MAX - 1 <= x <= _LONG_MAX:
@@ -64,18 +83,20 @@ def dim3(v: Any, what: str) -> tuple:
         raise TypeError("Argument '%s' has incorrect type (expected tuple, got %s)"
                         % (what, type(v).__name__))
     t = (v + (1, 1))[:3]  # (None + tuple: Python's TypeError, as in CuPy)
-    x, y, z = (operator.index(max(1, item)) for item in t)
+    x, y, z = (max(1, item) for item in t)
+    x = operator.index(x)
     # Py_ssize_t, then <int> into an unsigned int: the low 32 bits
     return (_ssize_t(x) % _U32, _c_int(y), _c_int(z))
 
 
 def shared_mem_size(shared_mem: Any) -> int:
-    """``shared_mem`` as CuPy's ``size_t shared_mem`` parameter converts it."""
-    if isinstance(shared_mem, float):
-        raise TypeError("'float' object cannot be interpreted as an integer")
-    n = operator.index(shared_mem)
+    """``shared_mem`` as CuPy's ``size_t shared_mem`` parameter converts it (Cython 3.2:
+    through ``__int__``, so a float is truncated)."""
+    n = _nb_int(shared_mem)
     if n < 0:
         raise OverflowError("can't convert negative value to size_t")
+    if n >= 2 ** 64:
+        raise OverflowError("Python int too large to convert to C unsigned long")
     return n
 
 
@@ -96,6 +117,33 @@ def within_limits(grid: tuple, block: tuple, shared_mem: int,
     if block[0] * block[1] * block[2] > MAX_THREADS_PER_BLOCK:
         return False
     return shared_mem_bytes(shared_mem) <= max(max_shared, 0)
+
+
+#: the blocks of a cooperative launch that may be co-resident on the CPU emulator
+#: (CuPy's ``occupancyMaxActiveBlocksPerMultiprocessor(...) * MultiProcessorCount``;
+#: the emulator runs each block of such a launch on a thread of its own:
+#: ``GS_COOP_MAX_BLOCKS`` in ``csrc/gpushare_rt.h``)
+COOP_MAX_BLOCKS = 256
+
+
+def cooperative_grid(grid: Any, max_grid_size: int = COOP_MAX_BLOCKS) -> tuple:
+    """CuPy's check of a cooperative launch's grid (``_launch`` in
+    ``cupy/cuda/function.pyx``), on ``grid`` as the user gave it (a tuple :func:`dim3`
+    accepts): ``(grid, warning)``, the grid to launch (``grid[0]`` still whole; pass it
+    to :func:`dim3`) and the UserWarning's text or None; CuPy's ValueError for a grid of
+    more than one dimension beyond ``max_grid_size``."""
+    t = (grid + (1, 1))[:3]
+    g0, g1, g2 = (max(1, item) for item in t)
+    g0 = _ssize_t(operator.index(g0))
+    g1, g2 = _c_int(g1), _c_int(g2)
+    if g0 * g1 * g2 > max_grid_size:
+        if g1 == g2 == 1:
+            return ((max_grid_size, 1, 1),
+                    "The grid size will be reduced from {} to {}, as the specified "
+                    "grid size exceeds the limit.".format(g0, max_grid_size))
+        raise ValueError("The specified grid size ({} * {} * {}) exceeds the limit "
+                         "({}).".format(g0, g1, g2, max_grid_size))
+    return (g0, g1, g2), None
 
 
 def launch_ok(grid: Any, block: Any, shared_mem: Any,

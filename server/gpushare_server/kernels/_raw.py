@@ -408,18 +408,36 @@ class RawKernel:
     def kernel(self):
         return self
 
-    def __call__(self, grid, block, args, *, shared_mem=0, stream=None,
-                 enable_cooperative_groups=False):
-        if not isinstance(args, (tuple, list)):
-            raise TypeError('args must be a tuple')
-        # CuPy's order: compile (``RawKernel.kernel``), convert the launch's
-        # dimensions (``Function.__call__``) and arguments (``_pointer``), launch
+    def __call__(self, grid, block, args, **kwargs):
+        # CuPy's ``RawKernel.__call__(self, grid, block, args, **kwargs)``: compiles
+        # (``self.kernel``), then calls ``Function.__call__(grid, block, args,
+        # enable_cooperative_groups=self.enable_cooperative_groups, **kwargs)``
         c, k = self._msrc().entry_index(self.name)
+        if 'enable_cooperative_groups' in kwargs:  # (Cython's merge of the keywords)
+            raise TypeError("function() got multiple values for keyword argument "
+                            "'enable_cooperative_groups'")
+        for name in kwargs:
+            if name not in ('shared_mem', 'stream'):
+                raise TypeError("__call__() got an unexpected keyword argument '%s'"
+                                % name)
+        shared_mem = kwargs.get('shared_mem', 0)
+        # ``Function.__call__``: the dimensions (``_launch``'s parameters), then the
+        # arguments (``len(args)``, ``_pointer`` of each), then the cooperative check
         shared_mem = launch_rules.shared_mem_size(shared_mem)
         launch_rules.dim3(grid, 'grid')
         launch_rules.dim3(block, 'block')
+        stream = kwargs.get('stream')
+        if stream is not None:
+            stream.ptr  # noqa: B018 - (CuPy's ``_get_stream``: its AttributeError)
+        len(args)  # (Python's TypeError for an object without a length, as CuPy's)
+        args = list(args)
         sizes = c.signature(k)
         params, keep = pack_args(args, sizes)
+        if self.enable_cooperative_groups:
+            grid, message = launch_rules.cooperative_grid(grid)
+            if message is not None:
+                import warnings
+                warnings.warn(message, UserWarning)
         g, b, shared_mem = check_launch(grid, block, shared_mem, self._max_dyn)
         if len(sizes) != len(args):
             raise CUDADriverError(
@@ -427,7 +445,7 @@ class RawKernel:
                 'invalid argument (kernel %s takes %d arguments, %d given)'
                 % (self.name, len(sizes), len(args)))
         r, _ = _runtime.launch(c.lib, k, g, b, int(shared_mem), params, len(args),
-                               enable_cooperative_groups or self.enable_cooperative_groups)
+                               bool(self.enable_cooperative_groups))
         del keep
         if r == -3:  # GS_COOP_MAX_BLOCKS
             raise CUDADriverError('CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE',

@@ -92,6 +92,7 @@ class ReductionKernel:
         self.map_expr = map_expr
         self.name = name
         self.options = tuple(options)
+        self._options_given = options  # (CuPy keeps it as given: see __call__'s compile)
         self.reduce_dims = reduce_dims
         self.post_map_expr = post_map_expr
         if reduce_type is None:
@@ -253,6 +254,9 @@ class ReductionKernel:
         key = (tuple(key), len(ishape), len(oshape), type_map, index_type)
         fn = self._memo.get(key)
         if fn is None:
+            # CuPy's kernel caches (``_util.memoize``) are keyed by the options as given:
+            # a list is Python's "unhashable type" at the first compile
+            hash(self._options_given)
             identity = '' if self.identity is None else str(self.identity)
             code = _TEMPLATE.format(
                 typedefs=C.typedef_code(type_map), preamble=self.preamble,

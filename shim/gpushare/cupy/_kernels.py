@@ -493,7 +493,61 @@ def _launch_ok(kernel: Any, grid: Any, block: Any, shared_mem: Any) -> bool:
     server's own; else it waits, so the error is raised at the launch), with the
     kernel's ``max_dynamic_shared_size_bytes`` as this proxy set it."""
     max_shared = kernel.__dict__.get("_gs_max_dyn", launch_rules.MAX_SHARED_DEFAULT)
-    return launch_rules.launch_ok(grid, block, shared_mem, max_shared)
+    if not launch_rules.launch_ok(grid, block, shared_mem, max_shared):
+        return False
+    if kernel._cooperative():  # (CuPy's warning or ValueError: the launch waits)
+        try:
+            return launch_rules.cooperative_grid(grid)[1] is None
+        except Exception:
+            return False
+    return True
+
+
+_RAW_CALL_NAMES = ("grid", "block", "args")
+
+
+def _raw_call_params(pos: tuple, kwargs: dict) -> tuple:
+    """``grid, block, args`` of ``RawKernel.__call__(self, grid, block, args,
+    **kwargs)`` with Cython's errors; the keywords left in ``kwargs``."""
+    if len(pos) > 3:
+        raise TypeError("__call__() takes exactly 3 positional arguments (%d given)"
+                        % len(pos))
+    for name in _RAW_CALL_NAMES[:len(pos)]:
+        if name in kwargs:
+            raise TypeError("__call__() got multiple values for keyword argument '%s'"
+                            % name)
+    params = list(pos)
+    for name in _RAW_CALL_NAMES[len(pos):]:
+        if name not in kwargs:
+            raise TypeError("__call__() takes exactly 3 positional arguments (%d given)"
+                            % len(params))
+        params.append(kwargs.pop(name))
+    return tuple(params)
+
+
+def _plain_launch(kwargs: dict) -> bool:
+    """Whether a launch's keywords are all ``Function.__call__``'s own (``shared_mem=``,
+    ``stream=``); any other is CuPy's TypeError, raised by the server."""
+    return all(k in ("shared_mem", "stream") for k in kwargs)
+
+
+def _no_len_launch(kernel: Any, grid: Any, block: Any, kwargs: dict) -> None:
+    """A launch whose ``args`` has no length (it cannot travel): what CuPy raises before
+    it takes ``len(args)`` (the compile, the keywords, ``shared_mem``, ``grid``,
+    ``block``, ``stream``) raised here; else the caller raises ``len``'s error."""
+    _compile(kernel, None)
+    if "enable_cooperative_groups" in kwargs:
+        raise TypeError("function() got multiple values for keyword argument "
+                        "'enable_cooperative_groups'")
+    for name in kwargs:
+        if name not in ("shared_mem", "stream"):
+            raise TypeError("__call__() got an unexpected keyword argument '%s'" % name)
+    launch_rules.shared_mem_size(kwargs.get("shared_mem", 0))
+    launch_rules.dim3(grid, "grid")
+    launch_rules.dim3(block, "block")
+    stream = kwargs.get("stream")
+    if stream is not None:
+        stream.ptr  # noqa: B018 - (CuPy's ``_get_stream``: its AttributeError)
 
 
 @_objects.register("RawKernel")
@@ -524,29 +578,51 @@ class RawKernel(_Kernel):
             return _unpickle_function, (module, self.__dict__["_gs_name"])
         return _unpickle, (type(self), *self.__dict__["_gs_spec"])
 
-    def __call__(self, grid: Any, block: Any, args: Any, *, shared_mem: Any = 0,
-                 stream: Any = None, enable_cooperative_groups: bool = False) -> None:
+    def __call__(self, *pos: Any, **kwargs: Any) -> None:
+        # CuPy's ``RawKernel.__call__(self, grid, block, args, **kwargs)`` (Cython's
+        # words for its parameters), which compiles and calls ``Function.__call__(grid,
+        # block, args, enable_cooperative_groups=self.enable_cooperative_groups,
+        # **kwargs)``: ``args`` any object with a length, ``shared_mem=`` and
+        # ``stream=`` the only keywords
+        grid, block, args = _raw_call_params(pos, kwargs)
         s = self._gs_session
-        if not isinstance(args, (tuple, list)):
-            raise TypeError("args must be a tuple")
+        try:
+            len(args)
+        except Exception:
+            _no_len_launch(self, grid, block, kwargs)
+            raise
         args = tuple(_raw_arg(s, a) for a in args)
-        kwargs: dict = {"shared_mem": shared_mem}
-        if stream is not None:
-            kwargs["stream"] = stream
-        if enable_cooperative_groups:
-            kwargs["enable_cooperative_groups"] = True
         call_args = (grid, block, args)
         sig = None if s.sync else _call_sig(args, {}, raw=True)
         templates = self._templates()
-        if sig is not None and sig in templates and not enable_cooperative_groups and \
-                _launch_ok(self, grid, block, shared_mem):
+        if sig is not None and sig in templates and _plain_launch(kwargs) and \
+                _launch_ok(self, grid, block, kwargs.get("shared_mem", 0)):
             s.submit("method", "__call__", (self, *call_args), kwargs,
                      description=f"RawKernel {self._name_hint()} launch")
             return None
         s.call("method", "__call__", (self, *call_args), kwargs)
-        if sig is not None:
+        if sig is not None and _plain_launch(kwargs):
             templates[sig] = ("none",)
         return None
+
+    def _cooperative(self) -> bool:
+        """The kernel's ``enable_cooperative_groups`` (its constructor's, or its
+        module's; asked of the server once where neither is known here)."""
+        flag = self.__dict__.get("_gs_coop")
+        if flag is None:
+            module = self.__dict__.get("_gs_module")
+            owner = module if module is not None else self
+            given = owner.__dict__.get("_gs_given")
+            if given is not None and "enable_cooperative_groups" in given[1]:
+                flag = bool(given[1]["enable_cooperative_groups"])
+            elif given is not None and module is None and len(given[0]) <= 4:
+                flag = False  # (keyword-only in CuPy's constructor: the default)
+            elif given is not None and module is not None:
+                flag = False
+            else:
+                flag = bool(self._attr("enable_cooperative_groups"))
+            self.__dict__["_gs_coop"] = flag
+        return flag
 
     def _name_hint(self) -> str:
         return self.__dict__.get("_gs_name") or f"#{self._gs_id}"

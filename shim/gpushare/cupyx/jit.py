@@ -105,8 +105,11 @@ class _JitKernel(KernelBase):
         held = self._kernels.get(key)
         if held is not None and held[0] is session:
             return held[1]
-        code, name, _ = self._code(key)
-        kern = RawKernel(code, name)
+        code, name, cooperative = self._code(key)
+        # (CuPy launches its Function with ``enable_cooperative_groups=``; a RawKernel
+        # takes it at its construction only)
+        kern = RawKernel(code, name, enable_cooperative_groups=True) if cooperative \
+            else RawKernel(code, name)
         self._kernels[key] = (session, kern)
         return kern
 
@@ -122,14 +125,11 @@ class _JitKernel(KernelBase):
         if self._device:
             raise TypeError(f"{self._func.__name__!r} is a device function "
                             "(rawkernel(device=True)); call it from a jit kernel")
-        if not isinstance(args, (tuple, list)):
-            raise TypeError("args must be a tuple")
-        args = tuple(args)
+        args = tuple(args)  # (CuPy iterates them: Python's TypeError for a non-iterable)
         key = self._signature(args)
         kern = self._kernel(key)
-        extra = {"enable_cooperative_groups": True} if self._code(key)[2] else {}
         kern(grid, block, tuple(self._launch_args(args, key)), shared_mem=shared_mem,
-             stream=stream, **extra)
+             stream=stream)
 
     def __getitem__(self, grid_and_block: Any) -> Any:
         """Numba-style launch: ``kernel[grid, block](*args, shared_mem=0)`` (gpushare
