@@ -228,3 +228,24 @@ def test_errors_as_cupy(cp) -> None:
     # the session is still usable afterwards
     numpy.testing.assert_array_equal(cp.vectorize(triangular)(x).get(),
                                      numpy.vectorize(triangular)(numpy.arange(6)))
+
+
+def bool_sum_divided(x):
+    return 1 / (x + numpy.bool_(True))
+
+
+def bool_ops_widened(x, y):
+    return (x + y) * 3 + (x * y) * 5
+
+
+def test_bool_add_and_multiply_are_or_and_and(cp):
+    """CuPy's add and multiply of two bools are its ``|`` and ``&`` loops (``??->?``,
+    ``create_arithmetic``'s boolops), so a wider expression around them sees a bool:
+    ``1 / (x + True)`` is all ones (C++'s ``true + true`` would be 2, and 1 / 2 a
+    half), and ``(x + y) * 3`` is 3, never 6."""
+    x = cp.array([True, False, True, False])
+    y = cp.array([True, True, False, False])
+    got = cp.vectorize(bool_sum_divided)(x)
+    assert got.dtype == numpy.float64 and got.get().tolist() == [1.0] * 4
+    got = cp.vectorize(bool_ops_widened)(x, y)
+    assert got.get().tolist() == [8, 3, 3, 0]

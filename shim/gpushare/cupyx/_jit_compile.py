@@ -598,12 +598,17 @@ def _binop_spec(op: ast.AST, mode: str) -> tuple:
     """(loops, formatter(out_dtype, a, b) -> code, name) for a binary operator."""
     t = type(op)
     arith = "?bBhHiIlLefd"
+    # (bool loops: CuPy's ``create_arithmetic`` boolops, ``|`` and ``&``: in C++ ``true +
+    # true`` is 2, which a wider expression around it would see)
     if t is ast.Add:
-        return _loops(arith + "FD", 2), lambda o, a, b: f"({a} + {b})", "cupy_add"
+        return _loops(arith + "FD", 2), \
+            lambda o, a, b: f"({a} | {b})" if o.char == "?" else f"({a} + {b})", "cupy_add"
     if t is ast.Sub:  # bool - bool is an error (``binop``)
         return _loops(arith + "FD", 2), lambda o, a, b: f"({a} - {b})", "cupy_subtract"
     if t is ast.Mult:
-        return _loops(arith + "FD", 2), lambda o, a, b: f"({a} * {b})", "cupy_multiply"
+        return _loops(arith + "FD", 2), \
+            lambda o, a, b: f"({a} & {b})" if o.char == "?" else f"({a} * {b})", \
+            "cupy_multiply"
     if t is ast.Div:
         return _DIV_LOOPS, lambda o, a, b: f"({a} / {b})", "cupy_true_divide"
     if t in (ast.FloorDiv, ast.Mod):
