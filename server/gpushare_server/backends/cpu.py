@@ -1131,6 +1131,10 @@ class CpuBackend:
             _check_args((value,), {})
             sparse.set_attribute(obj, name, value)
             return
+        if type(obj).__name__ in SERVED_CLASSES:  # CuPy's are Python objects: their data
+            check_member(REMOTE_TYPES, obj, name, call=False)  # attributes are writable
+            setattr(obj, name, value.array if isinstance(value, HostArray) else value)
+            return
         raise AttributeError(f"gpushare: attribute {name!r} cannot be set")
 
     # --- arrays -----------------------------------------------------------------

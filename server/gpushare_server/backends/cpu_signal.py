@@ -215,10 +215,35 @@ def bandwidth(a: Any) -> tuple[int, int]:
     return max(int(diff.max()), 0), max(int(-diff.min()), 0)
 
 
+def firls(numtaps: Any, bands: Any, desired: Any, weight: Any = None, fs: Any = 2) -> Any:
+    """See Also: cupyx.scipy.signal.firls (CuPy's takes ``weight`` and ``fs`` by position
+    too; SciPy's only by keyword)."""
+    return _signal().firls(numtaps, bands, desired, weight=weight, fs=fs)
+
+
+def hilbert2(x: Any, N: Any = None) -> Any:
+    """See Also: cupyx.scipy.signal.hilbert2 (CuPy's checks first: a 2-D array, of more
+    dimensions refused, where SciPy transforms the last two axes)."""
+    x = numpy.asarray(x)
+    if x.ndim < 2:
+        x = numpy.atleast_2d(x)
+    if x.ndim > 2:
+        raise ValueError("x must be 2-D.")
+    if numpy.iscomplexobj(x):
+        raise ValueError("x must be real.")
+    if isinstance(N, int):
+        if N <= 0:
+            raise ValueError("N must be positive.")
+    elif N is not None and (len(N) != 2 or (N[0] <= 0 or N[1] <= 0)):
+        raise ValueError("When given as a tuple, N must hold exactly "
+                         "two positive integers")
+    return _signal().hilbert2(x, N)
+
+
 #: (``cpu.py`` gives them host arrays as NumPy arrays, as the rest of the module; so
 #: ``linalg.bandwidth``, which takes them as these do: ``cupy.asarray``)
 SIGNAL_OVERRIDES: dict[str, Callable[..., Any]] = {
     f"cupyx.scipy.signal.{fn.__name__}": fn
     for fn in (lfilter, lfiltic, lfilter_zi, sosfilt, sosfilt_zi, qmf, ricker, morlet,
-               morlet2)}
+               morlet2, firls, hilbert2)}
 SIGNAL_OVERRIDES["cupyx.scipy.linalg.bandwidth"] = bandwidth

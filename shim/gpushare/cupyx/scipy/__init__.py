@@ -77,12 +77,20 @@ def _served_class(module: str, name: str, made: dict[str, type]) -> type:
     def __call__(self: Any, *args: Any, **kwargs: Any) -> Any:
         return self._call("__call__", *args, **kwargs)
 
+    def __setattr__(self: Any, attr: str, value: Any) -> None:
+        # (CuPy's classes here are Python objects: their data attributes are writable,
+        # ``interp1d.fill_value = 321.0``, ``BSpline.extrapolate = 'periodic'``)
+        if attr in type(self)._gs_data:
+            self._gs_session.call("setattr", attr, (self, value))
+            return
+        object.__setattr__(self, attr, value)
+
     # CuPy's members and no others: its methods (on the class, below) and its attributes
     # and its parents', read from the server; any other name is an AttributeError
     # (RemoteObjectProxy.__getattr__)
     data = frozenset(attributes).union(*(getattr(b, "_gs_data", ()) for b in bases))
     namespace = {
-        "__slots__": (), "__new__": __new__, "__init__": __init__,
+        "__slots__": (), "__new__": __new__, "__init__": __init__, "__setattr__": __setattr__,
         "_gs_data": data, "__module__": module,
         "__doc__": f"{path}, an object on the gpushare server.\n\nSee Also\n--------\n{path}"}
     if name not in SERVED_NOT_CALLABLE:  # (CuPy's LTI systems, KDTree... are not callable)
@@ -138,6 +146,9 @@ def _make(name: str) -> types.ModuleType:
         _ndimage.install(mod)
     elif name == "fft":  # a backend of scipy.fft, as CuPy's
         _fft.install(mod)
+    elif name == "linalg":  # they run CuPy's code on whatever arrays they are given
+        mod.khatri_rao = _khatri_rao()
+        mod.expm = _expm(mod.expm)
     elif name == "signal":  # a warning, raised by the server's filter design functions
         mod.BadCoefficients = errors.BadCoefficients
         mod.cwt = _cwt(mod)  # it calls a Python function: run here
@@ -147,6 +158,41 @@ def _make(name: str) -> types.ModuleType:
         setattr(sys.modules[f"{__name__}.{parent}"], child, mod)
     sys.modules[full] = mod
     return mod
+
+
+def _khatri_rao() -> Any:
+    """``linalg.khatri_rao``, CuPy's (``_matfuncs.py``) run on the client: it is
+    indexing and a product of its operands as they come, so NumPy arrays give a NumPy
+    array (CuPy's tests call it so), CuPy's arrays a CuPy array."""
+    def khatri_rao(a: Any, b: Any) -> Any:
+        """See Also: cupyx.scipy.linalg.khatri_rao"""
+        from ... import cupy
+        for x in (a, b):  # (cupy.linalg._util._assert_2d)
+            if x.ndim != 2:
+                raise numpy.linalg.LinAlgError(
+                    "{}-dimensional array given. Array must be "
+                    "two-dimensional".format(x.ndim))
+        if a.shape[1] != b.shape[1]:
+            raise ValueError("The number of columns for both arrays "
+                             "should be equal.")
+        c = a[..., :, cupy.newaxis, :] * b[..., cupy.newaxis, :, :]
+        return c.reshape((-1,) + c.shape[2:])
+    khatri_rao.__module__ = "cupyx.scipy.linalg"
+    return khatri_rao
+
+
+def _expm(served: Any) -> Any:
+    """``linalg.expm``: CuPy's answers an empty input (any array with a ``size`` of 0,
+    a NumPy one too) with ``cupy.zeros((0, 0), a.dtype)`` before anything else; the rest
+    is the server's."""
+    def expm(a: Any) -> Any:
+        """See Also: cupyx.scipy.linalg.expm"""
+        from ... import cupy
+        if isinstance(a, (numpy.ndarray, cupy.ndarray)) and a.size == 0:
+            return cupy.zeros((0, 0), dtype=a.dtype)
+        return served(a)
+    expm.__module__ = "cupyx.scipy.linalg"
+    return expm
 
 
 _CWT_DEPRECATED = (
