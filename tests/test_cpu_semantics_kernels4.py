@@ -180,3 +180,20 @@ def test_reduction_kernel_options_list_fails_at_the_call(cp):
     good = cp.ReductionKernel('T x', 'T y', 'x', 'a + b', 'y = a', '0', 'gs_k4_rsum2',
                               options=('-DGS_K4=1',))
     assert float(good(x)) == 6.0
+
+
+def test_numpy_scalars_are_packed_into_typed_parameters_as_cupy_packs_them(cp):
+    """``CScalar.apply_dtype`` is NumPy's ``PyArray_Pack``, an item assignment, not a
+    cast: NumPy takes its own integer scalars into a signed type as known scalars and
+    sets them, so ``numpy.int64(1000)`` for an ``int8`` parameter is NumPy's
+    OverflowError (a cast would wrap it to -24), and a NaN for an integer its
+    ValueError; an in-range NumPy scalar is taken as it is."""
+    k = cp.ElementwiseKernel('int8 x, int8 s', 'int8 y', 'y = x + s', 'gs_k4_pack')
+    x = cp.arange(4, dtype=cp.int8)
+    # (first: a kernel's first call with these argument types waits, so the error is
+    # raised at the call, as CuPy raises it; later ones are pipelined)
+    _raises(OverflowError, "Python integer 1000 out of bounds for int8",
+            lambda: k(x, numpy.int64(1000)))
+    _raises(ValueError, "cannot convert float NaN to integer",
+            lambda: k(x, numpy.float64("nan")))
+    assert k(x, numpy.int64(5)).get().tolist() == [5, 6, 7, 8]

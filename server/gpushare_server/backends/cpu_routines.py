@@ -1464,15 +1464,6 @@ def nan_to_num(x: Any, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
     return _ufunc_out(numpy.asarray(result), out, operands)
 
 
-def _kernel_scalar(value: Any, dtype: numpy.dtype) -> Any:
-    """An ElementwiseKernel's scalar argument packed into its parameter's type
-    (``_scalar.pyx: CScalar.apply_dtype``, NumPy's ``PyArray_Pack``: an out-of-range
-    Python int is NumPy's OverflowError, a NaN for an integer its ValueError)."""
-    packed = numpy.empty((), dtype)
-    packed[()] = value
-    return packed
-
-
 def _kernel_operand(value: Any) -> Any:
     """``_kernel.pyx: _preprocess_arg``: a device array, or a Python or NumPy scalar
     (a ``CScalar``: anything else is its TypeError)."""
@@ -1501,10 +1492,12 @@ def _piecewise_kernel(condition: Any, value: Any, y: numpy.ndarray) -> None:
         raise ValueError("Out shape is mismatched")
     if 0 in shape:
         return
+    # (scalars packed into the parameters' types as every ElementwiseKernel's are)
+    from gpushare_server.kernels._common import cast_scalar
     if not isinstance(condition, numpy.ndarray):
-        condition = _kernel_scalar(condition, numpy.dtype(numpy.bool_))
+        condition = cast_scalar(condition, numpy.bool_)
     if not isinstance(value, numpy.ndarray):
-        value = _kernel_scalar(value, y.dtype)
+        value = cast_scalar(value, y.dtype)
     numpy.copyto(y, value, casting="unsafe", where=condition)
 
 

@@ -172,17 +172,15 @@ def preprocess_arg(a):
 
 def cast_scalar(v, dtype):
     """Cast a Python / NumPy scalar to ``dtype`` as CuPy does (``CScalar.apply_dtype``:
-    NumPy's ``PyArray_Pack``): a NumPy scalar is cast; a Python scalar is assigned, so
-    out-of-range ints raise ``OverflowError``, a complex to a real type ``TypeError``,
-    NaN and infinity to an integer type ``ValueError`` and ``OverflowError``."""
-    dtype = numpy.dtype(dtype)
-    if isinstance(v, numpy.generic):
-        with numpy.errstate(all='ignore'):
-            return numpy.asarray(v).astype(dtype)[()]
-    out = numpy.zeros(1, dtype=dtype)
+    NumPy's ``PyArray_Pack``, which is an item assignment): out-of-range ints raise
+    ``OverflowError`` (NumPy's integer scalars into a signed type too: NumPy takes them
+    as known scalars and sets them, it does not cast), a complex to a real type
+    ``TypeError``, NaN and infinity to an integer type ``ValueError`` and
+    ``OverflowError``."""
+    out = numpy.zeros((), dtype=dtype)
     with numpy.errstate(all='ignore'):
-        out[0] = v
-    return out[0]
+        out[()] = v
+    return out[()]
 
 
 def scalar_dtype(v):
