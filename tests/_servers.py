@@ -29,21 +29,25 @@ class ServerProcess:
                                      text=True, env={**os.environ, **(env or {})})
         self.lines: list[str] = []
         self.err_lines: list[str] = []
-        self._ready = threading.Event()
+        self._listening = False
+        self._ready = threading.Event()  # listening, or its output ended (it exited)
         threading.Thread(target=self._read, daemon=True).start()
         # drain stderr too: a chatty server must never block on a full pipe
         self._err_reader = threading.Thread(target=self._read_err, daemon=True)
         self._err_reader.start()
-        if not self._ready.wait(60):
+        if not self._ready.wait(60) or not self._listening:
             self.stop()
-            raise RuntimeError(f"server did not start: {self.lines}")
+            raise RuntimeError(f"server did not start: {self.lines} "
+                               f"{self.stderr_text()[-2000:]}")
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             self.lines.append(line)
             if "listening" in line:
+                self._listening = True
                 self._ready.set()
+        self._ready.set()  # (a server that exits before listening fails at once)
 
     def _read_err(self) -> None:
         assert self.proc.stderr is not None
