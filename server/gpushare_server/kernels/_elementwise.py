@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy
 
 from . import _common as C
-from ._cython import cython_signature
+from gpushare.cython_args import cython_signature
 
 
 _TEMPLATE = '''{typedefs}{preamble}

@@ -11,7 +11,7 @@ from gpushare import launch_rules
 from gpushare.protocol import HostArray, mdspan_arg
 
 from . import _build, _runtime, _source
-from ._cython import cython_signature
+from gpushare.cython_args import cython_signature
 from ._errors import CompileException, CUDADriverError, JitifyException
 
 _MAX_SHARED_DEFAULT = launch_rules.MAX_SHARED_DEFAULT

@@ -10,7 +10,7 @@ import operator
 import numpy
 
 from . import _common as C
-from ._cython import cython_signature
+from gpushare.cython_args import cython_signature
 
 _TEMPLATE = '''{typedefs}typedef {index_type} IndexT;
 {preamble}

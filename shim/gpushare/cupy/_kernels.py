@@ -35,6 +35,7 @@ import numpy
 
 from .. import client as _client
 from .. import errors, launch_rules
+from ..cython_args import tp_name
 from ..kernel_includes import localize
 from ..kernel_params import param_info
 from ..protocol import Encoder, MdspanArg
@@ -697,7 +698,7 @@ class RawModule(_Kernel):
                                ("backend", kwargs.get("backend"), str)):
             if value is not None and not isinstance(value, t):  # (Cython's typed ones)
                 raise TypeError("Argument '%s' has incorrect type (expected %s, got %s)"
-                                % (name, t.__name__, _tp_name(type(value))))
+                                % (name, t.__name__, tp_name(type(value))))
         if (code is None) == (path is None):
             raise TypeError("Exactly one of `code` and `path` keyword arguments must be "
                             "given.")
@@ -773,13 +774,6 @@ class RawModule(_Kernel):
                     "enable_cooperative_groups", "jitify", "file_path"):
             return self._attr(name)
         return super().__getattr__(name)
-
-
-def _tp_name(t: type) -> str:
-    """A type's C ``tp_name``, as Cython's messages name it (``numpy.ndarray``)."""
-    if t.__module__ == "builtins" or t.__flags__ & (1 << 9):  # Py_TPFLAGS_HEAPTYPE
-        return t.__name__
-    return "%s.%s" % (t.__module__, t.__name__)
 
 
 def _compile(kernel: Any, log_stream: Any) -> None:

@@ -1,4 +1,5 @@
-"""How CuPy's Cython constructors take their arguments, for the emulator's classes:
+"""How CuPy's Cython functions take their arguments, for the emulator's classes (the
+server's kernels) and the client's proxies alike:
 Cython's errors (and their words) for too many or too few positional arguments,
 unknown or repeated keywords, and typed parameters (``str code``, ``tuple options``:
 ``None`` passes, as Cython lets it)."""
@@ -23,7 +24,7 @@ def _argtuple_invalid(name: str, exact: bool, least: int, most: int, found: int)
                      % (name, more_or_less, expected, "" if expected == 1 else "s", found))
 
 
-def _tp_name(t: type) -> str:
+def tp_name(t: type) -> str:
     """A type's C ``tp_name``: qualified by its module for a static extension type
     (``numpy.ndarray``), the plain name for builtins and classes."""
     if t.__module__ == "builtins" or t.__flags__ & (1 << 9):  # Py_TPFLAGS_HEAPTYPE
@@ -66,7 +67,7 @@ def cython_signature(types: dict | None = None, name: str = "__init__") -> Calla
                 v = given[k] if k in given else kwargs.get(k, defaults.get(k))
                 if v is not None and not isinstance(v, t):
                     raise TypeError("Argument '%s' has incorrect type (expected %s, got %s)"
-                                    % (k, t.__name__, _tp_name(type(v))))
+                                    % (k, t.__name__, tp_name(type(v))))
             return func(self, *args, **kwargs)
         return wrapper
     return decorate
