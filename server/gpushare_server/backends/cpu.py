@@ -28,7 +28,7 @@ from gpushare.namespace import (FILE_FUNCTIONS, FILE_METHODS, SERVED_CLASSES,
                                 served_classmethod, served_members)
 from gpushare.protocol import HostArray
 
-from . import check_member, host_memory, scipy_module, sparse
+from . import check_member, cpu_cast, host_memory, scipy_module, sparse
 from .cpu_random import RandomState, random_function
 
 # CuPy never reports floating point errors (the GPU does not trap them).
@@ -154,6 +154,10 @@ def _device_ufunc(uf: numpy.ufunc) -> Callable[..., Any]:
     def call(*args: Any, **kwargs: Any) -> Any:
         try:
             if kwargs:
+                if kwargs.get("casting") == "unsafe":  # (floats into integers: a GPU's)
+                    result = cpu_cast.ufunc_call(uf, general, args, kwargs)
+                    if result is not None:
+                        return result
                 return general(*args, **kwargs)
             for value in args:
                 if type(value) is not numpy.ndarray and type(value) not in _SCALAR_TYPES:
@@ -199,12 +203,25 @@ def _wrap_host_ok(fn: Callable[..., Any]) -> Callable[..., Any]:
 # --- cupy.* functions whose CuPy behaviour differs from NumPy's -------------------
 
 def _asarray_like(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``cupy.asarray`` and its kin: host data converted by NumPy, a device array's
+    floats converted to integers as on a GPU (``cpu_cast``)."""
     def call(a: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(a, HostArray):
-            a = a.array
         kwargs.pop("blocking", None)
-        return fn(a, *args, **kwargs)
+        if isinstance(a, HostArray):
+            return fn(a.array, *args, **kwargs)
+        with numpy.errstate(invalid="ignore"):
+            out = fn(a, *args, **kwargs)
+        return _device_cast(out, a)
     return call
+
+
+def _device_cast(out: Any, src: Any) -> Any:
+    """``out``, a conversion of the device array ``src`` by NumPy, with its floats
+    converted to integers as on a GPU instead (``cpu_cast``)."""
+    if type(src) is numpy.ndarray and type(out) is numpy.ndarray and out is not src and \
+            cpu_cast.changes(src.dtype, out.dtype):
+        numpy.copyto(out, cpu_cast.convert(src, out.dtype))  # (ndmin: leading 1s)
+    return out
 
 
 def _array(obj: Any, dtype: Any = None, copy: bool = True, order: str = "K", subok: bool = False,
@@ -218,7 +235,9 @@ def _array(obj: Any, dtype: Any = None, copy: bool = True, order: str = "K", sub
         return numpy.array(obj.array, dtype=dtype, copy=True, order=order, ndmin=ndmin)
     if copy is False and not isinstance(obj, numpy.ndarray):
         copy = True
-    return numpy.array(obj, dtype=dtype, copy=copy, order=order, ndmin=ndmin)
+    with numpy.errstate(invalid="ignore"):
+        out = numpy.array(obj, dtype=dtype, copy=copy, order=order, ndmin=ndmin)
+    return _device_cast(out, obj)
 
 
 def _asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None,

@@ -13,6 +13,8 @@ import numpy
 
 from gpushare.protocol import HostArray
 
+from . import cpu_cast
+
 
 def _host(value: Any) -> Any:
     return value.array if isinstance(value, HostArray) else value
@@ -117,13 +119,15 @@ def _has_0d_index(key: Any) -> bool:
 
 
 def setitem(obj: numpy.ndarray, key: Any, value: Any) -> None:
-    """``obj[key] = value`` as CuPy does it (index arrays wrap).
+    """``obj[key] = value`` as CuPy does it (index arrays wrap; a float array into
+    integers converted as on a GPU: ``cpu_cast``).
 
     See Also
     --------
     cupy.ndarray.__setitem__
     """
-    obj[wrap_key(obj.shape, key)] = _host(value)  # CuPy accepts numpy arrays as values
+    # (CuPy accepts numpy arrays as values, converted by NumPy on the host)
+    obj[wrap_key(obj.shape, key)] = _host(cpu_cast.assign(obj, value))
 
 
 def _check_device(a: Any) -> None:
@@ -206,7 +210,7 @@ def put(a: Any, ind: Any, v: Any, mode: str = "wrap") -> None:
     if mode not in ("raise", "wrap", "clip"):
         raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
     ind = _host(ind)
-    v = _host(v)
+    v = _host(cpu_cast.assign(a, v))  # (a device float array: converted as on a GPU)
     if a.size == 0:
         if numpy.size(ind):
             raise IndexError("cannot replace elements of an empty array")

@@ -19,6 +19,8 @@ from gpushare.layouts import (arg_reduce_is_view, broadcast_strides, creation_la
                               normalize_order)
 from gpushare.protocol import HostArray
 
+from . import cpu_cast
+
 
 def _unsupported(value: Any) -> TypeError:
     return TypeError(f"Unsupported type {type(value)}")
@@ -91,9 +93,10 @@ def eye(N: Any, M: Any = None, k: Any = 0, dtype: Any = float,  # noqa: N803 - C
 
 
 def ndarray_astype(a: numpy.ndarray, dtype: Any, *args: Any, **kwargs: Any) -> numpy.ndarray:
-    """See Also: cupy.ndarray.astype (a long double has no C type in CuPy)."""
+    """See Also: cupy.ndarray.astype (a long double has no C type in CuPy; floats
+    convert to integers as on a GPU: ``cpu_cast``)."""
     device_dtype(dtype)
-    return a.astype(dtype, *args, **kwargs)
+    return cpu_cast.astype(a, dtype, *args, **kwargs)
 
 
 def meshgrid(*xi: Any, **kwargs: Any) -> tuple:
@@ -1563,6 +1566,7 @@ def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = None) ->
             can_cast = numpy.can_cast(src_dtype, dst.dtype, casting)
         if not can_cast:
             raise TypeError(f"Cannot cast {src_dtype} to {dst.dtype} in {casting} casting mode")
+        src = cpu_cast.assign(dst, src)  # (a float array into integers: as on a GPU)
     numpy.copyto(dst, src, casting="unsafe", where=True if where is None else where)
 
 
@@ -2334,7 +2338,7 @@ def ndarray_fill(a: numpy.ndarray, value: Any) -> None:
     if isinstance(value, numpy.ndarray):
         if value.shape != ():
             raise ValueError("non-scalar cupy.ndarray cannot be used for fill")
-        a[...] = value.astype(a.dtype, copy=False)
+        a[...] = cpu_cast.astype(value, a.dtype, copy=False)
         return
     if isinstance(value, HostArray):
         value = value.array

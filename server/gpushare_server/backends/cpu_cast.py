@@ -1,0 +1,122 @@
+"""Floating point to integer conversions as a GPU makes them, for the CPU backend.
+
+CuPy converts arrays on the device (``astype``, ``cupy.array(x, dtype)``,
+``copyto``, assignment, a ufunc's casts of its inputs and outputs): C++ conversions in
+its kernels (``_kernel.pyx``: ``const in0_type in0(_raw_in0[...])``), which compile to
+PTX ``cvt.rzi``: truncation toward zero that *saturates*, a value beyond the type's
+range becoming its limit, NaN becoming 0. NumPy's casts are the CPU's: on x86 NaN
+and infinities become the "integer indefinite" value (-2**31 for int32), negative
+values wrap into unsigned types. CuPy's user guide states the difference ("Cast
+behavior from float to integer": float32 infinity to int32 is 2147483647 in CuPy,
+-1.0 to uint32 is 0).
+
+PTX has no 8-bit registers: LLVM's NVPTX back end converts to 16 bits (``cvt.rzi.s16``
+for int8, ``cvt.rzi.u16`` for uint8), saturating there, and keeps the low byte. So
+300.0 to int8 is 44 on both machines, but 1e6 is -1 on the GPU (64 on x86).
+
+A complex value converts its real part (``fix_cast_expr``: ``.real()``).
+
+Not here: the conversions inside user kernels the emulator compiles (``int i = x;``
+in a RawKernel is the host compiler's), and Python scalars, which CuPy converts on the
+host with NumPy (``fill``, assignment of a scalar).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy
+
+#: integer kind and size -> the conversion CUDA makes (its saturating range)
+_CONVERT = {("i", 1): numpy.dtype(numpy.int16), ("u", 1): numpy.dtype(numpy.uint16)}
+
+
+def changes(src: numpy.dtype, dst: Any) -> bool:
+    """Whether converting ``src`` to ``dst`` on a GPU can differ from NumPy's cast."""
+    return src.kind in "fc" and numpy.dtype(dst).kind in "iu"
+
+
+def _in_range(values: numpy.ndarray, info: numpy.iinfo) -> bool:
+    """No NaN, and every value truncates into ``info``'s range (NumPy's cast is then
+    exact and CUDA's)."""
+    if values.size == 0:
+        return True
+    with numpy.errstate(invalid="ignore"):  # (NaN spreads through min and max)
+        low, high = float(numpy.trunc(values.min())), float(numpy.trunc(values.max()))
+    # (as Python floats, exact for every float type; the limits too: 2**bits and
+    # -2**(bits-1) are floats, 2**63 - 1 is not)
+    return low >= float(info.min) and high < float(info.max) + 1.0
+
+
+def convert(values: numpy.ndarray, dtype: Any) -> numpy.ndarray:
+    """``values`` (a float or complex array) converted to the integer ``dtype`` as a
+    CUDA kernel converts them: a new array of ``values``' shape."""
+    dtype = numpy.dtype(dtype)
+    if values.dtype.kind == "c":
+        values = values.real
+    if values.dtype.kind != "f" or dtype.kind not in "iu":
+        raise TypeError(f"gpushare: no float-to-integer conversion from {values.dtype} "
+                        f"to {dtype}")
+    if _in_range(values, numpy.iinfo(dtype)):
+        with numpy.errstate(invalid="ignore"):
+            return values.astype(dtype)
+    wide = _CONVERT.get((dtype.kind, dtype.itemsize), dtype)
+    info = numpy.iinfo(wide)
+    values = values.astype(numpy.float64, copy=False)  # (exact; the limits are too)
+    truncated = numpy.trunc(values)
+    over = truncated >= float(info.max) + 1.0
+    under = truncated < float(info.min)
+    nan = numpy.isnan(values)
+    with numpy.errstate(invalid="ignore"):
+        out = numpy.where(over | under | nan, 0, values).astype(wide)
+    out[over] = info.max
+    out[under] = info.min
+    return out if wide == dtype else out.astype(dtype)  # (the low byte: integer casts wrap)
+
+
+def astype(a: numpy.ndarray, dtype: Any, *args: Any, **kwargs: Any) -> numpy.ndarray:
+    """``a.astype(dtype, ...)`` with a float-to-integer conversion made as on a GPU
+    (``order``, ``copy`` and the rest as NumPy's ``astype``)."""
+    with numpy.errstate(invalid="ignore"):  # (CuPy does not warn)
+        out = a.astype(dtype, *args, **kwargs)
+    if out is not a and changes(a.dtype, out.dtype):
+        numpy.copyto(out, convert(a, out.dtype))
+    return out
+
+
+def assign(dst: numpy.ndarray, value: Any) -> Any:
+    """``value`` ready for assignment into ``dst``: a device float or complex array
+    going into an integer array converted first, as on a GPU; anything else as it is."""
+    if type(value) is numpy.ndarray and changes(value.dtype, dst.dtype):
+        return convert(value, dst.dtype)
+    return value
+
+
+def ufunc_call(uf: numpy.ufunc, general: Any, args: tuple, kwargs: dict) -> Any:
+    """A ufunc's call with ``casting='unsafe'`` (``general`` the backend's call of
+    ``uf``) whose float-to-integer conversions, of its inputs to ``dtype=`` and of its
+    result into ``out=``, are made as a CuPy kernel makes them; None when the call has
+    none of them (then it is NumPy's)."""
+    if uf.nout != 1:
+        return None
+    args, kwargs = list(args), dict(kwargs)
+    if len(args) > uf.nin:  # (out given by position)
+        kwargs["out"], args = args[uf.nin], args[:uf.nin]
+    out = kwargs.get("out")
+    if type(out) is tuple and len(out) == 1:
+        out = out[0]
+    dtype = kwargs.get("dtype")
+    converted = False
+    if dtype is not None and numpy.dtype(dtype).kind in "iu":
+        for i, value in enumerate(args):  # the kernel converts its inputs to dtype
+            if type(value) is numpy.ndarray and changes(value.dtype, dtype):
+                args[i], converted = convert(value, dtype), True
+    if type(out) is numpy.ndarray and out.dtype.kind in "iu":
+        rest = {k: v for k, v in kwargs.items() if k != "out"}
+        with numpy.errstate(invalid="ignore"):
+            result = general(*args, **rest)
+        if type(result) is numpy.ndarray and changes(result.dtype, out.dtype):
+            numpy.copyto(out, convert(result, out.dtype))  # then into out
+            return out
+        numpy.copyto(out, result, casting="unsafe")
+        return out
+    return general(*args, **kwargs) if converted else None

@@ -1,0 +1,119 @@
+"""Floating point to integer conversions of device arrays as CuPy makes them on a GPU
+(``backends/cpu_cast.py``): truncation that saturates at the type's limits, NaN to 0
+(PTX ``cvt.rzi``; CuPy's user guide, "Cast behavior from float to integer"), where
+NumPy's casts on x86 give the "integer indefinite" value or wrap. 8-bit types convert
+through 16 bits and keep the low byte. Host data is converted by NumPy, as CuPy does
+(``numpy.array(obj, dtype)`` on the host). On a GPU (``GPUSHARE_TEST_BACKEND=cupy``)
+these expectations are CuPy's own answers."""
+from __future__ import annotations
+
+import warnings
+
+import numpy
+import pytest
+
+pytestmark = pytest.mark.timeout(240)
+
+VALUES = [numpy.nan, numpy.inf, -numpy.inf, -1.0, 3e9, 1e20, 2.7, -2.7, 300.0, 1e6,
+          -1e6, 7e4, 40000.0, 2.0 ** 63, -2.0 ** 63, 2.0 ** 31, -2.0 ** 31]
+
+EXPECTED = {
+    "int8": [0, -1, 0, -1, -1, -1, 2, -2, 44, -1, 0, -1, -1, -1, 0, -1, 0],
+    "uint8": [0, 255, 0, 0, 255, 255, 2, 0, 44, 255, 0, 255, 64, 255, 0, 255, 0],
+    "int16": [0, 32767, -32768, -1, 32767, 32767, 2, -2, 300, 32767, -32768, 32767,
+              32767, 32767, -32768, 32767, -32768],
+    "uint16": [0, 65535, 0, 0, 65535, 65535, 2, 0, 300, 65535, 0, 65535, 40000, 65535,
+               0, 65535, 0],
+    "int32": [0, 2**31 - 1, -2**31, -1, 2**31 - 1, 2**31 - 1, 2, -2, 300, 10**6, -10**6,
+              70000, 40000, 2**31 - 1, -2**31, 2**31 - 1, -2**31],
+    "uint32": [0, 2**32 - 1, 0, 0, 3 * 10**9, 2**32 - 1, 2, 0, 300, 10**6, 0, 70000,
+               40000, 2**32 - 1, 0, 2**31, 0],
+    "int64": [0, 2**63 - 1, -2**63, -1, 3 * 10**9, 2**63 - 1, 2, -2, 300, 10**6, -10**6,
+              70000, 40000, 2**63 - 1, -2**63, 2**31, -2**31],
+    "uint64": [0, 2**64 - 1, 0, 0, 3 * 10**9, 2**64 - 1, 2, 0, 300, 10**6, 0, 70000,
+               40000, 2**63, 0, 2**31, 0],
+}
+
+
+@pytest.mark.parametrize("dtype", sorted(EXPECTED))
+def test_astype_saturates_and_nan_is_zero(cp, dtype):
+    x = cp.array(VALUES)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (CuPy warns of nothing; NumPy's cast would)
+        got = x.astype(dtype)
+    assert got.dtype == numpy.dtype(dtype)
+    assert got.tolist() == EXPECTED[dtype]
+    # the same values from float32 (where they exist: 2**31 and 2**63 do) and float16
+    # (inf for everything past 65504)
+    f32 = cp.array(VALUES).astype(cp.float32).astype(dtype).tolist()
+    assert f32 == EXPECTED[dtype]
+    half = cp.array([numpy.nan, 1e6, -1e6, 2.5, -1.0]).astype(cp.float16).astype(dtype)
+    expect = [EXPECTED[dtype][i] for i in (0, 1, 2)] + [2, EXPECTED[dtype][3]]
+    assert half.tolist() == expect
+
+
+def test_in_range_values_truncate_toward_zero(cp):
+    x = cp.array([-2.9, -0.5, 0.5, 2.9, 127.9, -128.9, 255.9])
+    assert x.astype(cp.int32).tolist() == [-2, 0, 0, 2, 127, -128, 255]
+    assert x.astype(cp.uint8).tolist() == [0, 0, 0, 2, 127, 0, 255]
+    assert x.astype(cp.int8).tolist() == [-2, 0, 0, 2, 127, -128, -1]
+    # (order and copy as NumPy's astype)
+    f = cp.asfortranarray(cp.array([[1.5, numpy.inf], [numpy.nan, -3.5]]))
+    got = f.astype(cp.int32, order="K")
+    assert got.flags.f_contiguous and got.tolist() == [[1, 2**31 - 1], [0, -3]]
+
+
+def test_complex_converts_its_real_part(cp):
+    z = cp.array([complex(numpy.inf, 1.0), complex(-1.0, 5.0), complex(numpy.nan, 0)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (CuPy's ComplexWarning)
+        assert z.astype(cp.int32).tolist() == [2**31 - 1, -1, 0]
+        assert z.astype(cp.uint32).tolist() == [2**32 - 1, 0, 0]
+
+
+def test_creation_from_a_device_array_converts_on_the_device(cp):
+    x = cp.array([numpy.nan, numpy.inf, -1.0, 2.5])
+    for got in (cp.array(x, dtype=cp.int32), cp.asarray(x, dtype=cp.int32),
+                cp.ascontiguousarray(x, dtype=cp.int32),
+                cp.asfortranarray(x, dtype=cp.int32), cp.asanyarray(x, dtype=cp.int32)):
+        assert got.tolist() == [0, 2**31 - 1, -1, 2]
+    assert cp.array(x, dtype=cp.uint32, ndmin=2).tolist() == [[0, 2**32 - 1, 0, 2]]
+    # host data is converted by NumPy on the host, as CuPy's _array_default does
+    host = numpy.array([-1.0, 2.5])
+    assert cp.array(host, dtype=cp.uint32).tolist() == host.astype(numpy.uint32).tolist()
+
+
+def test_assignment_copyto_put_and_fill_convert_on_the_device(cp):
+    x = cp.array([numpy.nan, numpy.inf, -numpy.inf, -1.0])
+    a = cp.zeros(4, dtype=cp.int32)
+    a[...] = x
+    assert a.tolist() == [0, 2**31 - 1, -2**31, -1]
+    b = cp.full(6, 7, dtype=cp.uint16)
+    b[cp.array([0, 2, 4, 5])] = x  # (advanced indexing: CuPy's scatter kernel)
+    assert b.tolist() == [0, 7, 65535, 7, 0, 0]
+    c = cp.zeros(4, dtype=cp.int64)
+    cp.copyto(c, x, casting="unsafe")
+    assert c.tolist() == [0, 2**63 - 1, -2**63, -1]
+    d = cp.zeros(4, dtype=cp.uint8)
+    cp.put(d, cp.array([3, 2, 1, 0]), x)
+    assert d.tolist() == [0, 0, 255, 0]
+    e = cp.zeros(3, dtype=cp.int32)
+    e.fill(cp.array(numpy.inf))  # (a 0-d device array: astype on the device)
+    assert e.tolist() == [2**31 - 1] * 3
+
+
+def test_ufunc_casts_in_and_out_convert_on_the_device(cp):
+    x = cp.array([numpy.nan, numpy.inf, -1.0, 2.5])
+    out = cp.zeros(4, dtype=cp.int32)
+    got = cp.add(x, 0.75, out=out, casting="unsafe")
+    assert got is out and out.tolist() == [0, 2**31 - 1, 0, 3]
+    out2 = cp.zeros(4, dtype=cp.uint32)
+    cp.negative(x, out2, casting="unsafe")  # (out given by position)
+    assert out2.tolist() == [0, 0, 1, 0]
+    # dtype=: the inputs are converted, then the integer loop runs
+    got = cp.add(x, x, dtype=cp.int32, casting="unsafe")
+    assert got.dtype == cp.int32 and got.tolist() == [0, -2, -2, 4]
+    # (2**31 - 1 twice wraps in int32 arithmetic, as in CuPy's kernel)
+    # without casting='unsafe' CuPy refuses, as NumPy does
+    with pytest.raises(TypeError):
+        cp.add(x, 1, out=cp.zeros(4, dtype=cp.int32))
