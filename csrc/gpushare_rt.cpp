@@ -18,12 +18,11 @@
 #include <thread>
 #include <vector>
 
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#if !defined(__x86_64__)
 #include <ucontext.h>
-#endif
 
 namespace {
 
@@ -497,7 +496,17 @@ Pool& pool() {
   return *g_pool;
 }
 
+// launches under way (kernels' code is running): the SIGFPE handler below emulates a
+// division only then, so a fault anywhere else in the process stays what it was
+std::atomic<int> g_launches{0};
+
+struct LaunchMark {
+  LaunchMark() { g_launches.fetch_add(1, std::memory_order_relaxed); }
+  ~LaunchMark() { g_launches.fetch_sub(1, std::memory_order_relaxed); }
+};
+
 void parallel_for(long long nitems, gs_item_fn fn, void* ctx) {
+  LaunchMark mark;
   // Nested launches (a kernel launching from inside a block) run inline.
   if (t_in_pool()) {
     for (long long i = 0; i < nitems; ++i) fn(ctx, i);
@@ -579,7 +588,10 @@ CoopPool& coop_pool() {
   return *p;
 }
 
-void coop_for(long long n, gs_item_fn fn, void* ctx) { coop_pool().run(n, fn, ctx); }
+void coop_for(long long n, gs_item_fn fn, void* ctx) {
+  LaunchMark mark;
+  coop_pool().run(n, fn, ctx);
+}
 void grid_sync() { coop_pool().barrier(); }
 
 // ------------------------------------------------------------------ printf
@@ -592,6 +604,161 @@ void printf_append(const char* s, size_t n) {
 }
 
 int num_threads() { return pool().size(); }
+
+// ------------------------------------------------- integer division traps
+// A GPU's integer division never traps: CUDA leaves x / 0 unspecified, and NVIDIA's
+// division routines give all bits set for the quotient (the remainder here is the
+// dividend, so that x == q * 0 + r), INT_MIN / -1 wraps to INT_MIN with remainder 0.
+// x86's DIV/IDIV raise #DE instead, which would kill the worker (SIGFPE) and the
+// session with it. So a kernel's faulting DIV/IDIV is emulated: the handler decodes
+// the instruction at the fault (prefixes, REX, F6/F7 /6 or /7, ModRM, SIB,
+// displacement), reads its divisor, writes a GPU's results into RAX and RDX and
+// steps over it, while a launch is under way (g_launches). A fault it cannot
+// read, or one outside a launch, is left to the previous disposition.
+#if defined(__x86_64__) && defined(__linux__)
+struct sigaction g_prev_fpe;
+
+// the ucontext registers in the x86 encoding's order (REX extends to 16)
+const int kGreg[16] = {REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP,
+                       REG_RSI, REG_RDI, REG_R8,  REG_R9,  REG_R10, REG_R11,
+                       REG_R12, REG_R13, REG_R14, REG_R15};
+
+int32_t read_i32(const unsigned char* p) {
+  int32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+
+bool emulate_division(ucontext_t* uc) {
+  greg_t* g = uc->uc_mcontext.gregs;
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(g[REG_RIP]);
+  int n = 0, bits = 32;
+  bool addr32 = false, segment = false;
+  for (;; ++n) {  // legacy prefixes
+    if (n > 8) return false;
+    unsigned char b = p[n];
+    if (b == 0x66) bits = 16;
+    else if (b == 0x67) addr32 = true;
+    else if (b == 0x64 || b == 0x65) segment = true;
+    else if (b != 0xF0 && b != 0xF2 && b != 0xF3 && b != 0x2E && b != 0x36 &&
+             b != 0x3E && b != 0x26) break;
+  }
+  unsigned rex = 0;
+  if ((p[n] & 0xF0) == 0x40) rex = p[n++];
+  if (rex & 8) bits = 64;
+  unsigned char op = p[n++];
+  if (op == 0xF6) bits = 8;
+  else if (op != 0xF7) return false;
+  unsigned char modrm = p[n++];
+  unsigned mod = modrm >> 6, reg = (modrm >> 3) & 7, rm = modrm & 7;
+  if (reg != 6 && reg != 7) return false;  // not DIV, IDIV
+  bool is_signed = reg == 7;
+  uint64_t divisor;
+  if (mod == 3) {
+    unsigned r = rm | ((rex & 1) << 3);
+    if (bits == 8 && !rex && r >= 4)  // AH, CH, DH, BH
+      divisor = (static_cast<uint64_t>(g[kGreg[r - 4]]) >> 8) & 0xFF;
+    else
+      divisor = static_cast<uint64_t>(g[kGreg[r]]);
+  } else {
+    if (segment) return false;  // a thread-local operand (fs:/gs:): not read here
+    uint64_t addr = 0;
+    bool rip_relative = false;
+    int64_t disp = 0;
+    if (rm == 4) {  // SIB
+      unsigned char sib = p[n++];
+      unsigned scale = sib >> 6;
+      unsigned index = ((sib >> 3) & 7) | ((rex & 2) << 2);
+      unsigned base = (sib & 7) | ((rex & 1) << 3);
+      if (index != 4) addr += static_cast<uint64_t>(g[kGreg[index]]) << scale;
+      if ((sib & 7) == 5 && mod == 0) {
+        disp = read_i32(p + n);
+        n += 4;
+      } else {
+        addr += static_cast<uint64_t>(g[kGreg[base]]);
+      }
+    } else if (rm == 5 && mod == 0) {
+      rip_relative = true;
+      disp = read_i32(p + n);
+      n += 4;
+    } else {
+      addr += static_cast<uint64_t>(g[kGreg[rm | ((rex & 1) << 3)]]);
+    }
+    if (mod == 1) {
+      disp += static_cast<int8_t>(p[n]);
+      n += 1;
+    } else if (mod == 2) {
+      disp += read_i32(p + n);
+      n += 4;
+    }
+    // (F6/F7 /6 /7 have no immediate: n is the instruction's length now)
+    addr = rip_relative ? reinterpret_cast<uint64_t>(p + n) + disp : addr + disp;
+    if (addr32) addr &= 0xFFFFFFFFull;
+    const unsigned char* m = reinterpret_cast<const unsigned char*>(addr);
+    if (bits == 8) divisor = m[0];
+    else if (bits == 16) { uint16_t v; memcpy(&v, m, 2); divisor = v; }
+    else if (bits == 32) { uint32_t v; memcpy(&v, m, 4); divisor = v; }
+    else memcpy(&divisor, m, 8);
+  }
+  uint64_t mask = bits == 64 ? ~0ull : (1ull << bits) - 1;
+  divisor &= mask;
+  uint64_t rax = static_cast<uint64_t>(g[REG_RAX]), rdx = static_cast<uint64_t>(g[REG_RDX]);
+  uint64_t low = rax & (bits == 8 ? 0xFFull : mask);  // the dividend's low part
+  uint64_t q, r;
+  if (divisor == 0) {
+    q = mask;
+    r = low;
+  } else if (is_signed && divisor == mask) {  // MIN / -1: the quotient wraps
+    q = (0 - low) & mask;
+    r = 0;
+  } else {
+    return false;  // a quotient too large for a DIV: not from a C division
+  }
+  if (bits == 64) {
+    rax = q;
+    rdx = r;
+  } else if (bits == 32) {
+    rax = q & mask;  // (a 32-bit write clears the upper half)
+    rdx = r & mask;
+  } else if (bits == 16) {
+    rax = (rax & ~0xFFFFull) | q;
+    rdx = (rdx & ~0xFFFFull) | r;
+  } else {  // AL the quotient, AH the remainder
+    rax = (rax & ~0xFFFFull) | ((r & 0xFF) << 8) | (q & 0xFF);
+  }
+  g[REG_RAX] = static_cast<greg_t>(rax);
+  g[REG_RDX] = static_cast<greg_t>(rdx);
+  g[REG_RIP] += n;
+  return true;
+}
+
+void on_sigfpe(int sig, siginfo_t* info, void* context) {
+  if ((info->si_code == FPE_INTDIV || info->si_code == FPE_INTOVF) &&
+      g_launches.load(std::memory_order_relaxed) > 0 &&
+      emulate_division(static_cast<ucontext_t*>(context)))
+    return;
+  // not a division this handler reads: what would have happened without it
+  if ((g_prev_fpe.sa_flags & SA_SIGINFO) && g_prev_fpe.sa_sigaction != nullptr) {
+    g_prev_fpe.sa_sigaction(sig, info, context);
+    return;
+  }
+  if (!(g_prev_fpe.sa_flags & SA_SIGINFO) && g_prev_fpe.sa_handler != SIG_DFL &&
+      g_prev_fpe.sa_handler != SIG_IGN) {
+    g_prev_fpe.sa_handler(sig);
+    return;
+  }
+  signal(SIGFPE, SIG_DFL);  // the instruction faults again, and the process dies of it
+}
+
+__attribute__((constructor)) void install_division_handler() {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_sigfpe;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGFPE, &sa, &g_prev_fpe);
+}
+#endif
 
 gs_rt_api g_api = {
     GS_RT_ABI_VERSION, &parallel_for, &run_block_fibers, &block_sync,
