@@ -38,6 +38,7 @@ typedef unsigned long long uint64_t;
 #include <cfloat>
 #include <climits>
 #include <cmath>
+#include <csignal>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -241,7 +242,7 @@ static inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void __nanosleep(unsigned) {}
-static inline void __trap() { abort(); }
+static inline void __trap() { raise(SIGTRAP); abort(); }  // (the runtime: cudaErrorLaunchFailure)
 static inline void __brkpt() {}
 static inline long long clock64() { return (long long)__builtin_ia32_rdtsc(); }
 static inline unsigned long long __globaltimer() { return (unsigned long long)__builtin_ia32_rdtsc(); }

@@ -747,18 +747,65 @@ void on_sigfpe(int sig, siginfo_t* info, void* context) {
     g_prev_fpe.sa_handler(sig);
     return;
   }
+  if (g_launches.load(std::memory_order_relaxed) > 0) _exit(GS_EXIT_LAUNCH_FAILURE);
   signal(SIGFPE, SIG_DFL);  // the instruction faults again, and the process dies of it
 }
 
-__attribute__((constructor)) void install_division_handler() {
+#endif
+
+// ----------------------------------------------------------- kernel faults
+// A kernel's failed assert (abort), __trap (SIGTRAP), bad pointer (SIGSEGV, SIGBUS)
+// or illegal instruction ends a GPU launch with a CUDA error (cudaErrorAssert,
+// cudaErrorLaunchFailure, cudaErrorIllegalAddress, cudaErrorIllegalInstruction)
+// that leaves the context unusable. Here the worker process cannot go on either (the
+// fault may have corrupted it), but it says which: while a launch is under way it
+// exits with GS_EXIT_* (gpushare_rt.h), which the server reports to the client as
+// that CUDA error. A fault outside a launch keeps its previous disposition.
+struct Fault {
+  int sig, code;
+  struct sigaction prev;
+};
+Fault g_faults[] = {
+    {SIGABRT, GS_EXIT_ASSERT, {}},
+    {SIGTRAP, GS_EXIT_LAUNCH_FAILURE, {}},
+    {SIGSEGV, GS_EXIT_ILLEGAL_ADDRESS, {}},
+    {SIGBUS, GS_EXIT_ILLEGAL_ADDRESS, {}},
+    {SIGILL, GS_EXIT_ILLEGAL_INSTRUCTION, {}},
+};
+
+void on_fault(int sig, siginfo_t* info, void* context) {
+  for (Fault& f : g_faults) {
+    if (f.sig != sig) continue;
+    if (g_launches.load(std::memory_order_relaxed) > 0) _exit(f.code);
+    if ((f.prev.sa_flags & SA_SIGINFO) && f.prev.sa_sigaction != nullptr) {
+      f.prev.sa_sigaction(sig, info, context);
+      return;
+    }
+    if (!(f.prev.sa_flags & SA_SIGINFO) && f.prev.sa_handler != SIG_DFL &&
+        f.prev.sa_handler != SIG_IGN) {
+      f.prev.sa_handler(sig);
+      return;
+    }
+    // as without this handler: the default action, now (abort's own raise, a
+    // fault's instruction run again)
+    signal(sig, SIG_DFL);
+    if (sig == SIGABRT || sig == SIGTRAP) raise(sig);
+    return;
+  }
+}
+
+__attribute__((constructor)) void install_fault_handlers() {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_sigfpe;
   sa.sa_flags = SA_SIGINFO;
   sigemptyset(&sa.sa_mask);
+#if defined(__x86_64__) && defined(__linux__)
+  sa.sa_sigaction = on_sigfpe;
   sigaction(SIGFPE, &sa, &g_prev_fpe);
-}
 #endif
+  sa.sa_sigaction = on_fault;
+  for (Fault& f : g_faults) sigaction(f.sig, &sa, &f.prev);
+}
 
 gs_rt_api g_api = {
     GS_RT_ABI_VERSION, &parallel_for, &run_block_fibers, &block_sync,

@@ -52,6 +52,13 @@ typedef struct gs_rt_api {
  * that fit on the device at once; more is cudaErrorCooperativeLaunchTooLarge) */
 #define GS_COOP_MAX_BLOCKS 256
 
+/* a worker's exit status after a kernel's fault during a launch (the runtime's signal
+ * handlers), which the server reports as CUDA's error (worker.py: KERNEL_FAULTS) */
+#define GS_EXIT_ASSERT 80              /* cudaErrorAssert (a failed assert) */
+#define GS_EXIT_ILLEGAL_ADDRESS 81     /* cudaErrorIllegalAddress (SIGSEGV, SIGBUS) */
+#define GS_EXIT_ILLEGAL_INSTRUCTION 82 /* cudaErrorIllegalInstruction (SIGILL) */
+#define GS_EXIT_LAUNCH_FAILURE 83      /* cudaErrorLaunchFailure (__trap, SIGFPE) */
+
 typedef struct gs_launch_t {
   unsigned grid[3];
   unsigned block[3];

@@ -147,8 +147,11 @@ UNKNOWN_SESSION = ("gpushare: this session is unknown to the server (the server 
                    "or the session was closed or expired); its arrays are gone")
 
 
-def _fatal(reason: str, key: str = "gpushare.SessionLost") -> list:
-    return Encoder().encode({"t": "fatal", "error": [key, reason]})
+def _fatal(reason: str, key: str = "gpushare.SessionLost", status: int | None = None) -> list:
+    message: dict = {"t": "fatal", "error": [key, reason]}
+    if status is not None:  # (a CUDA error's status)
+        message["status"] = status
+    return Encoder().encode(message)
 
 
 def _nbytes(frames: list) -> int:
@@ -546,8 +549,9 @@ class Broker:
                  session.id, label, reason, session.key or "-", session.batches,
                  session.stats.get("memory_bytes", "?"))
 
-    def _lose(self, session: Session, reason: str) -> None:
-        """End ``session``'s work but keep its entry so its client hears why."""
+    def _lose(self, session: Session, reason: str, error: list | None = None) -> None:
+        """End ``session``'s work but keep its entry so its client hears why (``error``:
+        the ``fatal`` message to send, when not ``reason`` itself)."""
         session.lost = reason
         session.inflight = 0
         session.backlog.clear()
@@ -556,7 +560,7 @@ class Broker:
             self._stop_worker(worker)
             self.workers.pop(worker.identity, None)
             self.dying.append((worker.proc, time.monotonic() + 5.0))
-        self._send_client(session.client, _fatal(reason))
+        self._send_client(session.client, error or _fatal(reason))
 
     def _stop_worker(self, worker: Worker) -> None:
         if worker.proc.poll() is not None:
@@ -797,7 +801,8 @@ class Broker:
                 continue
             session = worker.session
             if session is not None and session.lost is None:
-                from .worker import CALL_TOO_LONG  # (the worker's module, at need)
+                # (the worker's module, at need)
+                from .worker import CALL_TOO_LONG, KERNEL_FAULTS
                 if code == CALL_TOO_LONG:
                     limit = self.options.max_call_seconds
                     log.warning("session %s lost: a call ran past %g s", session.id, limit)
@@ -806,6 +811,16 @@ class Broker:
                                         f"the server allows ({limit:g} s, --max-call-seconds), "
                                         "so the session was ended; every array of it is gone. "
                                         "Other sessions are unaffected.")
+                    continue
+                fault = KERNEL_FAULTS.get(code)
+                if fault is not None:  # the client raises the CUDA error a GPU gives
+                    status, words = fault
+                    log.warning("session %s lost: a kernel failed (%s)", session.id, words)
+                    self.metrics.sessions_closed.labels("kernel_fault").inc()
+                    self._lose(session, f"gpushare: the session ended after a kernel's "
+                                        f"fault ({words}); every array of it is gone. "
+                                        "Other sessions are unaffected.",
+                               _fatal(words, "cupy.cuda.runtime.CUDARuntimeError", status))
                     continue
                 how = f"signal {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
                 log.warning("session %s lost: worker died (%s)", session.id, how)

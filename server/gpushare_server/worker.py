@@ -138,6 +138,17 @@ def _handle_safely(executor: SessionExecutor, frames: list) -> list:
 #: broker reads it with this name)
 CALL_TOO_LONG = 75
 
+#: the exit statuses of a worker ended by a kernel's fault during a launch (the CPU
+#: backend's kernel emulator: ``csrc/gpushare_rt.h``, ``GS_EXIT_*``), and the CUDA error
+#: a GPU gives for it, which the broker hands the client to raise (the context is as
+#: unusable on a GPU: CuPy's later calls fail too)
+KERNEL_FAULTS = {
+    80: (710, "cudaErrorAssert: device-side assert triggered"),
+    81: (700, "cudaErrorIllegalAddress: an illegal memory access was encountered"),
+    82: (715, "cudaErrorIllegalInstruction: an illegal instruction was encountered"),
+    83: (719, "cudaErrorLaunchFailure: unspecified launch failure"),
+}
+
 
 class _Watchdog:
     """``gpushare serve --max-call-seconds``: a thread that ends this worker (its

@@ -735,6 +735,18 @@ class Session:
         do it once ``_ping_s`` passes without a word."""
         self._send(Encoder().encode({"t": "ping"}))
 
+    def _lost_error(self) -> BaseException:
+        """The error that ended this session, for a call to raise: a kernel fault's CUDA
+        error once (CuPy raises it at the first call that waits), then
+        ``SessionLostError``."""
+        lost = self._lost
+        if type(lost) is errors.CUDARuntimeError:
+            self._lost = errors.SessionLostError(
+                f"gpushare: the session ended after a kernel's fault ({lost}); every "
+                "array of this session is gone. Other sessions are unaffected.")
+        assert lost is not None
+        return lost
+
     def _silent_error(self, silent: float) -> errors.ServerUnavailableError:
         """The error of a wait that heard nothing for ``silent`` (> timeout) seconds."""
         return errors.ServerUnavailableError(
@@ -743,7 +755,7 @@ class Session:
 
     def _raise_pending(self, own_call: int | None = None) -> None:
         if self._lost is not None:
-            raise self._lost
+            raise self._lost_error()
         if self._error is not None:
             pending, exc = self._error
             self._error = None
@@ -761,7 +773,7 @@ class Session:
         if self._closed:
             raise errors.SessionLostError("gpushare: this session is closed")
         if self._lost is not None:
-            raise self._lost
+            raise self._lost_error()
 
     # --- replies ----------------------------------------------------------------
     def _take(self, frames: list) -> list | None:
@@ -854,7 +866,12 @@ class Session:
             pass  # the rest of a download the program stopped waiting for: dropped
         elif kind == "fatal":
             key, message = reply["error"]
-            self._lost = errors.SessionLostError(message)
+            if key == "cupy.cuda.runtime.CUDARuntimeError":
+                # a kernel's fault ended the worker (the CPU backend's emulator): CUDA's
+                # error, raised once, where CuPy raises it (the next call that waits)
+                self._lost = errors.CUDARuntimeError(reply.get("status"), message)
+            else:
+                self._lost = errors.SessionLostError(message)
         elif kind == "pong":
             if not reply.get("alive"):
                 self._lost = errors.SessionLostError(
@@ -935,7 +952,7 @@ class Session:
                     self._lost = errors.ServerUnavailableError(
                         f"gpushare: the server at {self.address} stopped in the middle of "
                         "a copy")
-                    raise self._lost
+                    raise self._lost_error()
                 continue
             last_heard = _monotonic()
             sock = data_sock if data_sock in ready else ready[0]
@@ -947,7 +964,7 @@ class Session:
                     head.get("stream") != desc["stream"] or len(frames) != 2:
                 self._on_reply(frames)  # e.g. the session was lost meanwhile
                 if self._lost is not None:
-                    raise self._lost
+                    raise self._lost_error()
                 continue
             offset = int(head["offset"])
             data = frames[1].buffer
@@ -1043,7 +1060,7 @@ class Session:
                 self._shm_give_up(ring)  # the worker must not wait for us
             self._lost = errors.RemoteProtocolError(
                 "gpushare: the server sent shared memory this client does not have")
-            raise self._lost
+            raise self._lost_error()
         words, slots, size_max = ring.words, ring.slots, ring.slot_bytes
         total, done = int(desc["nbytes"]), base
         try:
@@ -1093,14 +1110,14 @@ class Session:
                 self._lost = errors.ServerUnavailableError(
                     f"gpushare: the server at {self.address} stopped in the middle of a "
                     f"copy ({now - progress[0]:.0f} s without progress)")
-                raise self._lost
+                raise self._lost_error()
         try:
             shm.wait(words, index, target, idle)
         except shm.Aborted:
             self._lost = errors.RemoteProtocolError(
                 "gpushare: the server abandoned a copy through shared memory (it waited "
                 "too long for this client); the session cannot go on")
-            raise self._lost from None
+            raise self._lost_error() from None
 
     def _watch(self) -> Callable[..., None]:
         """A check to call now and then while waiting on something other than a reply
@@ -1117,7 +1134,7 @@ class Session:
                 self._on_reply(sock.recv_multipart(copy=False))
                 heard[:2] = [now, False]
             if self._lost is not None:
-                raise self._lost
+                raise self._lost_error()
             if not silence_counts:
                 heard[0] = now
                 return
@@ -1127,7 +1144,7 @@ class Session:
                 self._send_sync()
             if silent > self.timeout:
                 self._lost = self._silent_error(silent)
-                raise self._lost
+                raise self._lost_error()
             if not heard[1] and silent > self._ping_s:
                 self._ping()
                 heard[1] = True

@@ -1,0 +1,63 @@
+"""A kernel's fault (a failed device-side ``assert``, ``__trap()``, a bad pointer) is
+CUDA's error, as CuPy raises it on a GPU at the next call that waits
+(``cudaErrorAssert``, ``cudaErrorLaunchFailure``, ``cudaErrorIllegalAddress``), not a
+lost connection. The CPU backend's emulator cannot go on after such a fault (nor can a
+CUDA context): the worker exits with a status that names it (``csrc/gpushare_rt.cpp``,
+``worker.KERNEL_FAULTS``), the broker tells the client, the client raises the CUDA
+error once and ``SessionLostError`` for the session's arrays after it; new work gets a
+new session."""
+from __future__ import annotations
+
+import pytest
+
+from _servers import BACKEND
+
+pytestmark = pytest.mark.timeout(240)
+
+FAULTS = {
+    "assert": ("assert(x[0] == 1.0f);", 710,
+               "cudaErrorAssert: device-side assert triggered"),
+    "trap": ("if (threadIdx.x == 1) __trap();", 719,
+             "cudaErrorLaunchFailure: unspecified launch failure"),
+    "null": ("if (threadIdx.x == 0) { float* p = nullptr; p[3] = 1.0f; }", 700,
+             "cudaErrorIllegalAddress: an illegal memory access was encountered"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FAULTS))
+def test_a_kernel_fault_is_cudas_error_then_the_session_is_lost(cp, name):
+    from gpushare.errors import SessionLostError
+    body, status, words = FAULTS[name]
+    kernel = cp.RawKernel(r'''
+#include <assert.h>
+extern "C" __global__ void faulty(float* x) { x[threadIdx.x] = 2.0f; %s }''' % body,
+                          "faulty")
+    x = cp.zeros(4, dtype=cp.float32)
+    kept = cp.arange(5)
+    with pytest.raises(cp.cuda.runtime.CUDARuntimeError) as caught:
+        # (on a GPU the launch returns and the error comes at the wait; gpushare's
+        # first launch of a kernel waits for the server, so it may come there)
+        kernel((1,), (4,), (x,))
+        cp.cuda.Device().synchronize()
+    assert str(caught.value) == words
+    if BACKEND == "cpu":
+        assert caught.value.status == status
+    # the session is gone: its arrays with it
+    with pytest.raises(SessionLostError, match="ended after a kernel's fault|died"):
+        kept.get()
+    # new work gets a new session
+    assert float(cp.arange(4).sum()) == 6.0
+
+
+def test_a_kernel_fault_surfaces_at_a_later_wait(cp):
+    kernel = cp.RawKernel(r'''
+#include <assert.h>
+extern "C" __global__ void check(const int* x) { assert(x[threadIdx.x] >= 0); }''',
+                          "check")
+    good, bad = cp.arange(8, dtype=cp.int32), cp.arange(-1, 7, dtype=cp.int32)
+    kernel((1,), (8,), (good,))
+    cp.cuda.Device().synchronize()  # (the first launch is fine)
+    kernel((1,), (8,), (bad,))
+    y = good * 2  # (pipelined work after the failed launch)
+    with pytest.raises(cp.cuda.runtime.CUDARuntimeError, match="cudaErrorAssert"):
+        y.get()
