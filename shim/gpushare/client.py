@@ -1286,6 +1286,8 @@ def _plain(value: Any) -> Any:
         return value if kind is not int or INT_MIN <= value < INT_END else _NOT_PLAIN
     if isinstance(value, RemoteHandle):
         return _NOT_PLAIN if value._gs_session._poisoned else handle_ext(value._gs_id)
+    if kind is msgpack.ExtType:
+        return value  # packed already (a kernel launch's grid, block and arguments)
     if kind is tuple or kind is slice:
         ext = plain_ext(value)
     elif isinstance(value, numpy.dtype):

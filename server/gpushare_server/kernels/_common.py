@@ -9,7 +9,7 @@ import threading
 
 import numpy
 
-from gpushare import structured
+from gpushare import kernel_params, structured
 from gpushare.kernel_params import param_info
 from gpushare.protocol import HostArray
 
@@ -103,49 +103,11 @@ def arg_dtype(a):
     return arg_type(a)
 
 
-def decide_params_type(in_params, out_params, in_args_dtype, out_args_dtype):
-    type_dict = {}
-    if out_args_dtype:
-        assert len(out_params) == len(out_args_dtype)
-        for p, a in zip(out_params, out_args_dtype):
-            if a is None:
-                raise TypeError('Output arguments must be cupy.ndarray')
-            if p.dtype is not None:
-                if numpy.dtype(a) != numpy.dtype(p.dtype):
-                    raise TypeError(
-                        'Type is mismatched. %s %s %s' % (p.name, a, p.dtype))
-            elif p.ctype in type_dict:
-                t = type_dict[p.ctype]
-                if numpy.dtype(t) != numpy.dtype(a):
-                    raise TypeError(
-                        'Type is mismatched. %s %s %s %s' % (
-                            p.name, a, t, p.ctype))
-            else:
-                type_dict[p.ctype] = a
-
-    assert len(in_params) == len(in_args_dtype)
-    for p, a in zip(in_params, in_args_dtype):
-        if a is None:
-            continue
-        if p.dtype is not None:
-            if numpy.dtype(a) != numpy.dtype(p.dtype):
-                raise TypeError(
-                    'Type is mismatched. %s %s %s' % (p.name, a, p.dtype))
-        elif p.ctype in type_dict:
-            t = type_dict[p.ctype]
-            if numpy.dtype(t) != numpy.dtype(a):
-                raise TypeError(
-                    'Type is mismatched. %s %s %s %s' % (
-                        p.name, a, t, p.ctype))
-        else:
-            type_dict[p.ctype] = a
-
-    in_types = tuple([type_dict[p.ctype] if p.dtype is None else p.dtype
-                      for p in in_params])
-    out_types = tuple([type_dict[p.ctype] if p.dtype is None else p.dtype
-                       for p in out_params])
-    type_map = tuple(sorted(type_dict.items()))
-    return in_types, out_types, type_map
+#: how the parameters are typed and a scalar packed for its parameter's type (stated once
+#: for both sides: the client checks a pipelined call's scalars by them)
+decide_params_type = kernel_params.decide_params_type
+cast_scalar = kernel_params.cast_scalar
+scalar_dtype = kernel_params.scalar_dtype
 
 
 class Scalar:
@@ -168,34 +130,6 @@ def preprocess_arg(a):
     if hasattr(a, '__array_interface__') or hasattr(a, '__array__'):
         return numpy.asarray(a)
     raise TypeError('Unsupported type %s' % type(a))
-
-
-def cast_scalar(v, dtype):
-    """Cast a Python / NumPy scalar to ``dtype`` as CuPy does (``CScalar.apply_dtype``:
-    NumPy's ``PyArray_Pack``, which is an item assignment): out-of-range ints raise
-    ``OverflowError`` (NumPy's integer scalars into a signed type too: NumPy takes them
-    as known scalars and sets them, it does not cast), a complex to a real type
-    ``TypeError``, NaN and infinity to an integer type ``ValueError`` and
-    ``OverflowError``."""
-    out = numpy.zeros((), dtype=dtype)
-    with numpy.errstate(all='ignore'):
-        out[()] = v
-    return out[()]
-
-
-def scalar_dtype(v):
-    """The dtype CuPy's ``CScalar`` gives a scalar (``numpy_dtype_from_pyscalar``):
-    Python's bool, float and complex as NumPy's, an int as int64 (uint64 from
-    2**63 on); a NumPy scalar's own."""
-    if isinstance(v, numpy.generic):
-        return v.dtype
-    if isinstance(v, bool):
-        return numpy.dtype(numpy.bool_)
-    if isinstance(v, int):
-        return numpy.dtype(numpy.uint64 if v >= 2 ** 63 else numpy.int64)
-    if isinstance(v, float):
-        return numpy.dtype(numpy.float64)
-    return numpy.dtype(numpy.complex128)
 
 
 def broadcast_shape(arrays):

@@ -397,6 +397,7 @@ class RawKernel:
                                          jitify=self.jitify)
         return self._module
 
+    @cython_signature(name='compile')
     def compile(self, log_stream=None):
         """Compile now (normally done on first launch); the compiler's warnings go to
         ``log_stream`` (``log_stream=True``: returned, for gpushare's client)."""
@@ -408,27 +409,26 @@ class RawKernel:
     def kernel(self):
         return self
 
+    @cython_signature(name='__call__')
     def __call__(self, grid, block, args, **kwargs):
         # CuPy's ``RawKernel.__call__(self, grid, block, args, **kwargs)``: compiles
         # (``self.kernel``), then calls ``Function.__call__(grid, block, args,
-        # enable_cooperative_groups=self.enable_cooperative_groups, **kwargs)``
+        # enable_cooperative_groups=self.enable_cooperative_groups, **kwargs)``, whose
+        # arguments and steps ``gpushare.launch_rules`` states: the keywords, the
+        # conversion of ``shared_mem``, the tuple tests, the padding, the stream, the
+        # dimensions (``_launch``'s parameters), then the arguments (``len(args)``,
+        # ``_pointer`` of each), then the cooperative check
         c, k = self._msrc().entry_index(self.name)
-        if 'enable_cooperative_groups' in kwargs:  # (Cython's merge of the keywords)
-            raise TypeError("function() got multiple values for keyword argument "
-                            "'enable_cooperative_groups'")
-        for name in kwargs:
-            if name not in ('shared_mem', 'stream'):
-                raise TypeError("__call__() got an unexpected keyword argument '%s'"
-                                % name)
-        shared_mem = kwargs.get('shared_mem', 0)
-        # ``Function.__call__``: the dimensions (``_launch``'s parameters), then the
-        # arguments (``len(args)``, ``_pointer`` of each), then the cooperative check
-        shared_mem = launch_rules.shared_mem_size(shared_mem)
-        launch_rules.dim3(grid, 'grid')
-        launch_rules.dim3(block, 'block')
-        stream = kwargs.get('stream')
-        if stream is not None:
-            stream.ptr  # noqa: B018 - (CuPy's ``_get_stream``: its AttributeError)
+        kwargs = launch_rules.function_kwargs(kwargs, self.enable_cooperative_groups)
+        if isinstance(grid, HostArray):  # (a client's numpy array: CuPy names its type)
+            grid = grid.array
+        if isinstance(block, HostArray):
+            block = block.array
+        grid3, block3, args, shared_mem, stream = launch_rules.function_call(
+            grid, block, args, **kwargs)
+        launch_rules.stream_ptr(stream)
+        launch_rules.dims(grid3)
+        launch_rules.dims(block3)
         len(args)  # (Python's TypeError for an object without a length, as CuPy's)
         args = list(args)
         sizes = c.signature(k)
@@ -585,15 +585,18 @@ class RawModule:
     def module(self):
         return self
 
+    @cython_signature(name='compile')
     def compile(self, log_stream=None):
         """Compile now; the compiler's warnings go to ``log_stream`` (True: returned,
         for gpushare's client)."""
         return _write_log(log_stream, self._msrc.log())
 
+    @cython_signature({'name': str}, name='get_function')
     def get_function(self, name):
         self._msrc.entry_index(name)
         return RawKernel._from_module(self, name)
 
+    @cython_signature(name='get_global')
     def get_global(self, name):
         p, size = self._msrc.global_ptr(name)
         from ._runtime import ffi

@@ -20,9 +20,19 @@ kernel emulator on the CPU backend). Three things keep the round trips down:
   the call, as in CuPy. The layout of its results is recorded; a later call with
   the same signature does not wait: the client names the result handles and builds
   the proxies from the recorded layout (CuPy's output layout depends on nothing
-  else). Errors of a pipelined call surface at the next call that waits.
+  else). Errors of a pipelined call surface at the next call that waits; but a
+  scalar whose value decides whether it can be packed for its parameter's type (a
+  float or NumPy integer for an ``int8``...) is cast here first
+  (``kernel_params.check_scalar``: the server's ``cast_scalar``), so that CuPy's
+  error is raised at the call, which is not sent (``_ElementwiseBase._scalar_checks``).
 * **RawKernel launches** return None, so after the first launch of a signature
-  they are queued without waiting at all.
+  they are queued without waiting at all. CuPy packs a RawKernel's scalars by their
+  own types (``function.pyx`` ``_pointer``: ``CScalar(x)``), whatever the kernel's
+  parameters, so what can fail is decided by the signature (an int's range, not its
+  value); ``stream=`` other than None or a stream, and a grid, block or shared memory
+  ``launch_rules`` does not pass, wait. A launch like one pipelined before (its grid,
+  block, ``shared_mem`` and its arguments' types: ``_launch_key``) is queued at once,
+  its arguments packed here (``_args_ext``).
 """
 from __future__ import annotations
 
@@ -31,14 +41,16 @@ import os
 import weakref
 from typing import Any
 
+import msgpack
 import numpy
 
 from .. import client as _client
 from .. import errors, launch_rules
-from ..cython_args import tp_name
+from ..client import RemoteHandle, handle_ext
+from ..cython_args import cython_function, cython_signature
 from ..kernel_includes import localize
-from ..kernel_params import param_info
-from ..protocol import Encoder, MdspanArg
+from ..kernel_params import check_scalar, decide_params_type, param_info
+from ..protocol import Encoder, Ext, MdspanArg, plain_ext
 from . import _ndarray, _objects
 from ._objects import RemoteObjectProxy
 
@@ -48,6 +60,9 @@ _KNOWN: "weakref.WeakKeyDictionary[Any, set]" = weakref.WeakKeyDictionary()
 _SERVER_KNOWN: dict[str, set] = {}
 
 _SCALAR_KINDS = (bool, int, float, complex)
+
+#: NumPy 2's rules for packing a scalar into a parameter's type (CuPy 14's)
+_NUMPY2 = int(numpy.__version__.split(".")[0]) >= 2
 
 
 def _known(s: Any) -> set:
@@ -204,6 +219,9 @@ def _arg_sig(a: Any, raw: bool = False) -> Any:
     if isinstance(a, bool):
         return ("b",)
     if isinstance(a, int):
+        if raw:  # packed by its own type (CuPy's ``CScalar``): an int64, a uint64 from
+            # 2**63 on, NumPy's OverflowError beyond
+            return ("i", 0 if _I64_MIN <= a < _I64_END else 1 if 0 <= a < 1 << 64 else 2)
         # whether an int fits a given integer type depends only on its sign and the
         # bit length of its magnitude
         return ("i", a < 0, (a if a >= 0 else ~a).bit_length())
@@ -334,13 +352,24 @@ class _Kernel(RemoteObjectProxy):
         templates = self._templates()
         template = templates.get(sig) if sig is not None else None
         if template is not None:
+            checks = template[-1] if template[0] == "checked" else None
+            if checks is not None:
+                template = template[1]
+                for i, dtype in checks:  # CuPy's error for a value that does not fit
+                    check_scalar(args[i], dtype)  # its parameter, raised at the call
             return _pipelined(s, self, template, args, kwargs, f"{self._kind} call")
         result = s.call("method", "__call__", (self, *args), kwargs)
         if sig is not None:
             t = _template(result, args, kwargs)
             if t is not None:
-                templates[sig] = t
+                checks = self._scalar_checks(args, kwargs)
+                templates[sig] = ("checked", t, checks) if checks else t
         return result
+
+    def _scalar_checks(self, args: tuple, kwargs: dict) -> tuple:
+        """``(index, dtype)`` of each scalar argument of this call whose packing for
+        its parameter depends on its value (see :class:`_ElementwiseBase`)."""
+        return ()
 
     def _attr(self, name: str) -> Any:
         return self._gs_session.call("getattr", name, (self,))
@@ -371,6 +400,59 @@ class _ElementwiseBase(_Kernel):
             given["kwargs"] = kwargs
             self.__dict__["_gs_given_map"] = given
         return given
+
+    def _scalar_checks(self, args: tuple, kwargs: dict) -> tuple:
+        """``(index, dtype)`` of each scalar argument of this call (which the server ran:
+        its arguments' dtypes, in its signature, typed it) whose packing for its
+        parameter's type depends on its value, not only on what the signature holds:
+        ``kernel_params.cast_scalar`` (CuPy's ``CScalar.apply_dtype``, NumPy's item
+        assignment; ``check_scalar`` here, the same without the value) of a
+        float, or of a NumPy integer or float, into an integer type (NaN, infinity, out
+        of range), of any but a bool into other types (structs). A later call of that
+        signature is pipelined, so the client casts those scalars itself first, and
+        CuPy's error is raised at the call, which is not sent.
+
+        Python ints and bools are not checked: the signature holds an int's sign and
+        bit length, which decide whether it fits; nor casts into float, complex or bool
+        types, which take any real value (NaN, infinity); nor complex NumPy scalars
+        into integers (NumPy's ComplexWarning would be given twice). None of it with
+        NumPy 1 on the client (CuPy 14's NumPy 2 rules differ): errors of such calls
+        surface at the next call that waits, as before."""
+        if not _NUMPY2:
+            return ()
+        from ._ndarray import ndarray
+        try:
+            in_params, out_params = self.in_params, self.out_params
+            nin = len(in_params)
+            outs = list(args[nin:])
+            if self._kind == "ReductionKernel" and kwargs.get("out") is not None:
+                outs = [kwargs["out"]]
+
+            def dtype_of(a: Any) -> Any:
+                if isinstance(a, ndarray):
+                    return a.dtype
+                if type(a) in _PLAIN_ARGS or isinstance(a, numpy.generic):
+                    return None
+                raise TypeError  # (a texture object...: not checked here)
+            in_types, _, _ = decide_params_type(
+                in_params, out_params, tuple(dtype_of(a) for a in args[:nin]),
+                tuple(dtype_of(a) for a in outs))
+        except Exception:
+            return ()
+        checks = []
+        for i, (a, t) in enumerate(zip(args[:nin], in_types)):
+            if isinstance(a, ndarray) or a is None:
+                continue
+            t = numpy.dtype(t)
+            if t.kind in "fcb" or isinstance(a, (bool, int, numpy.bool_)):
+                continue
+            if t.kind in "iu" and not (isinstance(a, float) or isinstance(
+                    a, numpy.generic) and a.dtype.kind in "iuf"):
+                continue
+            if isinstance(a, numpy.generic) and a.dtype == t:
+                continue
+            checks.append((i, t))
+        return tuple(checks)
 
     def _params_of(self, which: str) -> tuple:
         key = f"_gs_{which}"
@@ -504,51 +586,147 @@ def _launch_ok(kernel: Any, grid: Any, block: Any, shared_mem: Any) -> bool:
     return True
 
 
-_RAW_CALL_NAMES = ("grid", "block", "args")
+_STREAM: Any = None  # cupy.cuda.Stream (imported at the first launch)
 
 
-def _raw_call_params(pos: tuple, kwargs: dict) -> tuple:
-    """``grid, block, args`` of ``RawKernel.__call__(self, grid, block, args,
-    **kwargs)`` with Cython's errors; the keywords left in ``kwargs``."""
-    if len(pos) > 3:
-        raise TypeError("__call__() takes exactly 3 positional arguments (%d given)"
-                        % len(pos))
-    for name in _RAW_CALL_NAMES[:len(pos)]:
-        if name in kwargs:
-            raise TypeError("__call__() got multiple values for keyword argument '%s'"
-                            % name)
-    params = list(pos)
-    for name in _RAW_CALL_NAMES[len(pos):]:
-        if name not in kwargs:
-            raise TypeError("__call__() takes exactly 3 positional arguments (%d given)"
-                            % len(params))
-        params.append(kwargs.pop(name))
-    return tuple(params)
+def _stream_type() -> type:
+    global _STREAM
+    if _STREAM is None:
+        from .cuda import Stream
+        _STREAM = Stream
+    return _STREAM
 
 
 def _plain_launch(kwargs: dict) -> bool:
-    """Whether a launch's keywords are all ``Function.__call__``'s own (``shared_mem=``,
-    ``stream=``); any other is CuPy's TypeError, raised by the server."""
-    return all(k in ("shared_mem", "stream") for k in kwargs)
+    """Whether a launch's keywords are all ``Function.__call__``'s own and surely pass
+    its checks but ``shared_mem``'s (:func:`_launch_ok`): ``stream=`` None or a stream
+    of this client (a stream's ``ptr``: ``_get_stream``). Else the launch waits, and the
+    server raises CuPy's error (an unknown keyword's TypeError, ``stream=5``'s
+    AttributeError) at the call."""
+    for name, value in kwargs.items():
+        if name == "stream":
+            if value is not None and not isinstance(value, _stream_type()):
+                return False
+        elif name != "shared_mem":
+            return False
+    return True
 
 
-def _no_len_launch(kernel: Any, grid: Any, block: Any, kwargs: dict) -> None:
+def _no_len_launch(kernel: Any, grid: Any, block: Any, args: Any, kwargs: dict) -> None:
     """A launch whose ``args`` has no length (it cannot travel): what CuPy raises before
-    it takes ``len(args)`` (the compile, the keywords, ``shared_mem``, ``grid``,
-    ``block``, ``stream``) raised here; else the caller raises ``len``'s error."""
+    it takes ``len(args)`` (the compile, then ``Function.__call__``'s keywords,
+    ``shared_mem``, ``grid``, ``block``, ``stream``: ``launch_rules``) raised here; else
+    the caller raises ``len``'s error."""
     _compile(kernel, None)
-    if "enable_cooperative_groups" in kwargs:
-        raise TypeError("function() got multiple values for keyword argument "
-                        "'enable_cooperative_groups'")
-    for name in kwargs:
-        if name not in ("shared_mem", "stream"):
-            raise TypeError("__call__() got an unexpected keyword argument '%s'" % name)
-    launch_rules.shared_mem_size(kwargs.get("shared_mem", 0))
-    launch_rules.dim3(grid, "grid")
-    launch_rules.dim3(block, "block")
-    stream = kwargs.get("stream")
-    if stream is not None:
-        stream.ptr  # noqa: B018 - (CuPy's ``_get_stream``: its AttributeError)
+    kwargs = launch_rules.function_kwargs(kwargs, False)  # (its value: not looked at)
+    grid3, block3, _, _, stream = launch_rules.function_call(grid, block, args, **kwargs)
+    launch_rules.stream_ptr(stream)
+    launch_rules.dims(grid3)
+    launch_rules.dims(block3)
+
+
+_I64_MIN, _I64_END = -(1 << 63), 1 << 63
+
+#: argument type -> whether a launch of such arguments can be decided by their types
+#: alone (:func:`_launch_key`): device arrays (a pointer), None, Python's bool, float
+#: and int (from -2**63 to below 2**63: an int64), NumPy's numeric scalars. Each is
+#: packed by its own type (CuPy's ``_pointer``: ``CScalar(x)``, not the parameter's
+#: type), which the server surely does for them; other arguments (memory pointers,
+#: mdspans, host arrays, objects) go the general way
+_BY_TYPE: dict = {}
+
+
+def _by_type(t: type) -> bool:
+    ok = _BY_TYPE.get(t)
+    if ok is None:
+        if issubclass(t, _ndarray.ndarray):
+            ok = True
+        elif t in (bool, int, float, complex, type(None)):
+            ok = True
+        elif issubclass(t, numpy.generic) and t is not numpy.generic:
+            ok = numpy.dtype(t).kind in "biufc"
+        else:
+            ok = False
+        if len(_BY_TYPE) < 1024:
+            _BY_TYPE[t] = ok
+    return ok
+
+
+def _launch_key(grid: Any, block: Any, args: Any, kwargs: dict) -> Any:
+    """What decides whether a launch can be pipelined, when its arguments' types do
+    (:func:`_by_type`): ``grid``, ``block`` (tuples of ints), ``shared_mem`` (an int)
+    and the types of ``args`` (a tuple or list), with ``stream=`` None or a stream;
+    None otherwise (the launch goes the general way)."""
+    if type(grid) is not tuple or type(block) is not tuple:
+        return None
+    for v in grid:  # (exact ints: 4.0 == 4 hashes alike, and is refused)
+        if type(v) is not int:
+            return None
+    for v in block:
+        if type(v) is not int:
+            return None
+    shared_mem = 0
+    if kwargs:
+        for name, value in kwargs.items():
+            if name == "shared_mem":
+                if type(value) is not int:
+                    return None
+                shared_mem = value
+            elif name != "stream" or (value is not None and
+                                      not isinstance(value, _stream_type())):
+                return None
+    t = type(args)
+    if t is not tuple and t is not list:
+        return None
+    types = []
+    for a in args:
+        t = type(a)
+        ok = _BY_TYPE.get(t)
+        if ok is None:
+            ok = _by_type(t)
+        if not ok or (t is int and not _I64_MIN <= a < _I64_END):
+            return None
+        types.append(t)
+    return (grid, block, shared_mem, tuple(types))
+
+
+_TUPLE_PACKER = msgpack.Packer(strict_types=True, use_bin_type=True)
+_PACKED_AS_IS = frozenset({int, float, bool, type(None)})
+
+
+def _args_ext(args: Any) -> Any:
+    """A launch's ``args`` (of :func:`_launch_key`'s types) as the session's encoder
+    packs a tuple of them, made directly (``protocol.plain_ext``'s way, arrays as
+    ``client.handle_ext``, NumPy scalars as ``Encoder`` packs them: the same bytes,
+    ``tests/test_raw_launch_errors.py`` checks); None where it would do more than that
+    (a complex; an array whose making call failed, whose error the encoder raises)."""
+    items = []
+    for a in args:
+        t = type(a)
+        if t in _PACKED_AS_IS:  # (ints: int64's, by the key)
+            items.append(a)
+        elif isinstance(a, RemoteHandle):
+            if a._gs_session._poisoned:
+                return None
+            items.append(handle_ext(a._gs_id))
+        else:
+            code = _SCALAR_WIRE.get(t)
+            if code is None:
+                if t is complex or not issubclass(t, numpy.generic):
+                    return None
+                code = _SCALAR_WIRE[t] = numpy.dtype(t).str  # (numeric: ``_by_type``)
+            items.append(msgpack.ExtType(Ext.NUMPY_SCALAR,
+                                         _TUPLE_PACKER.pack([code, a.tobytes()])))
+    return msgpack.ExtType(Ext.TUPLE, _TUPLE_PACKER.pack(items))
+
+
+#: NumPy scalar type -> its dtype on the wire (``protocol.dtype_to_wire``)
+_SCALAR_WIRE: dict = {}
+
+
+#: launch keys remembered per kernel (a program that varies its grid at each launch
+#: starts again from none past this)
+_MAX_LAUNCH_KEYS = 256
 
 
 @_objects.register("RawKernel")
@@ -580,31 +758,64 @@ class RawKernel(_Kernel):
         return _unpickle, (type(self), *self.__dict__["_gs_spec"])
 
     def __call__(self, *pos: Any, **kwargs: Any) -> None:
-        # CuPy's ``RawKernel.__call__(self, grid, block, args, **kwargs)`` (Cython's
-        # words for its parameters), which compiles and calls ``Function.__call__(grid,
-        # block, args, enable_cooperative_groups=self.enable_cooperative_groups,
-        # **kwargs)``: ``args`` any object with a length, ``shared_mem=`` and
-        # ``stream=`` the only keywords
-        grid, block, args = _raw_call_params(pos, kwargs)
+        # CuPy's ``RawKernel.__call__(self, grid, block, args, **kwargs)``, which compiles
+        # and calls ``Function.__call__(grid, block, args, enable_cooperative_groups=
+        # self.enable_cooperative_groups, **kwargs)``: ``args`` any object with a length,
+        # ``shared_mem=`` and ``stream=`` the only keywords (``launch_rules``)
         s = self._gs_session
+        fast = self.__dict__.get("_gs_fast")
+        if fast is not None and len(pos) == 3:
+            # a launch like one pipelined before: its grid, block, shared_mem and the
+            # types of its arguments decided that (``_launch_key``), nothing else
+            grid, block, args = pos
+            key = _launch_key(grid, block, args, kwargs)
+            if key is not None:
+                known = fast.get(key)
+                if known is not None:
+                    description, grid_ext, block_ext = known
+                    packed = _args_ext(args)
+                    if packed is not None:  # (grid, block and args as packed already)
+                        s.submit("method", "__call__", (self, grid_ext, block_ext, packed),
+                                 kwargs, description=description)
+                    else:
+                        s.submit("method", "__call__", (self, grid, block, tuple(args)),
+                                 kwargs, description=description)
+                    return None
+        grid, block, args, kwargs = launch_rules.raw_kernel_call(*pos, **kwargs)
         try:
             len(args)
         except Exception:
-            _no_len_launch(self, grid, block, kwargs)
+            _no_len_launch(self, grid, block, args, kwargs)
             raise
+        given = args
         args = tuple(_raw_arg(s, a) for a in args)
         call_args = (grid, block, args)
         sig = None if s.sync else _call_sig(args, {}, raw=True)
         templates = self._templates()
-        if sig is not None and sig in templates and _plain_launch(kwargs) and \
+        plain = sig is not None and _plain_launch(kwargs)
+        if plain and sig in templates and \
                 _launch_ok(self, grid, block, kwargs.get("shared_mem", 0)):
             s.submit("method", "__call__", (self, *call_args), kwargs,
-                     description=f"RawKernel {self._name_hint()} launch")
+                     description=self._remember(grid, block, given, kwargs))
             return None
         s.call("method", "__call__", (self, *call_args), kwargs)
-        if sig is not None and _plain_launch(kwargs):
+        if plain:
             templates[sig] = ("none",)
+            if _launch_ok(self, grid, block, kwargs.get("shared_mem", 0)):
+                self._remember(grid, block, given, kwargs)
         return None
+
+    def _remember(self, grid: Any, block: Any, args: Any, kwargs: dict) -> str:
+        """Note that launches like this one (``_launch_key``) are pipelined, so that
+        the next one comes straight to the queue; its description."""
+        description = f"RawKernel {self._name_hint()} launch"
+        key = _launch_key(grid, block, args, kwargs)
+        if key is not None:
+            fast = self.__dict__.get("_gs_fast")
+            if fast is None or len(fast) >= _MAX_LAUNCH_KEYS:
+                fast = self.__dict__["_gs_fast"] = {}
+            fast[key] = (description, plain_ext(grid), plain_ext(block))
+        return description
 
     def _cooperative(self) -> bool:
         """The kernel's ``enable_cooperative_groups`` (its constructor's, or its
@@ -628,6 +839,7 @@ class RawKernel(_Kernel):
     def _name_hint(self) -> str:
         return self.__dict__.get("_gs_name") or f"#{self._gs_id}"
 
+    @cython_signature(name="compile")
     def compile(self, log_stream: Any = None) -> None:
         """Compile now (on the server); the compiler's log is written to ``log_stream``.
         See cupy.RawKernel.compile."""
@@ -646,6 +858,7 @@ class RawKernel(_Kernel):
         # (kept here: the launches it allows are pipelined, the others wait)
         self._gs_session.call("setattr", "max_dynamic_shared_size_bytes", (self, int(value)))
         self.__dict__["_gs_max_dyn"] = int(value)
+        self.__dict__.pop("_gs_fast", None)  # (the launches it decided)
 
     @property
     def preferred_shared_memory_carveout(self) -> int:
@@ -665,9 +878,16 @@ class RawKernel(_Kernel):
         return super().__getattr__(name)
 
 
-#: RawModule's keyword arguments besides code and path (CuPy's ``__init__``)
-_RAW_MODULE_KEYWORDS = frozenset({"options", "backend", "translate_cucomplex",
-                                  "enable_cooperative_groups", "name_expressions", "jitify"})
+@cython_function({"code": str, "path": str, "options": tuple, "backend": str},
+                 name="__init__")
+def _raw_module_init(*, code: Any = None, path: Any = None, options: Any = (),
+                     backend: Any = "nvrtc", translate_cucomplex: Any = False,
+                     enable_cooperative_groups: Any = False, name_expressions: Any = None,
+                     jitify: Any = None) -> None:
+    """CuPy's ``RawModule.__init__(self, *, str code=None, str path=None, tuple
+    options=(), str backend='nvrtc', bint translate_cucomplex=False, bint
+    enable_cooperative_groups=False, name_expressions=None, jitify=None)``: Cython's
+    checks of its arguments (the server's ``RawModule`` has the same signature)."""
 
 
 @_objects.register("RawModule")
@@ -687,18 +907,7 @@ class RawModule(_Kernel):
     def __new__(cls, *args: Any, code: Any = None, path: Any = None, **kwargs: Any) -> Any:
         # keyword-only, as CuPy's (Cython's words); and sent so, since CuPy's
         # constructor on a GPU server takes no positional argument
-        if args:
-            raise TypeError("__init__() takes exactly 0 positional arguments (%d given)"
-                            % len(args))
-        for name in kwargs:
-            if name not in _RAW_MODULE_KEYWORDS:
-                raise TypeError("__init__() got an unexpected keyword argument '%s'" % name)
-        for name, value, t in (("code", code, str), ("path", path, str),
-                               ("options", kwargs.get("options"), tuple),
-                               ("backend", kwargs.get("backend"), str)):
-            if value is not None and not isinstance(value, t):  # (Cython's typed ones)
-                raise TypeError("Argument '%s' has incorrect type (expected %s, got %s)"
-                                % (name, t.__name__, tp_name(type(value))))
+        _raw_module_init(*args, code=code, path=path, **kwargs)
         if (code is None) == (path is None):
             raise TypeError("Exactly one of `code` and `path` keyword arguments must be "
                             "given.")
@@ -742,11 +951,13 @@ class RawModule(_Kernel):
         """See :meth:`RawKernel.__reduce__`."""
         return _unpickle, (type(self), *self.__dict__["_gs_spec"])
 
+    @cython_signature(name="compile")
     def compile(self, log_stream: Any = None) -> None:
         """Compile now (on the server); the compiler's log is written to ``log_stream``.
         See cupy.RawModule.compile."""
         _compile(self, log_stream)
 
+    @cython_signature({"name": str}, name="get_function")
     def get_function(self, name: str) -> RawKernel:
         """See Also: cupy.RawModule.get_function"""
         if self.__dict__.get("_gs_jitify"):  # CuPy's RawKernel(jitify=True) warns
@@ -757,6 +968,7 @@ class RawModule(_Kernel):
         k.__dict__["_gs_module"] = self  # (a pickle of the kernel carries the module's)
         return k
 
+    @cython_signature(name="get_global")
     def get_global(self, name: str) -> Any:
         """A pointer to the ``__device__``/``__constant__`` variable ``name``; view it
         with ``cupy.ndarray(shape, dtype, memptr=...)``.
