@@ -35,6 +35,13 @@ def tp_name(t: type) -> str:
     return "%s.%s" % (t.__module__, t.__name__)
 
 
+def argument_type_error(name: str, expected: str, value: Any) -> TypeError:
+    """Cython's error for an argument of a typed parameter given another type
+    (``expected``: the type's name as Cython words it, e.g. ``cupy.cuda.stream.Event``)."""
+    return TypeError("Argument '%s' has incorrect type (expected %s, got %s)"
+                     % (name, expected, tp_name(type(value))))
+
+
 def _parser(params: list, types: dict, name: str, convert: dict) -> Callable:
     """A function ``parse(args, kwargs) -> (args, kwargs)`` that checks a call's
     arguments as Cython checks those of a ``def`` function whose parameters are
@@ -78,8 +85,7 @@ def _parser(params: list, types: dict, name: str, convert: dict) -> Callable:
             i = index.get(k)
             v = args[i] if i is not None and i < n else kwargs.get(k, defaults.get(k))
             if v is not None and not isinstance(v, t):
-                raise TypeError("Argument '%s' has incorrect type (expected %s, got %s)"
-                                % (k, t.__name__, tp_name(type(v))))
+                raise argument_type_error(k, t.__name__, v)
         return args, kwargs
     return parse
 

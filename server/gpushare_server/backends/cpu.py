@@ -22,6 +22,7 @@ from typing import Any, Callable
 import numpy
 
 from gpushare import structured
+from gpushare.cython_args import argument_type_error
 from gpushare.errors import CUDARuntimeError, OutOfMemoryError
 from gpushare.namespace import (FILE_FUNCTIONS, FILE_METHODS, SERVED_CLASSES,
                                 is_public_callable, ndarray_members, refuse_file_access,
@@ -606,9 +607,8 @@ def _get_elapsed_time(start: Event, end: Event) -> float:
     recorded, or made with ``disable_timing=True``, is CUDA's invalid handle)."""
     for e in (start, end):
         if not isinstance(e, Event):
-            raise TypeError(f"Argument '{'start_event' if e is start else 'end_event'}' "
-                            f"has incorrect type (expected cupy.cuda.stream.Event, got "
-                            f"{type(e).__name__})")
+            raise argument_type_error("start_event" if e is start else "end_event",
+                                      "cupy.cuda.stream.Event", e)
     if start._time is None or end._time is None or start.disable_timing or \
             end.disable_timing:
         raise CUDARuntimeError(400, "cudaErrorInvalidResourceHandle: invalid resource "

@@ -15,6 +15,7 @@ from typing import Any, Callable
 import numpy
 
 from gpushare import structured
+from gpushare.cython_args import argument_type_error
 from gpushare.layouts import (arg_reduce_is_view, broadcast_strides, creation_layout,
                               normalize_order)
 from gpushare.protocol import HostArray
@@ -2795,19 +2796,10 @@ def typed_array(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     def call(a: Any, *args: Any, **kwargs: Any) -> Any:
         if not isinstance(a, numpy.ndarray) and a is not None:
             bind(a, *args, **kwargs)
-            kind = a.array if isinstance(a, HostArray) else a
-            raise TypeError("Argument 'a' has incorrect type (expected "
-                            f"cupy._core.core._ndarray_base, got {_tp_name(kind)})")
+            raise argument_type_error("a", "cupy._core.core._ndarray_base",
+                                      a.array if isinstance(a, HostArray) else a)
         return fn(a, *args, **kwargs)
     return call
-
-
-def _tp_name(value: Any) -> str:
-    """The C type name Python's messages give ``value``'s type (``numpy.ndarray``,
-    ``list``)."""
-    kind = type(value)
-    return kind.__qualname__ if kind.__module__ == "builtins" else \
-        f"{kind.__module__}.{kind.__qualname__}"
 
 
 #: ndarray methods, called as ``fn(array, *args, **kwargs)``

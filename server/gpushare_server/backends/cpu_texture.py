@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy
 
+from gpushare.cython_args import argument_type_error
 from gpushare.errors import CUDARuntimeError
 from gpushare.protocol import HostArray
 
@@ -74,9 +75,8 @@ class CUDAarray:
     def __init__(self, desc: ChannelFormatDescriptor, width: int, height: int = 0,
                  depth: int = 0, flags: int = 0) -> None:
         if not isinstance(desc, ChannelFormatDescriptor):
-            raise TypeError("Argument 'desc' has incorrect type (expected "
-                            "cupy.cuda.texture.ChannelFormatDescriptor, got "
-                            f"{type(desc).__name__})")
+            raise argument_type_error("desc", "cupy.cuda.texture.ChannelFormatDescriptor",
+                                      desc)
         width, height, depth = int(width), int(height), int(depth)
         if width == 0:
             raise ValueError("To create a CUDA array, width must be nonzero.")

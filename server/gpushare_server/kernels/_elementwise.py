@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy
 
 from . import _common as C
-from gpushare.cython_args import cython_signature
+from gpushare.cython_args import argument_type_error, cython_signature
 
 
 _TEMPLATE = '''{typedefs}{preamble}
@@ -48,8 +48,7 @@ def _kernel_kwargs(kwargs):
     for k, default, t in _KERNEL_KWARGS:
         v = kwargs.get(k, default)
         if v is not None and not isinstance(v, t):
-            raise TypeError("Argument '%s' has incorrect type (expected %s, got %s)"
-                            % (k, t.__name__, type(v).__name__))
+            raise argument_type_error(k, t.__name__, v)
         values.append(v)
     loop_prep, after_loop, options = values
     return loop_prep, after_loop, tuple(options or ())
