@@ -228,3 +228,25 @@ def reissue_warnings(items: Any, stacklevel: int = 3) -> None:
         except (TypeError, ValueError):
             continue
         warnings.warn(str(message), WARNING_CLASSES.get(str(key), Warning), stacklevel=stacklevel)
+
+
+# --- cupy.linalg._util's checks, for the routines both sides write ------------------
+
+def assert_2d(*arrays: Any) -> None:
+    """``cupy.linalg._util._assert_2d``: LinAlgError unless every array is 2-D."""
+    for a in arrays:
+        if a.ndim != 2:
+            raise numpy.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must "
+                                           "be two-dimensional")
+
+
+def assert_stacked_square(*arrays: Any) -> None:
+    """``_assert_stacked_2d`` then ``_assert_stacked_square``: stacks of square
+    matrices."""
+    for a in arrays:
+        if a.ndim < 2:
+            raise numpy.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must "
+                                           "be at least two-dimensional")
+    for a in arrays:
+        if a.shape[-1] != a.shape[-2]:
+            raise numpy.linalg.LinAlgError("Last 2 dimensions of the array must be square")

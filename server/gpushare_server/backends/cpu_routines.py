@@ -16,6 +16,7 @@ import numpy
 
 from gpushare import structured
 from gpushare.cython_args import argument_type_error
+from gpushare.errors import assert_2d, assert_stacked_square
 from gpushare.layouts import (arg_reduce_is_view, broadcast_strides, creation_layout,
                               normalize_order)
 from gpushare.protocol import HostArray
@@ -414,7 +415,7 @@ _BATCHED_GESV_LIMIT = 256
 def _solve(a: Any, b: Any) -> numpy.ndarray:
     # CuPy's checks, in CuPy's order and words (NumPy 2's rule for b, CuPy's messages)
     if isinstance(a, numpy.ndarray) and isinstance(b, numpy.ndarray):
-        _stacked_square(a)
+        assert_stacked_square(a)
         if b.ndim == 0:
             raise ValueError("b must have at least one dimension")
         if b.ndim == 1:
@@ -455,14 +456,6 @@ inv = _singular_ignored(_inv, "Singular matrix",
 inv.__doc__ = "See Also: cupy.linalg.inv"
 cholesky = _singular_ignored(numpy.linalg.cholesky, "not positive definite",
                              lambda a: "potrfBatched" if a.ndim > 2 else "potrf")
-
-
-def _stacked_square(a: numpy.ndarray) -> None:
-    if a.ndim < 2:
-        raise numpy.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must be "
-                                       "at least two-dimensional")
-    if a.shape[-1] != a.shape[-2]:
-        raise numpy.linalg.LinAlgError("Last 2 dimensions of the array must be square")
 
 
 def _dot_error(a: Any, b: Any, out: Any = None) -> BaseException | None:
@@ -546,10 +539,8 @@ def invh(a: Any) -> numpy.ndarray:
     """See Also: cupyx.linalg.invh (``lapack.posv`` against an identity: a matrix that is
     not positive definite is LinAlgError under ``linalg='raise'``, NaN otherwise)."""
     _require_array(a)
-    if a.ndim != 2:
-        raise numpy.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must be "
-                                       "two-dimensional")
-    _stacked_square(a)
+    assert_2d(a)
+    assert_stacked_square(a)
     try:
         numpy.linalg.cholesky(a)
     except numpy.linalg.LinAlgError:
@@ -641,7 +632,7 @@ def lschol(A: Any, b: Any) -> numpy.ndarray:
         if isinstance(A, HostArray):
             raise _unsupported(A.array)
         A = cpu_sparse.csr_matrix(A)
-    _stacked_square(A)
+    assert_stacked_square(A)
     _require_array(b)
     if not isinstance(b, numpy.ndarray):
         raise TypeError(f"Unsupported type {type(b)}")
@@ -677,10 +668,7 @@ def _geev(name: str) -> Callable[..., Any]:
 
     def fn(a: Any) -> Any:
         _require_array(a)
-        if a.ndim < 2:
-            raise numpy.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must "
-                                           "be at least two-dimensional")
-        _stacked_square(a)
+        assert_stacked_square(a)
         if a.dtype == numpy.float16:
             raise TypeError("float16 is unsupported in linalg")
         dtype = a.dtype if a.dtype.kind in "fc" else numpy.dtype(numpy.float64)

@@ -19,6 +19,8 @@ from typing import Any, Callable
 
 import numpy
 
+from gpushare.errors import assert_2d
+
 from . import scipy_module
 
 
@@ -205,9 +207,7 @@ def bandwidth(a: Any) -> tuple[int, int]:
     a = numpy.asarray(a)
     if a.size == 0:
         return (0, 0)
-    if a.ndim != 2:
-        raise numpy.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must be "
-                                       "two-dimensional")
+    assert_2d(a)
     rows, cols = numpy.nonzero(a)
     if rows.size == 0:
         return (0, 0)

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy
 
+from ..errors import assert_stacked_square
+
 __all__ = ["gesv", "gels", "posv", "potrs"]
 
 
@@ -37,15 +39,6 @@ def _assert_cupy_array(*arrays: Any) -> None:
     for a in arrays:
         if not isinstance(a, cupy.ndarray):
             raise numpy.linalg.LinAlgError("cupy.linalg only supports cupy.ndarray")
-
-
-def _assert_stacked_square_2d(a: Any) -> None:
-    if a.ndim < 2:
-        raise numpy.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must be "
-                                       "at least two-dimensional")
-    m, n = a.shape[-2:]
-    if m != n:
-        raise numpy.linalg.LinAlgError("Last 2 dimensions of the array must be square")
 
 
 def _solver_dtype(*dtypes: Any) -> numpy.dtype:
@@ -146,7 +139,7 @@ def posv(a: Any, b: Any) -> Any:
     cupyx.lapack.posv
     """
     _assert_cupy_array(a, b)
-    _assert_stacked_square_2d(a)
+    assert_stacked_square(a)
     dtype = _solver_dtype(a.dtype, b.dtype)
     cupy = _cupy()
     n = a.shape[-1]
@@ -172,7 +165,7 @@ def potrs(L: Any, b: Any, lower: bool) -> Any:
     cupyx.lapack.potrs
     """
     _assert_cupy_array(L, b)
-    _assert_stacked_square_2d(L)
+    assert_stacked_square(L)
     dtype = _solver_dtype(L.dtype, b.dtype)
     b_shape = b.shape
     if L.ndim > 2:

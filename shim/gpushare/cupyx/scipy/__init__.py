@@ -167,11 +167,7 @@ def _khatri_rao() -> Any:
     def khatri_rao(a: Any, b: Any) -> Any:
         """See Also: cupyx.scipy.linalg.khatri_rao"""
         from ... import cupy
-        for x in (a, b):  # (cupy.linalg._util._assert_2d)
-            if x.ndim != 2:
-                raise numpy.linalg.LinAlgError(
-                    "{}-dimensional array given. Array must be "
-                    "two-dimensional".format(x.ndim))
+        errors.assert_2d(a, b)
         if a.shape[1] != b.shape[1]:
             raise ValueError("The number of columns for both arrays "
                              "should be equal.")
