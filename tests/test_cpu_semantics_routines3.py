@@ -111,6 +111,13 @@ def test_bincount_refuses_complex_weights(cp):
     # (a complex x: ``int(cupy.max(x))`` is Python's refusal)
     _raises(TypeError, "int() argument must be a string, a bytes-like object or a real "
             "number, not 'complex'", lambda: cp.bincount(cp.array([1 + 0j, 2])))
+    # (its first check reads ``x.ndim``: a list or a scalar has none; NumPy arrays are
+    # refused as CuPy's kernels refuse them)
+    _raises(AttributeError, "'list' object has no attribute 'ndim'",
+            lambda: cp.bincount([1, 2]))
+    _raises(AttributeError, "'int' object has no attribute 'ndim'", lambda: cp.bincount(3))
+    _raises(TypeError, "Unsupported type <class 'numpy.ndarray'>",
+            lambda: cp.bincount(numpy.array([1, 2])))
 
 
 # --- nan_to_num (cupy/_math/misc.py) -------------------------------------------------------

@@ -994,8 +994,12 @@ def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
 
 def bincount(x: Any, weights: Any = None, minlength: Any = None) -> numpy.ndarray:
     """See Also: cupy.bincount (CuPy's checks, in its order and words, and its result
-    types: intp counts, float64 weighted sums; ``_statistics/histogram.py``)."""
-    _require_array(x)
+    types: intp counts, float64 weighted sums; ``_statistics/histogram.py``, whose
+    first check reads ``x.ndim``: a list is an AttributeError)."""
+    if isinstance(x, HostArray):
+        raise _unsupported(x.array)
+    if not isinstance(x, numpy.ndarray):
+        raise AttributeError(f"'{type(x).__name__}' object has no attribute 'ndim'")
     if x.ndim > 1:
         raise ValueError("object too deep for desired array")
     if x.ndim < 1:
