@@ -215,62 +215,99 @@ void release(Fiber* f) {
 
 // Release fibers waiting at barriers when the barrier condition holds.
 // Returns true if anything was released.
+bool release_block_barrier(BlockSched* s);
+
 bool try_release(BlockSched* s) {
   bool any = false;
   unsigned n = s->n;
   Fiber* fb = s->fibers;
-  // warp barriers
+  // warp barriers: the lanes waiting at one operation with one mask (CUDA: every
+  // live lane the mask names executes the same intrinsic with the same mask) go
+  // together once all of them are there; lanes at another operation, or with
+  // another mask, are another group (divergent code may hold several at once)
   for (unsigned w = 0; w * 32 < n; ++w) {
     unsigned lo = w * 32, hi = lo + 32 < n ? lo + 32 : n;
-    unsigned waiting = 0, live = 0, need = 0;
+    unsigned waiting = 0, live = 0;
     for (unsigned t = lo; t < hi; ++t) {
       Fiber& f = fb[t];
       unsigned bit = 1u << (t - lo);
       if (f.state != 2) live |= bit;
-      if (f.state == 1 && f.kind == 2) {
-        waiting |= bit;
-        need |= f.mask;
-      }
+      if (f.state == 1 && f.kind == 2) waiting |= bit;
     }
-    if (!waiting) continue;
-    need &= live;
-    need |= waiting;
-    if ((need & ~waiting) != 0) continue;  // some participant not there yet
-    // compute results
-    unsigned ballot = 0;
-    for (unsigned t = lo; t < hi; ++t)
-      if ((waiting >> (t - lo)) & 1u)
-        if (fb[t].pred) ballot |= 1u << (t - lo);
-    for (unsigned t = lo; t < hi; ++t) {
-      if (!((waiting >> (t - lo)) & 1u)) continue;
-      Fiber& f = fb[t];
-      switch (f.op) {
-        case GS_OP_SHFL: {
-          int src = f.src;
-          if (src >= 0 && (unsigned)src < 32 && ((waiting >> src) & 1u))
-            memcpy(f.res, fb[lo + src].val, 16);
-          else
-            memcpy(f.res, f.val, 16);
-          break;
-        }
-        case GS_OP_BALLOT: f.result = (int)(ballot & f.mask); break;
-        case GS_OP_ANY: f.result = (ballot & f.mask) != 0; break;
-        case GS_OP_ALL: f.result = (ballot & f.mask) == (waiting & f.mask); break;
-        case GS_OP_MATCH_ANY: {
-          unsigned m = 0;
-          for (unsigned u = lo; u < hi; ++u)
-            if (((waiting >> (u - lo)) & 1u) && memcmp(fb[u].val, f.val, 8) == 0)
-              m |= 1u << (u - lo);
-          f.result = (int)(m & f.mask);
-          break;
-        }
-        default: f.result = 0;
+    unsigned seen = 0;
+    for (unsigned first = lo; first < hi; ++first) {
+      unsigned first_bit = 1u << (first - lo);
+      if (!(waiting & first_bit) || (seen & first_bit)) continue;
+      int op = fb[first].op;
+      if (op == GS_OP_ACTIVE) continue;  // (below, once nothing else can go on)
+      unsigned mask = fb[first].mask;
+      unsigned group = 0;
+      for (unsigned t = first; t < hi; ++t) {
+        unsigned bit = 1u << (t - lo);
+        if ((waiting & bit) && !(seen & bit) && fb[t].op == op && fb[t].mask == mask)
+          group |= bit;
       }
-      release(&f);
+      seen |= group;
+      if (((mask & live) & ~group) != 0) continue;  // some participant not there yet
+      unsigned ballot = 0;
+      for (unsigned t = lo; t < hi; ++t)
+        if (((group >> (t - lo)) & 1u) && fb[t].pred) ballot |= 1u << (t - lo);
+      for (unsigned t = lo; t < hi; ++t) {
+        if (!((group >> (t - lo)) & 1u)) continue;
+        Fiber& f = fb[t];
+        switch (f.op) {
+          case GS_OP_SHFL: {
+            int src = f.src;
+            if (src >= 0 && (unsigned)src < 32 && ((group >> src) & 1u))
+              memcpy(f.res, fb[lo + src].val, 16);
+            else
+              memcpy(f.res, f.val, 16);
+            break;
+          }
+          case GS_OP_BALLOT: f.result = (int)(ballot & f.mask); break;
+          case GS_OP_ANY: f.result = (ballot & f.mask) != 0; break;
+          case GS_OP_ALL: f.result = (ballot & f.mask) == (group & f.mask); break;
+          case GS_OP_MATCH_ANY: {
+            unsigned m = 0;
+            for (unsigned u = lo; u < hi; ++u)
+              if (((group >> (u - lo)) & 1u) && memcmp(fb[u].val, f.val, 8) == 0)
+                m |= 1u << (u - lo);
+            f.result = (int)(m & f.mask);
+            break;
+          }
+          default: f.result = 0;
+        }
+        release(&f);
+      }
+      any = true;
     }
-    any = true;
   }
   // block barrier
+  any = release_block_barrier(s) || any;
+  if (any) return true;
+  // __activemask (and coalesced_threads): on a GPU the lanes executing together, here
+  // the lanes of the warp waiting at it once no fiber of the block can go on (those
+  // of another branch have gone past it, exited, or wait elsewhere): the lanes that
+  // took the branch, as a GPU runs them
+  for (unsigned w = 0; w * 32 < n; ++w) {
+    unsigned lo = w * 32, hi = lo + 32 < n ? lo + 32 : n, group = 0;
+    for (unsigned t = lo; t < hi; ++t)
+      if (fb[t].state == 1 && fb[t].kind == 2 && fb[t].op == GS_OP_ACTIVE)
+        group |= 1u << (t - lo);
+    for (unsigned t = lo; t < hi; ++t) {
+      if (!((group >> (t - lo)) & 1u)) continue;
+      fb[t].result = (int)group;
+      release(&fb[t]);
+      any = true;
+    }
+  }
+  return any;
+}
+
+bool release_block_barrier(BlockSched* s) {
+  bool any = false;
+  unsigned n = s->n;
+  Fiber* fb = s->fibers;
   unsigned waiting = 0, live = 0;
   int cnt = 0;
   for (unsigned t = 0; t < n; ++t) {
@@ -306,9 +343,9 @@ void run_block_fibers(unsigned nthreads, gs_thread_fn fn, void* ctx) {
   while (w.stacks.size() < nthreads) {
     void* p = mmap(nullptr, ss, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) {
+    if (p == MAP_FAILED) {  // (a launch's resources: CUDA's out-of-resources error)
       fprintf(stderr, "gpushare: cannot allocate fiber stack\n");
-      abort();
+      _exit(GS_EXIT_OUT_OF_RESOURCES);
     }
     mprotect(p, pg, PROT_NONE);  // guard page
     w.stacks.push_back(Stack{p, ss});
@@ -368,6 +405,7 @@ int warp_sync(int op, unsigned mask, const void* val, int src, int pred,
   Fiber* f = t_current;
   if (!f) {
     if (res && val) memcpy(res, val, 16);
+    if (op == GS_OP_ACTIVE) return 1;  // (a thread alone)
     if (op == GS_OP_BALLOT) return pred ? 1 : 0;
     return pred;
   }

@@ -19,7 +19,8 @@ enum {
   GS_OP_BALLOT = 5,
   GS_OP_ANY = 6,
   GS_OP_ALL = 7,
-  GS_OP_MATCH_ANY = 8
+  GS_OP_MATCH_ANY = 8,
+  GS_OP_ACTIVE = 9 /* __activemask: the lanes that reached it together */
 };
 
 typedef void (*gs_item_fn)(void* ctx, long long item);
@@ -58,6 +59,7 @@ typedef struct gs_rt_api {
 #define GS_EXIT_ILLEGAL_ADDRESS 81     /* cudaErrorIllegalAddress (SIGSEGV, SIGBUS) */
 #define GS_EXIT_ILLEGAL_INSTRUCTION 82 /* cudaErrorIllegalInstruction (SIGILL) */
 #define GS_EXIT_LAUNCH_FAILURE 83      /* cudaErrorLaunchFailure (__trap, SIGFPE) */
+#define GS_EXIT_OUT_OF_RESOURCES 84    /* cudaErrorLaunchOutOfResources (fiber stacks) */
 
 typedef struct gs_launch_t {
   unsigned grid[3];

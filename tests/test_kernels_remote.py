@@ -395,11 +395,12 @@ except SessionLostError as exc:  # the CPU emulator: the worker process died
     print("LOST:", exc)
     sys.exit(0)
 except cupy.cuda.runtime.CUDARuntimeError as exc:
-    # a GPU reports the illegal address as CuPy does; the context is then unusable, so
-    # the worker ends the session after that reply
+    # the illegal address as CuPy reports it (a GPU's, or the emulator's worker ending
+    # with its status); the context is then unusable, so the session ends: its arrays
+    # raise the loss
     print("CUDA:", exc)
     try:
-        cupy.zeros(1).get()
+        x.get()
     except SessionLostError as exc:
         print("LOST:", exc)
         sys.exit(0)

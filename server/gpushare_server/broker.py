@@ -817,9 +817,9 @@ class Broker:
                     status, words = fault
                     log.warning("session %s lost: a kernel failed (%s)", session.id, words)
                     self.metrics.sessions_closed.labels("kernel_fault").inc()
-                    self._lose(session, f"gpushare: the session ended after a kernel's "
-                                        f"fault ({words}); every array of it is gone. "
-                                        "Other sessions are unaffected.",
+                    self._lose(session, f"gpushare: the session's worker process ended "
+                                        f"after a kernel's fault ({words}); every array "
+                                        "of it is gone. Other sessions are unaffected.",
                                _fatal(words, "cupy.cuda.runtime.CUDARuntimeError", status))
                     continue
                 how = f"signal {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"

@@ -147,6 +147,7 @@ KERNEL_FAULTS = {
     81: (700, "cudaErrorIllegalAddress: an illegal memory access was encountered"),
     82: (715, "cudaErrorIllegalInstruction: an illegal instruction was encountered"),
     83: (719, "cudaErrorLaunchFailure: unspecified launch failure"),
+    84: (701, "cudaErrorLaunchOutOfResources: too many resources requested for launch"),
 }
 
 

@@ -742,8 +742,9 @@ class Session:
         lost = self._lost
         if type(lost) is errors.CUDARuntimeError:
             self._lost = errors.SessionLostError(
-                f"gpushare: the session ended after a kernel's fault ({lost}); every "
-                "array of this session is gone. Other sessions are unaffected.")
+                f"gpushare: the session's worker process ended after a kernel's fault "
+                f"({lost}); every array of this session is gone. Other sessions are "
+                "unaffected.")
         assert lost is not None
         return lost
 

@@ -5,7 +5,7 @@ import re
 
 _FIBER_RE = re.compile(
     r'\b(__syncthreads\w*|__syncwarp|__shfl\w*|__ballot\w*|__any(_sync)?|'
-    r'__all(_sync)?|__activemask|__match_any_sync|__reduce_\w+_sync|'
+    r'__all(_sync)?|__activemask|__match_(any|all)_sync|__reduce_\w+_sync|'
     r'cooperative_groups|this_thread_block|tiled_partition)\b')
 
 _EXTERN_SHARED_RE = re.compile(

@@ -1,0 +1,277 @@
+// gpushare emulator stand-in for CUDA's cuda_bf16.h: __nv_bfloat16 / __nv_bfloat162
+// (bfloat16 storage; arithmetic in float, rounded back to nearest even, which is
+// exact for + - * / sqrt: float has more than 2*8+2 bits), the conversions with their
+// rounding modes, comparisons, math, atomicAdd and the overloads of the __h* functions
+// that cuda_fp16.h's __half has.
+#pragma once
+#include "gpushare_cuda.h"
+
+struct __nv_bfloat16_raw { unsigned short x; };
+struct alignas(4) __nv_bfloat162_raw { unsigned short x, y; };
+
+static inline unsigned short gs_double2bf16_bits(double d, int mode = GS_RN) {
+  return gs_d2small_bits<7, 8>(d, mode);
+}
+static inline float gs_bf16_bits2float(unsigned short b) {
+  return gs_bitcast<float>((unsigned)b << 16);
+}
+
+class __nv_bfloat16 {
+ public:
+  unsigned short __x;
+  __nv_bfloat16() = default;
+  __nv_bfloat16(float f) : __x(gs_double2bf16_bits(f)) {}
+  __nv_bfloat16(double f) : __x(gs_double2bf16_bits(f)) {}
+  __nv_bfloat16(int f) : __x(gs_double2bf16_bits((double)f)) {}
+  __nv_bfloat16(unsigned f) : __x(gs_double2bf16_bits((double)f)) {}
+  __nv_bfloat16(long f) : __x(gs_double2bf16_bits((double)f)) {}
+  __nv_bfloat16(unsigned long f) : __x(gs_double2bf16_bits((double)f)) {}
+  __nv_bfloat16(long long f) : __x(gs_double2bf16_bits((double)f)) {}
+  __nv_bfloat16(unsigned long long f) : __x(gs_double2bf16_bits((double)f)) {}
+  __nv_bfloat16(short f) : __x(gs_double2bf16_bits((double)f)) {}
+  __nv_bfloat16(unsigned short f) : __x(gs_double2bf16_bits((double)f)) {}
+  __nv_bfloat16(__nv_bfloat16_raw r) : __x(r.x) {}
+  operator float() const { return gs_bf16_bits2float(__x); }
+  operator __nv_bfloat16_raw() const { __nv_bfloat16_raw r; r.x = __x; return r; }
+  static __nv_bfloat16 from_bits(unsigned short b) { __nv_bfloat16 r; r.__x = b; return r; }
+  unsigned short to_bits() const { return __x; }
+  __nv_bfloat16& operator+=(__nv_bfloat16 o) { *this = __nv_bfloat16(float(*this) + float(o)); return *this; }
+  __nv_bfloat16& operator-=(__nv_bfloat16 o) { *this = __nv_bfloat16(float(*this) - float(o)); return *this; }
+  __nv_bfloat16& operator*=(__nv_bfloat16 o) { *this = __nv_bfloat16(float(*this) * float(o)); return *this; }
+  __nv_bfloat16& operator/=(__nv_bfloat16 o) { *this = __nv_bfloat16(float(*this) / float(o)); return *this; }
+  __nv_bfloat16& operator++() { return *this += __nv_bfloat16(1.0f); }
+  __nv_bfloat16& operator--() { return *this -= __nv_bfloat16(1.0f); }
+  __nv_bfloat16 operator++(int) { __nv_bfloat16 o = *this; *this += __nv_bfloat16(1.0f); return o; }
+  __nv_bfloat16 operator--(int) { __nv_bfloat16 o = *this; *this -= __nv_bfloat16(1.0f); return o; }
+  __nv_bfloat16 operator-() const { return from_bits(__x ^ 0x8000u); }
+  __nv_bfloat16 operator+() const { return *this; }
+};
+typedef __nv_bfloat16 nv_bfloat16;
+typedef __nv_bfloat16_raw nv_bfloat16_raw;
+static inline __nv_bfloat16 operator+(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat16(float(a) + float(b)); }
+static inline __nv_bfloat16 operator-(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat16(float(a) - float(b)); }
+static inline __nv_bfloat16 operator*(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat16(float(a) * float(b)); }
+static inline __nv_bfloat16 operator/(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat16(float(a) / float(b)); }
+static inline bool operator==(__nv_bfloat16 a, __nv_bfloat16 b) { return float(a) == float(b); }
+static inline bool operator!=(__nv_bfloat16 a, __nv_bfloat16 b) { return float(a) != float(b); }
+static inline bool operator<(__nv_bfloat16 a, __nv_bfloat16 b) { return float(a) < float(b); }
+static inline bool operator>(__nv_bfloat16 a, __nv_bfloat16 b) { return float(a) > float(b); }
+static inline bool operator<=(__nv_bfloat16 a, __nv_bfloat16 b) { return float(a) <= float(b); }
+static inline bool operator>=(__nv_bfloat16 a, __nv_bfloat16 b) { return float(a) >= float(b); }
+static inline bool gs_isnan(__nv_bfloat16 a) { return (a.__x & 0x7fffu) > 0x7f80u; }
+
+struct alignas(4) __nv_bfloat162 {
+  __nv_bfloat16 x, y;
+  __nv_bfloat162() = default;
+  __nv_bfloat162(__nv_bfloat16 a, __nv_bfloat16 b) : x(a), y(b) {}
+  __nv_bfloat162(__nv_bfloat162_raw r)
+      : x(__nv_bfloat16::from_bits(r.x)), y(__nv_bfloat16::from_bits(r.y)) {}
+  operator __nv_bfloat162_raw() const { __nv_bfloat162_raw r; r.x = x.__x; r.y = y.__x; return r; }
+  __nv_bfloat162& operator+=(const __nv_bfloat162& o) { x += o.x; y += o.y; return *this; }
+  __nv_bfloat162& operator-=(const __nv_bfloat162& o) { x -= o.x; y -= o.y; return *this; }
+  __nv_bfloat162& operator*=(const __nv_bfloat162& o) { x *= o.x; y *= o.y; return *this; }
+  __nv_bfloat162& operator/=(const __nv_bfloat162& o) { x /= o.x; y /= o.y; return *this; }
+};
+typedef __nv_bfloat162 nv_bfloat162;
+typedef __nv_bfloat162_raw nv_bfloat162_raw;
+static inline __nv_bfloat162 operator+(__nv_bfloat162 a, __nv_bfloat162 b) { return __nv_bfloat162(a.x + b.x, a.y + b.y); }
+static inline __nv_bfloat162 operator-(__nv_bfloat162 a, __nv_bfloat162 b) { return __nv_bfloat162(a.x - b.x, a.y - b.y); }
+static inline __nv_bfloat162 operator*(__nv_bfloat162 a, __nv_bfloat162 b) { return __nv_bfloat162(a.x * b.x, a.y * b.y); }
+static inline __nv_bfloat162 operator/(__nv_bfloat162 a, __nv_bfloat162 b) { return __nv_bfloat162(a.x / b.x, a.y / b.y); }
+static inline __nv_bfloat162 operator-(__nv_bfloat162 a) { return __nv_bfloat162(-a.x, -a.y); }
+static inline __nv_bfloat162 make_bfloat162(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat162(a, b); }
+
+// conversions
+static inline __nv_bfloat16 gs_bf(double d, int mode) { return __nv_bfloat16::from_bits(gs_double2bf16_bits(d, mode)); }
+static inline __nv_bfloat16 __float2bfloat16(float f) { return __nv_bfloat16(f); }
+static inline __nv_bfloat16 __float2bfloat16_rn(float f) { return __nv_bfloat16(f); }
+static inline __nv_bfloat16 __float2bfloat16_rz(float f) { return gs_bf(f, GS_RZ); }
+static inline __nv_bfloat16 __float2bfloat16_ru(float f) { return gs_bf(f, GS_RU); }
+static inline __nv_bfloat16 __float2bfloat16_rd(float f) { return gs_bf(f, GS_RD); }
+static inline __nv_bfloat16 __double2bfloat16(double f) { return __nv_bfloat16(f); }
+static inline float __bfloat162float(__nv_bfloat16 b) { return float(b); }
+#define GS_B2I(name, I)                                                                  \
+  static inline I name##_rn(__nv_bfloat16 h) { return gs_f2i_sat<I, float>(nearbyintf(float(h))); } \
+  static inline I name##_rz(__nv_bfloat16 h) { return gs_f2i_sat<I, float>(truncf(float(h))); }     \
+  static inline I name##_ru(__nv_bfloat16 h) { return gs_f2i_sat<I, float>(ceilf(float(h))); }      \
+  static inline I name##_rd(__nv_bfloat16 h) { return gs_f2i_sat<I, float>(floorf(float(h))); }
+GS_B2I(__bfloat162int, int)
+GS_B2I(__bfloat162uint, unsigned)
+GS_B2I(__bfloat162short, short)
+GS_B2I(__bfloat162ushort, unsigned short)
+GS_B2I(__bfloat162ll, long long)
+GS_B2I(__bfloat162ull, unsigned long long)
+#undef GS_B2I
+#define GS_I2B(name, I)                                                                  \
+  static inline __nv_bfloat16 name##_rn(I i) { return gs_bf((double)i, GS_RN); }        \
+  static inline __nv_bfloat16 name##_rz(I i) { return gs_bf((double)i, GS_RZ); }        \
+  static inline __nv_bfloat16 name##_ru(I i) { return gs_bf((double)i, GS_RU); }        \
+  static inline __nv_bfloat16 name##_rd(I i) { return gs_bf((double)i, GS_RD); }
+GS_I2B(__int2bfloat16, int)
+GS_I2B(__uint2bfloat16, unsigned)
+GS_I2B(__short2bfloat16, short)
+GS_I2B(__ushort2bfloat16, unsigned short)
+GS_I2B(__ll2bfloat16, long long)
+GS_I2B(__ull2bfloat16, unsigned long long)
+#undef GS_I2B
+static inline unsigned short __bfloat16_as_ushort(__nv_bfloat16 h) { return h.__x; }
+static inline __nv_bfloat16 __ushort_as_bfloat16(unsigned short b) { return __nv_bfloat16::from_bits(b); }
+static inline short __bfloat16_as_short(__nv_bfloat16 h) { return (short)h.__x; }
+static inline __nv_bfloat16 __short_as_bfloat16(short b) { return __nv_bfloat16::from_bits((unsigned short)b); }
+static inline __nv_bfloat162 __floats2bfloat162_rn(float a, float b) { return __nv_bfloat162(__nv_bfloat16(a), __nv_bfloat16(b)); }
+static inline __nv_bfloat162 __float2bfloat162_rn(float a) { return __floats2bfloat162_rn(a, a); }
+static inline __nv_bfloat162 __float22bfloat162_rn(float2 f) { return __floats2bfloat162_rn(f.x, f.y); }
+static inline float2 __bfloat1622float2(__nv_bfloat162 h) { return make_float2(float(h.x), float(h.y)); }
+static inline __nv_bfloat162 __halves2bfloat162(__nv_bfloat16 a, __nv_bfloat16 b) { return __nv_bfloat162(a, b); }
+static inline __nv_bfloat162 __bfloat162bfloat162(__nv_bfloat16 a) { return __nv_bfloat162(a, a); }
+static inline float __low2float(__nv_bfloat162 h) { return float(h.x); }
+static inline float __high2float(__nv_bfloat162 h) { return float(h.y); }
+static inline __nv_bfloat16 __low2bfloat16(__nv_bfloat162 h) { return h.x; }
+static inline __nv_bfloat16 __high2bfloat16(__nv_bfloat162 h) { return h.y; }
+static inline __nv_bfloat162 __low2bfloat162(__nv_bfloat162 h) { return __nv_bfloat162(h.x, h.x); }
+static inline __nv_bfloat162 __high2bfloat162(__nv_bfloat162 h) { return __nv_bfloat162(h.y, h.y); }
+static inline __nv_bfloat162 __lows2bfloat162(__nv_bfloat162 a, __nv_bfloat162 b) { return __nv_bfloat162(a.x, b.x); }
+static inline __nv_bfloat162 __highs2bfloat162(__nv_bfloat162 a, __nv_bfloat162 b) { return __nv_bfloat162(a.y, b.y); }
+static inline __nv_bfloat162 __lowhigh2highlow(__nv_bfloat162 a) { return __nv_bfloat162(a.y, a.x); }
+
+// arithmetic
+typedef __nv_bfloat16 gs_bf16;
+static inline gs_bf16 gs_bcanon() { return gs_bf16::from_bits(0x7fffu); }
+static inline gs_bf16 gs_bsat(gs_bf16 a) {
+  float f = float(a);
+  return f != f || f <= 0.0f ? gs_bf16::from_bits(0) : (f > 1.0f ? gs_bf16(1.0f) : a);
+}
+static inline gs_bf16 __hadd(gs_bf16 a, gs_bf16 b) { return a + b; }
+static inline gs_bf16 __hsub(gs_bf16 a, gs_bf16 b) { return a - b; }
+static inline gs_bf16 __hmul(gs_bf16 a, gs_bf16 b) { return a * b; }
+static inline gs_bf16 __hdiv(gs_bf16 a, gs_bf16 b) { return a / b; }
+static inline gs_bf16 __hadd_rn(gs_bf16 a, gs_bf16 b) { return a + b; }
+static inline gs_bf16 __hsub_rn(gs_bf16 a, gs_bf16 b) { return a - b; }
+static inline gs_bf16 __hmul_rn(gs_bf16 a, gs_bf16 b) { return a * b; }
+static inline gs_bf16 __hneg(gs_bf16 a) { return -a; }
+static inline gs_bf16 __habs(gs_bf16 a) { return gs_bf16::from_bits(a.__x & 0x7fffu); }
+// a*b+c rounded once (gs_fma_round_odd, gpushare_cuda.h)
+static inline gs_bf16 __hfma(gs_bf16 a, gs_bf16 b, gs_bf16 c) {
+  return gs_bf16(gs_fma_round_odd(float(a), float(b), float(c)));
+}
+static inline gs_bf16 __hadd_sat(gs_bf16 a, gs_bf16 b) { return gs_bsat(a + b); }
+static inline gs_bf16 __hsub_sat(gs_bf16 a, gs_bf16 b) { return gs_bsat(a - b); }
+static inline gs_bf16 __hmul_sat(gs_bf16 a, gs_bf16 b) { return gs_bsat(a * b); }
+static inline gs_bf16 __hfma_sat(gs_bf16 a, gs_bf16 b, gs_bf16 c) { return gs_bsat(__hfma(a, b, c)); }
+static inline gs_bf16 __hfma_relu(gs_bf16 a, gs_bf16 b, gs_bf16 c) {
+  gs_bf16 r = __hfma(a, b, c);
+  return gs_isnan(r) ? gs_bcanon() : (float(r) < 0.0f ? gs_bf16::from_bits(0) : r);
+}
+static inline bool __hisnan(gs_bf16 a) { return gs_isnan(a); }
+static inline int __hisinf(gs_bf16 a) { return (a.__x & 0x7fffu) == 0x7f80u ? ((a.__x & 0x8000u) ? -1 : 1) : 0; }
+static inline gs_bf16 __hmax(gs_bf16 a, gs_bf16 b) {
+  if (gs_isnan(a)) return gs_isnan(b) ? gs_bcanon() : b;
+  if (gs_isnan(b)) return a;
+  if (float(a) == float(b)) return (a.__x & 0x8000u) ? b : a;
+  return a > b ? a : b;
+}
+static inline gs_bf16 __hmin(gs_bf16 a, gs_bf16 b) {
+  if (gs_isnan(a)) return gs_isnan(b) ? gs_bcanon() : b;
+  if (gs_isnan(b)) return a;
+  if (float(a) == float(b)) return (a.__x & 0x8000u) ? a : b;
+  return a < b ? a : b;
+}
+static inline gs_bf16 __hmax_nan(gs_bf16 a, gs_bf16 b) { return gs_isnan(a) || gs_isnan(b) ? gs_bcanon() : __hmax(a, b); }
+static inline gs_bf16 __hmin_nan(gs_bf16 a, gs_bf16 b) { return gs_isnan(a) || gs_isnan(b) ? gs_bcanon() : __hmin(a, b); }
+static inline bool __hlt(gs_bf16 a, gs_bf16 b) { return a < b; }
+static inline bool __hgt(gs_bf16 a, gs_bf16 b) { return a > b; }
+static inline bool __hle(gs_bf16 a, gs_bf16 b) { return a <= b; }
+static inline bool __hge(gs_bf16 a, gs_bf16 b) { return a >= b; }
+static inline bool __heq(gs_bf16 a, gs_bf16 b) { return a == b; }
+static inline bool __hne(gs_bf16 a, gs_bf16 b) { return !gs_isnan(a) && !gs_isnan(b) && a != b; }
+static inline bool __hltu(gs_bf16 a, gs_bf16 b) { return !(a >= b); }
+static inline bool __hgtu(gs_bf16 a, gs_bf16 b) { return !(a <= b); }
+static inline bool __hleu(gs_bf16 a, gs_bf16 b) { return !(a > b); }
+static inline bool __hgeu(gs_bf16 a, gs_bf16 b) { return !(a < b); }
+static inline bool __hequ(gs_bf16 a, gs_bf16 b) { return gs_isnan(a) || gs_isnan(b) || a == b; }
+static inline bool __hneu(gs_bf16 a, gs_bf16 b) { return a != b; }
+#define GS_BMATH(name, expr) \
+  static inline gs_bf16 name(gs_bf16 a) { float x = float(a); return gs_bf16((float)(expr)); }
+GS_BMATH(hsqrt, sqrtf(x))
+GS_BMATH(hrsqrt, 1.0 / sqrt((double)x))
+GS_BMATH(hrcp, 1.0f / x)
+GS_BMATH(hexp, exp((double)x))
+GS_BMATH(hexp2, exp2((double)x))
+GS_BMATH(hexp10, pow(10.0, (double)x))
+GS_BMATH(hlog, log((double)x))
+GS_BMATH(hlog2, log2((double)x))
+GS_BMATH(hlog10, log10((double)x))
+GS_BMATH(hsin, sin((double)x))
+GS_BMATH(hcos, cos((double)x))
+GS_BMATH(htanh, tanh((double)x))
+GS_BMATH(htanh_approx, tanh((double)x))
+GS_BMATH(hfloor, floorf(x))
+GS_BMATH(hceil, ceilf(x))
+GS_BMATH(htrunc, truncf(x))
+GS_BMATH(hrint, nearbyintf(x))
+#undef GS_BMATH
+typedef __nv_bfloat162 gs_bf162;
+#define GS_B2_1(name, f) static inline gs_bf162 name(gs_bf162 a) { return gs_bf162(f(a.x), f(a.y)); }
+#define GS_B2_2(name, f) \
+  static inline gs_bf162 name(gs_bf162 a, gs_bf162 b) { return gs_bf162(f(a.x, b.x), f(a.y, b.y)); }
+#define GS_B2_3(name, f) static inline gs_bf162 name(gs_bf162 a, gs_bf162 b, gs_bf162 c) { \
+    return gs_bf162(f(a.x, b.x, c.x), f(a.y, b.y, c.y)); }
+GS_B2_2(__hadd2, __hadd) GS_B2_2(__hsub2, __hsub) GS_B2_2(__hmul2, __hmul)
+GS_B2_2(__h2div, __hdiv) GS_B2_2(__hadd2_rn, __hadd) GS_B2_2(__hsub2_rn, __hsub)
+GS_B2_2(__hmul2_rn, __hmul) GS_B2_2(__hadd2_sat, __hadd_sat) GS_B2_2(__hsub2_sat, __hsub_sat)
+GS_B2_2(__hmul2_sat, __hmul_sat) GS_B2_2(__hmax2, __hmax) GS_B2_2(__hmin2, __hmin)
+GS_B2_2(__hmax2_nan, __hmax_nan) GS_B2_2(__hmin2_nan, __hmin_nan)
+GS_B2_3(__hfma2, __hfma) GS_B2_3(__hfma2_sat, __hfma_sat) GS_B2_3(__hfma2_relu, __hfma_relu)
+GS_B2_1(__hneg2, __hneg) GS_B2_1(__habs2, __habs)
+GS_B2_1(h2sqrt, hsqrt) GS_B2_1(h2rsqrt, hrsqrt) GS_B2_1(h2rcp, hrcp) GS_B2_1(h2exp, hexp)
+GS_B2_1(h2exp2, hexp2) GS_B2_1(h2exp10, hexp10) GS_B2_1(h2log, hlog) GS_B2_1(h2log2, hlog2)
+GS_B2_1(h2log10, hlog10) GS_B2_1(h2sin, hsin) GS_B2_1(h2cos, hcos) GS_B2_1(h2tanh, htanh)
+GS_B2_1(h2floor, hfloor) GS_B2_1(h2ceil, hceil) GS_B2_1(h2trunc, htrunc) GS_B2_1(h2rint, hrint)
+#undef GS_B2_1
+#undef GS_B2_2
+#undef GS_B2_3
+static inline gs_bf162 __hisnan2(gs_bf162 a) {
+  return gs_bf162(gs_bf16(gs_isnan(a.x) ? 1.0f : 0.0f), gs_bf16(gs_isnan(a.y) ? 1.0f : 0.0f)); }
+#define GS_B2CMP(sfx, f)                                                             \
+  static inline gs_bf162 __h##sfx##2(gs_bf162 a, gs_bf162 b) {                        \
+    return gs_bf162(gs_bf16(f(a.x, b.x) ? 1.0f : 0.0f), gs_bf16(f(a.y, b.y) ? 1.0f : 0.0f)); } \
+  static inline bool __hb##sfx##2(gs_bf162 a, gs_bf162 b) { return f(a.x, b.x) && f(a.y, b.y); } \
+  static inline unsigned __h##sfx##2_mask(gs_bf162 a, gs_bf162 b) {                 \
+    return (f(a.x, b.x) ? 0xffffu : 0u) | (f(a.y, b.y) ? 0xffff0000u : 0u); }
+GS_B2CMP(eq, __heq) GS_B2CMP(ne, __hne) GS_B2CMP(lt, __hlt) GS_B2CMP(le, __hle)
+GS_B2CMP(gt, __hgt) GS_B2CMP(ge, __hge) GS_B2CMP(equ, __hequ) GS_B2CMP(neu, __hneu)
+GS_B2CMP(ltu, __hltu) GS_B2CMP(leu, __hleu) GS_B2CMP(gtu, __hgtu) GS_B2CMP(geu, __hgeu)
+#undef GS_B2CMP
+static inline bool operator==(gs_bf162 a, gs_bf162 b) { return __hbeq2(a, b); }
+static inline bool operator!=(gs_bf162 a, gs_bf162 b) { return __hbneu2(a, b); }
+static inline bool operator<(gs_bf162 a, gs_bf162 b) { return __hblt2(a, b); }
+static inline bool operator>(gs_bf162 a, gs_bf162 b) { return __hbgt2(a, b); }
+static inline bool operator<=(gs_bf162 a, gs_bf162 b) { return __hble2(a, b); }
+static inline bool operator>=(gs_bf162 a, gs_bf162 b) { return __hbge2(a, b); }
+
+static inline gs_bf16 atomicAdd(gs_bf16* a, gs_bf16 v) {
+  unsigned short* p = reinterpret_cast<unsigned short*>(a);
+  unsigned short old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+  for (;;) {
+    unsigned short nv = (gs_bf16::from_bits(old) + v).__x;
+    if (__atomic_compare_exchange_n(p, &old, nv, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+      return gs_bf16::from_bits(old);
+  }
+}
+static inline gs_bf162 atomicAdd(gs_bf162* a, gs_bf162 v) {
+  unsigned* p = reinterpret_cast<unsigned*>(a);
+  unsigned old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+  for (;;) {
+    gs_bf162 o = gs_bitcast<gs_bf162>(old);
+    unsigned nv = gs_bitcast<unsigned>(gs_bf162(o.x + v.x, o.y + v.y));
+    if (__atomic_compare_exchange_n(p, &old, nv, true, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+      return gs_bitcast<gs_bf162>(old);
+  }
+}
+#define CUDART_INF_BF16 __ushort_as_bfloat16((unsigned short)0x7F80U)
+#define CUDART_NAN_BF16 __ushort_as_bfloat16((unsigned short)0x7FFFU)
+#define CUDART_MIN_DENORM_BF16 __ushort_as_bfloat16((unsigned short)0x0001U)
+#define CUDART_MAX_NORMAL_BF16 __ushort_as_bfloat16((unsigned short)0x7F7FU)
+#define CUDART_NEG_ZERO_BF16 __ushort_as_bfloat16((unsigned short)0x8000U)
+#define CUDART_ZERO_BF16 __ushort_as_bfloat16((unsigned short)0x0000U)
+#define CUDART_ONE_BF16 __ushort_as_bfloat16((unsigned short)0x3F80U)
