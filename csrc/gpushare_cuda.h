@@ -798,16 +798,8 @@ static inline void sincospi(double x, double* s, double* c) { *s = sinpi(x); *c 
 static inline void sincospif(float x, float* s, float* c) { *s = sinpif(x); *c = cospif(x); }
 // Euclidean norms: the sum of squares in long double (no overflow or underflow for
 // double arguments); an infinite coordinate gives +inf even beside a NaN (as hypot)
-static inline long double gs_norm_l(int n, const double* p) {
-  long double s = 0.0L;
-  bool inf = false;
-  for (int i = 0; i < n; ++i) {
-    if (std::isinf(p[i])) inf = true;
-    s += (long double)p[i] * p[i];
-  }
-  return inf ? (long double)INFINITY : sqrtl(s);
-}
-static inline long double gs_normf_l(int n, const float* p) {
+template <typename F>
+static inline long double gs_norm_l(int n, const F* p) {
   long double s = 0.0L;
   bool inf = false;
   for (int i = 0; i < n; ++i) {
@@ -818,8 +810,8 @@ static inline long double gs_normf_l(int n, const float* p) {
 }
 static inline double norm(int dim, const double* p) { return (double)gs_norm_l(dim, p); }
 static inline double rnorm(int dim, const double* p) { return (double)(1.0L / gs_norm_l(dim, p)); }
-static inline float normf(int dim, const float* p) { return (float)gs_normf_l(dim, p); }
-static inline float rnormf(int dim, const float* p) { return (float)(1.0L / gs_normf_l(dim, p)); }
+static inline float normf(int dim, const float* p) { return (float)gs_norm_l(dim, p); }
+static inline float rnormf(int dim, const float* p) { return (float)(1.0L / gs_norm_l(dim, p)); }
 static inline double norm3d(double a, double b, double c) { double p[3] = {a, b, c}; return norm(3, p); }
 static inline float norm3df(float a, float b, float c) { float p[3] = {a, b, c}; return normf(3, p); }
 static inline double rnorm3d(double a, double b, double c) { double p[3] = {a, b, c}; return rnorm(3, p); }
