@@ -78,6 +78,9 @@ def test_creation_from_a_device_array_converts_on_the_device(cp):
                 cp.asfortranarray(x, dtype=cp.int32), cp.asanyarray(x, dtype=cp.int32)):
         assert got.tolist() == [0, 2**31 - 1, -1, 2]
     assert cp.array(x, dtype=cp.uint32, ndmin=2).tolist() == [[0, 2**32 - 1, 0, 2]]
+    # a sequence of device arrays: concatenated, then converted on the device
+    assert cp.array([x, x[::-1]], dtype=cp.int32).tolist() == \
+        [[0, 2**31 - 1, -1, 2], [2, -1, 2**31 - 1, 0]]
     # host data is converted by NumPy on the host, as CuPy's _array_default does
     host = numpy.array([-1.0, 2.5])
     assert cp.array(host, dtype=cp.uint32).tolist() == host.astype(numpy.uint32).tolist()

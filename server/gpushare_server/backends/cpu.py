@@ -236,9 +236,23 @@ def _array(obj: Any, dtype: Any = None, copy: bool = True, order: str = "K", sub
         return numpy.array(obj.array, dtype=dtype, copy=True, order=order, ndmin=ndmin)
     if copy is False and not isinstance(obj, numpy.ndarray):
         copy = True
+    if dtype is not None and type(obj) in (list, tuple) and _holds_device_array(obj):
+        # (CuPy's ``_array_from_nested_cupy_sequence``: concatenated, then ``astype``
+        # on the device: floats to integers as a GPU converts them)
+        out = numpy.array(obj, copy=True, order=order, ndmin=ndmin)
+        return cpu_cast.astype(out, dtype, copy=False)
     with numpy.errstate(invalid="ignore"):
         out = numpy.array(obj, dtype=dtype, copy=copy, order=order, ndmin=ndmin)
     return _device_cast(out, obj)
+
+
+def _holds_device_array(seq: Any) -> bool:
+    """Whether a nested list or tuple holds a device array."""
+    for item in seq:
+        if type(item) is numpy.ndarray or \
+                type(item) in (list, tuple) and _holds_device_array(item):
+            return True
+    return False
 
 
 def _asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None,
