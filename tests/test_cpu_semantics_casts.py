@@ -100,6 +100,9 @@ def test_assignment_copyto_put_and_fill_convert_on_the_device(cp):
     d = cp.zeros(4, dtype=cp.uint8)
     cp.put(d, cp.array([3, 2, 1, 0]), x)
     assert d.tolist() == [0, 0, 255, 0]
+    f = cp.zeros(5, dtype=cp.int32)
+    cp.place(f, cp.array([True, False, True, True, False]), x[:2])  # (vals repeat)
+    assert f.tolist() == [0, 0, 2**31 - 1, 0, 0]
     e = cp.zeros(3, dtype=cp.int32)
     e.fill(cp.array(numpy.inf))  # (a 0-d device array: astype on the device)
     assert e.tolist() == [2**31 - 1] * 3

@@ -223,6 +223,28 @@ def put(a: Any, ind: Any, v: Any, mode: str = "wrap") -> None:
     numpy.put(a, ind, v, mode=mode)
 
 
+def place(arr: Any, mask: Any, vals: Any) -> None:
+    """``cupy.place`` (``_indexing/insert.py``): ``arr.put`` of the mask's nonzero
+    indices, so device values are converted as CuPy's put kernel converts them (a
+    float array into integers: saturating, ``cpu_cast``). ``mask`` and ``vals`` come as
+    device arrays (``cpu_host.HOST_PARAMS``); a host ``arr`` is refused (CuPy's own
+    fails when NumPy's ``put`` is given device arrays: a TypeError too).
+
+    See Also
+    --------
+    cupy.place
+    """
+    _check_device(arr)
+    if arr.size != mask.size:
+        raise ValueError("Mask and data must be the same size.")
+    indices = numpy.flatnonzero(mask)
+    if indices.size == 0:
+        return
+    if numpy.size(vals) == 0:
+        raise ValueError("Cannot insert from an empty array.")
+    put(arr, indices, vals)
+
+
 def ndarray_take(a: numpy.ndarray, indices: Any, axis: Any = None, out: Any = None) -> Any:
     return take(a, indices, axis, out)
 
@@ -235,6 +257,7 @@ INDEXING_OVERRIDES: dict[str, Any] = {
     "cupy.take": take,
     "cupy.take_along_axis": take_along_axis,
     "cupy.put": put,
+    "cupy.place": place,
     "cupy.put_along_axis": put_along_axis,
 }
 
