@@ -221,7 +221,7 @@ def _device_cast(out: Any, src: Any) -> Any:
     converted to integers as on a GPU instead (``cpu_cast``)."""
     if type(src) is numpy.ndarray and type(out) is numpy.ndarray and out is not src and \
             cpu_cast.changes(src.dtype, out.dtype):
-        numpy.copyto(out, cpu_cast.convert(src, out.dtype))  # (ndmin: leading 1s)
+        cpu_cast.mend(out, src)  # (ndmin: leading 1s)
     return out
 
 

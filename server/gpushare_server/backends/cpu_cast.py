@@ -47,18 +47,20 @@ def _in_range(values: numpy.ndarray, info: numpy.iinfo) -> bool:
     return low >= float(info.min) and high < float(info.max) + 1.0
 
 
-def convert(values: numpy.ndarray, dtype: Any) -> numpy.ndarray:
-    """``values`` (a float or complex array) converted to the integer ``dtype`` as a
-    CUDA kernel converts them: a new array of ``values``' shape."""
-    dtype = numpy.dtype(dtype)
+def _real(values: numpy.ndarray, dtype: numpy.dtype) -> numpy.ndarray:
+    """The floats a conversion of ``values`` to ``dtype`` converts (a complex array's
+    real parts)."""
     if values.dtype.kind == "c":
         values = values.real
     if values.dtype.kind != "f" or dtype.kind not in "iu":
         raise TypeError(f"gpushare: no float-to-integer conversion from {values.dtype} "
                         f"to {dtype}")
-    if _in_range(values, numpy.iinfo(dtype)):
-        with numpy.errstate(invalid="ignore"):
-            return values.astype(dtype)
+    return values
+
+
+def _saturated(values: numpy.ndarray, dtype: numpy.dtype) -> numpy.ndarray:
+    """Floats ``values`` converted to ``dtype`` as a CUDA kernel converts them, those
+    beyond its range and NaN included (the slow way)."""
     wide = _CONVERT.get((dtype.kind, dtype.itemsize), dtype)
     info = numpy.iinfo(wide)
     values = values.astype(numpy.float64, copy=False)  # (exact; the limits are too)
@@ -73,13 +75,34 @@ def convert(values: numpy.ndarray, dtype: Any) -> numpy.ndarray:
     return out if wide == dtype else out.astype(dtype)  # (the low byte: integer casts wrap)
 
 
+def convert(values: numpy.ndarray, dtype: Any) -> numpy.ndarray:
+    """``values`` (a float or complex array) converted to the integer ``dtype`` as a
+    CUDA kernel converts them: a new array of ``values``' shape."""
+    dtype = numpy.dtype(dtype)
+    values = _real(values, dtype)
+    if _in_range(values, numpy.iinfo(dtype)):
+        with numpy.errstate(invalid="ignore"):
+            return values.astype(dtype)
+    return _saturated(values, dtype)
+
+
+def mend(out: numpy.ndarray, src: numpy.ndarray) -> numpy.ndarray:
+    """``out``, NumPy's conversion of the float or complex array ``src`` to an integer
+    type (of ``src``'s shape, or with leading 1s), with CUDA's results written where
+    they differ; nothing is done when every value is in range (the usual case)."""
+    values = _real(src, out.dtype)
+    if not _in_range(values, numpy.iinfo(out.dtype)):
+        numpy.copyto(out, _saturated(values, out.dtype))
+    return out
+
+
 def astype(a: numpy.ndarray, dtype: Any, *args: Any, **kwargs: Any) -> numpy.ndarray:
     """``a.astype(dtype, ...)`` with a float-to-integer conversion made as on a GPU
     (``order``, ``copy`` and the rest as NumPy's ``astype``)."""
     with numpy.errstate(invalid="ignore"):  # (CuPy does not warn)
         out = a.astype(dtype, *args, **kwargs)
     if out is not a and changes(a.dtype, out.dtype):
-        numpy.copyto(out, convert(a, out.dtype))
+        mend(out, a)
     return out
 
 
