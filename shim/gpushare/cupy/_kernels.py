@@ -667,14 +667,11 @@ def _launch_key(grid: Any, block: Any, args: Any, kwargs: dict) -> Any:
             return None
     shared_mem = 0
     if kwargs:
-        for name, value in kwargs.items():
-            if name == "shared_mem":
-                if type(value) is not int:
-                    return None
-                shared_mem = value
-            elif name != "stream" or (value is not None and
-                                      not isinstance(value, _stream_type())):
-                return None
+        if not _plain_launch(kwargs):
+            return None
+        shared_mem = kwargs.get("shared_mem", 0)
+        if type(shared_mem) is not int:
+            return None
     t = type(args)
     if t is not tuple and t is not list:
         return None
