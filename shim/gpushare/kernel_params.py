@@ -70,6 +70,20 @@ def param_info(s: str, is_const: bool, typename: Callable[[numpy.dtype], str]) -
     return tuple(ParameterInfo(i, is_const, typename) for i in s.strip().split(","))
 
 
+def _bind_type(p: Any, a: Any, type_dict: dict) -> None:
+    """One argument's dtype ``a`` against its parameter ``p``: a typed parameter's must
+    match, a type name's is bound by its first argument (CuPy's words)."""
+    if p.dtype is not None:
+        if numpy.dtype(a) != numpy.dtype(p.dtype):
+            raise TypeError('Type is mismatched. %s %s %s' % (p.name, a, p.dtype))
+    elif p.ctype in type_dict:
+        t = type_dict[p.ctype]
+        if numpy.dtype(t) != numpy.dtype(a):
+            raise TypeError('Type is mismatched. %s %s %s %s' % (p.name, a, t, p.ctype))
+    else:
+        type_dict[p.ctype] = a
+
+
 def decide_params_type(in_params: tuple, out_params: tuple, in_args_dtype: tuple,
                        out_args_dtype: tuple) -> tuple:
     """See Also: cupy._core._kernel._decide_params_type_core (the types of the
@@ -80,35 +94,12 @@ def decide_params_type(in_params: tuple, out_params: tuple, in_args_dtype: tuple
         for p, a in zip(out_params, out_args_dtype):
             if a is None:
                 raise TypeError('Output arguments must be cupy.ndarray')
-            if p.dtype is not None:
-                if numpy.dtype(a) != numpy.dtype(p.dtype):
-                    raise TypeError(
-                        'Type is mismatched. %s %s %s' % (p.name, a, p.dtype))
-            elif p.ctype in type_dict:
-                t = type_dict[p.ctype]
-                if numpy.dtype(t) != numpy.dtype(a):
-                    raise TypeError(
-                        'Type is mismatched. %s %s %s %s' % (
-                            p.name, a, t, p.ctype))
-            else:
-                type_dict[p.ctype] = a
+            _bind_type(p, a, type_dict)
 
     assert len(in_params) == len(in_args_dtype)
     for p, a in zip(in_params, in_args_dtype):
-        if a is None:
-            continue
-        if p.dtype is not None:
-            if numpy.dtype(a) != numpy.dtype(p.dtype):
-                raise TypeError(
-                    'Type is mismatched. %s %s %s' % (p.name, a, p.dtype))
-        elif p.ctype in type_dict:
-            t = type_dict[p.ctype]
-            if numpy.dtype(t) != numpy.dtype(a):
-                raise TypeError(
-                    'Type is mismatched. %s %s %s %s' % (
-                        p.name, a, t, p.ctype))
-        else:
-            type_dict[p.ctype] = a
+        if a is not None:
+            _bind_type(p, a, type_dict)
 
     in_types = tuple([type_dict[p.ctype] if p.dtype is None else p.dtype
                       for p in in_params])
