@@ -1082,11 +1082,13 @@ static inline __half __float2half_ru(float f) { return gs_h(f, GS_RU); }
 static inline __half __float2half_rd(float f) { return gs_h(f, GS_RD); }
 static inline __half __double2half(double f) { return __half(f); }
 static inline float __half2float(__half h) { return float(h); }
-#define GS_H2I(name, I)                                                                 \
-  static inline I name##_rn(__half h) { return gs_f2i_sat<I, float>(nearbyintf(float(h))); } \
-  static inline I name##_rz(__half h) { return gs_f2i_sat<I, float>(truncf(float(h))); }     \
-  static inline I name##_ru(__half h) { return gs_f2i_sat<I, float>(ceilf(float(h))); }      \
-  static inline I name##_rd(__half h) { return gs_f2i_sat<I, float>(floorf(float(h))); }
+// to an integer type I in each rounding mode, saturating (T: __half, __nv_bfloat16)
+#define GS_LOWP_TO_INT(T, name, I)                                                       \
+  static inline I name##_rn(T h) { return gs_f2i_sat<I, float>(nearbyintf(float(h))); } \
+  static inline I name##_rz(T h) { return gs_f2i_sat<I, float>(truncf(float(h))); }     \
+  static inline I name##_ru(T h) { return gs_f2i_sat<I, float>(ceilf(float(h))); }      \
+  static inline I name##_rd(T h) { return gs_f2i_sat<I, float>(floorf(float(h))); }
+#define GS_H2I(name, I) GS_LOWP_TO_INT(__half, name, I)
 GS_H2I(__half2int, int)
 GS_H2I(__half2uint, unsigned)
 GS_H2I(__half2short, short)
@@ -1184,61 +1186,68 @@ static inline __half __hmin(__half a, __half b) {
   if (float(a) == float(b)) return signbit(a) ? a : b;
   return a < b ? a : b;
 }
-static inline __half __hmax_nan(__half a, __half b) { return isnan(a) || isnan(b) ? gs_hcanon() : __hmax(a, b); }
-static inline __half __hmin_nan(__half a, __half b) { return isnan(a) || isnan(b) ? gs_hcanon() : __hmin(a, b); }
-static inline bool __hlt(__half a, __half b) { return a < b; }
-static inline bool __hgt(__half a, __half b) { return a > b; }
-static inline bool __hle(__half a, __half b) { return a <= b; }
-static inline bool __hge(__half a, __half b) { return a >= b; }
-static inline bool __heq(__half a, __half b) { return a == b; }
-static inline bool __hne(__half a, __half b) { return !isnan(a) && !isnan(b) && a != b; }
-static inline bool __hltu(__half a, __half b) { return !(a >= b); }
-static inline bool __hgtu(__half a, __half b) { return !(a <= b); }
-static inline bool __hleu(__half a, __half b) { return !(a > b); }
-static inline bool __hgeu(__half a, __half b) { return !(a < b); }
-static inline bool __hequ(__half a, __half b) { return isnan(a) || isnan(b) || a == b; }
-static inline bool __hneu(__half a, __half b) { return a != b; }
-// math (through float, correctly rounded there: within CUDA's bounds for these)
-#define GS_HMATH(name, expr) \
-  static inline __half name(__half a) { float x = float(a); return __half((float)(expr)); }
-GS_HMATH(hsqrt, sqrtf(x))
-GS_HMATH(hrsqrt, 1.0 / sqrt((double)x))
-GS_HMATH(hrcp, 1.0f / x)
-GS_HMATH(hexp, exp((double)x))
-GS_HMATH(hexp2, exp2((double)x))
-GS_HMATH(hexp10, pow(10.0, (double)x))
-GS_HMATH(hlog, log((double)x))
-GS_HMATH(hlog2, log2((double)x))
-GS_HMATH(hlog10, log10((double)x))
-GS_HMATH(hsin, sin((double)x))
-GS_HMATH(hcos, cos((double)x))
-GS_HMATH(htanh, tanh((double)x))
-GS_HMATH(htanh_approx, tanh((double)x))
-GS_HMATH(hfloor, floorf(x))
-GS_HMATH(hceil, ceilf(x))
-GS_HMATH(htrunc, truncf(x))
-GS_HMATH(hrint, nearbyintf(x))
-#undef GS_HMATH
-// half2: lane by lane
-#define GS_H2_1(name, f) static inline __half2 name(__half2 a) { return __half2(f(a.x), f(a.y)); }
-#define GS_H2_2(name, f) \
-  static inline __half2 name(__half2 a, __half2 b) { return __half2(f(a.x, b.x), f(a.y, b.y)); }
-#define GS_H2_3(name, f) static inline __half2 name(__half2 a, __half2 b, __half2 c) { \
-    return __half2(f(a.x, b.x, c.x), f(a.y, b.y, c.y)); }
-GS_H2_2(__hadd2, __hadd) GS_H2_2(__hsub2, __hsub) GS_H2_2(__hmul2, __hmul)
-GS_H2_2(__h2div, __hdiv) GS_H2_2(__hadd2_rn, __hadd) GS_H2_2(__hsub2_rn, __hsub)
-GS_H2_2(__hmul2_rn, __hmul) GS_H2_2(__hadd2_sat, __hadd_sat) GS_H2_2(__hsub2_sat, __hsub_sat)
-GS_H2_2(__hmul2_sat, __hmul_sat) GS_H2_2(__hmax2, __hmax) GS_H2_2(__hmin2, __hmin)
-GS_H2_2(__hmax2_nan, __hmax_nan) GS_H2_2(__hmin2_nan, __hmin_nan)
-GS_H2_3(__hfma2, __hfma) GS_H2_3(__hfma2_sat, __hfma_sat) GS_H2_3(__hfma2_relu, __hfma_relu)
-GS_H2_1(__hneg2, __hneg) GS_H2_1(__habs2, __habs)
-GS_H2_1(h2sqrt, hsqrt) GS_H2_1(h2rsqrt, hrsqrt) GS_H2_1(h2rcp, hrcp) GS_H2_1(h2exp, hexp)
-GS_H2_1(h2exp2, hexp2) GS_H2_1(h2exp10, hexp10) GS_H2_1(h2log, hlog) GS_H2_1(h2log2, hlog2)
-GS_H2_1(h2log10, hlog10) GS_H2_1(h2sin, hsin) GS_H2_1(h2cos, hcos) GS_H2_1(h2tanh, htanh)
-GS_H2_1(h2floor, hfloor) GS_H2_1(h2ceil, hceil) GS_H2_1(h2trunc, htrunc) GS_H2_1(h2rint, hrint)
-#undef GS_H2_1
-#undef GS_H2_2
-#undef GS_H2_3
+// --- what __half here and __nv_bfloat16 (cuda_bf16.h) share: for a type T, its NaN
+// test and canonical NaN, the comparisons and the math functions (through float,
+// correctly rounded there: within CUDA's bounds for these)
+#define GS_LOWP_MATH1(T, name, expr) \
+  static inline T name(T a) { float x = float(a); return T((float)(expr)); }
+#define GS_LOWP_COMPARE_AND_MATH(T, ISNAN, CANON)                                        \
+  static inline T __hmax_nan(T a, T b) { return ISNAN(a) || ISNAN(b) ? CANON() : __hmax(a, b); } \
+  static inline T __hmin_nan(T a, T b) { return ISNAN(a) || ISNAN(b) ? CANON() : __hmin(a, b); } \
+  static inline bool __hlt(T a, T b) { return a < b; }                                \
+  static inline bool __hgt(T a, T b) { return a > b; }                                \
+  static inline bool __hle(T a, T b) { return a <= b; }                               \
+  static inline bool __hge(T a, T b) { return a >= b; }                               \
+  static inline bool __heq(T a, T b) { return a == b; }                               \
+  static inline bool __hne(T a, T b) { return !ISNAN(a) && !ISNAN(b) && a != b; }     \
+  static inline bool __hltu(T a, T b) { return !(a >= b); }                           \
+  static inline bool __hgtu(T a, T b) { return !(a <= b); }                           \
+  static inline bool __hleu(T a, T b) { return !(a > b); }                            \
+  static inline bool __hgeu(T a, T b) { return !(a < b); }                            \
+  static inline bool __hequ(T a, T b) { return ISNAN(a) || ISNAN(b) || a == b; }      \
+  static inline bool __hneu(T a, T b) { return a != b; }                              \
+  GS_LOWP_MATH1(T, hsqrt, sqrtf(x))                                                   \
+  GS_LOWP_MATH1(T, hrsqrt, 1.0 / sqrt((double)x))                                     \
+  GS_LOWP_MATH1(T, hrcp, 1.0f / x)                                                    \
+  GS_LOWP_MATH1(T, hexp, exp((double)x))                                              \
+  GS_LOWP_MATH1(T, hexp2, exp2((double)x))                                            \
+  GS_LOWP_MATH1(T, hexp10, pow(10.0, (double)x))                                      \
+  GS_LOWP_MATH1(T, hlog, log((double)x))                                              \
+  GS_LOWP_MATH1(T, hlog2, log2((double)x))                                            \
+  GS_LOWP_MATH1(T, hlog10, log10((double)x))                                          \
+  GS_LOWP_MATH1(T, hsin, sin((double)x))                                              \
+  GS_LOWP_MATH1(T, hcos, cos((double)x))                                              \
+  GS_LOWP_MATH1(T, htanh, tanh((double)x))                                            \
+  GS_LOWP_MATH1(T, htanh_approx, tanh((double)x))                                     \
+  GS_LOWP_MATH1(T, hfloor, floorf(x))                                                 \
+  GS_LOWP_MATH1(T, hceil, ceilf(x))                                                   \
+  GS_LOWP_MATH1(T, htrunc, truncf(x))                                                 \
+  GS_LOWP_MATH1(T, hrint, nearbyintf(x))
+GS_LOWP_COMPARE_AND_MATH(__half, isnan, gs_hcanon)
+// lane by lane, for a pair type T2 (__half2, __nv_bfloat162)
+#define GS_LOWP2_1(T2, name, f) static inline T2 name(T2 a) { return T2(f(a.x), f(a.y)); }
+#define GS_LOWP2_2(T2, name, f) \
+  static inline T2 name(T2 a, T2 b) { return T2(f(a.x, b.x), f(a.y, b.y)); }
+#define GS_LOWP2_3(T2, name, f) static inline T2 name(T2 a, T2 b, T2 c) { \
+    return T2(f(a.x, b.x, c.x), f(a.y, b.y, c.y)); }
+#define GS_LOWP2_OPS(T2)                                                                 \
+  GS_LOWP2_2(T2, __hadd2, __hadd) GS_LOWP2_2(T2, __hsub2, __hsub)                        \
+  GS_LOWP2_2(T2, __hmul2, __hmul) GS_LOWP2_2(T2, __h2div, __hdiv)                        \
+  GS_LOWP2_2(T2, __hadd2_rn, __hadd) GS_LOWP2_2(T2, __hsub2_rn, __hsub)                  \
+  GS_LOWP2_2(T2, __hmul2_rn, __hmul) GS_LOWP2_2(T2, __hadd2_sat, __hadd_sat)             \
+  GS_LOWP2_2(T2, __hsub2_sat, __hsub_sat) GS_LOWP2_2(T2, __hmul2_sat, __hmul_sat)        \
+  GS_LOWP2_2(T2, __hmax2, __hmax) GS_LOWP2_2(T2, __hmin2, __hmin)                        \
+  GS_LOWP2_2(T2, __hmax2_nan, __hmax_nan) GS_LOWP2_2(T2, __hmin2_nan, __hmin_nan)        \
+  GS_LOWP2_3(T2, __hfma2, __hfma) GS_LOWP2_3(T2, __hfma2_sat, __hfma_sat)                \
+  GS_LOWP2_3(T2, __hfma2_relu, __hfma_relu)                                              \
+  GS_LOWP2_1(T2, __hneg2, __hneg) GS_LOWP2_1(T2, __habs2, __habs)                        \
+  GS_LOWP2_1(T2, h2sqrt, hsqrt) GS_LOWP2_1(T2, h2rsqrt, hrsqrt) GS_LOWP2_1(T2, h2rcp, hrcp) \
+  GS_LOWP2_1(T2, h2exp, hexp) GS_LOWP2_1(T2, h2exp2, hexp2) GS_LOWP2_1(T2, h2exp10, hexp10) \
+  GS_LOWP2_1(T2, h2log, hlog) GS_LOWP2_1(T2, h2log2, hlog2) GS_LOWP2_1(T2, h2log10, hlog10) \
+  GS_LOWP2_1(T2, h2sin, hsin) GS_LOWP2_1(T2, h2cos, hcos) GS_LOWP2_1(T2, h2tanh, htanh)  \
+  GS_LOWP2_1(T2, h2floor, hfloor) GS_LOWP2_1(T2, h2ceil, hceil)                          \
+  GS_LOWP2_1(T2, h2trunc, htrunc) GS_LOWP2_1(T2, h2rint, hrint)
+GS_LOWP2_OPS(__half2)
 static inline __half2 __hisnan2(__half2 a) { return __half2(__half(isnan(a.x) ? 1.0f : 0.0f), __half(isnan(a.y) ? 1.0f : 0.0f)); }
 // comparisons: __heq2 etc. give 1.0/0.0 per lane, __hbeq2 etc. whether both hold,
 // __heq2_mask etc. 0xffff/0 per lane

@@ -90,11 +90,7 @@ static inline __nv_bfloat16 __float2bfloat16_ru(float f) { return gs_bf(f, GS_RU
 static inline __nv_bfloat16 __float2bfloat16_rd(float f) { return gs_bf(f, GS_RD); }
 static inline __nv_bfloat16 __double2bfloat16(double f) { return __nv_bfloat16(f); }
 static inline float __bfloat162float(__nv_bfloat16 b) { return float(b); }
-#define GS_B2I(name, I)                                                                  \
-  static inline I name##_rn(__nv_bfloat16 h) { return gs_f2i_sat<I, float>(nearbyintf(float(h))); } \
-  static inline I name##_rz(__nv_bfloat16 h) { return gs_f2i_sat<I, float>(truncf(float(h))); }     \
-  static inline I name##_ru(__nv_bfloat16 h) { return gs_f2i_sat<I, float>(ceilf(float(h))); }      \
-  static inline I name##_rd(__nv_bfloat16 h) { return gs_f2i_sat<I, float>(floorf(float(h))); }
+#define GS_B2I(name, I) GS_LOWP_TO_INT(__nv_bfloat16, name, I)
 GS_B2I(__bfloat162int, int)
 GS_B2I(__bfloat162uint, unsigned)
 GS_B2I(__bfloat162short, short)
@@ -176,60 +172,9 @@ static inline gs_bf16 __hmin(gs_bf16 a, gs_bf16 b) {
   if (float(a) == float(b)) return (a.__x & 0x8000u) ? a : b;
   return a < b ? a : b;
 }
-static inline gs_bf16 __hmax_nan(gs_bf16 a, gs_bf16 b) { return gs_isnan(a) || gs_isnan(b) ? gs_bcanon() : __hmax(a, b); }
-static inline gs_bf16 __hmin_nan(gs_bf16 a, gs_bf16 b) { return gs_isnan(a) || gs_isnan(b) ? gs_bcanon() : __hmin(a, b); }
-static inline bool __hlt(gs_bf16 a, gs_bf16 b) { return a < b; }
-static inline bool __hgt(gs_bf16 a, gs_bf16 b) { return a > b; }
-static inline bool __hle(gs_bf16 a, gs_bf16 b) { return a <= b; }
-static inline bool __hge(gs_bf16 a, gs_bf16 b) { return a >= b; }
-static inline bool __heq(gs_bf16 a, gs_bf16 b) { return a == b; }
-static inline bool __hne(gs_bf16 a, gs_bf16 b) { return !gs_isnan(a) && !gs_isnan(b) && a != b; }
-static inline bool __hltu(gs_bf16 a, gs_bf16 b) { return !(a >= b); }
-static inline bool __hgtu(gs_bf16 a, gs_bf16 b) { return !(a <= b); }
-static inline bool __hleu(gs_bf16 a, gs_bf16 b) { return !(a > b); }
-static inline bool __hgeu(gs_bf16 a, gs_bf16 b) { return !(a < b); }
-static inline bool __hequ(gs_bf16 a, gs_bf16 b) { return gs_isnan(a) || gs_isnan(b) || a == b; }
-static inline bool __hneu(gs_bf16 a, gs_bf16 b) { return a != b; }
-#define GS_BMATH(name, expr) \
-  static inline gs_bf16 name(gs_bf16 a) { float x = float(a); return gs_bf16((float)(expr)); }
-GS_BMATH(hsqrt, sqrtf(x))
-GS_BMATH(hrsqrt, 1.0 / sqrt((double)x))
-GS_BMATH(hrcp, 1.0f / x)
-GS_BMATH(hexp, exp((double)x))
-GS_BMATH(hexp2, exp2((double)x))
-GS_BMATH(hexp10, pow(10.0, (double)x))
-GS_BMATH(hlog, log((double)x))
-GS_BMATH(hlog2, log2((double)x))
-GS_BMATH(hlog10, log10((double)x))
-GS_BMATH(hsin, sin((double)x))
-GS_BMATH(hcos, cos((double)x))
-GS_BMATH(htanh, tanh((double)x))
-GS_BMATH(htanh_approx, tanh((double)x))
-GS_BMATH(hfloor, floorf(x))
-GS_BMATH(hceil, ceilf(x))
-GS_BMATH(htrunc, truncf(x))
-GS_BMATH(hrint, nearbyintf(x))
-#undef GS_BMATH
+GS_LOWP_COMPARE_AND_MATH(gs_bf16, gs_isnan, gs_bcanon)
 typedef __nv_bfloat162 gs_bf162;
-#define GS_B2_1(name, f) static inline gs_bf162 name(gs_bf162 a) { return gs_bf162(f(a.x), f(a.y)); }
-#define GS_B2_2(name, f) \
-  static inline gs_bf162 name(gs_bf162 a, gs_bf162 b) { return gs_bf162(f(a.x, b.x), f(a.y, b.y)); }
-#define GS_B2_3(name, f) static inline gs_bf162 name(gs_bf162 a, gs_bf162 b, gs_bf162 c) { \
-    return gs_bf162(f(a.x, b.x, c.x), f(a.y, b.y, c.y)); }
-GS_B2_2(__hadd2, __hadd) GS_B2_2(__hsub2, __hsub) GS_B2_2(__hmul2, __hmul)
-GS_B2_2(__h2div, __hdiv) GS_B2_2(__hadd2_rn, __hadd) GS_B2_2(__hsub2_rn, __hsub)
-GS_B2_2(__hmul2_rn, __hmul) GS_B2_2(__hadd2_sat, __hadd_sat) GS_B2_2(__hsub2_sat, __hsub_sat)
-GS_B2_2(__hmul2_sat, __hmul_sat) GS_B2_2(__hmax2, __hmax) GS_B2_2(__hmin2, __hmin)
-GS_B2_2(__hmax2_nan, __hmax_nan) GS_B2_2(__hmin2_nan, __hmin_nan)
-GS_B2_3(__hfma2, __hfma) GS_B2_3(__hfma2_sat, __hfma_sat) GS_B2_3(__hfma2_relu, __hfma_relu)
-GS_B2_1(__hneg2, __hneg) GS_B2_1(__habs2, __habs)
-GS_B2_1(h2sqrt, hsqrt) GS_B2_1(h2rsqrt, hrsqrt) GS_B2_1(h2rcp, hrcp) GS_B2_1(h2exp, hexp)
-GS_B2_1(h2exp2, hexp2) GS_B2_1(h2exp10, hexp10) GS_B2_1(h2log, hlog) GS_B2_1(h2log2, hlog2)
-GS_B2_1(h2log10, hlog10) GS_B2_1(h2sin, hsin) GS_B2_1(h2cos, hcos) GS_B2_1(h2tanh, htanh)
-GS_B2_1(h2floor, hfloor) GS_B2_1(h2ceil, hceil) GS_B2_1(h2trunc, htrunc) GS_B2_1(h2rint, hrint)
-#undef GS_B2_1
-#undef GS_B2_2
-#undef GS_B2_3
+GS_LOWP2_OPS(gs_bf162)
 static inline gs_bf162 __hisnan2(gs_bf162 a) {
   return gs_bf162(gs_bf16(gs_isnan(a.x) ? 1.0f : 0.0f), gs_bf16(gs_isnan(a.y) ? 1.0f : 0.0f)); }
 #define GS_B2CMP(sfx, f)                                                             \
