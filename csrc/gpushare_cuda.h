@@ -1248,26 +1248,31 @@ GS_LOWP_COMPARE_AND_MATH(__half, isnan, gs_hcanon)
   GS_LOWP2_1(T2, h2floor, hfloor) GS_LOWP2_1(T2, h2ceil, hceil)                          \
   GS_LOWP2_1(T2, h2trunc, htrunc) GS_LOWP2_1(T2, h2rint, hrint)
 GS_LOWP2_OPS(__half2)
-static inline __half2 __hisnan2(__half2 a) { return __half2(__half(isnan(a.x) ? 1.0f : 0.0f), __half(isnan(a.y) ? 1.0f : 0.0f)); }
-// comparisons: __heq2 etc. give 1.0/0.0 per lane, __hbeq2 etc. whether both hold,
-// __heq2_mask etc. 0xffff/0 per lane
-#define GS_H2CMP(sfx, f)                                                             \
-  static inline __half2 __h##sfx##2(__half2 a, __half2 b) {                          \
-    return __half2(__half(f(a.x, b.x) ? 1.0f : 0.0f), __half(f(a.y, b.y) ? 1.0f : 0.0f)); } \
-  static inline bool __hb##sfx##2(__half2 a, __half2 b) { return f(a.x, b.x) && f(a.y, b.y); } \
-  static inline unsigned __h##sfx##2_mask(__half2 a, __half2 b) {                   \
+// a pair type's comparisons (T2 of T, ISNAN its NaN test): __heq2 etc. give 1.0/0.0
+// per lane, __hbeq2 etc. whether both hold, __heq2_mask etc. 0xffff/0 per lane; the
+// operators as cuda_fp16.hpp's (== < > <= >= hold for both lanes, != is unordered in
+// both)
+#define GS_LOWP2_CMP(T, T2, sfx, f)                                                      \
+  static inline T2 __h##sfx##2(T2 a, T2 b) {                                            \
+    return T2(T(f(a.x, b.x) ? 1.0f : 0.0f), T(f(a.y, b.y) ? 1.0f : 0.0f)); }            \
+  static inline bool __hb##sfx##2(T2 a, T2 b) { return f(a.x, b.x) && f(a.y, b.y); }   \
+  static inline unsigned __h##sfx##2_mask(T2 a, T2 b) {                                \
     return (f(a.x, b.x) ? 0xffffu : 0u) | (f(a.y, b.y) ? 0xffff0000u : 0u); }
-GS_H2CMP(eq, __heq) GS_H2CMP(ne, __hne) GS_H2CMP(lt, __hlt) GS_H2CMP(le, __hle)
-GS_H2CMP(gt, __hgt) GS_H2CMP(ge, __hge) GS_H2CMP(equ, __hequ) GS_H2CMP(neu, __hneu)
-GS_H2CMP(ltu, __hltu) GS_H2CMP(leu, __hleu) GS_H2CMP(gtu, __hgtu) GS_H2CMP(geu, __hgeu)
-#undef GS_H2CMP
-// (cuda_fp16.hpp: == < > <= >= hold for both lanes, != is unordered in both)
-static inline bool operator==(__half2 a, __half2 b) { return __hbeq2(a, b); }
-static inline bool operator!=(__half2 a, __half2 b) { return __hbneu2(a, b); }
-static inline bool operator<(__half2 a, __half2 b) { return __hblt2(a, b); }
-static inline bool operator>(__half2 a, __half2 b) { return __hbgt2(a, b); }
-static inline bool operator<=(__half2 a, __half2 b) { return __hble2(a, b); }
-static inline bool operator>=(__half2 a, __half2 b) { return __hbge2(a, b); }
+#define GS_LOWP2_COMPARE(T, T2, ISNAN)                                                    \
+  static inline T2 __hisnan2(T2 a) { return T2(T(ISNAN(a.x) ? 1.0f : 0.0f), T(ISNAN(a.y) ? 1.0f : 0.0f)); } \
+  GS_LOWP2_CMP(T, T2, eq, __heq) GS_LOWP2_CMP(T, T2, ne, __hne)                         \
+  GS_LOWP2_CMP(T, T2, lt, __hlt) GS_LOWP2_CMP(T, T2, le, __hle)                         \
+  GS_LOWP2_CMP(T, T2, gt, __hgt) GS_LOWP2_CMP(T, T2, ge, __hge)                         \
+  GS_LOWP2_CMP(T, T2, equ, __hequ) GS_LOWP2_CMP(T, T2, neu, __hneu)                     \
+  GS_LOWP2_CMP(T, T2, ltu, __hltu) GS_LOWP2_CMP(T, T2, leu, __hleu)                     \
+  GS_LOWP2_CMP(T, T2, gtu, __hgtu) GS_LOWP2_CMP(T, T2, geu, __hgeu)                     \
+  static inline bool operator==(T2 a, T2 b) { return __hbeq2(a, b); }                  \
+  static inline bool operator!=(T2 a, T2 b) { return __hbneu2(a, b); }                 \
+  static inline bool operator<(T2 a, T2 b) { return __hblt2(a, b); }                   \
+  static inline bool operator>(T2 a, T2 b) { return __hbgt2(a, b); }                   \
+  static inline bool operator<=(T2 a, T2 b) { return __hble2(a, b); }                  \
+  static inline bool operator>=(T2 a, T2 b) { return __hbge2(a, b); }
+GS_LOWP2_COMPARE(__half, __half2, isnan)
 #define CUDART_INF_FP16 __ushort_as_half((unsigned short)0x7C00U)
 #define CUDART_NAN_FP16 __ushort_as_half((unsigned short)0x7FFFU)
 #define CUDART_MIN_DENORM_FP16 __ushort_as_half((unsigned short)0x0001U)

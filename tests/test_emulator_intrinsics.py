@@ -1077,3 +1077,31 @@ extern "C" __global__ void filter(const int* src, int* dst, int* n, int n_in, in
         count = int(n[0])
         assert count == int((x > 0).sum())
         assert sorted(dst[:count].get().tolist()) == sorted(x[x > 0].tolist())
+
+
+def test_pair_comparisons_of_half2_and_bfloat162(cp):
+    # per lane (1.0/0.0), both lanes (__hb*2, ==, <), a mask of 0xffff per lane, and
+    # NaN: unordered comparisons hold, ordered ones do not; != is unordered in both
+    src = r'''
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+template <typename T, typename T2>
+__device__ void pairs(float* out, T2 (*make)(float, float)) {
+  T2 a = make(1.0f, NAN), b = make(1.0f, 2.0f), c = make(0.5f, 3.0f);
+  T2 e = __heq2(a, b), u = __hequ2(a, b), n = __hisnan2(a);
+  out[0] = (float)e.x; out[1] = (float)e.y; out[2] = (float)u.x; out[3] = (float)u.y;
+  out[4] = (float)n.x; out[5] = (float)n.y;
+  out[6] = __hbeq2(b, b); out[7] = __hbeq2(a, a); out[8] = __hblt2(c, b);
+  out[9] = __hbltu2(a, b); out[10] = (float)__heq2_mask(a, b); out[11] = (float)__hlt2_mask(c, b);
+  out[12] = b == b; out[13] = a != b; out[14] = c < b; out[15] = c != b;
+}
+__device__ __half2 mh(float x, float y) { return __floats2half2_rn(x, y); }
+__device__ __nv_bfloat162 mb(float x, float y) { return __floats2bfloat162_rn(x, y); }
+extern "C" __global__ void cmp(float* out) {
+  pairs<__half, __half2>(out, mh);
+  pairs<__nv_bfloat16, __nv_bfloat162>(out + 16, mb);
+}'''
+    out = cp.zeros(32, cp.float32)
+    run(cp, src, "cmp", (1,), (1,), [out])
+    want = [1, 0, 1, 1, 0, 1, 1, 0, 0, 0, 0xffff, 0xffff, 1, 0, 0, 1]
+    assert out.get().tolist() == [float(numpy.float32(v)) for v in want] * 2

@@ -175,24 +175,7 @@ static inline gs_bf16 __hmin(gs_bf16 a, gs_bf16 b) {
 GS_LOWP_COMPARE_AND_MATH(gs_bf16, gs_isnan, gs_bcanon)
 typedef __nv_bfloat162 gs_bf162;
 GS_LOWP2_OPS(gs_bf162)
-static inline gs_bf162 __hisnan2(gs_bf162 a) {
-  return gs_bf162(gs_bf16(gs_isnan(a.x) ? 1.0f : 0.0f), gs_bf16(gs_isnan(a.y) ? 1.0f : 0.0f)); }
-#define GS_B2CMP(sfx, f)                                                             \
-  static inline gs_bf162 __h##sfx##2(gs_bf162 a, gs_bf162 b) {                        \
-    return gs_bf162(gs_bf16(f(a.x, b.x) ? 1.0f : 0.0f), gs_bf16(f(a.y, b.y) ? 1.0f : 0.0f)); } \
-  static inline bool __hb##sfx##2(gs_bf162 a, gs_bf162 b) { return f(a.x, b.x) && f(a.y, b.y); } \
-  static inline unsigned __h##sfx##2_mask(gs_bf162 a, gs_bf162 b) {                 \
-    return (f(a.x, b.x) ? 0xffffu : 0u) | (f(a.y, b.y) ? 0xffff0000u : 0u); }
-GS_B2CMP(eq, __heq) GS_B2CMP(ne, __hne) GS_B2CMP(lt, __hlt) GS_B2CMP(le, __hle)
-GS_B2CMP(gt, __hgt) GS_B2CMP(ge, __hge) GS_B2CMP(equ, __hequ) GS_B2CMP(neu, __hneu)
-GS_B2CMP(ltu, __hltu) GS_B2CMP(leu, __hleu) GS_B2CMP(gtu, __hgtu) GS_B2CMP(geu, __hgeu)
-#undef GS_B2CMP
-static inline bool operator==(gs_bf162 a, gs_bf162 b) { return __hbeq2(a, b); }
-static inline bool operator!=(gs_bf162 a, gs_bf162 b) { return __hbneu2(a, b); }
-static inline bool operator<(gs_bf162 a, gs_bf162 b) { return __hblt2(a, b); }
-static inline bool operator>(gs_bf162 a, gs_bf162 b) { return __hbgt2(a, b); }
-static inline bool operator<=(gs_bf162 a, gs_bf162 b) { return __hble2(a, b); }
-static inline bool operator>=(gs_bf162 a, gs_bf162 b) { return __hbge2(a, b); }
+GS_LOWP2_COMPARE(gs_bf16, gs_bf162, gs_isnan)
 
 static inline gs_bf16 atomicAdd(gs_bf16* a, gs_bf16 v) {
   unsigned short* p = reinterpret_cast<unsigned short*>(a);
