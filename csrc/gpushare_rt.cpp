@@ -444,6 +444,28 @@ void* dyn_smem(size_t bytes) {
   return w.dyn_smem;
 }
 
+// ------------------------------------------------------- the signal stack
+// A kernel that overflows its fiber's stack (or a thread's) faults on the guard page
+// with no stack left to run the fault handler on: every thread that runs kernels'
+// code gets an alternate signal stack (kept for the thread's life), so the handler
+// runs and the launch ends with CUDA's error like any other fault.
+thread_local bool t_altstack = false;
+
+void ensure_altstack() {
+  if (t_altstack) return;
+  t_altstack = true;
+  stack_t old;
+  if (sigaltstack(nullptr, &old) == 0 && !(old.ss_flags & SS_DISABLE)) return;  // has one
+  const size_t size = 64 * 1024;
+  void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return;  // (the handler then runs on the faulting stack)
+  stack_t ss;
+  ss.ss_sp = p;
+  ss.ss_size = size;
+  ss.ss_flags = 0;
+  if (sigaltstack(&ss, nullptr) != 0) munmap(p, size);
+}
+
 // ------------------------------------------------------------- thread pool
 thread_local bool t_inpool = false;
 bool t_in_pool() { return t_inpool; }
@@ -491,6 +513,7 @@ class Pool {
   }
   void loop(int) {
     t_inpool = true;
+    ensure_altstack();
     unsigned long long seen = 0;
     for (;;) {
       {
@@ -545,6 +568,7 @@ struct LaunchMark {
 
 void parallel_for(long long nitems, gs_item_fn fn, void* ctx) {
   LaunchMark mark;
+  ensure_altstack();  // (the calling thread runs items too)
   // Nested launches (a kernel launching from inside a block) run inline.
   if (t_in_pool()) {
     for (long long i = 0; i < nitems; ++i) fn(ctx, i);
@@ -595,6 +619,7 @@ class CoopPool {
  private:
   void loop(long long i) {
     t_inpool = true;  // a launch from inside a block runs inline
+    ensure_altstack();
     unsigned long long seen = 0;
     for (;;) {
       gs_item_fn fn;
@@ -842,6 +867,7 @@ __attribute__((constructor)) void install_fault_handlers() {
   sigaction(SIGFPE, &sa, &g_prev_fpe);
 #endif
   sa.sa_sigaction = on_fault;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;  // (a thread's alternate stack: ensure_altstack)
   for (Fault& f : g_faults) sigaction(f.sig, &sa, &f.prev);
 }
 

@@ -62,3 +62,29 @@ extern "C" __global__ void check(const int* x) { assert(x[threadIdx.x] >= 0); }'
     y = good * 2  # (pipelined work after the failed launch)
     with pytest.raises(cp.cuda.runtime.CUDARuntimeError, match="cudaErrorAssert"):
         y.get()
+
+
+def test_a_stack_overflow_is_cudas_error(cp):
+    """Recursion past the thread's stack (a fiber's, in a kernel with a barrier): the
+    fault lands on the stack's guard page, where no handler could run without an
+    alternate signal stack; it is CUDA's error like any other fault."""
+    kernel = cp.RawKernel(r'''
+__device__ int deep(int n, volatile int* sink) {
+  volatile char pad[512];
+  pad[0] = (char)n;
+  sink[0] = pad[0];
+  return n == 0 ? 0 : deep(n - 1, sink) + pad[0];
+}
+extern "C" __global__ void rec(int* out, int n) {
+  __shared__ int s[32];
+  s[threadIdx.x] = deep(n, out);
+  __syncthreads();
+  out[threadIdx.x] = s[threadIdx.x];
+}''', "rec")
+    out = cp.zeros(32, dtype=cp.int32)
+    kernel((1,), (32,), (out, cp.int32(10)))
+    assert out.tolist() == [55] * 32  # (shallow: fine)
+    with pytest.raises(cp.cuda.runtime.CUDARuntimeError):
+        kernel((1,), (32,), (out, cp.int32(1_000_000)))
+        cp.cuda.Device().synchronize()
+    assert float(cp.arange(4).sum()) == 6.0
