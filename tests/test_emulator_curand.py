@@ -429,3 +429,68 @@ def test_elementwise_kernel_preamble(cp):
         "uniform_by_index", preamble="#include <curand_kernel.h>")
     y = k(cp.uint64(9), cp.empty(5, cp.float32))
     assert y.tolist() == [uniform_f32(Philox(9, i, 0).next()) for i in range(5)]
+
+
+# ------------------------------------------------------------------ cupy.random.Generator
+def _seed32(seed):
+    """CuPy's ``_cuRANDGenerator``: the first 32-bit word of the seed's SeedSequence."""
+    return int(numpy.random.SeedSequence(seed).generate_state(1, numpy.uint32)[0])
+
+
+def _uniform_double(kind, g):
+    """``curand_pseudo_state.rk_double``: ``curand_uniform_double`` (1.0 becomes 0)."""
+    if kind == "mrg":
+        r = g.uniform_double()
+    else:
+        x, y = g.next(), g.next()
+        r = uniform_f64(x, y)
+    return 0.0 if r >= 1.0 else r
+
+
+@pytest.mark.parametrize("name,kind", [("XORWOW", "xorwow"), ("MRG32k3a", "mrg"),
+                                       ("Philox4x3210", "philox")])
+def test_generator_draws_cupys_numbers(cp, name, kind):
+    """CuPy's Generator runs one cuRAND state per thread (``curand_init(seed, i, 0)``,
+    seed from a SeedSequence), element ``i`` drawn from state ``i`` (arrays smaller than
+    the states, 2048 per multiprocessor: the same on every device), by CuPy's
+    ``cupy_distributions.cu``, which the CPU backend runs on its emulator."""
+    cls = {"xorwow": Xorwow, "mrg": Mrg, "philox": Philox}[kind]
+    seed32 = _seed32(2024)
+    bg = getattr(cp.random, name)(2024)
+    raw = bg.random_raw(6).get()
+    assert raw.dtype == numpy.int32
+    want = [cls(seed32, i, 0).next() for i in range(6)]
+    assert (raw.view(numpy.uint32) == numpy.array(want, numpy.uint32)).all()
+    # the states moved on: random() draws each state's next values
+    gen = cp.random.Generator(bg)
+    got = gen.random(6).tolist()
+    expect = []
+    for i in range(6):
+        g = cls(seed32, i, 0)
+        g.next()
+        expect.append(_uniform_double(kind, g))
+    assert got == expect
+    # integers: interval_32, masked draws until one is in range
+    got = cp.random.Generator(getattr(cp.random, name)(7)).integers(0, 10, 5).tolist()
+    expect = []
+    for i in range(5):
+        g = cls(_seed32(7), i, 0)
+        v = g.next() & 15
+        while v > 9:
+            v = g.next() & 15
+        expect.append(v)
+    assert got == expect
+
+
+def test_default_rng_is_xorwow_and_seeded_like_cupy(cp):
+    a = cp.random.default_rng(42).random(4, dtype=cp.float32).tolist()
+    seed32 = _seed32(42)
+    assert a == [uniform_f32(Xorwow(seed32, i, 0).next()) if uniform_f32(
+        Xorwow(seed32, i, 0).next()) < 1.0 else 0.0 for i in range(4)]
+    normals = cp.random.default_rng(42).standard_normal(3).get()
+    for i in range(3):
+        g = Xorwow(seed32, i, 0)
+        x0, x1, y0, y1 = (g.next() for _ in range(4))
+        turns = float(Fraction(y0 ^ (y1 << 21)) / 2**52 + Fraction(1, 2**53))
+        assert normals[i] == pytest.approx(box_muller(uniform_f64(x0, x1),
+                                                      math.pi * turns)[0], rel=1e-13)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import bisect
 import functools
 import math
-import os
 import re
 import threading
 import time
@@ -29,7 +28,7 @@ from gpushare.namespace import (FILE_FUNCTIONS, FILE_METHODS, SERVED_CLASSES,
                                 served_classmethod, served_members)
 from gpushare.protocol import HostArray
 
-from . import check_member, cpu_cast, host_memory, scipy_module, sparse
+from . import check_member, cpu_cast, cpu_curand, host_memory, scipy_module, sparse
 from .cpu_random import RandomState, random_function
 
 # CuPy never reports floating point errors (the GPU does not trap them).
@@ -640,7 +639,7 @@ EMULATED_ARCH = (8, 0)
 def _device_properties(device: int = 0) -> dict:
     free, total = host_memory()
     return {"name": b"gpushare CPU backend (NumPy)", "totalGlobalMem": total,
-            "multiProcessorCount": os.cpu_count() or 1, "major": EMULATED_ARCH[0],
+            "multiProcessorCount": cpu_curand.multiprocessor_count(), "major": EMULATED_ARCH[0],
             "minor": EMULATED_ARCH[1],
             "warpSize": 32, "maxThreadsPerBlock": 1024, "sharedMemPerBlock": 49152,
             "clockRate": 0, "integrated": 0, "canMapHostMemory": 1, "pciBusID": 0,

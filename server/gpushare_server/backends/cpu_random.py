@@ -1,11 +1,13 @@
-"""``cupy.random`` on the CPU backend: NumPy's generators behind CuPy's semantics.
+"""``cupy.random`` on the CPU backend, with CuPy's semantics.
 
 The classes here mirror CuPy 14.2's ``RandomState`` (``cupy/random/_generator.py``),
 ``Generator`` (``_generator_api.pyx``) and bit generators (``_bit_generator.pyx``):
 the same signatures, the same argument checks and error types, ``dtype=`` where CuPy
 takes it (and the output in that dtype), 0-d arrays instead of scalars, and seeding
-that reproduces (same seed, same values). The values come from NumPy's PCG64 rather
-than cuRAND, as they would differ between GPU models; the distributions match.
+that reproduces (same seed, same values). ``Generator`` and its bit generators draw
+CuPy's own numbers: CuPy's kernels over cuRAND's generators, on the kernel emulator
+(``cpu_curand``). ``RandomState``'s values come from NumPy's PCG64 (CuPy's come from
+cuRAND's host API, whose output order is its own); the distributions match.
 
 The client keeps CuPy's module-level state (``get_random_state`` and friends, see
 ``gpushare/cupy/random/``); the server only holds generator objects, reached by handle.
@@ -22,6 +24,8 @@ import numpy
 
 from gpushare.protocol import HostArray
 from gpushare.seeds import seed_value
+
+from . import cpu_curand
 
 _UINT32_MAX = 0xffffffff
 _UINT64_MAX = 0xffffffffffffffff
@@ -827,52 +831,77 @@ def _seed_sequence(seed: Any) -> numpy.random.SeedSequence:
 class BitGenerator:
     """cupy.random.BitGenerator on the CPU backend.
 
-    CuPy's base class cannot draw (``random_raw`` raises, ``_bit_generator.pyx:55``);
-    its cuRAND subclasses each get their own NumPy bit generator here (``_NUMPY_BIT``),
-    so that XORWOW, MRG32k3a and Philox4x3210 with one seed give different streams, as
-    on the GPU. The bits themselves cannot be cuRAND's; the distributions match.
+    CuPy's base class cannot draw (``random_raw`` raises, ``_bit_generator.pyx:55``;
+    a Generator over it finds no ``state``); its cuRAND subclasses hold cuRAND states
+    as CuPy's do, drawn by CuPy's own kernels on the emulator (``cpu_curand``).
 
     See Also
     --------
     cupy.random.BitGenerator
     """
 
-    _NUMPY_BIT: Any = numpy.random.PCG64
-
-    def __init__(self, seed: Any = None, *, size: int = -1) -> None:
+    def __init__(self, seed: Any = None) -> None:
         self._seed_seq = _seed_sequence(seed)
-        self._gen = numpy.random.Generator(self._NUMPY_BIT(self._seed_seq))
 
     def random_raw(self, size: Any = None, output: bool = True) -> Any:
         """See Also: cupy.random.BitGenerator.random_raw"""
         raise NotImplementedError("Not implemented in base BitGenerator")
 
-    def state(self) -> int:
-        return id(self._gen)
+    def _state_size(self) -> int:
+        return 0
+
+    def _launch(self, name: str, out: numpy.ndarray, args: tuple = ()) -> None:
+        """CuPy's ``_launch_dist`` (which first asks the generator for ``state()``)."""
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute 'state'")
 
 
 class _cuRANDGenerator(BitGenerator):
+    """CuPy's ``_cuRANDGenerator``: ``size`` cuRAND states (by default 8 * 256 per
+    multiprocessor the device reports), state ``i`` seeded ``curand_init(seed, i, 0)``
+    with ``seed`` the first 32-bit word of the seed's ``SeedSequence``."""
+
+    _KIND = "xorwow"
+
+    def __init__(self, seed: Any = None, *, size: int = -1) -> None:
+        super().__init__(seed)
+        self._seed = int(self._seed_seq.generate_state(1, numpy.uint32)[0])
+        size = operator.index(size)
+        if size < 0:
+            size = 8 * 256 * cpu_curand.multiprocessor_count()
+        self._size = size
+        self._state = cpu_curand.state_bytes(self._KIND, size)
+        cpu_curand.init_states(self._KIND, self._state, self._seed, size)
+
     def random_raw(self, size: Any = None, output: bool = True) -> Any:
         """See Also: cupy.random.XORWOW.random_raw (CuPy's output is int32,
         ``_bit_generator.pyx:114``: the 32 raw bits, read as signed)."""
-        y = self._gen.integers(0, _UINT32_MAX, size=_size_tuple(size), dtype=numpy.uint32,
-                               endpoint=True).view(numpy.int32)
+        y = numpy.zeros(_size_tuple(size), numpy.int32)
+        self._launch("raw", y)
         return y if output else None
+
+    def state(self) -> int:
+        return self._state.ctypes.data
+
+    def _state_size(self) -> int:
+        return self._size
+
+    def _launch(self, name: str, out: numpy.ndarray, args: tuple = ()) -> None:
+        cpu_curand.launch(self._KIND, self._state, self._size, name, out, args)
 
 
 class XORWOW(_cuRANDGenerator):
     """See Also: cupy.random.XORWOW"""
-    _NUMPY_BIT = numpy.random.PCG64
+    _KIND = "xorwow"
 
 
 class MRG32k3a(_cuRANDGenerator):
     """See Also: cupy.random.MRG32k3a"""
-    _NUMPY_BIT = numpy.random.SFC64
+    _KIND = "mrg32k3a"
 
 
 class Philox4x3210(_cuRANDGenerator):
     """See Also: cupy.random.Philox4x3210"""
-    _NUMPY_BIT = numpy.random.Philox
+    _KIND = "philox4x3210"
 
 
 def _check_output_array(dtype: Any, size: Any, out: Any, check_only_c_cont: bool = False) -> None:
@@ -919,12 +948,12 @@ def _gen_size(size: Any) -> Any:
 
 class Generator:
     """cupy.random.Generator on the CPU backend, method by method as CuPy's
-    ``_generator_api.pyx``: its parameter types, its float64 (or float32) work arrays
-    cast to ``dtype`` at the end, and no parameter checks where CuPy's kernels have none
-    and their result is certain (``exponential``, ``power``, ``gamma``'s scale,
-    ``standard_gamma``'s negative shapes, which CuPy's ``rk_standard_gamma`` makes 0).
-    Where CuPy's kernel would loop or give undefined values (``beta``, ``binomial``,
-    ``geometric``, ``poisson``, ``logseries`` out of range), NumPy's error stays.
+    ``_generator_api.pyx``: its parameter types and checks, its work arrays, and its
+    kernels (CuPy's ``cupy_distributions.cu``, launched by the bit generator:
+    ``_cuRANDGenerator._launch``), so a seeded Generator draws CuPy's numbers. Where
+    CuPy's kernel would never return (``beta`` with a negative parameter and both at
+    most 1, ``logseries`` with ``p == 1``, ``binomial`` with a NaN ``p``), NumPy's
+    error is raised instead: a GPU would hang.
 
     Parameters
     ----------
@@ -940,16 +969,17 @@ class Generator:
         if not isinstance(bit_generator, BitGenerator):
             raise TypeError("bit_generator must be a cupy.random.BitGenerator")
         self.bit_generator = bit_generator
+        self._binomial_state: numpy.ndarray | None = None
 
-    @property
-    def _gen(self) -> numpy.random.Generator:
-        return self.bit_generator._gen
+    def _launch(self, name: str, out: numpy.ndarray, args: tuple = ()) -> None:
+        self.bit_generator._launch(name, out, args)
 
     @staticmethod
-    def _fill(values: numpy.ndarray, out: Any) -> numpy.ndarray:
+    def _copy(y: numpy.ndarray, out: Any) -> Any:
+        """``_core.elementwise_copy(y, out)`` (``y`` broadcast to ``out``), then ``out``."""
         if out is None:
-            return values
-        out[...] = values
+            return y
+        numpy.copyto(out, y, casting="unsafe")
         return out
 
     def integers(self, low: Any, high: Any = None, size: Any = None, dtype: Any = numpy.int64,
@@ -971,55 +1001,57 @@ class Generator:
             raise ValueError(f"low is out of bounds for {numpy.dtype(dtype).name}")
         if hi1 > info.max:
             raise ValueError(f"high is out of bounds for {numpy.dtype(dtype).name}")
-        if hi1 - lo > 0xFFFFFFFFFFFFFFFF:
-            raise ValueError(f"high - low must be within uint64 range (actual: {hi1 - lo})")
-        low_a, high_a = numpy.asarray(lo), numpy.asarray(hi1)
-        return _out(self._gen.integers(low_a, high_a, size=_size_tuple(size), dtype=dtype,
-                                       endpoint=True), dtype)
+        diff = hi1 - lo
+        mask = (1 << diff.bit_length()) - 1
+        if diff <= _UINT32_MAX:
+            pdtype, kernel = numpy.uint32, "interval_32"
+        elif diff <= _UINT64_MAX:
+            pdtype, kernel = numpy.uint64, "interval_64"
+        else:
+            raise ValueError(f"high - low must be within uint64 range (actual: {diff})")
+        y = numpy.empty(_size_tuple(size), pdtype)
+        self._launch(kernel, y, (diff, mask))
+        # cupy.add(lo, y, dtype=dtype): the Python int lo as a weak scalar
+        return numpy.asarray(numpy.add(lo, y, dtype=dtype, casting="unsafe"))
 
-    def _uniform01(self, size: Any, double: bool) -> numpy.ndarray:
-        return numpy.asarray(self._gen.random(
-            _size_tuple(size), dtype=numpy.float64 if double else numpy.float32))
+    def _uniform01(self, shape: tuple, double: bool) -> numpy.ndarray:
+        y = numpy.empty(shape, numpy.float64 if double else numpy.float32)
+        self._launch("random_uniform" if double else "random_uniform_float", y)
+        return y
 
     def random(self, size: Any = None, dtype: Any = numpy.float64, out: Any = None) -> Any:
         """See Also: cupy.random.Generator.random (float64 or float32 draws, then
-        ``astype(dtype)``: integer dtypes give zeros)"""
+        ``astype(dtype)``: integer dtypes give zeros; with ``out`` and no ``size``, CuPy
+        draws one value and copies it into all of ``out``)"""
         if out is not None:
             _check_output_array(dtype, size, out)
-        dtype = numpy.dtype(dtype)
-        if out is not None and size is None:
-            size = out.shape
-        y = self._fill(self._uniform01(size, dtype.char == "d"), out)
-        return y.astype(dtype, copy=False)
+        y = self._uniform01(_size_tuple(size), numpy.dtype(dtype).char == "d")
+        return self._copy(y, out).astype(dtype, copy=False)
 
     def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None,
                 dtype: Any = numpy.float64) -> numpy.ndarray:
-        """See Also: cupy.random.Generator.uniform (``low + (high - low) * y`` in
-        float64, then ``astype(dtype)``)"""
+        """See Also: cupy.random.Generator.uniform (``low + (high - low) * y``, then
+        ``astype(dtype)``)"""
         low, high = _asarray(low), _asarray(high)
         if size is None:
             size = numpy.broadcast(low, high).shape
-        dtype = numpy.dtype(dtype)
-        y = self._uniform01(size, dtype.char == "d")
+        y = self._uniform01(_size_tuple(size), numpy.dtype(dtype).char == "d")
         low = numpy.broadcast_to(low, y.shape)
         high = numpy.broadcast_to(high, y.shape)
-        y = numpy.asarray(low + (high - low) * y)
-        return y.astype(dtype, copy=False)
+        return numpy.asarray(low + (high - low) * y).astype(dtype, copy=False)
 
     def standard_normal(self, size: Any = None, dtype: Any = numpy.float64,
                         out: Any = None) -> Any:
         """See Also: cupy.random.Generator.standard_normal"""
         if out is not None:
             _check_output_array(dtype, size, out)
-            dt = out.dtype
+            y = out
         else:
-            dt = numpy.dtype(dtype)
-        if dt.char not in ("f", "d"):
-            raise TypeError(f"Unsupported dtype {dt.name} for standard_normal")
-        if out is not None:
-            size = out.shape
-        return self._fill(numpy.asarray(self._gen.standard_normal(_size_tuple(size), dtype=dt)),
-                          out)
+            y = numpy.empty(_size_tuple(size), dtype)
+        if y.dtype.char not in ("f", "d"):
+            raise TypeError(f"Unsupported dtype {y.dtype.name} for standard_normal")
+        self._launch("standard_normal" if y.dtype.char == "d" else "standard_normal_float", y)
+        return y
 
     def standard_exponential(self, size: Any = None, dtype: Any = numpy.float64,
                              method: str = "inv", out: Any = None) -> Any:
@@ -1029,10 +1061,9 @@ class Generator:
             raise NotImplementedError("Ziggurat method is not supported")
         if out is not None:
             _check_output_array(dtype, size, out)
-            size = out.shape
-        y = numpy.asarray(self._gen.standard_exponential(_size_tuple(size)))
-        y = self._fill(y, out)
-        return y.astype(dtype, copy=False)
+        y = numpy.empty(_size_tuple(size), numpy.float64)
+        self._launch("exponential", y)
+        return self._copy(y, out).astype(dtype, copy=False)
 
     def standard_gamma(self, shape: Any, size: Any = None, dtype: Any = numpy.float64,
                        out: Any = None) -> Any:
@@ -1043,17 +1074,18 @@ class Generator:
         size = _gen_size(size)
         if size is None:
             size = shape.shape if out is None else out.shape
+        y = None
         if out is not None:
             _check_output_array(dtype, size, out, True)
+            if out.dtype.char == "d":
+                y = out
+        if y is None:
+            y = numpy.empty(_size_tuple(size), numpy.float64)
         if numpy.dtype(dtype).char not in ("f", "d"):
-            # CuPy formats its float64 work array's dtype (sic)
-            raise TypeError("Unsupported dtype float64 for standard_gamma")
-        y = numpy.zeros(_size_tuple(size), numpy.float64)
-        shape = numpy.broadcast_to(shape, y.shape)
-        ok = ~(shape < 0)  # rk_standard_gamma returns 0.0 for a negative shape
-        if ok.any():
-            y[ok] = self._gen.standard_gamma(shape[ok])
-        y = self._fill(y, out)
+            raise TypeError(f"Unsupported dtype {y.dtype.name} for standard_gamma")
+        self._launch("standard_gamma", y, (numpy.broadcast_to(shape, y.shape),))
+        if out is not None and y is not out:
+            y = self._copy(y, out)
         return y.astype(dtype, copy=False)
 
     def beta(self, a: Any, b: Any, size: Any = None, dtype: Any = numpy.float64) -> numpy.ndarray:
@@ -1062,7 +1094,15 @@ class Generator:
         size = _gen_size(size)
         if size is None:
             size = numpy.broadcast(a, b).shape
-        y = numpy.asarray(self._gen.beta(a, b, size), numpy.float64)
+        y = numpy.empty(_size_tuple(size), numpy.float64)
+        a, b = numpy.broadcast_to(a, y.shape), numpy.broadcast_to(b, y.shape)
+        # Johnk's algorithm (both parameters at most 1) never ends for a negative one
+        johnk = (a <= 1) & (b <= 1)
+        if (johnk & (a < 0)).any():
+            raise ValueError("a <= 0")
+        if (johnk & (b < 0)).any():
+            raise ValueError("b <= 0")
+        self._launch("beta", y, (a, b))
         return y.astype(dtype, copy=False)
 
     def binomial(self, n: Any, p: Any, size: Any = None) -> numpy.ndarray:
@@ -1077,7 +1117,16 @@ class Generator:
             raise TypeError("p is required to be a cupy.ndarray or a scalar")
         if size is None:
             size = numpy.broadcast(n, p).shape
-        return _out(self._gen.binomial(n, p, size), numpy.int64)
+        y = numpy.empty(_size_tuple(size), numpy.int64)
+        n, p = numpy.broadcast_to(n, y.shape), numpy.broadcast_to(p, y.shape)
+        if numpy.isnan(p).any():  # (BTPE's loop)
+            raise ValueError("p < 0, p > 1 or p is NaN")
+        if self._binomial_state is None:
+            self._binomial_state = numpy.zeros(
+                cpu_curand.BINOMIAL_STATE_SIZE * self.bit_generator._state_size(),
+                numpy.int8)
+        self._launch("binomial", y, (n, p, self._binomial_state))
+        return y
 
     def chisquare(self, df: Any, size: Any = None) -> numpy.ndarray:
         """See Also: cupy.random.Generator.chisquare (``standard_gamma(df / 2) * 2``)"""
@@ -1125,17 +1174,24 @@ class Generator:
         y *= scale
         return y
 
+    def _int_dist(self, name: str, size: Any, *params: numpy.ndarray) -> numpy.ndarray:
+        """An int64 distribution's kernel over broadcast parameters."""
+        y = numpy.empty(_size_tuple(size), numpy.int64)
+        self._launch(name, y, tuple(numpy.broadcast_to(v, y.shape) for v in params))
+        return y
+
     def geometric(self, p: Any, size: Any = None) -> numpy.ndarray:
         """See Also: cupy.random.Generator.geometric"""
         p = _gen_param(p, "p")
         size = _gen_size(size)
         if size is None:
             size = p.shape
-        return _out(self._gen.geometric(p, size), numpy.int64)
+        return self._int_dist("geometric", size, p)
 
     def hypergeometric(self, ngood: Any, nbad: Any, nsample: Any,
                        size: Any = None) -> numpy.ndarray:
-        """See Also: cupy.random.Generator.hypergeometric"""
+        """See Also: cupy.random.Generator.hypergeometric (CuPy's kernel takes
+        out-of-range arrays)"""
         for v, nm in ((ngood, "ngood"), (nbad, "nbad"), (nsample, "nsample")):
             if type(v) in (float, int) and v < 0:
                 raise ValueError(f"{nm} < 0")
@@ -1145,7 +1201,7 @@ class Generator:
         size = _gen_size(size)
         if size is None:
             size = numpy.broadcast(ngood, nbad, nsample).shape
-        return _out(_hypergeometric(self._gen, ngood, nbad, nsample, size), numpy.int64)
+        return self._int_dist("hypergeometric", size, ngood, nbad, nsample)
 
     def logseries(self, p: Any, size: Any = None) -> numpy.ndarray:
         """See Also: cupy.random.Generator.logseries"""
@@ -1153,7 +1209,9 @@ class Generator:
         size = _gen_size(size)
         if size is None:
             size = p.shape
-        return _out(self._gen.logseries(p, size), numpy.int64)
+        if (p == 1).any():  # (the kernel's loop never ends there)
+            raise ValueError("p < 0, p >= 1 or p is NaN")
+        return self._int_dist("logseries", size, p)
 
     def poisson(self, lam: Any = 1.0, size: Any = None) -> numpy.ndarray:
         """See Also: cupy.random.Generator.poisson"""
@@ -1161,7 +1219,7 @@ class Generator:
         size = _gen_size(size)
         if size is None:
             size = lam.shape
-        return _out(self._gen.poisson(lam, size), numpy.int64)
+        return self._int_dist("poisson", size, lam)
 
     def power(self, a: Any, size: Any = None) -> numpy.ndarray:
         """See Also: cupy.random.Generator.power (CuPy's closed form, no check of ``a``)"""
