@@ -361,8 +361,10 @@ def test_cuda_module(cp):
     for a, b in ((cp.cuda.Event(), end), (start, cp.cuda.Event(disable_timing=True))):
         b.record()
         with pytest.raises(cp.cuda.runtime.CUDARuntimeError,
-                           match="^cudaErrorInvalidResourceHandle: invalid resource handle$"):
+                           match="^cudaErrorInvalidResourceHandle: invalid resource handle$") \
+                as caught:
             cp.cuda.get_elapsed_time(a, b)
+        assert caught.value.status == 400  # (CUDA's code, carried from the server)
 
 
 @pytest.mark.skipif(BACKEND != "cpu", reason="the CPU backend's figures")

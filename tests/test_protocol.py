@@ -127,6 +127,20 @@ def test_error_table_roundtrip(exc, cls):
     assert str(exc.args[0]) in str(rebuilt)
 
 
+def test_a_cuda_errors_status_travels_with_it():
+    exc = errors.CUDARuntimeError(700, "cudaErrorIllegalAddress: an illegal memory access "
+                                       "was encountered")
+    rebuilt = errors.build_error(decode(encode(errors.error_info(exc))))
+    assert type(rebuilt) is errors.CUDARuntimeError and rebuilt.status == 700
+    assert str(rebuilt) == str(exc)
+    # (an error without a status, and a malformed one)
+    assert errors.build_error(["cupy.cuda.runtime.CUDARuntimeError", "m", "x"]).status is None
+    assert isinstance(errors.build_error(["ValueError", "m", "x", 1, 2]),
+                      errors.RemoteProtocolError)
+    assert isinstance(errors.build_error(["ValueError", "m", "x", "s"]),
+                      errors.RemoteProtocolError)
+
+
 def test_unlisted_errors_fall_back_to_the_nearest_listed_base():
     class Weird(IndexError):
         pass

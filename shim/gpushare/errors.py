@@ -187,19 +187,27 @@ def warning_key(category: type[Warning], extra: dict[type, str] | None = None) -
 
 
 def error_info(exc: BaseException, extra: dict[type, str] | None = None) -> list:
-    """Encode ``exc`` as ``[key, message, remote_class_name]`` for the wire."""
+    """Encode ``exc`` as ``[key, message, remote_class_name]`` for the wire, and its
+    ``status`` after them where it has an integer one (a CUDA error's code)."""
     if isinstance(exc, KeyError) and exc.args:
         message = str(exc.args[0])
     else:
         message = str(exc)
-    return [error_key(exc, extra), message, f"{type(exc).__module__}.{type(exc).__qualname__}"]
+    info = [error_key(exc, extra), message, f"{type(exc).__module__}.{type(exc).__qualname__}"]
+    status = getattr(exc, "status", None)
+    if type(status) is int:
+        info.append(status)
+    return info
 
 
 def build_error(info: Any, context: str | None = None) -> BaseException:
     """Rebuild the exception described by ``info`` (see :func:`error_info`)."""
     try:
-        key, message, remote_name = info
+        key, message, remote_name, *rest = info
         key, message, remote_name = str(key), str(message), str(remote_name)
+        status = rest.pop() if len(rest) == 1 and type(rest[0]) is int else None
+        if rest:
+            raise ValueError
     except (TypeError, ValueError):
         return RemoteProtocolError(f"malformed error from server: {info!r}")
     cls = ERROR_CLASSES.get(key, RuntimeError)
@@ -208,7 +216,7 @@ def build_error(info: Any, context: str | None = None) -> BaseException:
     if cls is numpy.exceptions.AxisError:
         exc: BaseException = numpy.exceptions.AxisError(message)
     elif cls is CUDARuntimeError:
-        exc = CUDARuntimeError(None, message)
+        exc = CUDARuntimeError(status, message)
     elif cls is KeyError:
         exc = KeyError(message)
     else:
