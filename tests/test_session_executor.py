@@ -80,3 +80,29 @@ def test_mangled_batches_get_a_reply_never_an_exception():
         assert reply["t"] in ("done", "protocol_error")
         kinds.add(reply["t"])
     assert kinds == {"done", "protocol_error"}
+
+
+def test_a_sticky_cuda_error_ends_the_worker_with_a_status_naming_it():
+    """On a GPU a sticky error (an illegal address...) leaves the context unusable: the
+    executor replies with the error and marks itself fatal, keeping CUDA's status; the
+    worker then exits with the status that names it (``worker.fatal_exit_code``), so
+    the broker tells the client that error rather than "exit code 3"."""
+    from gpushare.errors import CUDARuntimeError
+    from gpushare_server.worker import FATAL_ERROR, KERNEL_FAULTS, fatal_exit_code
+    backend = CpuBackend()
+    backend.is_fatal = lambda exc: isinstance(exc, CUDARuntimeError)  # (as CuPy's)
+
+    def misaligned(*args):
+        raise CUDARuntimeError(716, "cudaErrorMisalignedAddress: misaligned address")
+    function = backend.function
+    backend.function = lambda path: misaligned if path == "cupy.fail" else function(path)
+    executor = SessionExecutor(backend)
+    calls = msgpack.packb([1, "call", "cupy.fail", [], {}, None, True])
+    reply = msgpack.unpackb(executor.handle(
+        [msgpack.packb({"t": "batch", "n": 1}), calls])[0])
+    assert reply["error"][0] == 1 and reply["error"][1][3] == 716
+    assert executor.fatal_status == 716
+    code = fatal_exit_code(executor.fatal_status)
+    assert KERNEL_FAULTS[code] == (716, "cudaErrorMisalignedAddress: misaligned address")
+    assert fatal_exit_code(None) == FATAL_ERROR and fatal_exit_code(999) == FATAL_ERROR
+    assert len({s for s, _ in KERNEL_FAULTS.values()}) == len(KERNEL_FAULTS)

@@ -814,6 +814,7 @@ class Broker:
                     continue
                 fault = KERNEL_FAULTS.get(code)
                 if fault is not None:  # the client raises the CUDA error a GPU gives
+                    # (a kernel's fault on the emulator, or a GPU's sticky error)
                     status, words = fault
                     log.warning("session %s lost: a kernel failed (%s)", session.id, words)
                     self.metrics.sessions_closed.labels("kernel_fault").inc()

@@ -96,6 +96,7 @@ class SessionExecutor:
         # set by an error after which the device is unusable (a sticky CUDA error: an
         # illegal address in a user kernel): the worker replies, then ends the session
         self.fatal: str | None = None
+        self.fatal_status: int | None = None  # (its CUDA status, where it has one)
         self.calls = 0
         self._recorder: _WarningLog | None = None
         # called as after_call(out_id, result) once a call's result is stored; it may
@@ -713,6 +714,8 @@ class SessionExecutor:
         is_fatal = getattr(self.backend, "is_fatal", None)
         if is_fatal is not None and is_fatal(exc):
             self.fatal = f"{type(exc).__name__}: {exc}"
+            status = getattr(exc, "status", None)
+            self.fatal_status = status if type(status) is int else None
 
     @staticmethod
     def _releases(items: Any) -> list:

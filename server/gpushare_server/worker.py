@@ -148,7 +148,25 @@ KERNEL_FAULTS = {
     82: (715, "cudaErrorIllegalInstruction: an illegal instruction was encountered"),
     83: (719, "cudaErrorLaunchFailure: unspecified launch failure"),
     84: (701, "cudaErrorLaunchOutOfResources: too many resources requested for launch"),
+    # the GPU's other sticky errors (a worker on the cupy backend ends after one)
+    85: (702, "cudaErrorLaunchTimeout: the launch timed out and was terminated"),
+    86: (714, "cudaErrorHardwareStackError: hardware stack error"),
+    87: (716, "cudaErrorMisalignedAddress: misaligned address"),
+    88: (717, "cudaErrorInvalidAddressSpace: operation not supported on global/shared "
+              "address space"),
+    89: (718, "cudaErrorInvalidPc: invalid program counter"),
 }
+#: a worker whose backend reported a sticky error without a status of these
+FATAL_ERROR = 3
+
+
+def fatal_exit_code(status: object) -> int:
+    """The exit status of a worker ended by a sticky CUDA error of ``status`` (the
+    broker then tells the client that error, as a GPU's later calls would raise it)."""
+    for code, (known, _) in KERNEL_FAULTS.items():
+        if status == known:
+            return code
+    return FATAL_ERROR
 
 
 class _Watchdog:
@@ -397,7 +415,7 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
                 # the reply that carried the error is sent; the device context is gone
                 log.error("ending the session after %s: its CUDA context is unusable",
                           executor.fatal)
-                return 3
+                return fatal_exit_code(executor.fatal_status)
             now = time.monotonic()
             if authorized is not None and now - last_keys > 1.0:
                 last_keys = now
