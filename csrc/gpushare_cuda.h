@@ -226,10 +226,12 @@ static inline int __all(int p) { return __all_sync(0xffffffffu, p); }
 // the warp's lanes not yet exited (the emulator's own collectives)
 static inline unsigned gs_live_mask() { return gs_rt->active_mask(); }
 // the lanes executing together, as a GPU's: those of the warp that reach this call
-// together (a branch's lanes; the runtime's GS_OP_ACTIVE)
-static inline unsigned __activemask() {
-  return (unsigned)gs_warp_sync(GS_OP_ACTIVE, 0u, nullptr, 0, 0, nullptr);
+// together (a branch's lanes; the runtime's GS_OP_ACTIVE). A macro, so that each
+// place it is written is its own site (the two branches of an if are two groups)
+static inline unsigned gs_activemask_at(unsigned site) {
+  return (unsigned)gs_warp_sync(GS_OP_ACTIVE, site, nullptr, 0, 0, nullptr);
 }
+#define __activemask() gs_activemask_at(__COUNTER__ + 1u)
 template <typename T>
 static inline unsigned __match_any_sync(unsigned mask, T v) {
   unsigned char b[16] = {0};

@@ -288,17 +288,26 @@ bool try_release(BlockSched* s) {
   // __activemask (and coalesced_threads): on a GPU the lanes executing together, here
   // the lanes of the warp waiting at it once no fiber of the block can go on (those
   // of another branch have gone past it, exited, or wait elsewhere): the lanes that
-  // took the branch, as a GPU runs them
+  // took the branch, as a GPU runs them; lanes at another place it is written (its
+  // site, in the mask field) are another group, as another branch's
   for (unsigned w = 0; w * 32 < n; ++w) {
-    unsigned lo = w * 32, hi = lo + 32 < n ? lo + 32 : n, group = 0;
-    for (unsigned t = lo; t < hi; ++t)
-      if (fb[t].state == 1 && fb[t].kind == 2 && fb[t].op == GS_OP_ACTIVE)
-        group |= 1u << (t - lo);
-    for (unsigned t = lo; t < hi; ++t) {
-      if (!((group >> (t - lo)) & 1u)) continue;
-      fb[t].result = (int)group;
-      release(&fb[t]);
-      any = true;
+    unsigned lo = w * 32, hi = lo + 32 < n ? lo + 32 : n, done = 0;
+    for (unsigned first = lo; first < hi; ++first) {
+      Fiber& f0 = fb[first];
+      if ((done >> (first - lo)) & 1u) continue;
+      if (!(f0.state == 1 && f0.kind == 2 && f0.op == GS_OP_ACTIVE)) continue;
+      unsigned group = 0;
+      for (unsigned t = first; t < hi; ++t)
+        if (fb[t].state == 1 && fb[t].kind == 2 && fb[t].op == GS_OP_ACTIVE &&
+            fb[t].mask == f0.mask)
+          group |= 1u << (t - lo);
+      done |= group;
+      for (unsigned t = lo; t < hi; ++t) {
+        if (!((group >> (t - lo)) & 1u)) continue;
+        fb[t].result = (int)group;
+        release(&fb[t]);
+        any = true;
+      }
     }
   }
   return any;

@@ -1079,6 +1079,30 @@ extern "C" __global__ void filter(const int* src, int* dst, int* n, int n_in, in
         assert sorted(dst[:count].get().tolist()) == sorted(x[x > 0].tolist())
 
 
+def test_activemask_in_two_branches_answers_each_branchs_lanes(cp):
+    # the two sides of an if each reach their own __activemask (and coalesced_threads):
+    # each answers the lanes of its own branch (they were one group)
+    src = r'''
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void sides(unsigned* out, int* sizes) {
+  int lane = threadIdx.x % 32;
+  if (lane % 3 == 0) {
+    out[threadIdx.x] = __activemask();
+    sizes[threadIdx.x] = cg::coalesced_threads().size();
+  } else {
+    out[threadIdx.x] = __activemask();
+    sizes[threadIdx.x] = cg::coalesced_threads().size();
+  }
+}'''
+    out, sizes = cp.zeros(64, cp.uint32), cp.zeros(64, cp.int32)
+    cp.RawKernel(src, "sides")((1,), (64,), (out, sizes))
+    thirds = sum(1 << i for i in range(0, 32, 3))
+    want = [thirds if i % 3 == 0 else 0xFFFFFFFF ^ thirds for i in range(32)] * 2
+    assert out.get().tolist() == want
+    assert sizes.get().tolist() == [11 if i % 3 == 0 else 21 for i in range(32)] * 2
+
+
 def test_pair_comparisons_of_half2_and_bfloat162(cp):
     # per lane (1.0/0.0), both lanes (__hb*2, ==, <), a mask of 0xffff per lane, and
     # NaN: unordered comparisons hold, ordered ones do not; != is unordered in both

@@ -136,7 +136,11 @@ class coalesced_group : public thread_group {
   unsigned gs_mask() const { return mask_; }
 };
 
-static inline coalesced_group coalesced_threads() { return coalesced_group(__activemask()); }
+// (a macro, as __activemask: each place it is written is its own site)
+static inline coalesced_group gs_coalesced_threads_at(unsigned site) {
+  return coalesced_group(gs_activemask_at(site));
+}
+#define coalesced_threads() gs_coalesced_threads_at(__COUNTER__ + 1u)
 
 // the lanes of a warp-sized group that share a label / a predicate
 template <typename Group>
