@@ -115,6 +115,39 @@ PY
 }
 conf
 el "conformance done"
+
+echo "== 3. cuRAND's host API and CuPy's RandomState, recorded for the CPU backend to follow"
+# (CuPy's legacy RandomState draws through cuRAND's host API, whose output order the
+# CPU backend does not know yet; its Generator API is checked by the tests above)
+timeout 60 $py - >"$OUT/curand_host.json" 2>"$OUT/curand_host.err" <<'PY'
+import json
+import cupy
+from cupy.cuda import curand
+out = {}
+for name in ("XORWOW", "MRG32K3A", "PHILOX4_32_10"):
+    try:
+        g = curand.createGenerator(getattr(curand, "CURAND_RNG_PSEUDO_" + name))
+        curand.setPseudoRandomGeneratorSeed(g, 1234)
+        raw = cupy.empty(3 * 4096 * 8, cupy.uint32)
+        curand.generate(g, raw.data.ptr, raw.size)
+        r = raw.get()
+        d = cupy.empty(16, cupy.float64)
+        curand.generateUniformDouble(g, d.data.ptr, d.size)
+        out[name] = {"raw_head": r[:64].tolist(), "raw_4096": r[4096:4160].tolist(),
+                     "raw_8192": r[8192:8256].tolist(), "raw_tail": r[-64:].tolist(),
+                     "uniform_double_after": d.get().tolist()}
+    except Exception as exc:  # (recorded, the others go on)
+        out[name] = repr(exc)
+try:
+    rs = cupy.random.RandomState(1234)
+    out["RandomState(1234)"] = {"random_sample": rs.random_sample(8).tolist(),
+                                "randint": rs.randint(0, 1000, 8).tolist(),
+                                "standard_normal": rs.standard_normal(8).tolist()}
+except Exception as exc:
+    out["RandomState(1234)"] = repr(exc)
+print(json.dumps(out))
+PY
+echo "curand host rc=$? ($(wc -c <"$OUT/curand_host.json") bytes)"
 wait "$tests_pid"
 el "tests done"
 tail -n 60 "$OUT/tests.log"
