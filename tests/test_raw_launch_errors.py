@@ -270,6 +270,9 @@ def test_raw_module_arguments_in_cythons_words(cp):
              lambda: module.compile(None, None))
     _at_call(TypeError, "get_global() takes exactly 1 positional argument (0 given)",
              lambda: module.get_global())
+    # (Cython's ``str name`` lets None through, to the driver call's ``name.encode()``)
+    _at_call(AttributeError, "'NoneType' object has no attribute 'encode'",
+             lambda: module.get_function(None))
     k = module.get_function(name='gs_rle_add')
     _at_call(TypeError, "compile() got an unexpected keyword argument 'log'",
              lambda: k.compile(log=None))

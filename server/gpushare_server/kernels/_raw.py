@@ -217,6 +217,8 @@ class _ModuleSource:
 
     def entry_index(self, name):
         c = self.compiled()
+        if name is None:  # (Cython's ``str name`` lets None through to ``name.encode()``)
+            raise AttributeError("'NoneType' object has no attribute 'encode'")
         if name in c.entries:
             return c, c.entries.index(name)
         if not self.findable(name):
