@@ -494,3 +494,29 @@ def test_default_rng_is_xorwow_and_seeded_like_cupy(cp):
         turns = float(Fraction(y0 ^ (y1 << 21)) / 2**52 + Fraction(1, 2**53))
         assert normals[i] == pytest.approx(box_muller(uniform_f64(x0, x1),
                                                       math.pi * turns)[0], rel=1e-13)
+
+
+def test_log_normals_and_pairs(cp):
+    """``curand_log_normal`` keeps the pair's second value for the next call, as
+    ``curand_normal`` does (the two kinds apart): exp of the same normals."""
+    src = r'''
+#include <curand_kernel.h>
+extern "C" __global__ void ln(float* f, double* d) {
+  curandState a, b;
+  curand_init(5, threadIdx.x, 0, &a);
+  curand_init(5, threadIdx.x, 0, &b);
+  int i = threadIdx.x * 4;
+  f[i] = curand_log_normal(&a, 1.0f, 0.5f); f[i + 1] = curand_log_normal(&a, 1.0f, 0.5f);
+  float2 n = curand_normal2(&b);
+  f[i + 2] = n.x; f[i + 3] = n.y;
+  curand_init(6, threadIdx.x, 0, &a);
+  curand_init(6, threadIdx.x, 0, &b);
+  d[i] = curand_log_normal_double(&a, 0.0, 2.0); d[i + 1] = curand_log_normal_double(&a, 0.0, 2.0);
+  d[i + 2] = curand_normal_double(&b); d[i + 3] = curand_normal_double(&b);
+}'''
+    f, d = cp.zeros(16, cp.float32), cp.zeros(16, cp.float64)
+    cp.RawKernel(src, "ln")((1,), (4,), (f, d))
+    f, d = f.get().reshape(4, 4), d.get().reshape(4, 4)
+    assert f[:, :2] == pytest.approx(numpy.exp(1.0 + 0.5 * f[:, 2:].astype(numpy.float64)),
+                                     rel=1e-5)
+    assert d[:, :2] == pytest.approx(numpy.exp(2.0 * d[:, 2:]), rel=1e-12)

@@ -530,40 +530,23 @@ QUALIFIERS double2 gs_box_muller_double(curandStateMRG32k3a_t* state) {
   return curand_box_muller_mrg_double(state);
 }
 
+// one value of a pair per call: the pair's first (its second kept in the state, with
+// the flag saying which kind of pair it is), or the kept one
+template <typename V, typename P>
+QUALIFIERS V gs_one_of_pair(int* flag, V* extra, int kind, P pair) {
+  if (*flag != kind) {
+    auto v = pair();
+    *extra = v.y;
+    *flag = kind;
+    return v.x;
+  }
+  *flag = 0;
+  return *extra;
+}
 #define GS_CURAND_NORMALS(S)                                                            \
-  QUALIFIERS float curand_normal(S* state) {                                           \
-    if (state->boxmuller_flag != EXTRA_FLAG_NORMAL) {                                  \
-      float2 v = gs_box_muller(state);                                                 \
-      state->boxmuller_extra = v.y;                                                    \
-      state->boxmuller_flag = EXTRA_FLAG_NORMAL;                                       \
-      return v.x;                                                                      \
-    }                                                                                  \
-    state->boxmuller_flag = 0;                                                         \
-    return state->boxmuller_extra;                                                     \
-  }                                                                                    \
   QUALIFIERS float2 curand_normal2(S* state) { return gs_box_muller(state); }          \
-  QUALIFIERS double curand_normal_double(S* state) {                                   \
-    if (state->boxmuller_flag_double != EXTRA_FLAG_NORMAL) {                           \
-      double2 v = gs_box_muller_double(state);                                         \
-      state->boxmuller_extra_double = v.y;                                             \
-      state->boxmuller_flag_double = EXTRA_FLAG_NORMAL;                                \
-      return v.x;                                                                      \
-    }                                                                                  \
-    state->boxmuller_flag_double = 0;                                                  \
-    return state->boxmuller_extra_double;                                              \
-  }                                                                                    \
   QUALIFIERS double2 curand_normal2_double(S* state) {                                 \
     return gs_box_muller_double(state);                                                \
-  }                                                                                    \
-  QUALIFIERS float curand_log_normal(S* state, float mean, float stddev) {             \
-    if (state->boxmuller_flag != EXTRA_FLAG_LOG_NORMAL) {                              \
-      float2 v = gs_box_muller(state);                                                 \
-      state->boxmuller_extra = expf(mean + (stddev * v.y));                            \
-      state->boxmuller_flag = EXTRA_FLAG_LOG_NORMAL;                                   \
-      return expf(mean + (stddev * v.x));                                              \
-    }                                                                                  \
-    state->boxmuller_flag = 0;                                                         \
-    return state->boxmuller_extra;                                                     \
   }                                                                                    \
   QUALIFIERS float2 curand_log_normal2(S* state, float mean, float stddev) {           \
     float2 v = gs_box_muller(state);                                                   \
@@ -571,21 +554,30 @@ QUALIFIERS double2 gs_box_muller_double(curandStateMRG32k3a_t* state) {
     v.y = expf(mean + (stddev * v.y));                                                 \
     return v;                                                                          \
   }                                                                                    \
-  QUALIFIERS double curand_log_normal_double(S* state, double mean, double stddev) {   \
-    if (state->boxmuller_flag_double != EXTRA_FLAG_LOG_NORMAL) {                       \
-      double2 v = gs_box_muller_double(state);                                         \
-      state->boxmuller_extra_double = exp(mean + (stddev * v.y));                      \
-      state->boxmuller_flag_double = EXTRA_FLAG_LOG_NORMAL;                            \
-      return exp(mean + (stddev * v.x));                                               \
-    }                                                                                  \
-    state->boxmuller_flag_double = 0;                                                  \
-    return state->boxmuller_extra_double;                                              \
-  }                                                                                    \
   QUALIFIERS double2 curand_log_normal2_double(S* state, double mean, double stddev) { \
     double2 v = gs_box_muller_double(state);                                           \
     v.x = exp(mean + (stddev * v.x));                                                  \
     v.y = exp(mean + (stddev * v.y));                                                  \
     return v;                                                                          \
+  }                                                                                    \
+  QUALIFIERS float curand_normal(S* state) {                                           \
+    return gs_one_of_pair(&state->boxmuller_flag, &state->boxmuller_extra,             \
+                          EXTRA_FLAG_NORMAL, [&] { return gs_box_muller(state); });    \
+  }                                                                                    \
+  QUALIFIERS double curand_normal_double(S* state) {                                   \
+    return gs_one_of_pair(&state->boxmuller_flag_double,                               \
+                          &state->boxmuller_extra_double, EXTRA_FLAG_NORMAL,           \
+                          [&] { return gs_box_muller_double(state); });                \
+  }                                                                                    \
+  QUALIFIERS float curand_log_normal(S* state, float mean, float stddev) {             \
+    return gs_one_of_pair(&state->boxmuller_flag, &state->boxmuller_extra,             \
+                          EXTRA_FLAG_LOG_NORMAL,                                       \
+                          [&] { return curand_log_normal2(state, mean, stddev); });    \
+  }                                                                                    \
+  QUALIFIERS double curand_log_normal_double(S* state, double mean, double stddev) {   \
+    return gs_one_of_pair(&state->boxmuller_flag_double,                               \
+                          &state->boxmuller_extra_double, EXTRA_FLAG_LOG_NORMAL,       \
+                          [&] { return curand_log_normal2_double(state, mean, stddev); }); \
   }
 GS_CURAND_NORMALS(curandStateXORWOW_t)
 GS_CURAND_NORMALS(curandStatePhilox4_32_10_t)
