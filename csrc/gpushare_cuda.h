@@ -208,6 +208,12 @@ static inline int gs_warp_sync(int op, unsigned mask, const void* val, int src,
   threadIdx = me;
   return r;
 }
+// let the block's other threads run (a thread waiting on them without a barrier)
+static inline void gs_yield() {
+  uint3 me = threadIdx;
+  gs_rt->yield();
+  threadIdx = me;
+}
 static inline void __syncwarp(unsigned mask = 0xffffffffu) {
   gs_warp_sync(GS_OP_NONE, mask, nullptr, 0, 0, nullptr);
 }
@@ -334,7 +340,8 @@ static inline unsigned __lanemask_gt() { return gs_lane() == 31 ? 0u : (~0u << (
 static inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-static inline void __nanosleep(unsigned) {}
+// a thread that sleeps waits on others (a spin lock's back-off): they run meanwhile
+static inline void __nanosleep(unsigned) { gs_yield(); }
 static inline void __trap() { raise(SIGTRAP); abort(); }  // (the runtime: cudaErrorLaunchFailure)
 static inline void __brkpt() {}
 static inline long long clock64() { return (long long)__builtin_ia32_rdtsc(); }

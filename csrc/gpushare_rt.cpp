@@ -141,6 +141,7 @@ struct BlockSched {
   unsigned n = 0;
   gs_thread_fn fn = nullptr;
   void* ctx = nullptr;
+  bool yielded = false;  // a fiber yielded in this sweep (fiber_yield)
 };
 
 void switch_to_sched(Fiber* f) {
@@ -375,6 +376,7 @@ void run_block_fibers(unsigned nthreads, gs_thread_fn fn, void* ctx) {
   }
   unsigned done = 0;
   while (done < nthreads) {
+    s.yielded = false;
     for (unsigned t = 0; t < nthreads; ++t) {
       Fiber& f = s.fibers[t];
       if (f.state == 0) {
@@ -383,7 +385,9 @@ void run_block_fibers(unsigned nthreads, gs_thread_fn fn, void* ctx) {
       }
     }
     if (done == nthreads) break;
-    if (!try_release(&s)) {
+    // (a thread that yielded waits on the others without a barrier: they may still
+    // release it, so nothing is deadlocked)
+    if (!try_release(&s) && !s.yielded) {
       // Deadlock (divergent barrier): undefined behaviour on a GPU; release
       // everybody so that the emulator never hangs.
       for (unsigned t = 0; t < nthreads; ++t) {
@@ -428,6 +432,16 @@ int warp_sync(int op, unsigned mask, const void* val, int src, int pred,
   switch_to_sched(f);
   if (res) memcpy(res, f->res, 16);
   return f->result;
+}
+
+void fiber_yield() {
+  Fiber* f = t_current;
+  if (!f) {  // (threads run one after another here: another block's, at most)
+    std::this_thread::yield();
+    return;
+  }
+  f->sched->yielded = true;  // (runnable still: the scheduler's next sweep resumes it)
+  switch_to_sched(f);
 }
 
 unsigned active_mask() {
@@ -883,7 +897,7 @@ __attribute__((constructor)) void install_fault_handlers() {
 gs_rt_api g_api = {
     GS_RT_ABI_VERSION, &parallel_for, &run_block_fibers, &block_sync,
     &warp_sync,        &active_mask,  &dyn_smem,         &printf_append,
-    &num_threads,      &coop_for,     &grid_sync,
+    &num_threads,      &coop_for,     &grid_sync,        &fiber_yield,
 };
 
 }  // namespace

@@ -8,7 +8,7 @@
 extern "C" {
 #endif
 
-#define GS_RT_ABI_VERSION 2
+#define GS_RT_ABI_VERSION 3
 
 enum {
   GS_OP_NONE = 0,
@@ -47,6 +47,9 @@ typedef struct gs_rt_api {
   void (*coop_for)(long long n, gs_item_fn fn, void* ctx);
   /* the grid barrier of the cooperative launch under way (one caller per block) */
   void (*grid_sync)(void);
+  /* let the block's other threads run (a thread waiting on them without a barrier:
+   * __nanosleep, cuda::barrier's wait); outside fibers, the OS thread's turn */
+  void (*yield)(void);
 } gs_rt_api;
 
 /* blocks a cooperative launch may have on the emulator (CUDA's limit is the blocks

@@ -1103,6 +1103,56 @@ extern "C" __global__ void sides(unsigned* out, int* sizes) {
     assert sizes.get().tolist() == [11 if i % 3 == 0 else 21 for i in range(32)] * 2
 
 
+def test_cuda_barrier_phases_completion_and_drop(cp):
+    # libcu++'s cuda::barrier in shared memory: arrive_and_wait, a split arrive/wait,
+    # a completion function run once per phase, arrive_and_drop (half the threads
+    # leave: the next phase waits for the other half only)
+    src = r'''
+#include <cuda/barrier>
+struct Count { int* n; __device__ void operator()() noexcept { *n += 1; } };
+extern "C" __global__ void k(const float* in, float* out, int* phases) {
+  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+  __shared__ cuda::barrier<cuda::thread_scope_block, Count> counted;
+  __shared__ float tile[64];
+  if (threadIdx.x == 0) { init(&bar, blockDim.x); init(&counted, blockDim.x, Count{phases}); }
+  __syncthreads();
+  tile[threadIdx.x] = in[threadIdx.x] * 2;
+  bar.arrive_and_wait();
+  float v = tile[(threadIdx.x + 1) % blockDim.x];
+  bar.arrive_and_wait();
+  tile[threadIdx.x] = v + 1;
+  bar.wait(bar.arrive());
+  out[threadIdx.x] = tile[(threadIdx.x + 2) % blockDim.x];
+  counted.arrive_and_wait();
+  if (threadIdx.x % 2) counted.arrive_and_drop();
+  else { counted.arrive_and_wait(); counted.arrive_and_wait(); }
+}'''
+    x = cp.arange(64, dtype=cp.float32)
+    out, phases = cp.zeros(64, cp.float32), cp.zeros(1, cp.int32)
+    cp.RawKernel(src, "k")((1,), (64,), (x, out, phases))
+    want = numpy.roll(numpy.roll(numpy.arange(64) * 2.0, -1) + 1, -2)
+    assert out.get().tolist() == want.tolist()
+    assert int(phases[0]) == 3
+
+
+def test_a_thread_waiting_on_another_with_nanosleep(cp):
+    # a spin-wait with __nanosleep's back-off on a flag a later thread sets (the
+    # emulator runs the block's threads as fibers that let each other run there)
+    src = r'''
+__device__ int flag;
+extern "C" __global__ void waiter(int* out) {
+  if (threadIdx.x % 32 == 0) {
+    while (atomicAdd(&flag, 0) < (int)threadIdx.x / 32 + 1) __nanosleep(100);
+  } else if (threadIdx.x % 32 == 31) {
+    atomicAdd(&flag, 1);
+  }
+  out[threadIdx.x] = threadIdx.x;
+}'''
+    out = cp.full(64, -1, cp.int32)
+    cp.RawKernel(src, "waiter")((1,), (64,), (out,))
+    assert out.get().tolist() == list(range(64))
+
+
 def test_pair_comparisons_of_half2_and_bfloat162(cp):
     # per lane (1.0/0.0), both lanes (__hb*2, ==, <), a mask of 0xffff per lane, and
     # NaN: unordered comparisons hold, ordered ones do not; != is unordered in both

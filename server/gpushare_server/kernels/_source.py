@@ -6,7 +6,9 @@ import re
 _FIBER_RE = re.compile(
     r'\b(__syncthreads\w*|__syncwarp|__shfl\w*|__ballot\w*|__any(_sync)?|'
     r'__all(_sync)?|__activemask|__match_(any|all)_sync|__reduce_\w+_sync|'
-    r'cooperative_groups|this_thread_block|tiled_partition)\b')
+    r'cooperative_groups|this_thread_block|tiled_partition|'
+    # (threads that wait on each other without a barrier: they yield to the others)
+    r'__nanosleep|barrier|arrive_and_wait|arrive_and_drop)\b')
 
 _EXTERN_SHARED_RE = re.compile(
     r'extern\s+__shared__\s+'
