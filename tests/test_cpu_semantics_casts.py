@@ -123,3 +123,18 @@ def test_ufunc_casts_in_and_out_convert_on_the_device(cp):
     # without casting='unsafe' CuPy refuses, as NumPy does
     with pytest.raises(TypeError):
         cp.add(x, 1, out=cp.zeros(4, dtype=cp.int32))
+
+
+def test_complex_into_integers_warns_once_as_cupys_cast_check(cp):
+    """CuPy's cast checks (``_dtype.check_can_cast``) warn ``ComplexWarning`` for each
+    complex-to-real cast under ``casting='unsafe'``, as NumPy does: also where the CPU
+    backend converts as the GPU does (complex to an integer ``out=`` or ``dtype=``)."""
+    a = cp.arange(6, dtype=cp.complex128)
+    b = cp.arange(6, dtype=cp.uint32)
+    for kwargs in ({"out": cp.zeros(6, cp.int32)}, {"dtype": cp.int32},
+                   {"out": cp.zeros(6, cp.float64)}):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = cp.add(a, b, casting="unsafe", **kwargs)
+            assert r.tolist() == [2 * i for i in range(6)]
+        assert [w.category for w in caught] == [numpy.exceptions.ComplexWarning], kwargs

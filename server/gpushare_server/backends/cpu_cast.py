@@ -22,6 +22,7 @@ host with NumPy (``fill``, assignment of a scalar).
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy
@@ -77,8 +78,12 @@ def _saturated(values: numpy.ndarray, dtype: numpy.dtype) -> numpy.ndarray:
 
 def convert(values: numpy.ndarray, dtype: Any) -> numpy.ndarray:
     """``values`` (a float or complex array) converted to the integer ``dtype`` as a
-    CUDA kernel converts them: a new array of ``values``' shape."""
+    CUDA kernel converts them: a new array of ``values``' shape. A complex array's
+    conversion warns as CuPy's cast checks warn (``_dtype.check_can_cast``)."""
     dtype = numpy.dtype(dtype)
+    if values.dtype.kind == "c":
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      numpy.exceptions.ComplexWarning, stacklevel=2)
     values = _real(values, dtype)
     if _in_range(values, numpy.iinfo(dtype)):
         with numpy.errstate(invalid="ignore"):
