@@ -84,6 +84,21 @@ def test_embedded_default_server(program):
     assert out.stdout.strip() == "10", out.stderr
 
 
+def test_the_users_files_do_not_stand_in_for_the_servers_modules(tmp_path):
+    """A program run from its project directory, which holds a ``resource.py`` of its
+    own: the embedded server and its workers do not import it instead of the standard
+    module (``python -P``); the worker died at its start before."""
+    (tmp_path / "resource.py").write_text("raise ImportError('the project file')\n")
+    (tmp_path / "prog.py").write_text("import gpushare.cupy as cp\n"
+                                      "print(float(cp.arange(4).sum()))\n")
+    env = _env_without_server()
+    env["GPUSHARE_BACKEND"] = os.environ.get("GPUSHARE_TEST_BACKEND", "cpu")
+    out = subprocess.run([sys.executable, "-m", "gpushare", "run", "prog.py"],
+                         capture_output=True, text=True, timeout=90, env=env, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "6.0"
+
+
 def test_info_command(server):
     out = subprocess.run([sys.executable, "-m", "gpushare", "info", "--server", server.address,
                           "--json"], capture_output=True, text=True, timeout=60)

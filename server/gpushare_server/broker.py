@@ -286,7 +286,9 @@ class Broker:
 
     def _spawn(self, device: str | None = None) -> Worker:
         identity = uuid.uuid4().hex.encode()
-        cmd = [sys.executable, "-m", "gpushare_server.worker", "--broker", self.worker_endpoint,
+        # (-P: not the server's working directory first on the worker's sys.path)
+        cmd = [sys.executable, "-P", "-m", "gpushare_server.worker", "--broker",
+               self.worker_endpoint,
                "--identity", identity.decode(), "--backend", self.backend,
                "--parent", str(os.getpid())]
         if self.options.host_memory is not None:

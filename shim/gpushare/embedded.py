@@ -51,8 +51,10 @@ def start_embedded_server(timeout: float | None = None) -> EmbeddedServer:
     tmpdir = tempfile.mkdtemp(prefix="gpushare-embedded-")
     address = f"ipc://{tmpdir}/server"
     backend = os.environ.get("GPUSHARE_BACKEND", "auto") or "auto"
-    cmd = [sys.executable, "-m", "gpushare", "serve", "--bind", address, "--backend", backend,
-           "--exit-with-parent", str(os.getpid())]
+    # (-P: the user's directory is not put first on the server's sys.path, where a
+    # ``signal.py`` or ``resource.py`` of theirs would stand in for the standard one)
+    cmd = [sys.executable, "-P", "-m", "gpushare", "serve", "--bind", address,
+           "--backend", backend, "--exit-with-parent", str(os.getpid())]
     env = {**os.environ, "GPUSHARE_LOG_LEVEL": os.environ.get("GPUSHARE_LOG_LEVEL", "WARNING")}
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
                             env=env)
