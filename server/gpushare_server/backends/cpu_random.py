@@ -860,7 +860,7 @@ class _cuRANDGenerator(BitGenerator):
     multiprocessor the device reports), state ``i`` seeded ``curand_init(seed, i, 0)``
     with ``seed`` the first 32-bit word of the seed's ``SeedSequence``."""
 
-    _KIND = "xorwow"
+    _KIND: str  # (``cpu_curand.STATES``' name of the subclass's generator)
 
     def __init__(self, seed: Any = None, *, size: int = -1) -> None:
         super().__init__(seed)
