@@ -1135,6 +1135,24 @@ extern "C" __global__ void k(const float* in, float* out, int* phases) {
     assert int(phases[0]) == 3
 
 
+def test_cuda_std_barrier(cp):
+    # <cuda/std/barrier>: cuda::std::barrier, the system-scope cuda::barrier
+    src = r'''
+#include <cuda/std/barrier>
+extern "C" __global__ void k(int* out) {
+  __shared__ cuda::std::barrier<> bar;
+  __shared__ int seen[32];
+  if (threadIdx.x == 0) init(&bar, blockDim.x);
+  __syncthreads();
+  seen[threadIdx.x] = threadIdx.x * 3;
+  bar.arrive_and_wait();
+  out[threadIdx.x] = seen[31 - threadIdx.x];
+}'''
+    out = cp.zeros(32, cp.int32)
+    cp.RawKernel(src, "k")((1,), (32,), (out,))
+    assert out.get().tolist() == [(31 - i) * 3 for i in range(32)]
+
+
 def test_a_thread_waiting_on_another_with_nanosleep(cp):
     # a spin-wait with __nanosleep's back-off on a flag a later thread sets (the
     # emulator runs the block's threads as fibers that let each other run there)
