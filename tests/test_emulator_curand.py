@@ -437,6 +437,12 @@ def _seed32(seed):
     return int(numpy.random.SeedSequence(seed).generate_state(1, numpy.uint32)[0])
 
 
+def _uniform_float(kind, g):
+    """``curand_pseudo_state.rk_float``: ``curand_uniform`` (1.0 becomes 0)."""
+    r = g.uniform() if kind == "mrg" else uniform_f32(g.next())
+    return 0.0 if r >= 1.0 else r
+
+
 def _uniform_double(kind, g):
     """``curand_pseudo_state.rk_double``: ``curand_uniform_double`` (1.0 becomes 0)."""
     if kind == "mrg":
@@ -485,8 +491,7 @@ def test_generator_draws_cupys_numbers(cp, name, kind):
 def test_default_rng_is_xorwow_and_seeded_like_cupy(cp):
     a = cp.random.default_rng(42).random(4, dtype=cp.float32).tolist()
     seed32 = _seed32(42)
-    assert a == [uniform_f32(Xorwow(seed32, i, 0).next()) if uniform_f32(
-        Xorwow(seed32, i, 0).next()) < 1.0 else 0.0 for i in range(4)]
+    assert a == [_uniform_float("xorwow", Xorwow(seed32, i, 0)) for i in range(4)]
     normals = cp.random.default_rng(42).standard_normal(3).get()
     for i in range(3):
         g = Xorwow(seed32, i, 0)

@@ -9,7 +9,6 @@ compile."""
 from __future__ import annotations
 
 import math
-import struct
 from fractions import Fraction
 
 import numpy
@@ -329,15 +328,20 @@ def _ref_op(op, x, y, z, p, q, dtype, mode):
     raise AssertionError(op)
 
 
+def _spread(rng, n, lo, hi, dtype=numpy.float64):
+    """``n`` normal values scaled by random powers of ten from 10**lo to 10**(hi - 1)."""
+    return (rng.standard_normal(n) * 10.0 ** rng.integers(lo, hi, n)).astype(dtype)
+
+
 def test_rounding_mode_arithmetic_and_conversions_are_correctly_rounded(cp):
     rng = numpy.random.default_rng(11)
     n = 48
-    a = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4, n)).astype(numpy.float32)
-    b = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4, n)).astype(numpy.float32)
-    c = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4, n)).astype(numpy.float32)
-    da = rng.standard_normal(n) * 10.0 ** rng.integers(-30, 30, n)
-    db = rng.standard_normal(n) * 10.0 ** rng.integers(-30, 30, n)
-    dc = rng.standard_normal(n) * 10.0 ** rng.integers(-30, 30, n)
+    a = _spread(rng, n, -3, 4, numpy.float32)
+    b = _spread(rng, n, -3, 4, numpy.float32)
+    c = _spread(rng, n, -3, 4, numpy.float32)
+    da = _spread(rng, n, -30, 30)
+    db = _spread(rng, n, -30, 30)
+    dc = _spread(rng, n, -30, 30)
     a[0], b[0], c[0] = 1.0, 2.0 ** -30, 0.0     # add: inexact by a hair
     a[1], b[1] = 3.0, 3.0                        # exact results stay put
     da[0], db[0], dc[0] = 1.0, 2.0 ** -80, -1.0
@@ -513,10 +517,10 @@ def bf16_round(exact, mode):
 def test_half_and_bfloat16_conversions_and_arithmetic(cp):
     rng = numpy.random.default_rng(5)
     n = 40
-    a = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 3, n)).astype(numpy.float32)
-    b = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 3, n)).astype(numpy.float32)
-    c = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 3, n)).astype(numpy.float32)
-    d = rng.standard_normal(n) * 10.0 ** rng.integers(-3, 3, n)
+    a = _spread(rng, n, -3, 3, numpy.float32)
+    b = _spread(rng, n, -3, 3, numpy.float32)
+    c = _spread(rng, n, -3, 3, numpy.float32)
+    d = _spread(rng, n, -3, 3)
     # a double just above a half midpoint (through float it would tie to even)
     d[0] = 1.0 + 2.0 ** -11 + 2.0 ** -40
     # bfloat16 fma whose double result would tie: (1+2^-4)^2 + 2^-100
@@ -644,7 +648,6 @@ def ulps64(got, want):
 def test_math_functions_within_cuda_ulp_bounds(cp):
     # (the reference: mpmath, a test dependency; the offline GPU kit may lack it)
     mpmath = pytest.importorskip("mpmath")
-    from scipy import special
     mpmath.mp.prec = 120
     xs = [0.0, 0.25, 0.5, 1.0, 2.0, -1.0, 1.5, -2.5, 3.0, 0.3, -0.7, 7.25, 1e15 + 0.5,
           2.0 ** 52 + 1, -30.0, -10.0, 25.5, 30.0, 150.0, -3.0, 1e-3, 11.0, 5.5, -6.3]
