@@ -207,8 +207,15 @@ def test_linalg_solvers(cp, sp, spl):
     assert info == 0 and isinstance(x, cp.ndarray)
     numpy.testing.assert_allclose(SPD @ x.get(), b, rtol=1e-4)
     numpy.testing.assert_allclose(spl.spsolve(a, cp.asarray(b)).get(), numpy.linalg.solve(SPD, b))
-    w = spl.eigsh(a, k=1, return_eigenvectors=False)
-    numpy.testing.assert_allclose(w.get(), [numpy.linalg.eigvalsh(SPD)[-1]])
+    # CuPy's eigsh (its Lanczos iteration, run on the client for a matrix too): of a
+    # 3x3 matrix it keeps ncv = n - 1 = 2 Lanczos vectors, and its thick restart writes
+    # a third (``V[k+1]``): CuPy's own IndexError, where SciPy's ARPACK answers
+    with pytest.raises(IndexError, match="^Index 2 is out of bounds for axis 0 with size 2$"):
+        spl.eigsh(a, k=1, return_eigenvectors=False)
+    cp.random.seed(0)
+    big = sp.csr_matrix(cp.asarray(numpy.diag(numpy.arange(1.0, 41.0))))
+    numpy.testing.assert_allclose(spl.eigsh(big, k=2, which="SA",
+                                            return_eigenvectors=False).get(), [1.0, 2.0])
     assert float(spl.norm(a)) == pytest.approx(numpy.linalg.norm(SPD))
     lu = spl.splu(sp.csc_matrix(cp.asarray(SPD)))
     assert type(lu) is spl.SuperLU and type(lu.L) is sp.csr_matrix
@@ -242,8 +249,10 @@ def test_linear_operators_made_on_the_server(cp, sp, spl):
     numpy.testing.assert_allclose((op @ x).get(), SPD @ numpy.ones(3))
     numpy.testing.assert_allclose((2 * op + op).matvec(x).get(), 3 * SPD @ numpy.ones(3))
     numpy.testing.assert_allclose(op.T.matvec(x).get(), SPD.T @ numpy.ones(3))
-    w = spl.eigsh(op, k=1, return_eigenvectors=False)
-    numpy.testing.assert_allclose(w.get(), [numpy.linalg.eigvalsh(SPD)[-1]])
+    cp.random.seed(0)
+    op40 = spl.aslinearoperator(sp.csr_matrix(cp.asarray(numpy.diag(numpy.arange(1.0, 41.0)))))
+    w = spl.eigsh(op40, k=1, return_eigenvectors=False)
+    numpy.testing.assert_allclose(w.get(), [40.0])
     assert repr(op) == "<3x3 MatrixLinearOperator with dtype=float64>"
 
 
@@ -323,3 +332,29 @@ def test_eigsh_checks_its_arguments_as_cupys(cp, spl):
         spl.eigsh(a, k=2, which="SM")
     numpy.testing.assert_allclose(
         numpy.sort(spl.eigsh(a, k=2, ncv=1, return_eigenvectors=False).get()), [9.0, 10.0])
+
+
+def test_eigsh_restarts_as_cupys_lanczos(cp, sp, spl):
+    """The thick restart of CuPy's Lanczos iteration (``_lanczos_fast``'s steps) finds
+    the eigenvalues of a Python operator and of a matrix alike; where it has not
+    converged by ``maxiter`` it returns what it has (no ARPACK error)."""
+    d = numpy.sort(numpy.random.default_rng(0).random(50)) + 10
+    dense = cp.asarray(numpy.diag(d))
+    op = spl.LinearOperator((50, 50), matvec=lambda x: dense @ x, dtype=numpy.float64)
+    cp.random.seed(1)
+    for a in (op, dense, sp.csr_matrix(dense)):
+        numpy.testing.assert_allclose(spl.eigsh(a, k=2, return_eigenvectors=False).get(),
+                                      d[-2:], rtol=1e-10)
+    w, x = spl.eigsh(sp.csr_matrix(dense), k=3, which="SA")
+    numpy.testing.assert_allclose(w.get(), d[:3], rtol=1e-10)
+    assert float(cp.abs(dense @ x - x * w).max()) < 1e-8
+    rough = spl.eigsh(dense, k=2, ncv=10, maxiter=1, return_eigenvectors=False).get()
+    assert rough.shape == (2,) and (rough <= d[-1] + 1e-12).all()
+    c = numpy.random.default_rng(2).random((40, 30))
+    numpy.testing.assert_allclose(
+        numpy.sort(spl.svds(cp.asarray(c), k=3, return_singular_vectors=False).get()),
+        numpy.sort(numpy.linalg.svd(c, compute_uv=False)[:3]), rtol=1e-8)
+    # minres is CuPy's too, with its ``tol`` and ``shift``
+    x, info = spl.minres(sp.csr_matrix(dense), cp.ones(50), tol=1e-12, shift=0.5)
+    assert info == 0
+    numpy.testing.assert_allclose(x.get(), 1 / (d - 0.5), rtol=1e-8)

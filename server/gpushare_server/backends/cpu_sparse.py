@@ -335,28 +335,6 @@ def _stacking(name: str) -> Callable[..., Any]:
         *args, **kwargs))
 
 
-def _eigsh(a: Any, k: int = 6, *, which: str = "LM", v0: Any = None, ncv: Any = None,
-           maxiter: Any = None, tol: float = 0, return_eigenvectors: bool = True) -> Any:
-    """See Also: cupyx.scipy.sparse.linalg.eigsh (CuPy's checks of its arguments, and its
-    choice of ``ncv``; SciPy's ARPACK iteration)."""
-    n = a.shape[0]
-    if getattr(a, "ndim", 2) != 2 or a.shape[0] != a.shape[1]:
-        raise ValueError(f"expected square matrix (shape: {a.shape})")
-    if numpy.dtype(a.dtype).char not in "fdFD":
-        raise TypeError(f"unsupprted dtype (actual: {a.dtype})")
-    if k <= 0:
-        raise ValueError(f"k must be greater than 0 (actual: {k})")
-    if k >= n:
-        raise ValueError(f"k must be smaller than n (actual: {k})")
-    if which not in ("LM", "LA", "SA"):
-        raise ValueError(f"which must be 'LM','LA'or'SA' (actual: {which})")
-    if ncv is not None:
-        ncv = min(max(ncv, k + 2), n - 1)
-    return scipy_module("scipy.sparse.linalg", "cupyx.scipy.sparse.linalg.eigsh").eigsh(
-        a, k, which=which, v0=v0, ncv=ncv, maxiter=maxiter, tol=tol,
-        return_eigenvectors=return_eigenvectors)
-
-
 def _spsolve(A: Any, b: Any) -> Any:
     """See Also: cupyx.scipy.sparse.linalg.spsolve (CuPy's checks, in its order and words,
     and its warning for a matrix not in CSR; ``b`` cast to ``A``'s dtype, a 2-D result
@@ -508,7 +486,6 @@ SPARSE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupyx.scipy.sparse.matrix_transpose": _matrix_transpose,
     "cupyx.scipy.sparse.permute_dims": _permute_dims,
     "cupyx.scipy.sparse.swapaxes": _swapaxes,
-    "cupyx.scipy.sparse.linalg.eigsh": _eigsh,
     "cupyx.cusparse.check_availability": _cusparse_available,
     "cupyx.cusparse.getVersion": lambda: 0,  # (as its CUDA runtime's version)
 }

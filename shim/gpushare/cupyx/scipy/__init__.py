@@ -248,7 +248,7 @@ def _argrelextrema() -> Any:
             n = data.shape[axis]
             if data.dtype.char not in _ARGREL_TYPES:  # (no such kernel instantiated)
                 raise errors.CUDADriverError(
-                    "CUDA_ERROR_NOT_FOUND: named symbol not found")
+                    500, "CUDA_ERROR_NOT_FOUND: named symbol not found")
             along = 0 if data.ndim < 2 or axis == 0 else 1
             if data.ndim == 2:
                 n = data.shape[along]
@@ -322,7 +322,11 @@ def _client_operators(mod: types.ModuleType) -> None:
         return mod.splu(A).solve
     mod.factorized = factorized
     for fname, kind in module_names("cupyx.scipy.sparse.linalg").items():
-        if fname in _CLIENT_SOLVERS:
+        if fname in ("eigsh", "svds", "minres"):
+            # CuPy's iterations for every operand (the server has SciPy's: ARPACK for
+            # eigsh, which converges otherwise; a minres without CuPy's ``tol``)
+            setattr(mod, fname, _CLIENT_SOLVERS[fname])
+        elif fname in _CLIENT_SOLVERS:
             setattr(mod, fname, _iterative.routed(fname, getattr(mod, fname),
                                                   _CLIENT_SOLVERS[fname]))
         elif kind == "function" and fname not in ("aslinearoperator", "factorized"):

@@ -1,10 +1,11 @@
-"""CuPy's ``eigsh`` and ``svds`` run on the client, for an operator of the user's Python
-functions (``_operators.py``), which cannot travel to the server; each step's arithmetic
-still runs there. Otherwise they are the server's (one call). Adapted from CuPy 14.2.0's
-``cupyx/scipy/sparse/linalg/_eigen.py`` (MIT licence, see LICENSE.cupy): the Lanczos
-iteration is CuPy's plain one (``_lanczos_asis``; its fast one calls cuSPARSE and cuBLAS
-directly), with cuBLAS's ``nrm2``/``dotc``/``gemv`` written as ``linalg.norm``, ``vdot``
-and ``@``.
+"""CuPy's ``eigsh`` and ``svds``, run on the client for every operand (each step's
+arithmetic runs on the server): CuPy's thick-restart Lanczos iteration, so the answers,
+and the iterations' count and convergence, are CuPy's (SciPy's ARPACK, which the server
+has, converges otherwise and gives up with an error where CuPy returns). Adapted from
+CuPy 14.2.0's ``cupyx/scipy/sparse/linalg/_eigen.py`` (MIT licence, see LICENSE.cupy):
+the Lanczos step is the one CuPy runs (``_lanczos_fast``, which calls cuBLAS and
+cuSPARSE directly), written in array operations (``_lanczos``); CuPy's other one,
+``_lanczos_asis``, which it never calls, goes wrong at the first thick restart.
 """
 from __future__ import annotations
 
@@ -92,7 +93,7 @@ def eigsh(a, k=6, *, which='LM', v0=None, ncv=None, maxiter=None,
         u = v0
         V[0] = v0 / cupy.linalg.norm(v0)
 
-    lanczos = _lanczos_asis  # (CuPy's 'fast' one calls cuSPARSE and cuBLAS directly)
+    lanczos = _lanczos
 
     # Lanczos iteration
     lanczos(a, V, u, alpha, beta, 0, ncv)
@@ -143,15 +144,28 @@ def eigsh(a, k=6, *, which='LM', v0=None, ncv=None, maxiter=None,
         return cupy.sort(w)
 
 
-def _lanczos_asis(a, V, u, alpha, beta, i_start, i_end):
+def _lanczos(a, V, u, alpha, beta, i_start, i_end):
+    """CuPy's ``_lanczos_fast``: steps ``i_start`` to ``i_end`` of the Lanczos
+    iteration, with its order of operations (cuBLAS's ``dotc``, ``axpy`` and ``gemv``
+    and cuSPARSE's ``spmv``, as array operations)."""
+    v = V[i_start].copy()
     for i in range(i_start, i_end):
-        u[...] = a @ V[i]
-        alpha[i] = cupy.vdot(V[i], u)
-        u -= u.T @ V[:i+1].conj().T @ V[:i+1]
+        u[...] = a @ v
+        alpha[i] = cupy.vdot(v, u)
+        # Orthogonalize: u -= alpha[i] * v + beta[i - 1] * V[i - 1]
+        vv = alpha[i] * v
+        if i > 0:  # (CuPy adds beta[-1] * V[-1] at the first step: 0 times V's
+            vv += beta[i - 1] * V[i - 1]  # uninitialised row)
+        u -= vv
+        # Reorthogonalize: u -= V @ (V.conj().T @ u)
+        uu = V[:i + 1].conj() @ u
+        u -= V[:i + 1].T @ uu
+        alpha[i] += uu[i]
         beta[i] = cupy.linalg.norm(u)
-        if i >= i_end - 1:
+        if i >= i_end - 1:  # the normalization below touches V[i + 1]
             break
-        V[i+1] = u / beta[i]
+        v = u / beta[i]
+        V[i + 1] = v
 
 
 def _eigsh_solve_ritz(alpha, beta, beta_k, k, which):
