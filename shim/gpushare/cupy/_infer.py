@@ -229,7 +229,14 @@ def _getitem_result(shape: tuple, dtype: numpy.dtype, strides: tuple, key: Any,
     arr = as_strided(base, shape=shape, strides=(0,) * len(shape), writeable=False)
     advanced = any(isinstance(k, numpy.ndarray) for k in (gkey if isinstance(gkey, tuple)
                                                            else (gkey,)))
-    result = arr[gkey]
+    try:
+        result = arr[gkey]
+    except IndexError as exc:
+        message = str(exc)
+        if message.startswith("index ") and " is out of bounds for axis " in message:
+            # an integer index: CuPy's words (``_routines_indexing.pyx``)
+            raise IndexError("I" + message[1:]) from None
+        raise
     if isinstance(result, numpy.generic):
         # a 0-d integer array among the indices is advanced indexing to CuPy (a copy:
         # ``_prepare_slice_list``, ``take``), where NumPy reads it as an integer
