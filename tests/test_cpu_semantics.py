@@ -325,3 +325,61 @@ def test_ufunc_errors_are_cupys_through_the_server(cp) -> None:
         -b
         float(f[0])
     assert float((f + 1).sum()) == 6.0  # the session goes on
+
+
+def test_fmod_of_64_bit_integers_goes_through_double_as_cupys(cp):
+    # CuPy's integer loop: ``in1 == 0 ? 0 : fmod((double)in0, (double)in1)``
+    a = cp.array([2**62 + 1, -(2**62) - 3, 7, -7, 2**53 + 1], dtype=cp.int64)
+    b = cp.array([3, 5, 0, 2, 2], dtype=cp.int64)
+    expected = [1, -4, 0, -1, 0]  # NumPy's exact remainders: [2, -2, 0, -1, 1]
+    assert cp.fmod(a, b).get().tolist() == expected
+    out = cp.empty(5, cp.int64)
+    assert cp.fmod(a, b, out=out) is out and out.get().tolist() == expected
+    u = cp.array([2**64 - 1, 2**63 + 5], cp.uint64)
+    assert cp.fmod(u, cp.array([7, 10], cp.uint64)).get().tolist() == [2, 8]
+    # up to 32 bits a double holds every value: the exact remainder, dtype kept
+    small = cp.fmod(cp.array([2**31 - 1, -(2**31)], cp.int32), cp.array([10, 7], cp.int32))
+    assert small.dtype == cp.int32 and small.get().tolist() == [7, -2]
+    assert cp.fmod(cp.array([5.5]), 2).get().tolist() == [1.5]
+
+
+def test_nanargmax_never_answers_a_nan_and_gives_minus_one_for_all_nan(cp):
+    # CuPy's kernel (_routines_statistics.pyx): a NaN's index is -1 and never wins;
+    # NumPy raises for an all-NaN slice and reads NaN as -inf (+inf for nanargmin)
+    x = cp.array([[numpy.nan, numpy.nan, numpy.nan], [numpy.nan, -numpy.inf, 2.0],
+                  [numpy.nan, -numpy.inf, numpy.nan], [1.0, 3.0, 3.0]])
+    assert cp.nanargmax(x, axis=1).get().tolist() == [-1, 2, 1, 1]
+    assert cp.nanargmin(x, axis=1).get().tolist() == [-1, 1, 1, 0]
+    assert cp.nanargmax(x, axis=0).get().tolist() == [3, 3, 3]
+    assert int(cp.nanargmax(x)) == 10 and int(cp.nanargmin(cp.array([numpy.nan, numpy.inf]))) == 1
+    assert int(cp.nanargmax(cp.array([numpy.nan]))) == -1
+    assert cp.nanargmax(x, axis=1, keepdims=True).shape == (4, 1)
+    y = cp.full((2, 2, 2), numpy.nan)
+    y[0, 1, 0] = 0.5
+    assert cp.nanargmax(y, axis=(1, 2)).get().tolist() == [2, -1]
+    assert cp.nanargmin(y, axis=0, dtype=cp.int32).dtype == cp.int32
+    assert int(cp.nanargmax(cp.array([complex(numpy.nan, 0), 1j]))) == 1
+    assert int(cp.nanargmax(cp.array([3, 1, 3]))) == 0  # integers: argmax
+
+
+def test_partition_sorts_where_cupys_kernel_would_not_run(cp):
+    # CuPy (``_routines_sorting.pyx``) sorts the whole axis unless its selection kernel
+    # takes the call (axes of ~10,000 elements and more for partition, 160 for
+    # argpartition, with a small kth); NumPy's introselect leaves the rest unsorted
+    values = numpy.random.default_rng(1).permutation(100)
+    a = cp.asarray(values)
+    assert cp.partition(a, 3).get().tolist() == sorted(values.tolist())
+    assert cp.argpartition(a, 3).get().tolist() == \
+        numpy.argsort(values, kind="stable").tolist()
+    b = cp.asarray(values.reshape(4, 25))
+    b.partition(2, axis=0)
+    assert b.get().tolist() == numpy.sort(values.reshape(4, 25), axis=0).tolist()
+    big = numpy.random.default_rng(2).random(20000)
+    p = cp.partition(cp.asarray(big), 10).get()  # the kernel's path: a partition still
+    assert p[10] == numpy.sort(big)[10] and (p[:10] <= p[10]).all() and (p[11:] >= p[10]).all()
+    assert cp.argpartition(cp.zeros((3, 0)), 0).shape == (0,)
+    _raises(ValueError, "kth(=5) out of bounds 3", lambda: cp.partition(cp.arange(3), 5))
+    _raises(ValueError, "kth(=-2) out of bounds 3", lambda: cp.argpartition(cp.arange(3), -5))
+    # a NumPy integer is no ``int`` to CuPy's Cython: it iterates it
+    _raises(TypeError, "'numpy.int64' object is not iterable",
+            lambda: cp.partition(cp.arange(3), numpy.int64(1)))

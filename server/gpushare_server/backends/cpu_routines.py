@@ -203,9 +203,40 @@ def _min_max(name: str, kernel: str, method: bool = False) -> Callable[..., Any]
     return fn
 
 
+def _all_nan_is_minus_one(name: str) -> Callable[..., Any]:
+    """``nanargmax``/``nanargmin`` as CuPy's kernel computes them: the first index of
+    the largest (smallest) value that is not NaN; -1 for an all-NaN slice (NumPy
+    raises, and takes NaN for -inf (+inf), so it may answer a NaN's index)."""
+    plain = numpy.argmax if name == "nanargmax" else numpy.argmin
+
+    def fn(a: Any, axis: Any = None, keepdims: bool = False) -> Any:
+        nan = numpy.isnan(a) if a.dtype.kind in "fc" else None
+        if nan is None or a.size == 0 or not nan.any():
+            return getattr(numpy, name)(a, axis=axis, keepdims=keepdims)
+        moved = a.reshape(-1) if axis is None else numpy.moveaxis(a, axis, -1)
+        rows = moved.reshape(-1, moved.shape[-1])
+        nans = numpy.isnan(rows)
+        out = numpy.empty(rows.shape[0], numpy.intp)
+        clean = ~nans.any(axis=1)
+        out[clean] = plain(rows[clean], axis=1)
+        for i in numpy.flatnonzero(~clean):
+            keep = numpy.flatnonzero(~nans[i])
+            out[i] = keep[plain(rows[i, keep])] if keep.size else -1
+        result = out.reshape(moved.shape[:-1])
+        if keepdims:
+            result = result.reshape((1,) * a.ndim) if axis is None else \
+                numpy.expand_dims(result, axis)
+        return result
+    return fn
+
+
 def _arg_reduce(name: str) -> Callable[..., Any]:
-    """``argmax``-like reductions with CuPy's ``dtype=`` and tuple ``axis``."""
+    """``argmax``-like reductions with CuPy's ``dtype=`` and tuple ``axis``; NaN never
+    wins ``nanargmax``/``nanargmin`` (CuPy's kernel, ``_routines_statistics.pyx``: a
+    NaN's index is -1), and an all-NaN slice gives -1, where NumPy raises."""
     host = getattr(numpy, name)
+    if name.startswith("nan"):
+        host = _all_nan_is_minus_one(name)
 
     def fn(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
            keepdims: bool = False) -> numpy.ndarray:
@@ -276,8 +307,39 @@ def ndarray_sort(a: numpy.ndarray, axis: int = -1, kind: Any = None) -> None:
     a.sort(axis=axis, kind="stable")
 
 
+def _kth(kth: Any, length: int) -> tuple[list, int]:
+    """CuPy's reading of ``kth`` (``_routines_sorting.pyx``): a Python int alone, else
+    each item of a sequence (a NumPy integer is no ``int`` there, and is iterated:
+    TypeError), negative ones counted from the end, each checked; and the ``max_k``
+    its kernels take (the largest, rounded up past a power of two, at least 32)."""
+    import operator
+    if isinstance(kth, int):
+        kth = (kth,)
+    ks, max_k = [], 0
+    for k in kth:
+        k = operator.index(k)
+        if k < 0:
+            k += length
+        if not 0 <= k < length:
+            raise ValueError(f"kth(={k}) out of bounds {length}")
+        ks.append(k)
+        max_k = max(max_k, k)
+    return ks, max(32, 1 << max_k.bit_length())
+
+
+def _selection_blocks(length: int, size: int, max_k: int) -> int:
+    """How many subarrays CuPy's partition kernels would split ``size`` elements
+    into (``sz``); too few, and CuPy sorts instead."""
+    sz = 512
+    while sz > 0 and length // sz < max_k + 32 * 4:
+        sz //= 2
+    return sz * (size // length)
+
+
 def ndarray_partition(a: numpy.ndarray, kth: Any, axis: int = -1) -> None:
-    """In-place partition; CuPy refuses non-contiguous and 0-d arrays.
+    """In-place partition; CuPy refuses non-contiguous and 0-d arrays, and sorts the
+    whole axis (its kernel's path, for axes of ~10,000 elements and more with a small
+    ``kth``, arranges the elements after ``kth`` otherwise: NumPy's partition there).
 
     See Also
     --------
@@ -288,7 +350,46 @@ def ndarray_partition(a: numpy.ndarray, kth: Any, axis: int = -1) -> None:
             "Sorting arrays with the rank of zero is not supported")
     if not a.flags.c_contiguous:
         raise NotImplementedError("Sorting non-contiguous array is not supported.")
-    a.partition(kth, axis=axis)
+    axis = _normalize_axis(axis, a.ndim)
+    length = a.shape[axis]
+    ks, max_k = _kth(kth, length)
+    sz = _selection_blocks(length, a.size, max_k)
+    if length < 32 or sz <= 32 or max_k >= 1024:
+        a.sort(axis=axis)  # (CuPy: "kth is ignored")
+    else:
+        a.partition(ks, axis=axis)
+
+
+def partition(a: Any, kth: Any, axis: Any = -1) -> numpy.ndarray:
+    """See Also: cupy.partition (a copy's ``ndarray.partition``)."""
+    _require_array(a)
+    if axis is None:
+        ret, axis = a.flatten(), -1
+    else:
+        ret = a.copy()
+    ndarray_partition(ret, kth, axis)
+    return ret
+
+
+def argpartition(a: Any, kth: Any, axis: Any = -1) -> numpy.ndarray:
+    """See Also: cupy.argpartition (CuPy's ``_ndarray_argpartition``: a stable argsort of
+    the whole axis unless its kernel takes the call, for axes of 160 elements and more
+    with a small ``kth``: NumPy's argpartition there, which arranges the indices after
+    ``kth`` otherwise; an empty axis gives a 1-d empty array)."""
+    _require_array(a)
+    data, ax = (a.ravel(), -1) if axis is None else (a, axis)
+    ax = _normalize_axis(ax, data.ndim)
+    length = data.shape[ax]
+    if length == 0:
+        return numpy.empty((0,), numpy.int64)
+    ks, max_k = _kth(kth, length)
+    sz = _selection_blocks(length, a.size, max_k)
+    moved = numpy.moveaxis(data, ax, -1)
+    if length < 32 or sz < 1 or max_k >= 1024:
+        indices = numpy.argsort(moved, axis=-1, kind="stable")
+    else:
+        indices = numpy.argpartition(moved, ks, axis=-1)
+    return numpy.moveaxis(indices, -1, ax)
 
 
 def sort(a: Any, axis: Any = -1, kind: Any = None) -> numpy.ndarray:
@@ -1686,6 +1787,40 @@ def _thrust_quotient(a: numpy.ndarray, b: numpy.ndarray) -> numpy.ndarray:
 true_divide = _Ufunc(numpy.true_divide, _true_divide, plain=lambda dtype: dtype.kind != "c")
 
 
+def _fmod(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
+    """See Also: cupy.fmod (CuPy's integer loops compute ``in1 == 0 ? 0 :
+    fmod((double)in0, (double)in1)``: exact up to 32 bits, but 64-bit integers beyond
+    2**53 are rounded to doubles first, so their remainders are CuPy's, not NumPy's
+    exact ones)."""
+    for value in (x1, x2, out):
+        if isinstance(value, HostArray):
+            raise _unsupported(value.array)
+    result = numpy.fmod(x1, x2, out=out, **kwargs)  # NumPy's dtypes, checks and errors
+    if set(kwargs) - {"dtype", "casting", "order"}:
+        return result
+    try:
+        loop = numpy.fmod.resolve_dtypes(tuple(
+            v.dtype if isinstance(v, (numpy.ndarray, numpy.generic)) else type(v)
+            for v in (x1, x2)) + (None,), casting="unsafe")[2] \
+            if kwargs.get("dtype") is None else numpy.dtype(kwargs["dtype"])
+    except (TypeError, ValueError):
+        return result
+    if loop.kind not in "iu" or loop.itemsize < 8:
+        return result
+    a = numpy.asarray(x1).astype(loop, copy=False)
+    b = numpy.asarray(x2).astype(loop, copy=False)
+    with numpy.errstate(all="ignore"):
+        exact = numpy.where(b == 0, 0.0, numpy.fmod(a.astype(numpy.float64),
+                                                     b.astype(numpy.float64))).astype(loop)
+    if out is None:
+        return exact if exact.ndim or isinstance(result, numpy.ndarray) else exact[()]
+    numpy.copyto(out, exact, casting="unsafe")
+    return out
+
+
+fmod = _Ufunc(numpy.fmod, _fmod, plain=lambda dtype: dtype.kind not in "iu" or dtype.itemsize < 8)
+
+
 def _absolute(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
     """See Also: cupy.absolute (a complex magnitude is ``hypot(re, im)``, as
     ``thrust::abs`` and the CPU emulator's kernels compute it; NumPy's own loop differs
@@ -2630,6 +2765,8 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.nanargmax": _arg_reduce("nanargmax"),
     "cupy.nanargmin": _arg_reduce("nanargmin"),
     "cupy.sort": sort,
+    "cupy.partition": partition,
+    "cupy.argpartition": argpartition,
     "cupy.lexsort": lexsort,
     "cupy.linalg.matrix_rank": matrix_rank,
     "cupy.linalg.solve": solve,
@@ -2666,6 +2803,7 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.delete": delete,
     "cupy.power": power,
     "cupy.true_divide": true_divide,
+    "cupy.fmod": fmod,
     "cupy.divide": true_divide,
     "cupy.absolute": absolute,
     "cupy.abs": absolute,
@@ -2804,6 +2942,7 @@ ROUTINE_METHODS: dict[str, Callable[..., Any]] = {
     "cumsum": ROUTINE_OVERRIDES["cupy.cumsum"],
     "cumprod": ROUTINE_OVERRIDES["cupy.cumprod"],
     "partition": ndarray_partition,
+    "argpartition": argpartition,
     "reshape": ndarray_reshape,
     "__bool__": ndarray_bool,
     "fill": ndarray_fill,
