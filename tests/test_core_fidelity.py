@@ -134,6 +134,34 @@ def test_scatter_indices_wrap_as_cupys_kernels_do(cp):
     assert b.tolist() == [[0, 0, 0], [1, 1, 1]]
 
 
+def test_float_maximum_at_is_cupys_atomic_max(cp):
+    """``maximum.at``/``minimum.at`` through an index array are CuPy's ``atomicMax``/
+    ``atomicMin`` (``cupy/atomics.cuh``): ``fmaxf``/``fminf``, so NaN loses to a
+    number and a float64 element touched is rounded to float32 (NumPy: exact, NaN
+    wins); a boolean mask or plain slices take CuPy's exact elementwise paths."""
+    import gpushare.cupyx as cupyx
+    z = cp.array([0.3, numpy.nan, 5.0, 0.1])
+    cp.maximum.at(z, cp.array([0, 1, 0]), cp.array([numpy.nan, 2.0, 0.2]))
+    assert z.tolist() == [float(numpy.float32(0.3)), 2.0, 5.0, 0.1]
+    big = cp.zeros(2)
+    cp.maximum.at(big, [0, 1], cp.array([0.1, 1e300]))
+    assert big.tolist() == [float(numpy.float32(0.1)), numpy.inf]
+    f = cp.array([0.3, 0.7], numpy.float32)
+    cp.minimum.at(f, [0, 0, 1], cp.array([numpy.nan, 0.1, 1.0], numpy.float32))
+    assert f.get().tolist() == numpy.array([0.1, 0.7], numpy.float32).tolist()
+    exact = cp.array([0.3, 0.7])
+    cp.maximum.at(exact, exact > 0.5, 0.9)
+    cp.minimum.at(exact, slice(None), 0.8)
+    assert exact.tolist() == [0.3, 0.8]
+    ints = cp.array([3, 7])
+    cp.maximum.at(ints, [0, 0], [5, 9])
+    assert ints.tolist() == [9, 7]
+    s = cp.array([0.3, 0.7])
+    with pytest.warns(DeprecationWarning, match="scatter_max"):
+        cupyx.scatter_max(s, cp.array([1]), 0.5)
+    assert s.tolist() == [0.3, float(numpy.float32(0.7))]
+
+
 def test_ufuncs_read_cuda_array_interface(cp):
     a = cp.arange(6, dtype=numpy.float32).reshape(2, 3).T
     r = cp.add(_CAI(a), numpy.float32(3))

@@ -708,7 +708,7 @@ def _scatter(op: str) -> Callable[..., Any]:
         value = host(value)
         value = numpy.asarray(value).astype(a.dtype, copy=False) \
             if isinstance(value, numpy.ndarray) else numpy.array(value, dtype=a.dtype)
-        ufunc.at(a, _wrap_key(a.shape, key), value)  # CuPy's kernels wrap indices
+        _scatter_at(ufunc, a, key, value)
     return scatter
 
 
@@ -758,7 +758,7 @@ REMOTE_TYPES: dict[str, frozenset[str]] = {
 # Each area keeps its own table; they are merged here.
 from .cpu_indexing import INDEXING_METHODS, INDEXING_OVERRIDES  # noqa: E402
 from .cpu_indexing import getitem as _getitem, setitem as _setitem  # noqa: E402
-from .cpu_indexing import wrap_key as _wrap_key  # noqa: E402
+from .cpu_indexing import scatter_at as _scatter_at  # noqa: E402
 from .cpu_kernels import KERNEL_OVERRIDES, KERNEL_REMOTE_TYPES  # noqa: E402
 from .cpu_random import RANDOM_OVERRIDES, RANDOM_REMOTE_TYPES  # noqa: E402
 from . import cpu_ndimage, cpu_routines  # noqa: E402
@@ -1263,10 +1263,10 @@ class CpuBackend:
         return result
 
     def ufunc_at(self, ufunc: Any, a: Any, indices: Any, b: Any = None) -> None:
-        """``ufunc.at`` as CuPy's scatter kernels do it: index arrays wrap around."""
+        """``ufunc.at`` as CuPy's scatter kernels do it (``cpu_indexing.scatter_at``)."""
         if not isinstance(a, numpy.ndarray):
             raise TypeError(f"Unsupported type {type(a)}")
-        ufunc.at(a, _wrap_key(a.shape, indices), b)
+        _scatter_at(ufunc, a, indices, b)
 
     def info(self) -> dict:
         free, total = host_memory()

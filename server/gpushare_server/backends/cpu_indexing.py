@@ -88,6 +88,33 @@ def wrap_key(shape: tuple, key: Any) -> Any:
     return out[0] if single else tuple(out)
 
 
+def scatter_at(ufunc: numpy.ufunc, a: numpy.ndarray, key: Any, value: Any) -> None:
+    """``ufunc.at(a, key, value)`` as CuPy's scatter kernels compute it: index arrays
+    wrap around, and ``maximum``/``minimum`` of floats through an index array are
+    CuPy's ``atomicMax``/``atomicMin`` (``cupy/atomics.cuh``), which compare with
+    ``fmaxf``/``fminf``: NaN loses to a number, and a float64 element touched is
+    rounded to float32 on the way (its double overloads pass doubles to the float
+    functions). A boolean mask alone, or no index array, takes CuPy's exact paths.
+
+    See Also
+    --------
+    cupy.ufunc.at, cupy.ndarray.scatter_max
+    """
+    key = wrap_key(a.shape, key)
+    if (ufunc is numpy.maximum or ufunc is numpy.minimum) and a.dtype.char in "fd" and \
+            any(isinstance(k, numpy.ndarray) and k.dtype.kind in "iu"
+                for k in (key if isinstance(key, tuple) else (key,))):
+        with numpy.errstate(all="ignore"):  # (float64 beyond float32's range: inf)
+            rounded = a.astype(numpy.float32)
+            (numpy.fmax if ufunc is numpy.maximum else numpy.fmin).at(
+                rounded, key, numpy.asarray(value).astype(numpy.float32))
+        touched = numpy.zeros(a.shape, bool)
+        touched[key] = True
+        a[touched] = rounded[touched]
+        return
+    ufunc.at(a, key, value)
+
+
 def getitem(obj: numpy.ndarray, key: Any) -> numpy.ndarray:
     """``obj[key]`` as CuPy computes it (wrapping index arrays, 0-d views not scalars).
 
