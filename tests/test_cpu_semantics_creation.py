@@ -280,6 +280,11 @@ def test_as_strided_of_a_numpy_array(cp):
     (lambda cp: cp.empty(True), TypeError, "an integer is required"),
     (lambda cp: cp.zeros((2, False)), TypeError, "an integer is required"),
     (lambda cp: cp.empty(2, order="X"), ValueError, "order not understood"),
+    # astype makes its array as CuPy's constructor does (``_ndarray_init``: checked)
+    (lambda cp: cp.arange(3).astype("S3"), ValueError, "Unsupported dtype |S3"),
+    (lambda cp: cp.arange(3).astype("M8[s]"), ValueError, "Unsupported dtype datetime64[s]"),
+    (lambda cp: cp.arange(3).astype(">i4", copy=False), ValueError,
+     "Unsupported dtype >i4 with big-endian byte-order"),
 ])
 def test_creation_words(cp, fn, exc, message):
     _raises(exc, message, lambda: fn(cp))

@@ -785,8 +785,8 @@ class ndarray(_client.RemoteHandle):
             if order == "A" and (flags.c_contiguous or flags.f_contiguous) or \
                     order == "C" and flags.c_contiguous or order == "F" and flags.f_contiguous:
                 return self
-        if dt.hasobject or dt.char in "gG":  # CuPy's refusal, at the call (and the server's)
-            raise ValueError(f"Unsupported dtype {dt}")
+        from . import _device_dtype  # CuPy's refusals (strings...), at the call
+        _device_dtype(dt)
         strides = _result_strides(self, order, dt.itemsize)
         if strides is None or (self._dtype.kind == "c" and dt.kind not in "bcOV"):
             # (the ComplexWarning comes from the server, at the call)
