@@ -135,6 +135,12 @@ def test_a_cuda_errors_status_travels_with_it():
     assert str(rebuilt) == str(exc)
     # (an error without a status, and a malformed one)
     assert errors.build_error(["cupy.cuda.runtime.CUDARuntimeError", "m", "x"]).status is None
+    # a driver error's CUresult code too (cupy.cuda.driver.CUDADriverError.status)
+    driver = errors.CUDADriverError(1, "CUDA_ERROR_INVALID_VALUE: invalid argument")
+    rebuilt = errors.build_error(decode(encode(errors.error_info(driver))))
+    assert type(rebuilt) is errors.CUDADriverError and rebuilt.status == 1
+    assert str(rebuilt) == "CUDA_ERROR_INVALID_VALUE: invalid argument"
+    assert rebuilt.args == ("CUDA_ERROR_INVALID_VALUE: invalid argument",)
     assert isinstance(errors.build_error(["ValueError", "m", "x", 1, 2]),
                       errors.RemoteProtocolError)
     assert isinstance(errors.build_error(["ValueError", "m", "x", "s"]),

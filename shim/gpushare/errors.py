@@ -69,7 +69,14 @@ class CUDARuntimeError(RuntimeError):
 
 
 class CUDADriverError(RuntimeError):
-    """An error from the CUDA driver on the server (cupy.cuda.driver.CUDADriverError)."""
+    """An error from the CUDA driver on the server (cupy.cuda.driver.CUDADriverError):
+    ``status`` is the ``CUresult`` code, ``str(e)`` CUDA's name and words for it."""
+
+    def __init__(self, status: Any = None, *args: Any) -> None:
+        if not args and not isinstance(status, int):  # (a message alone)
+            status, args = None, (status,)
+        self.status = status
+        super().__init__(*args) if args else super().__init__(status)
 
 
 class CompileException(Exception):
@@ -215,8 +222,8 @@ def build_error(info: Any, context: str | None = None) -> BaseException:
         message = f"{message}\n  [gpushare] {context}"
     if cls is numpy.exceptions.AxisError:
         exc: BaseException = numpy.exceptions.AxisError(message)
-    elif cls is CUDARuntimeError:
-        exc = CUDARuntimeError(status, message)
+    elif cls is CUDARuntimeError or cls is CUDADriverError:
+        exc = cls(status, message)
     elif cls is KeyError:
         exc = KeyError(message)
     else:

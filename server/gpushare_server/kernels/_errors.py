@@ -65,10 +65,21 @@ class JitifyException(_JitifyBase):
     CuPy's."""
 
 
+#: the ``CUresult`` codes of the driver errors the emulator raises (``cuda.h``)
+DRIVER_STATUS = {'CUDA_ERROR_INVALID_VALUE': 1, 'CUDA_ERROR_FILE_NOT_FOUND': 301,
+                 'CUDA_ERROR_NOT_FOUND': 500, 'CUDA_ERROR_LAUNCH_FAILED': 719,
+                 'CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE': 720}
+
+
 class CUDADriverError(_DriverErrorBase):
-    """Stands for ``cupy.cuda.driver.CUDADriverError`` (launch failures)."""
+    """Stands for ``cupy.cuda.driver.CUDADriverError`` (launch failures): ``status``
+    the ``CUresult`` code, as CuPy's."""
 
     def __init__(self, status='CUDA_ERROR_INVALID_VALUE',
                  msg='invalid argument'):
-        self.status = status
-        super().__init__('%s: %s' % (status, msg))
+        message = '%s: %s' % (status, msg)
+        if _DriverErrorBase is RuntimeError:
+            super().__init__(message)
+        else:
+            super().__init__(DRIVER_STATUS[status], message)
+        self.status = DRIVER_STATUS[status]

@@ -924,7 +924,7 @@ class RawModule(_Kernel):
                     data = f.read()
             except FileNotFoundError:
                 raise errors.CUDADriverError(
-                    "CUDA_ERROR_FILE_NOT_FOUND: file not found") from None
+                    301, "CUDA_ERROR_FILE_NOT_FOUND: file not found") from None
             head = data[:4096]
             if head[:4] == b"\x7fELF" or b"\x00" in head or (b".version" in head and
                                                              b".target" in head):
