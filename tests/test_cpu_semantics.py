@@ -129,6 +129,9 @@ def test_sparse_product_errors(cp, sp):
     _raises(ValueError, "matrix dimension mismatch (A.shape: (3, 3), b.shape: (2,))",
             lambda: linalg.spsolve(M, cp.ones(2)))
     _raises(TypeError, "b must be cupy.ndarray", lambda: linalg.spsolve(M, [1.0, 2.0, 3.0]))
+    _raises(TypeError, "b must be cupy.ndarray", lambda: linalg.spsolve(M, numpy.ones(3)))
+    _raises(TypeError, "A must be cupyx.scipy.sparse.spmatrix",
+            lambda: linalg.spsolve(numpy.eye(3), cp.ones(3)))
     x = linalg.spsolve(M, cp.asarray([1.0, 2.0, 3.0]))
     assert x.get().tolist() == [1.0, 2.0, 3.0]
 
@@ -383,3 +386,32 @@ def test_partition_sorts_where_cupys_kernel_would_not_run(cp):
     # a NumPy integer is no ``int`` to CuPy's Cython: it iterates it
     _raises(TypeError, "'numpy.int64' object is not iterable",
             lambda: cp.partition(cp.arange(3), numpy.int64(1)))
+
+
+def test_ndimage_checks_modes_orders_and_sum_types_as_cupys(cp, ndi):
+    import warnings
+    from gpushare.errors import PerformanceWarning
+    g = cp.ones((8, 8), cp.float32)
+    # the interpolations' ``_check_parameter`` and per-axis arguments (SciPy: RuntimeError)
+    _raises(ValueError, "boundary mode (foo) is not supported", lambda: ndi.zoom(g, 2, mode="foo"))
+    _raises(ValueError, "spline order is not supported", lambda: ndi.shift(g, 1, order=6))
+    _raises(ValueError, "boundary mode (y) is not supported",
+            lambda: ndi.map_coordinates(g, cp.zeros((2, 3)), mode="y"))
+    _raises(RuntimeError, "zoom must have length equal to input rank",
+            lambda: ndi.zoom(g, (2, 2, 2)))
+    # the filters' ``_check_mode`` (SciPy's words name no mode; it takes grid-constant)
+    _raises(RuntimeError, "boundary mode not supported (actual: foo)",
+            lambda: ndi.gaussian_filter(g, 1, mode="foo"))
+    _raises(RuntimeError, "boundary mode not supported (actual: bad)",
+            lambda: ndi.uniform_filter(g, 3, mode=["reflect", "bad"]))
+    _raises(RuntimeError, "boundary mode not supported (actual: grid-constant)",
+            lambda: ndi.median_filter(g, 3, mode="grid-constant"))
+    assert ndi.zoom(g, 2, order=1, mode="grid-constant").shape == (16, 16)
+    # sum_labels: complex refused; a type without CuPy's atomicAdd warns
+    _raises(TypeError, "cupyx.scipy.ndimage.sum does not support %<class 'numpy.complex64'>",
+            lambda: ndi.sum_labels(cp.ones((4, 4), cp.complex64)))
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert int(ndi.sum_labels(cp.ones((4, 4), cp.int64), cp.ones((4, 4), cp.int32), 1)) == 16
+        assert float(ndi.sum_labels(cp.ones((4, 4), cp.float32))) == 16
+    assert [w.category for w in seen] == [PerformanceWarning]

@@ -802,8 +802,11 @@ OVERRIDES.update(INDEXING_OVERRIDES)
 OVERRIDES.update({name: _wrap(fn) for name, fn in FFT_OVERRIDES.items()})
 OVERRIDES.update({name: _wrap(fn) for name, fn in cpu_sparse.SPARSE_OVERRIDES.items()})
 # (CuPy's norm refuses anything not sparse, a host array too, in its own words)
-OVERRIDES["cupyx.scipy.sparse.linalg.norm"] = functools.wraps(cpu_sparse.norm)(
-    lambda *args, **kwargs: to_device_result(cpu_sparse.norm(*args, **kwargs)))
+# (and so do spsolve's checks: ``A must be ...``, ``b must be cupy.ndarray``)
+for _name, _fn in (("norm", cpu_sparse.norm), ("spsolve", cpu_sparse.SPARSE_OVERRIDES[
+        "cupyx.scipy.sparse.linalg.spsolve"])):
+    OVERRIDES[f"cupyx.scipy.sparse.linalg.{_name}"] = functools.wraps(_fn)(
+        lambda *args, _fn=_fn, **kwargs: to_device_result(_fn(*args, **kwargs)))
 OVERRIDES["cupyx.scipy.spatial.KDTree"] = _wrap_host_ok(cpu_spatial.kdtree)  # CuPy's checks
 OVERRIDES.update({name: _wrap_host_ok(fn) for name, fn in
                   cpu_spatial.DISTANCE_OVERRIDES.items()})

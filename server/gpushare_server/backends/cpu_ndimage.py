@@ -33,6 +33,7 @@ import numpy
 from gpushare.ndimage_args import check_axes as _check_axes, check_mode as _check_mode
 from gpushare.ndimage_args import check_origin as _check_origin
 from gpushare.ndimage_args import fix_sequence_arg as _fix_sequence_arg, get_output
+from gpushare.errors import PerformanceWarning
 from gpushare.protocol import HostArray
 
 from . import host_memory, scipy_module
@@ -88,10 +89,52 @@ def resolve(name: str, scipy_fn: Any, results: Callable[[Any], Any]) -> Callable
                 bound.arguments[key] = {k: _host_value("", v) for k, v in value.items()}
             else:
                 bound.arguments[key] = _host_value(key, value)
+        if name in _FILTERS or name in _INTERPOLATIONS:
+            _check_arguments(name, sig, bound.arguments)  # type: ignore[arg-type]
         if name in _CVAL_CHECKED:
             _check_cval(sig, bound.arguments)  # type: ignore[arg-type]
         return results(fn(*bound.args, **bound.kwargs))
     return call
+
+
+#: the functions that check their modes with CuPy's ``_util._check_mode`` (its filters,
+#: and grey morphology, which runs them)
+_FILTERS = frozenset({
+    "correlate", "convolve", "correlate1d", "convolve1d", "uniform_filter1d",
+    "uniform_filter", "gaussian_filter1d", "gaussian_filter", "prewitt", "sobel", "laplace",
+    "gaussian_laplace", "gaussian_gradient_magnitude", "minimum_filter", "maximum_filter",
+    "minimum_filter1d", "maximum_filter1d", "rank_filter", "median_filter",
+    "percentile_filter", "generic_filter", "generic_filter1d", "grey_erosion",
+    "grey_dilation", "grey_closing", "grey_opening", "morphological_gradient",
+    "morphological_laplace", "white_tophat", "black_tophat"})
+#: the interpolations that check ``order`` and ``mode`` with CuPy's
+#: ``_interpolation._check_parameter`` (then read a per-axis argument)
+_INTERPOLATIONS = {"map_coordinates": None, "affine_transform": None, "rotate": None,
+                   "shift": "shift", "zoom": "zoom"}
+_INTERPOLATION_MODES = ("constant", "grid-constant", "nearest", "mirror", "reflect",
+                        "grid-mirror", "wrap", "grid-wrap", "opencv", "_opencv_edge")
+
+
+def _check_arguments(name: str, sig: inspect.Signature, arguments: dict) -> None:
+    """CuPy's checks of a filter's modes (``_util._check_mode``: RuntimeError, the mode
+    named) and of an interpolation's order, mode (ValueError) and per-axis argument
+    (``_util._fix_sequence_arg``: RuntimeError naming it), where SciPy's words differ."""
+    def arg(key: str) -> Any:
+        param = sig.parameters.get(key)
+        return arguments.get(key, param.default if param is not None else None)
+    mode = arg("mode")
+    if name in _FILTERS:
+        for m in ([mode] if isinstance(mode, str) or mode is None else list(mode)):
+            _check_mode(m)
+        return
+    order = arg("order")
+    if order is not None and (order < 0 or 5 < order):
+        raise ValueError("spline order is not supported")
+    if mode not in _INTERPOLATION_MODES:
+        raise ValueError(f"boundary mode ({mode}) is not supported")
+    per_axis, input = _INTERPOLATIONS[name], arg("input")
+    if per_axis and isinstance(input, numpy.ndarray):
+        _fix_sequence_arg(arg(per_axis), input.ndim, per_axis)
 
 
 #: functions that refuse a non-finite ``cval`` for an integer output in constant mode
@@ -184,6 +227,9 @@ def label(input: Any, structure: Any = None, output: Any = None) -> Any:
     return max_label if provided else (output, max_label)
 
 
+_SUM_FAST_TYPES = tuple(numpy.dtype(t) for t in ("i4", "f2", "f4", "f8", "u4", "u8"))
+
+
 def _measurement(name: str) -> Callable[..., Any]:
     """The measurement ``name`` with CuPy's checks; ``sum``/``sum_labels`` of an empty
     index array is CuPy's empty int64 array (``_measurements.py: sum_labels``), and
@@ -195,11 +241,16 @@ def _measurement(name: str) -> Callable[..., Any]:
         if labels is not None and index is not None and \
                 not isinstance(index, (numpy.ndarray, int, numpy.integer)):
             raise TypeError("index must be cupy.ndarray or a scalar int")
-        if name in ("sum", "sum_labels") and labels is not None and \
-                isinstance(index, numpy.ndarray) and index.size == 0:
-            if input.dtype.kind == "c":  # (CuPy's check comes first)
+        if name in ("sum", "sum_labels"):
+            if input.dtype.kind == "c":
                 raise TypeError(f"cupyx.scipy.ndimage.sum does not support "
                                 f"%{input.dtype.type}")
+            if input.dtype not in _SUM_FAST_TYPES:  # (CuPy's atomicAdd types)
+                warnings.warn("Using the slower implementation as cupyx.scipy.ndimage.sum "
+                              "supports int32, float16, float32, float64, uint32, uint64 "
+                              "as data typesfor the fast implmentation", PerformanceWarning)
+        if name in ("sum", "sum_labels") and labels is not None and \
+                isinstance(index, numpy.ndarray) and index.size == 0:
             numpy.broadcast_shapes(input.shape, labels.shape)  # (cupy.broadcast_arrays)
             return numpy.array([], dtype=numpy.int64)
         if name == "center_of_mass" and labels is not None and \
