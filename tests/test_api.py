@@ -338,6 +338,17 @@ def test_cuda_module(cp):
     assert cp.cuda.runtime.getDeviceCount() >= 1
     props = cp.cuda.runtime.getDeviceProperties(0)
     assert "name" in props and props["totalGlobalMem"] > 0
+    # CuPy's keys (runtime.pyx), which programs read to size their launches
+    for key in ("maxThreadsPerMultiProcessor", "sharedMemPerBlockOptin", "concurrentKernels",
+                "textureAlignment", "kernelExecTimeoutEnabled", "uuid", "managedMemory",
+                "unifiedAddressing", "cooperativeLaunch", "asyncEngineCount",
+                "regsPerMultiprocessor", "sharedMemPerMultiprocessor",
+                "maxBlocksPerMultiProcessor", "maxTexture2D", "surfaceAlignment"):
+        assert key in props, key
+    assert len(props["uuid"]) == 16 and len(props["maxTexture2D"]) == 2
+    for attr, key in ((97, "sharedMemPerBlockOptin"), (39, "maxThreadsPerMultiProcessor"),
+                      (16, "multiProcessorCount"), (1, "maxThreadsPerBlock")):
+        assert cp.cuda.runtime.deviceGetAttribute(attr, 0) == props[key], key
     free, total = cp.cuda.runtime.memGetInfo()
     assert total >= free >= 0
     assert cp.cuda.runtime.is_hip is False

@@ -23,6 +23,7 @@ import numpy
 from gpushare import structured
 from gpushare.cython_args import argument_type_error
 from gpushare.errors import CUDARuntimeError, OutOfMemoryError
+from gpushare.launch_rules import MAX_SHARED_DEFAULT, MAX_SHARED_OPTIN
 from gpushare.namespace import (FILE_FUNCTIONS, FILE_METHODS, SERVED_CLASSES,
                                 is_public_callable, ndarray_members, refuse_file_access,
                                 served_classmethod, served_members)
@@ -637,17 +638,49 @@ EMULATED_ARCH = (8, 0)
 
 
 def _device_properties(device: int = 0) -> dict:
+    """``cupy.cuda.runtime.getDeviceProperties``: CuPy's keys, in its order
+    (``runtime.pyx``, CUDA 12), for the emulated device (an sm_80 with the emulator's
+    limits: its opt-in shared memory, one emulated copy engine's worth of overlap)."""
     free, total = host_memory()
     return {"name": b"gpushare CPU backend (NumPy)", "totalGlobalMem": total,
-            "multiProcessorCount": cpu_curand.multiprocessor_count(), "major": EMULATED_ARCH[0],
-            "minor": EMULATED_ARCH[1],
-            "warpSize": 32, "maxThreadsPerBlock": 1024, "sharedMemPerBlock": 49152,
-            "clockRate": 0, "integrated": 0, "canMapHostMemory": 1, "pciBusID": 0,
-            "pciDeviceID": 0, "pciDomainID": 0, "regsPerBlock": 65536,
-            "maxThreadsDim": (1024, 1024, 64), "maxGridSize": (2147483647, 65535, 65535),
-            "totalConstMem": 65536, "l2CacheSize": 0, "memoryClockRate": 0,
-            "memoryBusWidth": 0, "computeMode": 0, "ECCEnabled": 0,
-            "streamPrioritiesSupported": 1}  # (Stream.PRIORITY_RANGE)
+            "sharedMemPerBlock": MAX_SHARED_DEFAULT, "regsPerBlock": 65536, "warpSize": 32,
+            "maxThreadsPerBlock": 1024, "maxThreadsDim": (1024, 1024, 64),
+            "maxGridSize": (2147483647, 65535, 65535), "clockRate": 0,
+            "totalConstMem": 65536, "major": EMULATED_ARCH[0], "minor": EMULATED_ARCH[1],
+            "textureAlignment": 512, "texturePitchAlignment": 32,
+            "multiProcessorCount": cpu_curand.multiprocessor_count(),
+            "kernelExecTimeoutEnabled": 0, "integrated": 0, "canMapHostMemory": 1,
+            "computeMode": 0, "maxTexture1D": 131072, "maxTexture2D": (131072, 65536),
+            "maxTexture3D": (16384, 16384, 16384), "concurrentKernels": 1, "ECCEnabled": 0,
+            "pciBusID": 0, "pciDeviceID": 0, "pciDomainID": 0, "tccDriver": 0,
+            "memoryClockRate": 0, "memoryBusWidth": 0, "l2CacheSize": 0,
+            "maxThreadsPerMultiProcessor": 2048, "isMultiGpuBoard": 0,
+            "cooperativeLaunch": 1, "cooperativeMultiDeviceLaunch": 0,
+            "maxTexture1DMipmap": 32768, "maxTexture1DLayered": (32768, 2048),
+            "maxTexture2DMipmap": (32768, 32768),
+            "maxTexture2DLinear": (131072, 65000, 2097120),
+            "maxTexture2DLayered": (32768, 32768, 2048),
+            "maxTexture2DGather": (32768, 32768), "maxTexture3DAlt": (8192, 8192, 32768),
+            "maxTextureCubemap": 32768, "maxTextureCubemapLayered": (32768, 2046),
+            "maxSurface1D": 32768, "maxSurface1DLayered": (32768, 2048),
+            "maxSurface2D": (131072, 65536), "maxSurface2DLayered": (32768, 32768, 2048),
+            "maxSurface3D": (16384, 16384, 16384), "maxSurfaceCubemap": 32768,
+            "maxSurfaceCubemapLayered": (32768, 2046), "surfaceAlignment": 512,
+            "asyncEngineCount": 1, "unifiedAddressing": 1,
+            "streamPrioritiesSupported": 1,  # (Stream.PRIORITY_RANGE)
+            "globalL1CacheSupported": 1, "localL1CacheSupported": 1,
+            "sharedMemPerMultiprocessor": MAX_SHARED_OPTIN + 1024,
+            "regsPerMultiprocessor": 65536, "managedMemory": 1, "multiGpuBoardGroupID": 0,
+            "hostNativeAtomicSupported": 0, "pageableMemoryAccess": 0,
+            "concurrentManagedAccess": 1, "computePreemptionSupported": 1,
+            "canUseHostPointerForRegisteredMem": 1,
+            "sharedMemPerBlockOptin": MAX_SHARED_OPTIN,
+            "pageableMemoryAccessUsesHostPageTables": 0,
+            "directManagedMemAccessFromHost": 0, "uuid": b"gpushare-cpu-dev", "luid": b"",
+            "luidDeviceNodeMask": 0, "persistingL2CacheMaxSize": 0,
+            "maxBlocksPerMultiProcessor": 32, "accessPolicyMaxWindowSize": 0,
+            "reservedSharedMemPerBlock": 1024, "deviceOverlap": 1,
+            "maxTexture1DLinear": 268435456, "singleToDoublePrecisionPerfRatio": 2}
 
 
 #: ``cudaDevAttr*`` numbers (CUDA's enum) -> the property of ``_device_properties`` (or
@@ -659,8 +692,13 @@ _ATTRIBUTES = {1: "maxThreadsPerBlock", 2: ("maxThreadsDim", 0), 3: ("maxThreads
                16: "multiProcessorCount", 18: "integrated", 19: "canMapHostMemory",
                20: "computeMode", 32: "ECCEnabled", 33: "pciBusID", 34: "pciDeviceID",
                36: "memoryClockRate", 37: "memoryBusWidth", 38: "l2CacheSize",
+               14: "textureAlignment", 17: "kernelExecTimeoutEnabled",
+               31: "concurrentKernels", 39: "maxThreadsPerMultiProcessor",
+               40: "asyncEngineCount", 41: "unifiedAddressing",
                50: "pciDomainID", 75: "major", 76: "minor",
-               78: "streamPrioritiesSupported"}
+               78: "streamPrioritiesSupported", 81: "sharedMemPerMultiprocessor",
+               82: "regsPerMultiprocessor", 83: "managedMemory", 95: "cooperativeLaunch",
+               97: "sharedMemPerBlockOptin", 106: "maxBlocksPerMultiProcessor"}
 
 
 def _device_attribute(attrib: int, device: int = 0) -> int:
