@@ -197,6 +197,40 @@ def test_template_kernels_need_name_expressions(cp) -> None:
         cp.RawModule(code=_TEMPLATE, backend="nvcc", name_expressions=["my_sqrt<int>"])
 
 
+_LINKAGES = r'''
+namespace ns {
+__global__ void scoped(float* y) { y[1] = 5; }
+extern "C" __global__ void c_in_ns(float* y) { y[2] = 7; }
+}
+extern "C" {
+__global__ void in_block(float* y) { y[3] = 11; }
+}
+__global__ void cxx(float* y) { y[0] = 9; }
+extern "C" __global__ void plain(float* y) { y[0] = 3; }
+'''
+
+
+def test_kernels_are_found_by_their_linkage_as_nvrtc_names_them(cp) -> None:
+    """An ``extern "C"`` kernel is found by its own name, in a namespace or a block too;
+    a kernel of C++ linkage (a namespace's, or not ``extern "C"``) has a mangled name
+    that only a name expression finds: CUDA_ERROR_NOT_FOUND otherwise, as in CuPy. A
+    namespace's kernel no longer breaks the module's compilation."""
+    y = cp.zeros(4, cp.float32)
+    mod = cp.RawModule(code=_LINKAGES)
+    for name in ("plain", "c_in_ns", "in_block"):
+        mod.get_function(name)((1,), (1,), (y,))
+    assert y.get().tolist() == [3, 0, 7, 11]
+    for name in ("cxx", "scoped", "ns::scoped"):
+        with pytest.raises(cp.cuda.driver.CUDADriverError, match="CUDA_ERROR_NOT_FOUND"):
+            mod.get_function(name)
+    with pytest.raises(cp.cuda.driver.CUDADriverError, match="CUDA_ERROR_NOT_FOUND"):
+        cp.RawKernel(_LINKAGES, "cxx")((1,), (1,), (y,))
+    named = cp.RawModule(code=_LINKAGES, name_expressions=["ns::scoped", "cxx"])
+    named.get_function("ns::scoped")((1,), (1,), (y,))
+    named.get_function("cxx")((1,), (1,), (y,))
+    assert y.get().tolist() == [9, 5, 7, 11]
+
+
 def test_name_expression_that_does_not_instantiate(cp) -> None:
     code = r'''
 #include <cuda/std/type_traits>

@@ -139,9 +139,18 @@ class _ModuleSource:
         self.fibers = _source.uses_fibers(code)
         self.name_expressions = tuple(name_expressions or ())
         entries = list(self.name_expressions)
-        for n in _source.kernel_names(code):
-            if n not in entries:
-                entries.append(n)
+        # the symbols of extern "C" kernels -> the expressions naming them; a kernel of
+        # C++ linkage is in the table (so that it compiles) but not found by its name
+        # without a name expression (NVRTC's module has it under a mangled name)
+        self._symbols: dict = {}
+        self._mangled: set = set()
+        for expression, symbol in _source.kernels(code):
+            if expression not in entries:
+                entries.append(expression)
+            if symbol is not None:
+                self._symbols.setdefault(symbol, expression)
+            else:
+                self._mangled.update((expression, expression.rpartition('::')[2]))
         self.entries = entries
         self.globals = _source.global_names(code)
         self._compiled = None
@@ -149,9 +158,12 @@ class _ModuleSource:
         self._lock = threading.RLock()
 
     def findable(self, name):
-        """Whether NVRTC could give a kernel of this name: a template's only by a
-        name expression of the module."""
-        return '<' not in name or name in self.name_expressions
+        """Whether NVRTC could give a kernel of this name: a template's, or one of C++
+        linkage (in a namespace, or not ``extern "C"``), only by a name expression of
+        the module."""
+        if name in self.name_expressions or name in self._symbols:
+            return True
+        return '<' not in name and '::' not in name and name not in self._mangled
 
     def _build_once(self, entries, globals_):
         src = _entry_code(self.source, entries, globals_, self.fibers,
@@ -219,10 +231,12 @@ class _ModuleSource:
         c = self.compiled()
         if name is None:  # (Cython's ``str name`` lets None through to ``name.encode()``)
             raise AttributeError("'NoneType' object has no attribute 'encode'")
-        if name in c.entries:
-            return c, c.entries.index(name)
         if not self.findable(name):
             raise CUDADriverError('CUDA_ERROR_NOT_FOUND', 'named symbol not found')
+        if name not in self.name_expressions:
+            name = self._symbols.get(name, name)
+        if name in c.entries:
+            return c, c.entries.index(name)
         with self._lock:
             entries = c.entries + [name]
             try:

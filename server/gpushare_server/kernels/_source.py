@@ -157,10 +157,48 @@ def rewrite(code: str) -> str:
     return code
 
 
-def kernel_names(code: str):
-    """Names of non-template ``__global__`` functions."""
+def _extern_c(code: str, clean: str, a: int, b: int, at_end: bool = False) -> bool:
+    """Whether ``code[a:b]`` says ``extern "C"`` outside comments (at its end only, with
+    ``at_end``; ``clean`` blanks the literal's letter, so it is read from ``code``)."""
+    pattern = r'\bextern\s*"C"\s*$' if at_end else r'\bextern\s*"C"'
+    return any(clean.startswith('extern', a + m.start())
+               for m in re.finditer(pattern, code[a:b]))
+
+
+def _scope(code: str, clean: str, pos: int) -> tuple[str, bool]:
+    """The namespaces enclosing offset ``pos`` (``"a::b::"``; an anonymous one adds
+    nothing) and whether an ``extern "C" { ... }`` block encloses it."""
+    stack: list = []
+    start = 0
+    for i in range(pos):
+        c = clean[i]
+        if c == '{':
+            head = clean[start:i]
+            m = re.search(r'\bnamespace\s*([A-Za-z_][\w:]*)?\s*$', head)
+            if m:
+                stack.append(('ns', m.group(1) or ''))
+            elif _extern_c(code, clean, start, i, at_end=True):
+                stack.append(('c', ''))
+            else:
+                stack.append(('', ''))
+            start = i + 1
+        elif c == '}':
+            if stack:
+                stack.pop()
+            start = i + 1
+        elif c == ';':
+            start = i + 1
+    prefix = ''.join(name + '::' for kind, name in stack if kind == 'ns' and name)
+    return prefix, any(kind == 'c' for kind, _ in stack)
+
+
+def kernels(code: str) -> list:
+    """The non-template ``__global__`` functions: ``(expression, symbol)`` each, the
+    C++ expression naming it (qualified by its namespaces) and the name NVRTC's module
+    gives it: its own for ``extern "C"``, None for C++ linkage (a mangled name, which
+    only a name expression finds)."""
     clean = _strip_comments(code)
-    names = []
+    found: list = []
     for m in _GLOBAL_FN_RE.finditer(clean):
         start = m.start()
         j = max(clean.rfind(';', 0, start), clean.rfind('}', 0, start),
@@ -168,9 +206,12 @@ def kernel_names(code: str):
         seg = clean[j + 1:start]
         if re.search(r'\btemplate\b', seg):
             continue
-        if m.group(1) not in names:
-            names.append(m.group(1))
-    return names
+        prefix, in_c_block = _scope(code, clean, start)
+        c_linkage = in_c_block or _extern_c(code, clean, j + 1, start)
+        entry = (prefix + m.group(1), m.group(1) if c_linkage else None)
+        if entry not in found:
+            found.append(entry)
+    return found
 
 
 def global_names(code: str):
