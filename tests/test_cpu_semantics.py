@@ -415,3 +415,11 @@ def test_ndimage_checks_modes_orders_and_sum_types_as_cupys(cp, ndi):
         assert int(ndi.sum_labels(cp.ones((4, 4), cp.int64), cp.ones((4, 4), cp.int32), 1)) == 16
         assert float(ndi.sum_labels(cp.ones((4, 4), cp.float32))) == 16
     assert [w.category for w in seen] == [PerformanceWarning]
+
+
+def test_einsum_label_sizes_checked_in_cupys_words(cp):
+    _raises(ValueError, "Size of label 'j' for operand 1 (4) does not match previous terms (5).",
+            lambda: cp.einsum("ij,jk->ik", cp.ones((4, 5)), cp.ones((4, 5))))
+    assert cp.einsum("ij,ij->i", cp.ones((4, 1)), cp.ones((4, 5))).shape == (4,)  # 1 broadcasts
+    with pytest.raises(ValueError):  # an ellipsis' dimensions: NumPy's words
+        cp.einsum("...i,...i", cp.ones((2, 3)), cp.ones((4, 3)))

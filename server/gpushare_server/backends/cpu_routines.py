@@ -2003,6 +2003,31 @@ def ufunc_error(uf: numpy.ufunc, args: tuple, kwargs: dict,
     return TypeError(f"Wrong type ({in_types}) of arguments for {name}")
 
 
+def _einsum_sizes(operands: tuple) -> None:
+    """CuPy's check that a label has one size in every operand (1 broadcasting), in its
+    words (``cupy/linalg/_einsum.py``); a label NumPy made of an ellipsis, and every
+    other malformation, is left to NumPy's error."""
+    try:
+        from numpy._core.einsumfunc import _parse_einsum_input
+        inputs, _, arrays = _parse_einsum_input(list(operands))
+    except Exception:  # noqa: BLE001 - NumPy's own call raises it
+        return
+    sizes: dict = {}
+    for idx, (sub, arr) in enumerate(zip(inputs.split(","), arrays)):
+        shape = numpy.shape(arr)
+        if len(sub) != len(shape):
+            return
+        for label, dim in zip(sub, shape):
+            old = sizes.get(label)
+            if old is None or old == 1:
+                sizes[label] = dim
+            elif dim not in (1, old):
+                if label not in operands[0]:
+                    return
+                raise ValueError("Size of label '%s' for operand %d (%d) does not match "
+                                 "previous terms (%d)." % (label, idx, dim, old))
+
+
 def einsum(*operands: Any, **kwargs: Any) -> Any:
     """See Also: cupy.einsum (sublists may be numpy arrays of ints)."""
     if operands and not isinstance(operands[0], str):
@@ -2018,6 +2043,8 @@ def einsum(*operands: Any, **kwargs: Any) -> Any:
     optimize = kwargs.pop("optimize", False)
     if kwargs:
         raise TypeError("Did not understand the following kwargs: %s" % list(kwargs.keys()))
+    if operands and isinstance(operands[0], str):
+        _einsum_sizes(operands)
     # the operands (the subscripts and sublists aside): arrays and scalars, a scalar as
     # the array CuPy makes of it (``cupy.result_type`` of them all: 3 is int64's)
     tensors = [o for o in operands
