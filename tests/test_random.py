@@ -133,3 +133,43 @@ def test_private_modules_as_cupy(cp):
     with pytest.raises(TypeError):
         _generator._check_and_get_dtype(numpy.float16)
     assert cp.random.RandomState(1)._interval(0, (2,)).get().tolist() == [0, 0]
+
+
+def test_seeds_cupy_takes_and_its_edge_errors(cp):
+    # every seed CuPy's BitGenerator takes (``_bit_generator.pyx``: a cupy array read
+    # to the host, any SeedSequence, any int NumPy takes), the same words as NumPy's
+    ss = numpy.random.SeedSequence(7)
+    assert cp.random.default_rng(7).random(3).tolist() == \
+        cp.random.default_rng(ss).random(3).tolist()
+    assert cp.random.default_rng(cp.array([1, 2])).random(2).tolist() == \
+        cp.random.default_rng(numpy.array([1, 2])).random(2).tolist()
+    child = numpy.random.SeedSequence(5).spawn(1)[0]
+    word = int(child.generate_state(1, numpy.uint32)[0])
+    assert cp.random.default_rng(child).random(2).tolist() == \
+        cp.random.default_rng(numpy.random.SeedSequence(5, spawn_key=(0,))).random(2).tolist()
+    assert word == int(numpy.random.SeedSequence(5, spawn_key=(0,)).generate_state(1)[0])
+    assert cp.random.default_rng(2**100).random(2).shape == (2,)
+    with pytest.raises(TypeError, match="SeedSequence expects int"):
+        cp.random.default_rng(1.5)
+    # a 0-d alpha: CuPy's ``y.sum(axis=-1)`` of a 0-d array; a negative permutation:
+    # its ``cupy.empty((num,))``
+    with pytest.raises(numpy.exceptions.AxisError):
+        cp.random.dirichlet(2.0)
+    with pytest.raises(numpy.exceptions.AxisError):
+        cp.random.default_rng(1).dirichlet(2.0)
+    with pytest.raises(ValueError, match="Negative dimensions are not allowed"):
+        cp.random.permutation(-1)
+
+
+def test_experimental_warning_follows_cupys_switch(cp):
+    import warnings
+    with pytest.warns(FutureWarning, match="multivariate_normal is experimental"):
+        cp.random.RandomState(1).multivariate_normal(cp.zeros(2), cp.eye(2), 3)
+    cp.disable_experimental_feature_warning = True
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            cp.random.RandomState(1).multivariate_normal(cp.zeros(2), cp.eye(2), 3)
+            cp.random.multivariate_normal(cp.zeros(2), cp.eye(2), 3)
+    finally:
+        cp.disable_experimental_feature_warning = False

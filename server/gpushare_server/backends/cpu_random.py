@@ -118,6 +118,12 @@ def _seed_to_int(seed: Any) -> int:
     return int(binascii.hexlify(os.urandom(8)), 16) if value is None else value
 
 
+def _last_axis(y: Any) -> None:
+    """CuPy's ``y.sum(axis=-1)`` of a 0-d array (a dirichlet of a 0-d ``alpha``) raises."""
+    if numpy.ndim(y) == 0:
+        raise numpy.exceptions.AxisError("axis -1 is out of bounds for array of dimension 0")
+
+
 class RandomState:
     """cupy.random.RandomState on the CPU backend.
 
@@ -197,6 +203,8 @@ class RandomState:
         return sample.reshape(size)
 
     def _permutation(self, num: int) -> numpy.ndarray:
+        if int(num) < 0:  # (CuPy's ``cupy.empty((num,), int32)`` of the keys)
+            raise ValueError("Negative dimensions are not allowed")
         return self._gen.permutation(int(num))
 
     # --- distributions (CuPy's order and checks) --------------------------------
@@ -232,6 +240,7 @@ class RandomState:
             size = tuple(size) + alpha.shape
         y = self._gen.standard_gamma(alpha, size)
         y = _out(y, dtype)
+        _last_axis(y)
         y /= y.sum(axis=-1, keepdims=True)
         return y
 
@@ -815,10 +824,26 @@ def _hypergeometric(gen: numpy.random.Generator, ngood: numpy.ndarray, nbad: num
 
 # --- the Generator API -------------------------------------------------------------------
 
-def _seed_sequence(seed: Any) -> numpy.random.SeedSequence:
+class _DerivedSeed:
+    """A seed the client derived from its SeedSequence already (``{"seed32": w}``: the
+    word CuPy's generators take of it, ``generate_state(1, uint32)[0]``)."""
+
+    def __init__(self, word: int) -> None:
+        self._word = numpy.uint32(word)
+
+    def generate_state(self, n_words: int, dtype: Any = numpy.uint32) -> numpy.ndarray:
+        if n_words != 1 or numpy.dtype(dtype) != numpy.uint32:
+            raise NotImplementedError("gpushare: a derived seed gives one 32-bit word")
+        return numpy.array([self._word], numpy.uint32)
+
+
+def _seed_sequence(seed: Any) -> Any:
     seed = _host(seed)
     if isinstance(seed, numpy.random.SeedSequence):
         return seed
+    if isinstance(seed, dict) and set(seed) == {"seed32"} and type(seed["seed32"]) is int \
+            and 0 <= seed["seed32"] < 1 << 32:
+        return _DerivedSeed(seed["seed32"])
     if seed is not None:
         arr = numpy.asarray(seed)
         if arr.dtype.kind not in "biu":
@@ -1147,6 +1172,7 @@ class Generator:
         else:
             size = alpha.shape
         y = self.standard_gamma(alpha, size)
+        _last_axis(y)
         y /= y.sum(axis=-1, keepdims=True)
         return y
 

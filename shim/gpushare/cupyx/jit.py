@@ -195,8 +195,8 @@ def rawkernel(*, mode: str = "cuda", device: bool = False) -> Any:
     cupyx.jit.rawkernel
     """
     # CuPy warns at each ``rawkernel(...)`` call (cupyx/jit/_interface.py:247)
-    from gpushare.cupy.random._generator import _experimental
-    _experimental("cupyx.jit.rawkernel")
+    from gpushare.cupy._util import experimental
+    experimental("cupyx.jit.rawkernel")
 
     def deco(func: Any) -> _JitKernel:
         return _JitKernel(func, mode, device)

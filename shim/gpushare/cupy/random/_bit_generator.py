@@ -11,21 +11,16 @@ from .._objects import RemoteObjectProxy
 
 
 def _seed_arg(seed: Any) -> Any:
-    """The seed as the wire carries it, checked as ``numpy.random.SeedSequence``
-    checks it (so a float or complex seed raises TypeError here, at the call)."""
-    if seed is None:
-        return None
-    if isinstance(seed, numpy.random.SeedSequence):
-        if seed.spawn_key:
-            raise NotImplementedError("gpushare: spawned SeedSequence seeds are not supported")
-        seed = seed.entropy
-    arr = numpy.asarray(seed)
-    if arr.dtype.kind not in "biu" and not (arr.dtype.kind == "O" and all(
-            isinstance(v, int) for v in arr.ravel())):
-        raise TypeError(f"SeedSequence expects int or sequence of ints for entropy not {seed!r}")
-    if arr.ndim == 0:
-        return int(seed)
-    return [int(v) for v in arr.ravel()]
+    """The seed as the wire carries it: the one 32-bit word CuPy's generators take of
+    the seed's ``numpy.random.SeedSequence`` (``generate_state(1, uint32)[0]``), derived
+    here, as CuPy derives it (a cupy array read to the host first; a SeedSequence as it
+    is, spawned ones too; any int NumPy takes; NumPy's errors at the call)."""
+    if isinstance(seed, RemoteObjectProxy) or hasattr(seed, "_gs_id"):
+        from .. import asnumpy
+        seed = asnumpy(seed)
+    if not isinstance(seed, numpy.random.SeedSequence):
+        seed = numpy.random.SeedSequence(seed)
+    return {"seed32": int(seed.generate_state(1, numpy.uint32)[0])}
 
 
 class BitGenerator(RemoteObjectProxy):

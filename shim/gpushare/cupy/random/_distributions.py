@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import _generator
+from .._util import experimental
 
 
 def beta(a: Any, b: Any, size: Any = None, dtype: Any = float) -> Any:
@@ -101,7 +102,7 @@ def multivariate_normal(mean: Any, cov: Any, size: Any = None, check_valid: Any 
                         tol: Any = 1e-08, method: Any = 'cholesky',
                         dtype: Any = float) -> Any:
     """See Also: cupy.random.multivariate_normal"""
-    _generator._experimental("cupy.random.multivariate_normal")
+    experimental("cupy.random.multivariate_normal")
     rs = _generator.get_random_state()
     return rs.multivariate_normal(mean, cov, size, check_valid, tol, method, dtype)
 

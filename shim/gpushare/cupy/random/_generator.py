@@ -7,7 +7,6 @@ the server, so the random numbers are drawn where the arrays live.
 from __future__ import annotations
 
 import os
-import warnings
 from typing import Any
 
 import numpy
@@ -15,13 +14,8 @@ import numpy
 from ...seeds import seed_value
 from .. import _objects
 from .._objects import RemoteObjectProxy
+from .._util import experimental
 
-
-
-def _experimental(api_name: str) -> None:
-    """``cupy._util.experimental``: CuPy warns that the API may change."""
-    warnings.warn(f"{api_name} is experimental. The interface can change in the future.",
-                  FutureWarning, stacklevel=3)
 
 
 def _dev(x: Any) -> Any:
@@ -182,7 +176,7 @@ class RandomState(RemoteObjectProxy):
                             check_valid: str = "ignore", tol: float = 1e-08,
                             method: str = "cholesky", dtype: Any = float) -> Any:
         """See Also: cupy.random.RandomState.multivariate_normal"""
-        _experimental("cupy.random.RandomState.multivariate_normal")
+        experimental("cupy.random.RandomState.multivariate_normal")
         return self._run("multivariate_normal", mean, cov, size, check_valid, tol, method,
                          dtype)
 
