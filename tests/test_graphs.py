@@ -35,6 +35,28 @@ def test_a_launch_runs_the_captured_work_again_on_the_current_inputs(cp):
     assert float(c[0]) == -1.0
 
 
+def test_a_capture_leaves_older_memory_alone_until_the_launch(cp):
+    """CUDA runs nothing while it captures: an in-place update of an array made before
+    the capture changes it at each launch only (a kernel's writes too)."""
+    x = cp.zeros(3, dtype=cp.float32)
+    k = cp.RawKernel(r'''extern "C" __global__ void bump(float* v) { v[threadIdx.x] += 10; }''',
+                     "bump")
+    s = cp.cuda.Stream(non_blocking=True)
+    with s:
+        s.begin_capture()
+        x += 1
+        k((1,), (3,), (x,))
+        y = x * 2
+        g = s.end_capture()
+    assert x.get().tolist() == [0, 0, 0]
+    g.launch(s)
+    s.synchronize()
+    assert x.get().tolist() == [11, 11, 11] and y.get().tolist() == [22, 22, 22]
+    g.launch(s)
+    s.synchronize()
+    assert x.get().tolist() == [22, 22, 22] and y.get().tolist() == [44, 44, 44]
+
+
 def test_kernels_and_reductions_are_captured(cp):
     x = cp.ones((3, 4), dtype=cp.float64)
     square = cp.ElementwiseKernel("T x", "T y", "y = x * x", "gs_square")

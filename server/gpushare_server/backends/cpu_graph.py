@@ -3,8 +3,11 @@
 On a GPU, ``Stream.begin_capture()`` makes CUDA record the work queued on the stream
 instead of running it, and ``end_capture()`` returns it as a ``cupy.cuda.Graph`` whose
 ``launch()`` runs it again on the same memory. Here work runs in call order, so a
-capture runs each call at once (what a captured call leaves in its result before the
-graph's first launch is undefined in CUDA: here it is the answer) and records it;
+capture runs each call at once to make its results (what a captured call leaves in its
+result before the graph's first launch is undefined in CUDA: here it is the answer),
+puts back the values of the memory that was there before the capture (which CUDA leaves
+untouched until the launch: ``x += 1`` captured changes ``x`` at the launch only), and
+records the call;
 ``Graph.launch()`` runs the recorded calls again, in order, each into the arrays the
 captured call gave (its results are copied into them: they are the memory the rest of
 the graph, and the program, hold).
@@ -97,6 +100,7 @@ class Capture:
         self.unjoined: list = []  # streams forked into it and not yet joined back
         self.calls: list = []     # (function, args, kwargs, result)
         self.invalid = False
+        self.made: dict = {}      # id -> array, of the arrays captured calls made
 
     def join(self, stream: Any) -> None:
         if all(s is not stream for s in self.streams):
@@ -300,7 +304,19 @@ def _call(op: str, target: Any, args: Any, fn: Callable[..., Any], fargs: tuple,
     if cap is None:
         return fn(*fargs, **fkwargs)
     _check(op, target, args)
-    result = _cpu.to_device_result(fn(*fargs, **fkwargs))
+    # CUDA records the call and runs nothing: the memory that was there before the
+    # capture keeps its values until the graph's launch (the call runs here to give
+    # its results, undefined in CUDA until then, and is undone on older memory)
+    inputs = {id(root) for root in _roots((args, fkwargs))}
+    kept = [(root, root.copy()) for root in _older(cap, (args, fkwargs))]
+    try:
+        result = _cpu.to_device_result(fn(*fargs, **fkwargs))
+    finally:
+        for root, values in kept:
+            numpy.copyto(root, values)
+    for root in _roots(result):  # (an ``out=`` or a view of an input is no new memory)
+        if id(root) not in inputs:
+            cap.made[id(root)] = root
     if _replayed(op, args):
         label = str(target) if op == "call" else f"{op} {target}"
         cap.calls.append((label, fn, fargs, fkwargs, result))
@@ -308,6 +324,29 @@ def _call(op: str, target: Any, args: Any, fn: Callable[..., Any], fargs: tuple,
 
 
 CAPTURE = _Hooks()
+
+
+def _roots(value: Any) -> list:
+    """The arrays whose memory ``value`` (an array, or lists, tuples and dicts of them)
+    views: each one's last NumPy base."""
+    if isinstance(value, numpy.ndarray):
+        while isinstance(value.base, numpy.ndarray):
+            value = value.base
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [r for v in value for r in _roots(v)]
+    if isinstance(value, dict):
+        return [r for v in value.values() for r in _roots(v)]
+    return []
+
+
+def _older(cap: Capture, values: Any) -> list:
+    """The writable arrays among ``values`` that were there before the capture."""
+    seen: dict = {}
+    for root in _roots(values):
+        if id(root) not in cap.made and root.flags.writeable:
+            seen.setdefault(id(root), root)
+    return list(seen.values())
 
 
 class Graph:
