@@ -423,3 +423,21 @@ def test_einsum_label_sizes_checked_in_cupys_words(cp):
     assert cp.einsum("ij,ij->i", cp.ones((4, 1)), cp.ones((4, 5))).shape == (4,)  # 1 broadcasts
     with pytest.raises(ValueError):  # an ellipsis' dimensions: NumPy's words
         cp.einsum("...i,...i", cp.ones((2, 3)), cp.ones((4, 3)))
+
+
+def test_compress_and_put_as_cupys_kernels(cp):
+    # compress is ``take`` of the condition's nonzero indices (``_ndarray_compress``):
+    # a longer condition wraps, as take's indices do
+    a = cp.arange(3)
+    assert cp.compress([True, False, True, True], a).get().tolist() == [0, 2, 0]
+    assert a.compress(cp.array([1, 0, 1])).get().tolist() == [0, 2]
+    assert cp.compress(numpy.array([0, 1]), cp.arange(6).reshape(2, 3), axis=1).shape == (2, 1)
+    _raises(ValueError, "condition must be a 1-d array", lambda: cp.compress(True, a))
+    _raises(ValueError, "condition must be a 1-d array", lambda: cp.compress([[1, 0]], a))
+    # put(mode="raise"): CuPy's kernel writes the indices in bounds, then raises
+    x = cp.arange(4)
+    _raises(IndexError, "invalid entry in indices array",
+            lambda: cp.put(x, [1, 9, 2], [10, 20, 30], mode="raise"))
+    assert x.get().tolist() == [0, 10, 30, 3]
+    _raises(ValueError, "clipmode not understood", lambda: cp.put(x, [0], [1], mode="x"))
+    cp.put(x, [99], cp.array([], x.dtype), mode="raise")  # no values: nothing checked

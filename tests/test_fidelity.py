@@ -112,7 +112,12 @@ def test_flatiter_is_an_iterator_with_cupys_indices(cp):
 
 def test_routines_taking_callables_run_here(cp):
     r = cp.fromfunction(lambda i, j: i == j, (3, 3), dtype=int)
-    assert (r.get() == numpy.eye(3, dtype=bool)).all()
+    assert isinstance(r, cp.ndarray) and (r.get() == numpy.eye(3, dtype=bool)).all()
+    # CuPy's is NumPy's, made a device array: the function is given NumPy arrays
+    seen = []
+    r = cp.fromfunction(lambda i, j: seen.append(type(i)) or (i, j), (2, 2))
+    assert seen == [numpy.ndarray] and isinstance(r, cp.ndarray) and r.shape == (2, 2, 2)
+    assert cp.fromfunction(lambda i: 1, (2,)).shape == ()
     rows, cols = cp.mask_indices(3, cp.triu)
     assert rows.get().tolist() == [0, 0, 0, 1, 1, 2]
     s = cp.apply_along_axis(lambda v: v.sum(), 0, cp.arange(6).reshape(2, 3))

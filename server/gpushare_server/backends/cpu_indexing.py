@@ -179,6 +179,24 @@ def take(a: Any, indices: Any, axis: Any = None, out: Any = None) -> numpy.ndarr
     return numpy.take(a, indices, axis, out, mode="wrap")
 
 
+def compress(condition: Any, a: Any, axis: Any = None, out: Any = None) -> numpy.ndarray:
+    """``take`` of the condition's nonzero indices, as CuPy's (``_ndarray_compress``): a
+    condition longer than the axis wraps around, and a device condition of any shape
+    gives its first axis' indices; a scalar or a host condition not 1-d raises.
+
+    See Also
+    --------
+    cupy.compress
+    """
+    if numpy.isscalar(condition):
+        raise ValueError("condition must be a 1-d array")
+    if not isinstance(condition, numpy.ndarray):  # (a host one: ``core.array(c, int)``)
+        condition = numpy.array(_host(condition), dtype=int)
+        if condition.ndim != 1:
+            raise ValueError("condition must be a 1-d array")
+    return take(a, numpy.nonzero(condition)[0], axis, out)
+
+
 def take_along_axis(a: Any, indices: Any, axis: Any) -> numpy.ndarray:
     """``numpy.take_along_axis`` with CuPy's wrapping of out-of-range indices.
 
@@ -235,18 +253,23 @@ def put(a: Any, ind: Any, v: Any, mode: str = "wrap") -> None:
     """
     _check_device(a)
     if mode not in ("raise", "wrap", "clip"):
-        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
+        raise ValueError("clipmode not understood")
     ind = _host(ind)
     v = _host(cpu_cast.assign(a, v))  # (a device float array: converted as on a GPU)
+    if numpy.size(v) == 0:  # (CuPy returns before it looks at the indices)
+        return
     if a.size == 0:
         if numpy.size(ind):
             raise IndexError("cannot replace elements of an empty array")
         return
     if mode == "raise":
-        # CuPy checks the bounds of every index, then writes
+        # CuPy's kernel writes every index in bounds, and flags the others: raised after
         flat = numpy.asarray(ind).ravel()
-        if flat.size and (flat.max() >= a.size or flat.min() < -a.size):
-            raise IndexError("some indices are out of bounds")
+        valid = (flat >= -a.size) & (flat < a.size)
+        if not valid.all():
+            values = numpy.resize(numpy.asarray(v, a.dtype).ravel(), flat.size)
+            numpy.put(a, flat[valid], values[valid])
+            raise IndexError("invalid entry in indices array")
     numpy.put(a, ind, v, mode=mode)
 
 
@@ -280,8 +303,14 @@ def ndarray_put(a: numpy.ndarray, indices: Any, values: Any, mode: str = "wrap")
     put(a, indices, values, mode)
 
 
+def ndarray_compress(a: numpy.ndarray, condition: Any, axis: Any = None,
+                     out: Any = None) -> numpy.ndarray:
+    return compress(condition, a, axis, out)
+
+
 INDEXING_OVERRIDES: dict[str, Any] = {
     "cupy.take": take,
+    "cupy.compress": compress,
     "cupy.take_along_axis": take_along_axis,
     "cupy.put": put,
     "cupy.place": place,
@@ -292,4 +321,5 @@ INDEXING_OVERRIDES: dict[str, Any] = {
 INDEXING_METHODS: dict[str, Any] = {
     "take": ndarray_take,
     "put": ndarray_put,
+    "compress": ndarray_compress,
 }

@@ -22,16 +22,17 @@ def _cp() -> Any:
     return cupy
 
 
-def fromfunction(function: Any, shape: Any, *, dtype: Any = float, like: Any = None,
-                 **kwargs: Any) -> Any:
-    """Construct an array by executing a function over each coordinate.
+def fromfunction(*args: Any, **kwargs: Any) -> Any:
+    """Construct an array by executing a function over each coordinate: CuPy's runs
+    NumPy's ``fromfunction`` (the function is given NumPy arrays) and copies the result
+    to the device (``cupy/_creation/from_data.py``).
 
     See Also
     --------
     cupy.fromfunction
     """
-    args = _cp().indices(shape, dtype=dtype)
-    return function(*args, **kwargs)
+    import numpy
+    return _cp().asarray(numpy.fromfunction(*args, **kwargs))
 
 
 def mask_indices(n: int, mask_func: Any, k: Any = 0) -> tuple:
