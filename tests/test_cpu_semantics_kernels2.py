@@ -175,3 +175,12 @@ def test_fuse_argument_checks(cp):
         sqdiff(x, y=x)
     assert sqdiff(x, 1).get().tolist() == [1, 0, 1]
     assert sqdiff(3, 1) == 4  # no device array: the function itself runs
+
+    # a fused kernel's outputs are new arrays: an argument returned is a copy
+    @cp.fuse()
+    def passthrough(a, b):
+        return a, a + b
+    same, total = passthrough(x, x)
+    assert same is not x and same.get().tolist() == [0, 1, 2]
+    same[0] = 7
+    assert x.get().tolist() == [0, 1, 2] and total.get().tolist() == [0, 2, 4]

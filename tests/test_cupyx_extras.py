@@ -281,3 +281,15 @@ def test_the_cupy_backend_hands_host_arrays_to_cupy_by_keyword_too():
     assert type(seen["args"][0]) is numpy.ndarray and seen["args"][1] == 2
     assert type(seen["kwargs"]["structure"]) is numpy.ndarray
     assert seen["kwargs"]["output"] is None
+
+
+def test_optimize_needs_optuna_as_cupys(cp):
+    import importlib.util
+    import gpushare.cupyx.optimizing as optimizing
+    if importlib.util.find_spec("optuna") is not None:
+        with optimizing.optimize():
+            assert int(cp.arange(10).sum()) == 45
+    else:  # CuPy's error where Optuna is missing (cupyx/optimizing/_optimize.py)
+        with pytest.raises(RuntimeError, match="Optuna is required"):
+            with optimizing.optimize():
+                pass

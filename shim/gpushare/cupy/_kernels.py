@@ -1044,6 +1044,12 @@ class Fusion:
         if isinstance(result, numpy.generic):
             from . import asarray
             return asarray(result)  # CuPy's fused kernels return 0-d device arrays
+        # a fused kernel's outputs are new arrays: an argument returned is copied
+        if isinstance(result, ndarray):
+            return result.copy() if any(result is a for a in args) else result
+        if isinstance(result, tuple):
+            return tuple(r.copy() if isinstance(r, ndarray) and any(r is a for a in args)
+                         else r for r in result)
         return result
 
 
