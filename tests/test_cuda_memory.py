@@ -129,6 +129,22 @@ def test_pinned_memory_pool_reuses_freed_blocks(cp):
     pool.free_all_blocks()
     assert pool.n_free_blocks() == 0
     assert not isinstance(pool.malloc(0).mem, cp.cuda.PooledPinnedMemory)
+    # pinned memory comes from the default pool, as CuPy's (cupy/__init__.py sets it)
+    import gc
+    import gpushare.cupyx as cupyx
+    default = cp.get_default_pinned_memory_pool()
+    default.free_all_blocks()
+    x = cupyx.empty_pinned(100)
+    assert isinstance(cp.cuda.alloc_pinned_memory(10).mem, cp.cuda.PooledPinnedMemory)
+    del x
+    gc.collect()
+    assert default.n_free_blocks() == 2
+    assert not hasattr(default, "used_bytes")  # (CuPy's PinnedMemoryPool has none)
+    cp.cuda.set_pinned_memory_allocator(None)  # no pool
+    try:
+        assert not isinstance(cp.cuda.alloc_pinned_memory(10).mem, cp.cuda.PooledPinnedMemory)
+    finally:
+        cp.cuda.set_pinned_memory_allocator(default.malloc)
 
 
 def test_streams_compare_by_pointer(cp):

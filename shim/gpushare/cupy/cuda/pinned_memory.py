@@ -84,7 +84,7 @@ def _malloc(size: int) -> PinnedMemoryPointer:
     return PinnedMemoryPointer(PinnedMemory(size), 0)
 
 
-_allocator: Any = _malloc
+_allocator: Any = _malloc  # (the default pool's, once it exists: below)
 
 
 def alloc_pinned_memory(size: int) -> PinnedMemoryPointer:
@@ -139,7 +139,6 @@ class PinnedMemoryPool:
     def __init__(self, allocator: Any = None) -> None:
         self._alloc = _malloc if allocator is None else allocator
         self._free_blocks: dict[int, list] = {}
-        self._in_use: set = set()
         self._weakref = weakref.ref(self)
         self._allocation_unit_size = 512
         self._lock = threading.Lock()
@@ -159,11 +158,9 @@ class PinnedMemoryPool:
             mem = free.pop() if free else None
         if mem is None:
             mem = self._alloc(size).mem
-        self._in_use.add(mem)
         return PinnedMemoryPointer(PooledPinnedMemory(mem, self._weakref), 0)
 
     def _free(self, mem: PinnedMemory, size: int) -> None:
-        self._in_use.discard(mem)
         with self._lock:
             self._free_blocks.setdefault(size, []).append(mem)
 
@@ -177,15 +174,6 @@ class PinnedMemoryPool:
         with self._lock:
             return sum(len(v) for v in self._free_blocks.values())
 
-    def used_bytes(self) -> int:
-        """Bytes handed out and not yet freed (a gpushare addition)."""
-        return sum(m.size for m in list(self._in_use))
-
-    def total_bytes(self) -> int:
-        """Bytes held, in use or free (a gpushare addition)."""
-        with self._lock:
-            free = sum(m.size for v in self._free_blocks.values() for m in v)
-        return self.used_bytes() + free
 
 
 def is_memory_pinned(data: int) -> bool:
@@ -195,3 +183,5 @@ def is_memory_pinned(data: int) -> bool:
 
 
 _DEFAULT_POOL = PinnedMemoryPool()
+# CuPy's default (``cupy/__init__.py``): pinned memory comes from the default pool
+_allocator = _DEFAULT_POOL.malloc
