@@ -52,6 +52,14 @@ def test_comparison_with_objects_follows_numpy(cp):
     assert ((a != HasEq()).get() == ~expected).all()
     assert (a == CustomInt(3)).get().tolist() == [[False, False, True], [False] * 3]
     assert not (a == None).get().any()  # noqa: E711
+    # a string or a list is no element: CuPy compares through numpy.equal, whose call its
+    # __array_ufunc__ declines (NumPy's TypeError); a 0-d host array is its value
+    for other in ("abc", [1, 2, 3], (1,)):
+        with pytest.raises(TypeError, match="operand type.s. all returned NotImplemented"):
+            a == other
+    with pytest.raises(TypeError, match="<ufunc 'less'>"):
+        a < "abc"
+    assert (a == numpy.array(2)).get().tolist() == [[False, True, False], [False] * 3]
 
 
 def test_warnings_come_at_the_call(cp):

@@ -1210,6 +1210,10 @@ _cupy: Any = None
 
 
 # --- operators: through the client ufuncs ------------------------------------------------
+#: built-in values that are no array element: comparing an array with one raises
+_NOT_ELEMENTS = frozenset({str, bytes, bytearray, list, tuple, dict, set, frozenset, range})
+
+
 def _install_operators() -> None:
     global _cupy
     _cupy = sys.modules[__package__]
@@ -1264,6 +1268,15 @@ def _install_operators() -> None:
             r = fast(self, other)
             if r is not None:
                 return r
+            if type(other) is numpy.ndarray and other.ndim == 0:
+                other = other.item()  # (CuPy's ``__richcmp__``: a 0-d host array's value)
+            elif type(other) in _NOT_ELEMENTS:
+                # CuPy compares through ``numpy.<ufunc>``, whose call CuPy's
+                # ``__array_ufunc__`` declines for these: NumPy's TypeError
+                raise TypeError(
+                    f"operand type(s) all returned NotImplemented from __array_ufunc__"
+                    f"({uf._np!r}, '__call__', {self!r}, {other!r}): 'ndarray', "
+                    f"'{type(other).__name__}'")
             if op not in ("eq", "ne"):
                 r = _ufunc.numpy_dispatch(self, other, uf.name)
                 if r is not _ufunc._MISSING:
