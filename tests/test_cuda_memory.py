@@ -78,13 +78,33 @@ def test_memory_pool_limit_and_arenas_per_stream(cp):
         pool.set_limit(fraction=1.5)
 
 
+def test_an_allocation_over_the_limit_reserves_nothing(cp):
+    """CuPy's pool refuses before it reserves: after the OutOfMemoryError nothing of
+    the refused allocation is held or cached."""
+    pool = cp.get_default_memory_pool()
+    pool.free_all_blocks()
+    before = pool.total_bytes()
+    pool.set_limit(size=before + 10000)
+    try:
+        with pytest.raises(cp.cuda.memory.OutOfMemoryError):
+            cp.empty(20000, "i1")
+            cp.cuda.Device().synchronize()
+        assert pool.total_bytes() == before and pool.n_free_blocks() == 0
+        a = cp.empty(5000, "i1")
+        assert pool.total_bytes() == before + 5120 and a.size == 5000
+    finally:
+        pool.set_limit(size=0)
+
+
 def test_default_pool_is_the_sessions(cp):
     pool = cp.get_default_memory_pool()
     before = pool.used_bytes()
     a = cp.zeros(1000, dtype=cp.float64)
     assert pool.used_bytes() >= before + 8000
     del a
-    assert cp.cuda.alloc(64).mem.size == 64
+    # the pool's blocks: 512-byte units (CuPy's PooledMemory.size is the chunk's)
+    assert cp.cuda.alloc(64).mem.size == 512 and cp.ones(1000).data.mem.size == 8192
+    assert cp.cuda.alloc(0).mem.size == 0
 
 
 def test_allocators(cp):

@@ -136,9 +136,16 @@ class MemoryQuota:
         if total <= self.limit:
             return
         ids = {id(a) for a in arrays}
-        before = int(self.backend.memory("used_bytes", [
-            a for a in self.executor.handles.values() if id(a) not in ids]))
-        if total <= before:  # the result added nothing (an in-place op, a view)
+        others = [a for a in self.executor.handles.values() if id(a) not in ids]
+        held = {id(_root(a, self.backend)) for a in others}
+        new = [a for a in arrays if id(_root(a, self.backend)) not in held]
+        if not new:  # the result added nothing (an in-place op, a view)
+            return
+        book = getattr(self.backend, "pool_book", None)
+        if book is not None:  # (the CPU backend's pool: CuPy's reserves nothing for
+            book.refuse(new)  # an allocation it refuses)
+        before = int(self.backend.memory("used_bytes", others))
+        if total <= before:
             return
         for hid in (out_id if isinstance(out_id, list) else [out_id]):
             if hid is not None:

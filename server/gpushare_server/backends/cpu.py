@@ -490,6 +490,26 @@ class PoolBook:
                 del self._live[key]
                 self._release(entry[1])
 
+    def refuse(self, arrays: Any) -> None:
+        """The allocations of ``arrays`` failed (the session's limit): CuPy's pool
+        reserves nothing for an allocation it refuses, so an array's chunk that is an
+        allocation of its own leaves the pool (other chunks go back to it)."""
+        with self._lock:
+            for arr in arrays:
+                root = arr
+                while isinstance(root.base, numpy.ndarray):
+                    root = root.base
+                entry = self._live.pop(id(root), None)
+                if entry is None or entry[0]() is not root:
+                    continue
+                self._refs.pop(id(entry[0]), None)
+                chunk = entry[1]
+                if chunk.prev is None and chunk.next is None:
+                    self._used -= chunk.size
+                    self._total -= chunk.size
+                else:
+                    self._release(chunk)
+
     def sync(self, arrays: Any) -> None:
         roots: dict = {}
         for arr in arrays:

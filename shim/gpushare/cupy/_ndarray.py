@@ -233,7 +233,8 @@ class _Memory:
 
     @property
     def size(self) -> int:
-        return 0 if self._root is None else self._root.nbytes
+        """The block's size: CuPy's pool rounds an array's memory up to 512 bytes."""
+        return 0 if self._root is None else -(-self._root.nbytes // 512) * 512
 
     @property
     def ptr(self) -> int:

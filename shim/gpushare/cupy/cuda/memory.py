@@ -638,8 +638,9 @@ class _SessionMemoryPool(MemoryPool):
         return _client.get_session().call("memory", op, args)
 
     def malloc(self, size: int) -> MemoryPointer:
-        """``size`` bytes of server memory (the server's pool rounds as it does)."""
-        return MemoryPointer(Memory(size), 0)
+        """``size`` bytes of server memory, rounded up to 512 as CuPy's pool rounds its
+        blocks (``mem.size`` is the block's)."""
+        return MemoryPointer(Memory(_round_size(_ndarray._size(size))), 0)
 
     def used_bytes(self) -> int:
         return int(self._query("used_bytes"))
