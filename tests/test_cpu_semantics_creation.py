@@ -282,6 +282,10 @@ def test_as_strided_of_a_numpy_array(cp):
     (lambda cp: cp.empty(2, order="X"), ValueError, "order not understood"),
     # astype makes its array as CuPy's constructor does (``_ndarray_init``: checked)
     (lambda cp: cp.arange(3).astype("S3"), ValueError, "Unsupported dtype |S3"),
+    # full makes ``ndarray(shape, numpy.array(fill_value).dtype)`` first (basic.py)
+    (lambda cp: cp.full((2, 2), "x"), ValueError, "Unsupported dtype <U1"),
+    (lambda cp: cp.full(2, None), ValueError, "Unsupported dtype object"),
+    (lambda cp: cp.full(2, object()), ValueError, "Unsupported dtype object"),
     (lambda cp: cp.arange(3).astype("M8[s]"), ValueError, "Unsupported dtype datetime64[s]"),
     (lambda cp: cp.arange(3).astype(">i4", copy=False), ValueError,
      "Unsupported dtype >i4 with big-endian byte-order"),

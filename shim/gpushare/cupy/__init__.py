@@ -177,6 +177,10 @@ def ones(shape: Any, dtype: Any = float, order: str = "C") -> ndarray:
 
 def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C") -> ndarray:
     """See Also: cupy.full"""
+    if dtype is None and not isinstance(fill_value, ndarray):
+        # CuPy makes ``ndarray(shape, numpy.array(fill_value).dtype)`` first: a string,
+        # None or any object is refused there, as a dtype CuPy has no C type for
+        _device_dtype(numpy.array(fill_value).dtype)
     if not _plain_fill(fill_value, dtype):
         return _remote("cupy.full")(shape, fill_value, dtype=dtype, order=order)
     if dtype is None:
