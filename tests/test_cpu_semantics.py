@@ -441,3 +441,17 @@ def test_compress_and_put_as_cupys_kernels(cp):
     assert x.get().tolist() == [0, 10, 30, 3]
     _raises(ValueError, "clipmode not understood", lambda: cp.put(x, [0], [1], mode="x"))
     cp.put(x, [99], cp.array([], x.dtype), mode="raise")  # no values: nothing checked
+
+
+def test_swapaxes_and_transpose_checks_in_cupys_words(cp):
+    a = cp.ones((2, 3))
+    for call in (lambda: a.swapaxes(0, 5), lambda: cp.swapaxes(a, -3, 0)):
+        with pytest.raises(ValueError) as info:  # (no AxisError: CuPy's plain ValueError)
+            call()
+        assert type(info.value) is ValueError and str(info.value) == "Axis out of range"
+    _raises(ValueError, "repeated axis in transpose", lambda: a.transpose(0, 0))
+    _raises(ValueError, "repeated axis in transpose", lambda: cp.transpose(a, (1, 1)))
+    _raises(ValueError, "axes don't match array", lambda: a.transpose(0, 1, 2))
+    with pytest.raises(numpy.exceptions.AxisError):
+        a.transpose(0, 2)
+    assert a.swapaxes(0, -1).shape == (3, 2) and a.transpose(1, 0).strides == (8, 24)

@@ -392,6 +392,17 @@ def argpartition(a: Any, kth: Any, axis: Any = -1) -> numpy.ndarray:
     return numpy.moveaxis(indices, -1, ax)
 
 
+def swapaxes(a: Any, axis1: Any, axis2: Any) -> numpy.ndarray:
+    """See Also: cupy.swapaxes (CuPy's ``_ndarray_swapaxes``: an axis out of range is a
+    ValueError, not NumPy's AxisError)."""
+    import operator
+    _require_array(a)
+    axis1, axis2, ndim = operator.index(axis1), operator.index(axis2), a.ndim
+    if not (-ndim <= axis1 < ndim and -ndim <= axis2 < ndim):
+        raise ValueError("Axis out of range")
+    return numpy.swapaxes(a, axis1, axis2)
+
+
 def sort(a: Any, axis: Any = -1, kind: Any = None) -> numpy.ndarray:
     """See Also: cupy.sort (a sorted copy; stable)."""
     _require_array(a)
@@ -2792,6 +2803,7 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.nanargmax": _arg_reduce("nanargmax"),
     "cupy.nanargmin": _arg_reduce("nanargmin"),
     "cupy.sort": sort,
+    "cupy.swapaxes": swapaxes,
     "cupy.partition": partition,
     "cupy.argpartition": argpartition,
     "cupy.lexsort": lexsort,
@@ -2969,6 +2981,7 @@ ROUTINE_METHODS: dict[str, Callable[..., Any]] = {
     "cumsum": ROUTINE_OVERRIDES["cupy.cumsum"],
     "cumprod": ROUTINE_OVERRIDES["cupy.cumprod"],
     "partition": ndarray_partition,
+    "swapaxes": swapaxes,
     "argpartition": argpartition,
     "reshape": ndarray_reshape,
     "__bool__": ndarray_bool,

@@ -903,10 +903,8 @@ class ndarray(_client.RemoteHandle):
             perm = tuple(reversed(range(self.ndim)))
         else:
             try:
-                perm = _infer.normalize_axes(tuple(axes), self.ndim)
+                perm = _transpose_axes(tuple(axes), self.ndim)
             except (_infer.CannotInfer, TypeError):
-                return _method_sync(self, "transpose", tuple(axes), {})
-            if len(perm) != self.ndim:
                 return _method_sync(self, "transpose", tuple(axes), {})
         if self._strides is None:
             return _method_sync(self, "transpose", perm, {})
@@ -938,9 +936,13 @@ class ndarray(_client.RemoteHandle):
 
     def swapaxes(self, axis1: Any, axis2: Any) -> "ndarray":
         try:
-            a1, a2 = (_infer.normalize_axes(a, self.ndim)[0] for a in (axis1, axis2))
-        except (_infer.CannotInfer, TypeError, ValueError):
+            a1, a2 = operator.index(axis1), operator.index(axis2)
+        except TypeError:
             return _method_sync(self, "swapaxes", (axis1, axis2), {})
+        ndim = self.ndim
+        if not (-ndim <= a1 < ndim and -ndim <= a2 < ndim):  # (CuPy's words)
+            raise ValueError("Axis out of range")
+        a1, a2 = a1 % ndim, a2 % ndim
         perm = list(range(self.ndim))
         perm[a1], perm[a2] = perm[a2], perm[a1]
         return self.transpose(perm)  # (CuPy's swapaxes is this transpose)
@@ -1211,6 +1213,24 @@ _cupy: Any = None
 
 
 # --- operators: through the client ufuncs ------------------------------------------------
+def _transpose_axes(axes: tuple, ndim: int) -> tuple:
+    """``transpose``'s permutation, checked as CuPy's ``_transpose`` checks it."""
+    if len(axes) != ndim:
+        raise ValueError("axes don't match array")
+    seen = [False] * ndim
+    perm = []
+    for axis in axes:
+        axis = operator.index(axis)
+        if not -ndim <= axis < ndim:
+            raise numpy.exceptions.AxisError(axis, ndim)
+        axis %= ndim
+        if seen[axis]:
+            raise ValueError("repeated axis in transpose")
+        seen[axis] = True
+        perm.append(axis)
+    return tuple(perm)
+
+
 #: built-in values that are no array element: comparing an array with one raises
 _NOT_ELEMENTS = frozenset({str, bytes, bytearray, list, tuple, dict, set, frozenset, range})
 
