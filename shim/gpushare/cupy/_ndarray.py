@@ -1200,6 +1200,9 @@ def _install_forwarded_methods() -> None:
 
 
 _install_forwarded_methods()
+# the class prints, and is found by name, as CuPy's: ``<class 'cupy.ndarray'>`` (core.pyx
+# sets ``__module__ = 'cupy'``; libraries tell CuPy arrays by it)
+ndarray.__module__ = "cupy"
 
 
 def _session_of(value: Any) -> Any:
