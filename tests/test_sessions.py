@@ -51,9 +51,15 @@ def test_gpushare_sync_raises_at_call_site(server, tmp_path):
         "    c = cp.empty((2 ** 44,))\n"
         "    print('NOT RAISED')\n"
         "except MemoryError:\n"
-        "    print('RAISED AT CALL')\n")
+        "    print('RAISED AT CALL')\n"
+        "try:\n"
+        "    cp.arange(4).fill(1 + 2j)\n"
+        "except TypeError as e:\n"
+        "    print('NOTE' if '[gpushare]' in str(e) else 'PLAIN')\n")
     out = run_python(code, env={"GPUSHARE_SERVER": server.address, "GPUSHARE_SYNC": "1"})
     assert "RAISED AT CALL" in out.stdout, out.stderr
+    # raised where it happened, its message is the call's own (no pipelining note)
+    assert "PLAIN" in out.stdout, out.stdout
 
 
 def test_errors_are_cupys_classes(cp):

@@ -491,8 +491,8 @@ class Session:
                     self._queued.set()
                 self._queue.append(packed)
                 self._queue_info.append(info)
-                if self.sync:
-                    self._wait_locked(seq)
+                if self.sync:  # (its error is its own: raised as the call's, unannotated)
+                    self._wait_locked(seq, own_call=seq)
                 elif len(self._queue) >= BATCH_CALLS:
                     self._flush_locked()
             return seq
