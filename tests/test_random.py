@@ -159,6 +159,15 @@ def test_seeds_cupy_takes_and_its_edge_errors(cp):
         cp.random.default_rng(1).dirichlet(2.0)
     with pytest.raises(ValueError, match="Negative dimensions are not allowed"):
         cp.random.permutation(-1)
+    # the Generator's exponential and gamma multiply by ``scale`` (CuPy's arithmetic:
+    # a host array or a list is refused, not copied to the device)
+    g = cp.random.default_rng(1)
+    for call in (lambda: g.exponential(numpy.array([1.0, 2.0]), 2),
+                 lambda: g.exponential([1.0, 2.0], 2),
+                 lambda: g.gamma(2.0, numpy.array([1.0, 2.0]), 2)):
+        with pytest.raises(TypeError, match="Unsupported type"):
+            call()
+    assert g.exponential(cp.array([1.0, 2.0]), 2).shape == (2,)
 
 
 def test_experimental_warning_follows_cupys_switch(cp):

@@ -118,6 +118,16 @@ def _seed_to_int(seed: Any) -> int:
     return int(binascii.hexlify(os.urandom(8)), 16) if value is None else value
 
 
+def _kernel_operand(value: Any) -> Any:
+    """``value`` as an operand of CuPy's arithmetic (``y *= scale``): a host array or a
+    list is refused as its kernels refuse them."""
+    if isinstance(value, HostArray):
+        raise TypeError(f"Unsupported type {type(value.array)}")
+    if isinstance(value, (list, tuple)):
+        raise TypeError(f"Unsupported type {type(value)}")
+    return value
+
+
 def _last_axis(y: Any) -> None:
     """CuPy's ``y.sum(axis=-1)`` of a 0-d array (a dirichlet of a 0-d ``alpha``) raises."""
     if numpy.ndim(y) == 0:
@@ -1179,7 +1189,7 @@ class Generator:
     def exponential(self, scale: Any = 1.0, size: Any = None) -> numpy.ndarray:
         """See Also: cupy.random.Generator.exponential (``standard_exponential(size) *
         scale``: no check of ``scale``)"""
-        return numpy.asarray(self.standard_exponential(size) * _host(scale))
+        return numpy.asarray(self.standard_exponential(size) * _kernel_operand(scale))
 
     def f(self, dfnum: Any, dfden: Any, size: Any = None) -> numpy.ndarray:
         """See Also: cupy.random.Generator.f"""
@@ -1193,7 +1203,7 @@ class Generator:
     def gamma(self, shape: Any, scale: Any = 1.0, size: Any = None) -> numpy.ndarray:
         """See Also: cupy.random.Generator.gamma (``standard_gamma(shape, size)`` times
         ``scale`` in place)"""
-        scale = _host(scale)
+        scale = _kernel_operand(scale)
         if size is None:
             size = numpy.broadcast(_host(shape), scale).shape
         y = self.standard_gamma(shape, size)

@@ -126,7 +126,8 @@ class Generator(RemoteObjectProxy):
 
     def exponential(self, scale: Any = 1.0, size: Any = None) -> Any:
         """See Also: cupy.random.Generator.exponential"""
-        return self._run("exponential", _dev(scale), size)
+        # (``standard_exponential(size) * scale``: a host ``scale`` is refused there)
+        return self._run("exponential", scale, size)
 
     def f(self, dfnum: Any, dfden: Any, size: Any = None) -> Any:
         """See Also: cupy.random.Generator.f"""
@@ -139,7 +140,7 @@ class Generator(RemoteObjectProxy):
         if shape is None:
             raise TypeError("shape must be real number, not NoneType")
         _param(shape, "shape", ValueError)
-        return self._run("gamma", shape, _dev(scale), size)
+        return self._run("gamma", shape, scale, size)  # (``y *= scale``: likewise)
 
     def geometric(self, p: Any, size: Any = None) -> Any:
         """See Also: cupy.random.Generator.geometric"""
