@@ -249,3 +249,10 @@ def test_bool_add_and_multiply_are_or_and_and(cp):
     assert got.dtype == numpy.float64 and got.get().tolist() == [1.0] * 4
     got = cp.vectorize(bool_ops_widened)(x, y)
     assert got.get().tolist() == [8, 3, 3, 0]
+
+
+def test_otypes_refused_at_the_call_as_cupys(cp):
+    f = cp.vectorize(lambda x: x + 1, otypes=[numpy.float32])  # (the constructor takes it)
+    with pytest.raises(NotImplementedError) as info:
+        f(cp.arange(3))
+    assert str(info.value) == ""  # CuPy's bare NotImplementedError (vectorize.py)

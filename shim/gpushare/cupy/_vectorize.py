@@ -84,8 +84,7 @@ class vectorize:
         """``(in_params, out_params, operation, preamble)`` of the kernel for the input
         dtypes ``in_types``."""
         if self.otypes is not None:
-            raise NotImplementedError("cupy.vectorize does not support `otypes` option "
-                                      "currently.")
+            raise NotImplementedError  # (CuPy's, with no words: vectorize.py)
         gen = _jit_compile.Generated()
         name, ret = _jit_compile.compile_device(self.pyfunc, in_types, gen, "numpy")
         if not isinstance(ret, (numpy.dtype, tuple)):
