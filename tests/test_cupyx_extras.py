@@ -293,3 +293,10 @@ def test_optimize_needs_optuna_as_cupys(cp):
         with pytest.raises(RuntimeError, match="Optuna is required"):
             with optimizing.optimize():
                 pass
+
+
+def test_benchmark_makes_each_device_current_as_cupys(cp):
+    from gpushare.cupyx.profiler import benchmark
+    with pytest.raises(cp.cuda.runtime.CUDARuntimeError, match="cudaErrorInvalidDevice"):
+        benchmark(lambda: cp.arange(3) + 1, n_repeat=2, devices=(cp.cuda.runtime.getDeviceCount(),))
+    assert benchmark(lambda: cp.arange(3) + 1, n_repeat=2).gpu_times.shape == (1, 2)

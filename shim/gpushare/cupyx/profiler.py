@@ -102,6 +102,13 @@ def benchmark(func: Any, args: tuple = (), kwargs: dict = {},  # noqa: B006
         raise ValueError("`max_duration` should be given in seconds")
     if not isinstance(devices, tuple):
         raise ValueError("`devices` should be of tuple type")
+    runtime = cuda.runtime
+    for device in devices:  # (CuPy's ``_repeat`` makes each device current in turn)
+        previous = runtime.getDevice()
+        try:
+            runtime.setDevice(device)
+        finally:
+            runtime.setDevice(previous)
     starts = [cuda.Event() for _ in devices]
     ends = [cuda.Event() for _ in devices]
     for _ in range(n_warmup):
