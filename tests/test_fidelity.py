@@ -116,6 +116,13 @@ def test_flatiter_is_an_iterator_with_cupys_indices(cp):
     for index in (None, (0,), True, [0], cp.array([0])):
         with pytest.raises(IndexError):
             a.flat[index]
+    # a scalar is spread over the axes with floor division (iterate.py): -1 is the last
+    # element, a float is truncated, and past the end the base's own IndexError
+    assert int(a.flat[-1]) == 23 and int(a.flat[2.7]) == 2
+    with pytest.raises(IndexError, match="^Index 2 is out of bounds for axis 0 with size 2$"):
+        a.flat[24]
+    a.flat[-1] = 99
+    assert int(a[1, 2, 3]) == 99
 
 
 def test_routines_taking_callables_run_here(cp):

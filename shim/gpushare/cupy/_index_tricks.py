@@ -288,18 +288,36 @@ class flatiter:
 
     @staticmethod
     def _check_index(key: Any) -> None:
-        # CuPy's flatiter takes an integer, a slice or Ellipsis, nothing else
+        # CuPy's flatiter takes a scalar, a slice or Ellipsis, nothing else
         if key is Ellipsis or isinstance(key, slice):
-            return
-        if isinstance(key, (int, numpy.integer)) and not isinstance(key, (bool, numpy.bool_)):
             return
         raise IndexError("unsupported iterator index")
 
+    def _position(self, key: Any) -> tuple | None:
+        """A scalar index as CuPy's flatiter reads it: ``int(key)`` spread over the
+        base's axes with floor division (so -1 is the last element, and one out of
+        range raises the base's own IndexError); None for any other key."""
+        if isinstance(key, (tuple, bool)) or not numpy.isscalar(key):
+            return None
+        ind, size, indices = int(key), self._base.size, []
+        for n in self._base.shape:
+            size //= n
+            indices.append(ind // size)
+            ind %= size
+        return tuple(indices)
+
     def __getitem__(self, key: Any) -> Any:
+        position = self._position(key)
+        if position is not None:
+            return self._base[position].copy()
         self._check_index(key)
         return self._base._gs_session.call("flat_getitem", None, (self._base, key))
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        position = self._position(key)
+        if position is not None:
+            self._base[position] = value
+            return
         self._check_index(key)
         self._base._gs_session.call("flat_setitem", None, (self._base, key, value))
 
