@@ -455,3 +455,40 @@ def test_swapaxes_and_transpose_checks_in_cupys_words(cp):
     with pytest.raises(numpy.exceptions.AxisError):
         a.transpose(0, 2)
     assert a.swapaxes(0, -1).shape == (3, 2) and a.transpose(1, 0).strides == (8, 24)
+
+
+def test_linalg_arguments_checked_as_cupys(cp):
+    import gpushare.cupyx.scipy.linalg as sl
+    s = cp.array([[2.0, 1.0], [1.0, 3.0]])
+    _raises(ValueError, "UPLO argument must be 'L' or 'U'", lambda: cp.linalg.eigvalsh(s, UPLO="u"))
+    _raises(TypeError, "exponent must be an integer",
+            lambda: cp.linalg.matrix_power(s, numpy.int64(2)))
+    assert cp.linalg.matrix_power(s, 2).get().tolist() == [[5, 5], [5, 10]]
+    _raises(ValueError, "The deprecated mode 'full' is not supported",
+            lambda: cp.linalg.qr(s, mode="full"))
+    _raises(ValueError, "zero-size array to reduction operation cupy_max which has no identity",
+            lambda: cp.linalg.matrix_rank(cp.empty((0, 0))))
+    assert cp.linalg.matrix_rank(cp.empty((0, 3, 3))).shape == (0,)
+    _raises(NotImplementedError, "Only float32, float64, complex64 and complex128 are supported.",
+            lambda: sl.lu(cp.eye(2, dtype=int)))
+    factors = sl.lu_factor(s)
+    _raises(ValueError, "unknown trans", lambda: sl.lu_solve(factors, cp.ones(2), trans=3))
+    _raises(ValueError, "incompatible dimensions.", lambda: sl.lu_solve(factors, cp.ones(3)))
+    numpy.testing.assert_allclose(sl.lu_solve(factors, cp.ones(2)).get(), [0.4, 0.2])
+
+
+def test_fft_arguments_as_cupys(cp):
+    import warnings
+    _raises(ValueError, 'Invalid norm value bad, should be "backward", "ortho", or "forward".',
+            lambda: cp.fft.fft(cp.ones(4), norm="bad"))
+    _raises(ValueError, 'Invalid norm value bad, should be "backward", "ortho", or "forward".',
+            lambda: cp.fft.rfftn(cp.ones((2, 2)), norm="bad"))
+    # a complex input to a real transform is cast to real, with NumPy's ComplexWarning
+    with pytest.warns(numpy.exceptions.ComplexWarning):
+        assert cp.fft.rfft(cp.ones(4, "F")).dtype == cp.complex64
+    # fftfreq is CuPy's arange over n * d: any real n, 0 too
+    assert cp.fft.fftfreq(0).shape == (0,)
+    assert cp.fft.fftfreq(4.0).get().tolist() == [0.0, 0.25, -0.5, -0.25]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert cp.fft.rfftfreq(4).get().tolist() == [0.0, 0.25, 0.5]

@@ -276,6 +276,7 @@ def _fft_wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
     name = fn.__name__
     multi = name.endswith(("2", "n"))
     c2r = name in ("irfft", "irfft2", "irfftn", "hfft")
+    r2c = name in ("rfft", "rfft2", "rfftn", "ihfft")
 
     @functools.wraps(fn)
     def call(a: Any, *args: Any, **kwargs: Any) -> Any:
@@ -307,6 +308,17 @@ def _fft_wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
                     if name.startswith("irfft") and shape[-1] is None:
                         sizes[-1] = 2 * (sizes[-1] - 1)
                     kwargs["s"] = tuple(m if n is None else n for n, m in zip(shape, sizes))
+        norm = kwargs.get("norm") if multi else kwargs.get(
+            "norm", args[2] if len(args) > 2 else None)
+        if norm not in (None, "backward", "ortho", "forward"):  # (CuPy's words)
+            raise ValueError(f'Invalid norm value {norm}, should be "backward", "ortho", '
+                             'or "forward".')
+        if r2c and a.dtype.kind == "c":
+            # CuPy casts the input to its real type first (``_convert_dtype``)
+            import warnings
+            warnings.warn("Casting complex values to real discards the imaginary part",
+                          numpy.exceptions.ComplexWarning, stacklevel=2)
+            a = a.real.copy()
         if c2r and not multi and (kwargs.get("n", args[0] if args else None)) is None:
             axis = kwargs.get("axis", args[1] if len(args) > 1 else -1)
             if isinstance(axis, int) and -a.ndim <= axis < a.ndim and a.shape[axis] == 1:
@@ -802,6 +814,24 @@ OVERRIDES: dict[str, Callable[..., Any]] = {
 for _fft_name in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2",
                   "irfft2", "rfftn", "irfftn", "hfft", "ihfft"):
     OVERRIDES[f"cupy.fft.{_fft_name}"] = _fft_wrap(getattr(numpy.fft, _fft_name))
+
+
+def _fftfreq(n: Any, d: Any = 1.0) -> numpy.ndarray:
+    """See Also: cupy.fft.fftfreq (CuPy's ``arange``s over ``n * d``: any real ``n``,
+    0 too)."""
+    with numpy.errstate(all="ignore"):
+        return numpy.hstack((numpy.arange(0, (n - 1) // 2 + 1, dtype=numpy.float64),
+                             numpy.arange(-(n // 2), 0, dtype=numpy.float64))) / (n * d)
+
+
+def _rfftfreq(n: Any, d: Any = 1.0) -> numpy.ndarray:
+    """See Also: cupy.fft.rfftfreq"""
+    with numpy.errstate(all="ignore"):
+        return numpy.arange(0, n // 2 + 1, dtype=numpy.float64) / (n * d)
+
+
+OVERRIDES["cupy.fft.fftfreq"] = _fftfreq
+OVERRIDES["cupy.fft.rfftfreq"] = _rfftfreq
 
 #: Types a client may hold handles to, and the methods it may call on them.
 REMOTE_TYPES: dict[str, frozenset[str]] = {

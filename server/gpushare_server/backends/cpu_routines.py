@@ -21,7 +21,7 @@ from gpushare.layouts import (arg_reduce_is_view, broadcast_strides, creation_la
                               normalize_order)
 from gpushare.protocol import HostArray
 
-from . import cpu_cast
+from . import cpu_cast, scipy_module
 
 
 def _unsupported(value: Any) -> TypeError:
@@ -431,11 +431,67 @@ def lexsort(keys: Any) -> numpy.ndarray:
 
 # --- linear algebra ------------------------------------------------------------------
 
+def qr(a: Any, mode: str = "reduced") -> Any:
+    """See Also: cupy.linalg.qr (CuPy's modes: the deprecated ones refused)."""
+    _require_array(a)
+    if mode not in ("reduced", "complete", "r", "raw"):
+        if mode in ("f", "full", "e", "economic"):
+            raise ValueError(f"The deprecated mode '{mode}' is not supported")
+        raise ValueError(f"Unrecognized mode '{mode}'")
+    return numpy.linalg.qr(a, mode=mode)
+
+
+def matrix_power(M: Any, n: Any) -> numpy.ndarray:
+    """See Also: cupy.linalg.matrix_power (the exponent a Python ``int``: a NumPy integer
+    is refused, ``_product.py``)."""
+    _require_array(M)
+    assert_stacked_square(M)
+    if not isinstance(n, int):
+        raise TypeError("exponent must be an integer")
+    return numpy.linalg.matrix_power(M, n)
+
+
+_LAPACK_TYPES = "Only float32, float64, complex64 and complex128 are supported."
+
+
+def _lu_factored(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``cupyx.scipy.linalg.lu``/``lu_factor``: cuSOLVER's ``getrf`` types only."""
+    @functools.wraps(fn)
+    def call(a: Any, *args: Any, **kwargs: Any) -> Any:
+        _require_array(a)
+        if a.dtype.char not in "fdFD":
+            raise NotImplementedError(_LAPACK_TYPES)
+        return fn(a, *args, **kwargs)
+    return call
+
+
+def lu_solve(lu_and_piv: Any, b: Any, trans: Any = 0, overwrite_b: bool = False,
+             check_finite: bool = True) -> numpy.ndarray:
+    """See Also: cupyx.scipy.linalg.lu_solve (CuPy's checks and words,
+    ``_decomp_lu.py``)."""
+    lu, piv = lu_and_piv
+    _require_array(lu)
+    assert_2d(lu)
+    assert_stacked_square(lu)
+    if lu.shape[0] != b.shape[0]:
+        raise ValueError("incompatible dimensions.")
+    if lu.dtype.char not in "fdFD":
+        raise NotImplementedError(_LAPACK_TYPES)
+    if trans not in (0, 1, 2) or isinstance(trans, bool):
+        raise ValueError("unknown trans")
+    solve = scipy_module("scipy.linalg", "cupyx.scipy.linalg.lu_solve").lu_solve
+    return numpy.asarray(solve((lu, piv), b, trans=trans, check_finite=check_finite)
+                         ).astype(lu.dtype, copy=False)
+
+
 def matrix_rank(M: Any, tol: Any = None) -> numpy.ndarray:
     """See Also: cupy.linalg.matrix_rank (always an array, also for 1-d input)."""
     _require_array(M)
     if M.ndim < 2:
         return numpy.asarray((M != 0).any()).astype(int)
+    if tol is None and min(M.shape[-2:]) == 0:  # (CuPy's ``S.max(axis=-1)`` of none)
+        raise ValueError("zero-size array to reduction operation cupy_max which has no "
+                         "identity")
     return numpy.asarray(numpy.linalg.matrix_rank(M, tol=tol))
 
 
@@ -758,10 +814,13 @@ def lschol(A: Any, b: Any) -> numpy.ndarray:
 
 
 def _float16_via_float32(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """CuPy's ``eigh``/``eigvalsh`` accept float16, computing in float32."""
+    """CuPy's ``eigh``/``eigvalsh`` accept float16, computing in float32; ``UPLO`` is
+    ``'L'`` or ``'U'`` (NumPy takes lowercase too)."""
     @functools.wraps(fn)
     def call(a: Any, *args: Any, **kwargs: Any) -> Any:
         _require_array(a)
+        if kwargs.get("UPLO", args[0] if args else "L") not in ("L", "U"):
+            raise ValueError("UPLO argument must be 'L' or 'U'")
         if a.dtype == numpy.float16:
             out = fn(a.astype(numpy.float32), *args, **kwargs)
             if isinstance(out, tuple):
@@ -2808,6 +2867,8 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.argpartition": argpartition,
     "cupy.lexsort": lexsort,
     "cupy.linalg.matrix_rank": matrix_rank,
+    "cupy.linalg.qr": qr,
+    "cupy.linalg.matrix_power": matrix_power,
     "cupy.linalg.solve": solve,
     "cupy.linalg.inv": inv,
     "cupy.linalg.cholesky": cholesky,
@@ -2849,6 +2910,11 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupyx.rsqrt": rsqrt,
     "cupyx.scipy.linalg.kron": numpy.kron,  # CuPy's is cupy.kron (SciPy dropped its own)
     "cupyx.scipy.linalg.solve_triangular": solve_triangular,
+    "cupyx.scipy.linalg.lu_solve": lu_solve,
+    **{f"cupyx.scipy.linalg.{name}": _lu_factored(
+        lambda *args, _name=name, **kwargs: getattr(scipy_module(
+            "scipy.linalg", f"cupyx.scipy.linalg.{_name}"), _name)(*args, **kwargs))
+       for name in ("lu", "lu_factor")},
     "cupy.einsum": einsum,
     "cupy.unique_values": unique_values,
     "cupy.digitize": digitize,
