@@ -219,8 +219,11 @@ def test_kernel_type_mismatch_words_and_order(cp):
     _raises(TypeError, "Type is mismatched. y float64 float32 T",
             lambda: k2(cp.ones(3, cp.float32), cp.ones(3, cp.float64)))
     # broadcasting comes first
-    _raises(ValueError, "operands could not be broadcast together with shapes (3,), (2,)",
+    _raises(ValueError, "operands could not be broadcast together with shapes (3,) (2,)",
             lambda: k2(cp.ones(3, cp.float32), cp.ones(2, cp.float64)))
+    # every argument slot is named, a scalar as () (CuPy's ``internal._broadcast_core``)
+    _raises(ValueError, "operands could not be broadcast together with shapes (2,) () (3,)",
+            lambda: k2(cp.ones(2), 5.0, cp.ones(3)))
     # (ReductionKernel passes the scalar types, as CuPy's does)
     r2 = cp.ReductionKernel("T x, T w", "T y", "x * w", "a + b", "y = a", "0", "r3_dot")
     _raises(TypeError, "Type is mismatched. w <class 'numpy.float64'> "

@@ -132,13 +132,17 @@ def preprocess_arg(a):
     raise TypeError('Unsupported type %s' % type(a))
 
 
-def broadcast_shape(arrays):
+def broadcast_shape(arrays, slots=None):
+    """The shape ``arrays`` broadcast to; else CuPy's error (``internal._broadcast_core``),
+    naming every argument slot (``slots``: the arrays in place, None for a scalar or a
+    raw argument, shown ``()``)."""
     try:
         return numpy.broadcast_shapes(*[a.shape for a in arrays])
     except ValueError:
         raise ValueError(
             'operands could not be broadcast together with shapes {}'.format(
-                ', '.join([str(x.shape) for x in arrays]))) from None
+                ' '.join([str(x.shape) if x is not None else '()'
+                          for x in (arrays if slots is None else slots)]))) from None
 
 
 def bcast_strides(a, shape):

@@ -145,7 +145,9 @@ class ElementwiseKernel:
                     "are 'raw'.")
         elif not broad_values:
             raise ValueError('Loop size is undecided.')
-        shape = C.broadcast_shape(broad_values) if broad_values else ()
+        shape = C.broadcast_shape(broad_values, [
+            a if isinstance(a, numpy.ndarray) and not self.params[i].raw else None
+            for i, a in enumerate(arg_list)]) if broad_values else ()
 
         in_ndarray_types = tuple([C.arg_dtype(a) for a in in_args])
         # (CuPy's ``a.dtype`` of every output: a scalar's too, its CScalar's)

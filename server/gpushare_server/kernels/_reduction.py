@@ -144,7 +144,9 @@ class ReductionKernel:
                   if isinstance(a, numpy.ndarray) and not p.raw]
         if not arrays:
             raise ValueError('Loop size is undecided.')
-        in_shape = C.broadcast_shape(arrays)
+        in_shape = C.broadcast_shape(arrays, [
+            a if isinstance(a, numpy.ndarray) and not p.raw else None
+            for p, a in zip(self.in_params, in_args)])
         in_types, out_types, type_map = C.decide_params_type(
             self.in_params, self.out_params,
             tuple(C.arg_type(a)
