@@ -438,6 +438,13 @@ class Event:
 _POOL_TRACK_MIN = 64 << 10
 
 
+def root_array(arr: numpy.ndarray) -> numpy.ndarray:
+    """The array that owns ``arr``'s memory: its last NumPy base (itself if none)."""
+    while isinstance(arr.base, numpy.ndarray):
+        arr = arr.base
+    return arr
+
+
 class _Chunk:
     """A part of one of the pool's allocations (CuPy's ``_Chunk``), linked to its
     neighbours in address order."""
@@ -474,9 +481,7 @@ class PoolBook:
         self._dead = self._died  # (one bound method for every reference)
 
     def track(self, arr: numpy.ndarray) -> None:
-        root = arr
-        while isinstance(root.base, numpy.ndarray):
-            root = root.base
+        root = root_array(arr)
         entry = self._live.get(id(root))
         if entry is not None and entry[0]() is root:
             return
@@ -508,9 +513,7 @@ class PoolBook:
         allocation of its own leaves the pool (other chunks go back to it)."""
         with self._lock:
             for arr in arrays:
-                root = arr
-                while isinstance(root.base, numpy.ndarray):
-                    root = root.base
+                root = root_array(arr)
                 entry = self._live.pop(id(root), None)
                 if entry is None or entry[0]() is not root:
                     continue
@@ -525,9 +528,7 @@ class PoolBook:
     def sync(self, arrays: Any) -> None:
         roots: dict = {}
         for arr in arrays:
-            root = arr
-            while isinstance(root.base, numpy.ndarray):
-                root = root.base
+            root = root_array(arr)
             roots.setdefault(id(root), root)
         with self._lock:
             for key, (ref, chunk) in list(self._live.items()):

@@ -330,9 +330,7 @@ def _roots(value: Any) -> list:
     """The arrays whose memory ``value`` (an array, or lists, tuples and dicts of them)
     views: each one's last NumPy base."""
     if isinstance(value, numpy.ndarray):
-        while isinstance(value.base, numpy.ndarray):
-            value = value.base
-        return [value]
+        return [_cpu.root_array(value)]
     if isinstance(value, (list, tuple)):
         return [r for v in value for r in _roots(v)]
     if isinstance(value, dict):

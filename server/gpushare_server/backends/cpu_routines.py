@@ -9,6 +9,7 @@ CuPy's refusal of non-``cupy.ndarray`` inputs.
 from __future__ import annotations
 
 import functools
+import operator
 import warnings
 from typing import Any, Callable
 
@@ -312,7 +313,6 @@ def _kth(kth: Any, length: int) -> tuple[list, int]:
     each item of a sequence (a NumPy integer is no ``int`` there, and is iterated:
     TypeError), negative ones counted from the end, each checked; and the ``max_k``
     its kernels take (the largest, rounded up past a power of two, at least 32)."""
-    import operator
     if isinstance(kth, int):
         kth = (kth,)
     ks, max_k = [], 0
@@ -395,7 +395,6 @@ def argpartition(a: Any, kth: Any, axis: Any = -1) -> numpy.ndarray:
 def swapaxes(a: Any, axis1: Any, axis2: Any) -> numpy.ndarray:
     """See Also: cupy.swapaxes (CuPy's ``_ndarray_swapaxes``: an axis out of range is a
     ValueError, not NumPy's AxisError)."""
-    import operator
     _require_array(a)
     axis1, axis2, ndim = operator.index(axis1), operator.index(axis2), a.ndim
     if not (-ndim <= axis1 < ndim and -ndim <= axis2 < ndim):
