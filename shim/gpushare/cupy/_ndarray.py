@@ -233,8 +233,10 @@ class _Memory:
 
     @property
     def size(self) -> int:
-        """The block's size: CuPy's pool rounds an array's memory up to 512 bytes."""
-        return 0 if self._root is None else -(-self._root.nbytes // 512) * 512
+        # (the owning array's bytes: CuPy's pool would say its 512-byte block's, but an
+        # array over memory CuPy did not allocate, __cuda_array_interface__'s, is
+        # exactly its extent, and the client cannot tell the two apart)
+        return 0 if self._root is None else self._root.nbytes
 
     @property
     def ptr(self) -> int:
