@@ -120,8 +120,7 @@ def _check_arguments(name: str, sig: inspect.Signature, arguments: dict) -> None
     named) and of an interpolation's order, mode (ValueError) and per-axis argument
     (``_util._fix_sequence_arg``: RuntimeError naming it), where SciPy's words differ."""
     def arg(key: str) -> Any:
-        param = sig.parameters.get(key)
-        return arguments.get(key, param.default if param is not None else None)
+        return _argument(sig, arguments, key)
     mode = arg("mode")
     if name in _FILTERS:
         for m in ([mode] if isinstance(mode, str) or mode is None else list(mode)):
@@ -142,10 +141,16 @@ _CVAL_CHECKED = frozenset({"correlate", "convolve", "map_coordinates", "affine_t
                            "rotate", "shift", "zoom"})
 
 
+def _argument(sig: inspect.Signature, arguments: dict, key: str) -> Any:
+    """The bound call's ``key`` argument, or its default (None for no such parameter)."""
+    param = sig.parameters.get(key)
+    return arguments.get(key, param.default if param is not None else None)
+
+
 def _check_cval(sig: inspect.Signature, arguments: dict) -> None:
     """CuPy's ``_util._check_cval``."""
     def arg(key: str) -> Any:
-        return arguments.get(key, sig.parameters[key].default)
+        return _argument(sig, arguments, key)
     modes, cval, output, input = arg("mode"), arg("cval"), arg("output"), arg("input")
     if not isinstance(input, numpy.ndarray):
         return
