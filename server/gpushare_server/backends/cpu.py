@@ -860,6 +860,11 @@ from . import cpu_spatial  # noqa: E402
 from . import cpu_graph  # noqa: E402
 from . import cpu_texture  # noqa: E402
 from .cpu_routines import ROUTINE_ATTRIBUTES, ROUTINE_METHODS, ROUTINE_OVERRIDES  # noqa: E402
+from .cpu_stats import STATS_METHODS, STATS_OVERRIDES  # noqa: E402
+
+# (CuPy's statistics ported where NumPy's answers differ: ``cpu_stats``)
+ROUTINE_OVERRIDES.update(STATS_OVERRIDES)
+ROUTINE_METHODS.update(STATS_METHODS)
 
 
 #: overrides that take some numpy arrays (so check host arrays themselves)

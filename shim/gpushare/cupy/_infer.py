@@ -374,6 +374,17 @@ _REDUCTION_DTYPES: dict = {}
 
 def _reduction_dtype(name: str, dtype: numpy.dtype, kwargs: dict) -> numpy.dtype:
     """The result dtype of a reduction, from NumPy run on a one-element stand-in."""
+    asked = kwargs.get("dtype")
+    if name in ("var", "std") and asked is not None:
+        # (CuPy's ``_var`` (``_routines_statistics.pyx``) picks its kernel by the dtype
+        # asked: float16, float32, else float64 (an integer or complex one too); ``std`` is
+        # ``sqrt(var, dtype=dtype)``, which the server decides for the other dtypes)
+        asked = numpy.dtype(asked)
+        if asked.char in "ef":
+            return asked
+        if name == "var" or asked.char == "d":
+            return numpy.dtype(numpy.float64)
+        raise CannotInfer
     tiny = numpy.zeros((1,), dtype=dtype)
     kw = {k: v for k, v in kwargs.items() if k in ("dtype", "ddof")}
     try:

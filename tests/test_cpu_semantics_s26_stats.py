@@ -1,0 +1,94 @@
+"""The CPU backend's statistics, sorting and counting routines where CuPy 14.2's answers
+differ from NumPy's, through a real server: ``median`` (CuPy's partition errors),
+``var``/``std`` (result dtypes by the dtype asked, NaN without degrees of freedom, ``out``
+cast back), ``nanvar``/``nanstd`` (the input's dtype, CuPy's per-term division)."""
+from __future__ import annotations
+
+import math
+
+import numpy
+import pytest
+
+from test_cpu_semantics import _raises
+
+pytestmark = pytest.mark.timeout(240)
+
+nan = float("nan")
+
+
+# --- median (cupy/_core/_routines_statistics.pyx: _median) -------------------------------
+
+def test_median_axis_past_the_end_is_cupys_axis_overrun(cp):
+    _raises(numpy.exceptions.AxisError, "Axis overrun",
+            lambda: cp.median(cp.ones((2, 2)), axis=2))
+    _raises(numpy.exceptions.AxisError, "Axis overrun",
+            lambda: cp.median(cp.ones((2, 2)), axis=-3))
+    assert cp.median(cp.zeros((3, 0)), axis=0).shape == (0,)
+
+
+def test_median_values_and_layout_as_cupy(cp):
+    x = cp.array([[1., nan, 3.], [4., 5., 6.]])
+    assert numpy.array_equal(cp.median(x, axis=1).get(), [nan, 5.0], equal_nan=True)
+    got = cp.median(cp.arange(24.).reshape(2, 3, 4), axis=(0, 2), keepdims=True)
+    assert got.tolist() == [[[7.5], [11.5], [15.5]]]
+    assert got.strides == (24, 8, 8)  # (CuPy's reshape of its C-contiguous result)
+    got = cp.median(cp.array([1, 2], dtype=cp.int8))
+    assert got.dtype == numpy.float64 and float(got) == 1.5
+    _raises(TypeError, "Argument 'a' has incorrect type (expected "
+            "cupy._core.core._ndarray_base, got list)", lambda: cp.median([1.0, 2.0]))
+
+
+# --- var / std (_routines_statistics.pyx: _var, _std) ------------------------------------
+
+def test_var_dtype_is_cupys_kernel_choice(cp):
+    # (dtype=int32: CuPy's float64 kernel; NumPy: an int32 answer)
+    got = cp.var(cp.arange(5), dtype=cp.int32)
+    assert got.dtype == numpy.float64 and float(got) == 2.0
+    # (the mean in the array's own dtype: int64 1.5 -> 1, so ((1 + 0 + 1 + 4) / 4)
+    assert float(cp.var(cp.arange(4), dtype=cp.int32)) == 1.5
+    got = cp.var(cp.array([1 + 1j, 2j]), dtype=cp.complex128)
+    assert got.dtype == numpy.float64 and float(got) == 0.5
+    got = cp.arange(4.0).var(dtype=cp.float32)
+    assert got.dtype == numpy.float32 and float(got) == 1.25
+    got = cp.std(cp.array([1 + 1j, 2j]), dtype=cp.complex128)  # (sqrt with dtype=)
+    assert got.dtype == numpy.complex128 and complex(got) == complex(math.sqrt(0.5))
+
+
+def test_var_without_degrees_of_freedom_is_nan(cp):
+    # (CuPy's alpha is NaN when items - ddof <= 0; NumPy divides by 0: inf)
+    for fn in (cp.var, cp.std):
+        assert math.isnan(float(fn(cp.array([1., 2.]), ddof=2)))
+        assert math.isnan(float(fn(cp.array([1., 2.]), ddof=3)))
+    got = cp.array([[1., 2.], [3., 5.]]).var(axis=1, ddof=2)
+    assert numpy.isnan(got.get()).all()
+
+
+def test_var_with_out_returns_out_cast_to_the_result_dtype(cp):
+    out = cp.empty((), dtype=cp.float32)
+    got = cp.var(cp.array([1., 2., 4.]), out=out)
+    # (``out.astype(dtype_out, copy=False)``: a float64 copy of the float32 sum)
+    assert got.dtype == numpy.float64
+    assert float(got) == float(numpy.float32(14 / 9)) and float(out) == float(got)
+
+
+# --- nanvar / nanstd (_routines_statistics.pyx: _nanvar) ---------------------------------
+
+def test_nanvar_keeps_the_input_dtype(cp):
+    x = cp.array([[1., nan, 3.], [4., 5., 6.]], dtype=cp.float32)
+    got = cp.nanvar(x, dtype=cp.float64)  # (``_nanvar_core``: 'S out')
+    assert got.dtype == numpy.float32
+    assert float(got) == pytest.approx(2.96, rel=1e-6)
+    got = cp.nanstd(x, axis=1, dtype=cp.float64)  # (sqrt(float32 var, dtype=float64))
+    assert got.dtype == numpy.float64
+    got = cp.nanvar(cp.array([1 + 1j, nan, 2j], dtype=cp.complex64))
+    assert got.dtype == numpy.float32 and float(got) == 0.5
+
+
+def test_nanvar_divides_each_term_by_the_degrees_of_freedom(cp):
+    # (max(count - ddof, 0) == 0: each term x / 0, inf where x differs from the mean;
+    # a NaN's term 0 / 0; NumPy gives NaN for all)
+    assert math.isinf(float(cp.nanvar(cp.array([1., 2.]), ddof=2)))
+    assert math.isnan(float(cp.nanvar(cp.array([1., 2., nan]), ddof=2)))
+    assert math.isnan(float(cp.nanvar(cp.array([1., 1.]), ddof=2)))
+    got = cp.nanvar(cp.array([[1., 2.], [3., nan]]), axis=1, ddof=1)
+    assert math.isnan(float(got[1])) and float(got[0]) == 0.5
