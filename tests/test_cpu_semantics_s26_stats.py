@@ -92,3 +92,56 @@ def test_nanvar_divides_each_term_by_the_degrees_of_freedom(cp):
     assert math.isnan(float(cp.nanvar(cp.array([1., 1.]), ddof=2)))
     got = cp.nanvar(cp.array([[1., 2.], [3., nan]]), axis=1, ddof=1)
     assert math.isnan(float(got[1])) and float(got[0]) == 0.5
+
+
+# --- average (cupy/_statistics/meanvar.py) -------------------------------------------------
+
+def test_average_weights_errors_are_cupys(cp):
+    a = cp.array([[3., 1., 2.], [0., 5., 4.]])
+    _raises(ValueError, "Length of weights not compatible with specified axis.",
+            lambda: cp.average(a, axis=1, weights=cp.array([1., 2.])))
+    _raises(TypeError, "1D weights expected when shapes of a and weights differ.",
+            lambda: cp.average(a, axis=1, weights=cp.ones((1, 3))))
+    _raises(TypeError, "Axis must be specified when shapes of a and weights differ.",
+            lambda: cp.average(a, weights=cp.ones(3)))
+    avg, scl = cp.average(a, axis=1, weights=cp.array([1, 2, 3]), returned=True)
+    assert avg.tolist() == pytest.approx([11 / 6, 22 / 6]) and scl.tolist() == [6.0, 6.0]
+
+
+# --- cov / corrcoef (cupy/_statistics/correlation.py) --------------------------------------
+
+def test_cov_checks_its_weights_as_cupy(cp):
+    a = cp.array([[1., 2., 4.], [2., 1., 0.5]])
+    for bad in (numpy.array([1, 2, 1]), [1, 2, 1], 2):
+        _raises(TypeError, "fweights must be a cupy.ndarray",
+                lambda bad=bad: cp.cov(a, fweights=bad))
+    _raises(TypeError, "aweights must be a cupy.ndarray",
+            lambda: cp.cov(a, aweights=[1., 2., 1.]))
+    # (CuPy checks the dtype, not the values: float weights are refused even whole)
+    _raises(TypeError, "fweights must be integer",
+            lambda: cp.cov(a, fweights=cp.array([1., 2., 1.])))
+    _raises(ValueError, "Input must be <= 2-d", lambda: cp.cov(cp.zeros((2, 2, 2))))
+    _raises(ValueError, "y must be <= 2-d", lambda: cp.cov(a, cp.zeros((1, 1, 3))))
+    _raises(AttributeError, "'list' object has no attribute 'ndim'",
+            lambda: cp.cov([[1., 2.], [2., 1.]]))
+    # (no value checks "for performance reasons": a negative aweight is taken)
+    got = cp.cov(a, aweights=cp.array([0.5, 2., 2.]))
+    assert got.shape == (2, 2)
+
+
+def test_cov_with_weights_centres_on_the_plain_mean_as_cupy(cp):
+    """CuPy's cov subtracts ``X.mean(axis=1)``, not the weighted average NumPy uses."""
+    x = numpy.array([[1., 2., 4.], [2., 1., 0.5]])
+    f = numpy.array([1, 2, 1])
+    d = x - x.mean(axis=1)[:, None]
+    want = d.dot((d * f).T) / (f.sum() - 1)
+    got = cp.cov(cp.asarray(x), fweights=cp.asarray(f)).get()
+    assert numpy.allclose(got, want) and not numpy.allclose(got, numpy.cov(x, fweights=f))
+
+
+def test_corrcoef_still_takes_bias_and_ddof(cp):
+    a = cp.array([[1., 2., 4.], [2., 1., 0.5]])
+    with pytest.warns(DeprecationWarning, match="bias and ddof have no effect"):
+        got = cp.corrcoef(a, bias=1)
+    assert got.shape == (2, 2) and float(got[0, 0]) == 1.0
+    assert float(cp.corrcoef(cp.array([1., 2., 4.]))) == 1.0

@@ -7,6 +7,7 @@ _median``), ``var``/``std`` (``_var``/``_std``), ``nanvar``/``nanstd`` (``_nanva
 (``_math/misc.py``, ``correlation.py``). Registered by ``cpu_routines`` (at its end)."""
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from typing import Any, Callable
@@ -197,12 +198,147 @@ def nanstd(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: A
                       dtype=dtype, out=out)
 
 
+# --- average (_statistics/meanvar.py) ------------------------------------------------------
+
+_sum = _half_reduction("sum")
+
+
+def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *,
+            keepdims: bool = False) -> Any:
+    """See Also: cupy.average (CuPy's checks and words; without weights the sum of weights
+    is ``avg.dtype.type(a.size / avg.size)``, a NumPy scalar where it has the average's
+    shape)."""
+    a = numpy.asarray(a)
+    if weights is None:
+        avg = numpy.asarray(_quietly(_mean, a, axis=axis, keepdims=keepdims))
+        scl = avg.dtype.type(a.size / avg.size)
+    else:
+        wgt = numpy.asarray(weights)
+        if issubclass(a.dtype.type, (numpy.integer, numpy.bool_)):
+            result_dtype = functools.reduce(numpy.promote_types, (a.dtype, wgt.dtype, "f8"))
+        else:
+            result_dtype = numpy.promote_types(a.dtype, wgt.dtype)
+        if a.shape != wgt.shape:
+            if axis is None:
+                raise TypeError("Axis must be specified when shapes of a and weights "
+                                "differ.")
+            if wgt.ndim != 1:
+                raise TypeError("1D weights expected when shapes of a and weights differ.")
+            if wgt.shape[0] != a.shape[axis]:
+                raise ValueError("Length of weights not compatible with specified axis.")
+            wgt = numpy.broadcast_to(wgt, (a.ndim - 1) * (1,) + wgt.shape)
+            wgt = wgt.swapaxes(-1, axis)
+        scl = numpy.asarray(_sum(wgt, axis=axis, dtype=result_dtype, keepdims=keepdims))
+        if numpy.any(scl == 0.0):
+            raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+        avg = numpy.asarray(_quietly(
+            numpy.true_divide, _sum(numpy.multiply(a, wgt, dtype=result_dtype), axis,
+                                    keepdims=keepdims), scl))
+    if returned:
+        if scl.shape != avg.shape:
+            scl = numpy.broadcast_to(numpy.array(scl), avg.shape).copy()
+        return avg, scl
+    return avg
+
+
+# --- cov, corrcoef (_statistics/correlation.py) -------------------------------------------
+
+def _observation_weights(name: str, weights: Any, integer: bool, samples: int) -> Any:
+    """``fweights``/``aweights`` checked as CuPy checks them (none of NumPy's value checks:
+    negative weights pass "for performance reasons"), as float64."""
+    if not isinstance(weights, numpy.ndarray):  # (a host array, a list, an int)
+        raise TypeError(f"{name} must be a cupy.ndarray")
+    if integer and weights.dtype.char not in "bBhHiIlLqQ":
+        raise TypeError(f"{name} must be integer")
+    weights = weights.astype(float)
+    if weights.ndim > 1:
+        raise RuntimeError(f"cannot handle multidimensional {name}")
+    if weights.shape[0] != samples:
+        raise RuntimeError(f"incompatible numbers of samples and {name}")
+    return weights
+
+
+def cov(a: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None,
+        fweights: Any = None, aweights: Any = None, *, dtype: Any = None) -> Any:
+    """See Also: cupy.cov (CuPy's checks, in its order and words)."""
+    if ddof is not None and ddof != int(ddof):
+        raise ValueError("ddof must be integer")
+    if a.ndim > 2:
+        raise ValueError("Input must be <= 2-d")
+    if dtype is None:
+        if y is None:
+            dtype = numpy.promote_types(a.dtype, numpy.float64)
+        else:
+            if y.ndim > 2:
+                raise ValueError("y must be <= 2-d")
+            dtype = functools.reduce(numpy.promote_types, (a.dtype, y.dtype, numpy.float64))
+    X = numpy.array(a, ndmin=2, dtype=dtype)
+    if not rowvar and a.ndim != 1:
+        X = X.T
+    if X.shape[0] == 0:
+        return numpy.array([]).reshape(0, 0)
+    if y is not None:
+        y = numpy.array(y, copy=None, ndmin=2, dtype=dtype)
+        if not rowvar and y.shape[0] != 1:
+            y = y.T
+        X = numpy.concatenate((X, y), axis=0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    w = None
+    if fweights is not None:
+        w = _observation_weights("fweights", fweights, True, X.shape[1])
+    if aweights is not None:
+        aweights = _observation_weights("aweights", aweights, False, X.shape[1])
+        w = aweights if w is None else w * aweights
+    avg, w_sum = average(X, axis=1, weights=w, returned=True)
+    w_sum = w_sum[0]
+    if w is None:
+        fact = X.shape[1] - ddof
+    elif ddof == 0:
+        fact = w_sum
+    elif aweights is None:
+        fact = w_sum - ddof
+    else:
+        fact = w_sum - ddof * sum(w * aweights) / w_sum
+    if fact <= 0:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+        fact = 0.0
+    X -= X.mean(axis=1)[:, None]
+    X_T = X.T if w is None else (X * w).T
+    out = _quietly(numpy.true_divide, X.dot(X_T.conj()), fact)
+    return out.squeeze()
+
+
+def corrcoef(a: Any, y: Any = None, rowvar: bool = True, bias: Any = None, ddof: Any = None,
+             *, dtype: Any = None) -> Any:
+    """See Also: cupy.corrcoef (``bias``/``ddof`` still taken, with CuPy's warning; NumPy 2
+    removed them)."""
+    if bias is not None or ddof is not None:
+        warnings.warn("bias and ddof have no effect and are deprecated", DeprecationWarning)
+    out = numpy.asarray(cov(a, y, rowvar, dtype=dtype))
+    try:
+        d = numpy.diag(out)
+    except ValueError:
+        return _quietly(numpy.true_divide, out, out)
+    stddev = numpy.sqrt(d.real)
+    with numpy.errstate(all="ignore"):
+        out /= stddev[:, None]
+        out /= stddev[None, :]
+    numpy.clip(out.real, -1, 1, out=out.real)
+    if numpy.iscomplexobj(out):
+        numpy.clip(out.imag, -1, 1, out=out.imag)
+    return out
+
+
 STATS_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.median": median,
     "cupy.var": var,
     "cupy.std": std,
     "cupy.nanvar": nanvar,
     "cupy.nanstd": nanstd,
+    "cupy.average": average,
+    "cupy.cov": cov,
+    "cupy.corrcoef": corrcoef,
 }
 #: ndarray methods (CuPy's Cython signatures: NumPy's ``where=`` refused)
 STATS_METHODS: dict[str, Callable[..., Any]] = {
