@@ -1257,7 +1257,7 @@ def _install_operators() -> None:
             r = fast(self, other)
             if r is not None:
                 return r
-            r = _ufunc.numpy_dispatch(self, other, uf.name)
+            r = _ufunc.numpy_dispatch(self, other, uf._name)
             if r is not _ufunc._MISSING:
                 return r
             if not _ufunc.is_operand(other):
@@ -1304,7 +1304,7 @@ def _install_operators() -> None:
                     f"({uf._np!r}, '__call__', {self!r}, {other!r}): 'ndarray', "
                     f"'{type(other).__name__}'")
             if op not in ("eq", "ne"):
-                r = _ufunc.numpy_dispatch(self, other, uf.name)
+                r = _ufunc.numpy_dispatch(self, other, uf._name)
                 if r is not _ufunc._MISSING:
                     return r
             if not _ufunc.is_operand(other):

@@ -179,7 +179,10 @@ class ufunc:
     """
 
     def __init__(self, name: str, module: str = "cupy", numpy_ufunc: Any = None) -> None:
-        self.__name__ = self.name = name
+        # CuPy's ufuncs of ``cupy`` are named by their kernels (``cupy_add``: the name
+        # their repr and errors give); ``_name`` is NumPy's, which names the calls
+        self.__name__ = self.name = f"cupy_{name}" if module == "cupy" else name
+        self._name = name
         self._path = f"{module}.{name}"
         self._description = self._path  # the name errors of its pipelined calls give
         # (NumPy's namesake infers the result's layout; ``numpy_ufunc=False``: none does)
@@ -319,21 +322,24 @@ class ufunc:
                                   if not any(t in sig for t in "GgMmO")))
 
     def _split_outputs(self, args: tuple, kwargs: dict) -> tuple:
-        """Move positional outputs into ``out=`` and normalise ``out`` the way NumPy
-        does (a 1-tuple for one output, ``None`` entries meaning "allocate")."""
+        """Move positional outputs into ``out=`` and normalise ``out`` (a 1-tuple for
+        one output, ``None`` entries meaning "allocate"), with the refusals and words
+        of CuPy's ``ufunc.__call__`` (``_kernel.pyx``)."""
         if len(args) > self.nin:
-            if "out" in kwargs:
-                raise TypeError("cannot specify 'out' as both a positional and keyword "
-                                "argument")
+            if kwargs.get("out") is not None:
+                raise ValueError("Cannot specify 'out' as both a positional and keyword "
+                                 "argument")
             kwargs = dict(kwargs)
             outs = args[self.nin:]
-            kwargs["out"] = outs + (None,) * (self.nout - len(outs))  # NumPy pads
+            kwargs["out"] = outs + (None,) * (self.nout - len(outs))  # CuPy pads
             args = args[:self.nin]
         out = kwargs["out"] if "out" in kwargs else None
+        if out is not None and not isinstance(out, tuple) and self.nout != 1:
+            raise ValueError("'out' must be a tuple of arrays")
         if isinstance(out, tuple):
             if len(out) != self.nout:
-                raise ValueError(f"The 'out' tuple must have exactly {self.nout} entries: "
-                                 "one per ufunc output")
+                raise ValueError("The 'out' tuple must have exactly one entry per "
+                                 "ufunc output")
             kwargs = dict(kwargs)
             if all(o is None for o in out):
                 del kwargs["out"]
@@ -357,6 +363,11 @@ class ufunc:
                     return r
         if kwargs:
             _check_kwargs(kwargs)
+        if self.nin is not None and not self.nin <= len(args) <= self.nargs:
+            # (CuPy's check, after its keywords')
+            raise TypeError(f"Wrong number of arguments for {self.name!r}. It must be "
+                            f"either {self.nin} or {self.nargs} (with outputs), but given "
+                            f"{len(args)}.")
         if not kwargs and len(args) == self.nin:
             # the common call (an operator): proxies and Python scalars, no keywords
             s = None
@@ -394,8 +405,12 @@ class ufunc:
             if s is not None:
                 break
         out = kwargs.get("out")
-        if out is not None and not isinstance(out, (ndarray, tuple)):
-            raise TypeError("Output argument must be a cupy.ndarray or a tuple of them")
+        for o in out if isinstance(out, tuple) else (out,):
+            # (CuPy's ``_preprocess_optional_args``: an output that is no array must
+            # be a scalar, which ``_get_out_args_from_optionals`` then refuses)
+            if o is not None and not isinstance(o, ndarray):
+                _check_operand(_plain_scalar(o))
+                raise TypeError("Output arguments type must be cupy.ndarray")
         try:
             if s is None or self._np is None or len(args) != self.nin:
                 raise _infer.CannotInfer
@@ -410,7 +425,7 @@ class ufunc:
                 for o, dt in zip(outs, dtypes):
                     if o.shape != tuple(shape) or not numpy.can_cast(dt, o.dtype, "same_kind"):
                         raise _infer.CannotInfer
-                s.submit("call", self._path, args, kwargs, description=f"cupy.{self.name}")
+                s.submit("call", self._path, args, kwargs, description=f"cupy.{self._name}")
                 return out
         except _infer.CannotInfer:
             return (s or session()).call("call", self._path, args, kwargs)
@@ -508,7 +523,7 @@ class ufunc:
             b = asarray(b)
         types = _SCATTER_TYPES[op] if adv else None
         if types is not None and a.dtype.char not in types[0]:
-            raise TypeError(f"cupy.{self.name}.at only supports {types[1]} as data type")
+            raise TypeError(f"cupy.{self._name}.at only supports {types[1]} as data type")
         return self._method("at", a, indices, b)
 
 
@@ -570,7 +585,9 @@ def _build() -> dict[str, ufunc]:
 
 
 #: (name, alias) of CuPy's ufuncs that are one object under two names
-ALIASES = (("absolute", "abs"), ("true_divide", "divide"), ("conjugate", "conj"),
+#: (``_math/trigonometric.py``: ``degrees = rad2deg``, ``radians = deg2rad``)
+ALIASES = (("rad2deg", "degrees"), ("deg2rad", "radians"),
+           ("absolute", "abs"), ("true_divide", "divide"), ("conjugate", "conj"),
            ("invert", "bitwise_not"), ("invert", "bitwise_invert"), ("remainder", "mod"),
            ("power", "pow"), ("arctan", "atan"), ("arctan2", "atan2"), ("arcsin", "asin"),
            ("arccos", "acos"), ("arccosh", "acosh"), ("arcsinh", "asinh"),

@@ -16,7 +16,7 @@ from ..cupy._ufunc import ufunc as _ufunc
 #: ``1 / sqrt(x)``; its loops are numpy.sqrt's (e f d F D), so its result's layout is
 #: inferred here as sqrt's and the call is pipelined
 rsqrt = _ufunc("rsqrt", "cupyx", numpy_ufunc=numpy.sqrt)
-rsqrt.__name__ = "cupy_rsqrt"
+rsqrt.__name__ = rsqrt.name = "cupy_rsqrt"  # (CuPy's kernel name)
 
 _export_table(sys.modules[__name__], "cupyx", numpy, {"rsqrt": rsqrt})
 

@@ -2125,7 +2125,7 @@ def _ufunc_name(f: Any) -> str | None:
     NumPy's ufuncs and the ``math`` module are not ufuncs to CuPy's transpiler: they
     are called at compile time on constants and refused on run-time values."""
     if type(f).__name__ == "ufunc" and (type(f).__module__ or "").startswith("gpushare."):
-        return getattr(f, "name", None)
+        return getattr(f, "_name", None)  # (NumPy's name: ``name`` is CuPy's cupy_<name>)
     return None
 
 
