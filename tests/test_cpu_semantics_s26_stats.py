@@ -145,3 +145,24 @@ def test_corrcoef_still_takes_bias_and_ddof(cp):
         got = cp.corrcoef(a, bias=1)
     assert got.shape == (2, 2) and float(got[0, 0]) == 1.0
     assert float(cp.corrcoef(cp.array([1., 2., 4.]))) == 1.0
+
+
+# --- ptp, lexsort ------------------------------------------------------------------------
+
+def test_ptp_of_booleans_is_cupys_subtract_error(cp):
+    # (``_ndarray_ptp``: amax, then ``result -= amin``: CuPy's boolean subtract refusal)
+    message = ("cupy boolean subtract, the `-` operator, is deprecated, use the "
+               "bitwise_xor, the `^` operator, or the logical_xor function instead.")
+    b = cp.array([[True, False], [True, True]])
+    _raises(TypeError, message, lambda: cp.ptp(b))
+    _raises(TypeError, message, lambda: b.ptp(axis=0))
+    assert int(cp.ptp(cp.array([1, 200], dtype=cp.uint8))) == 199
+
+
+def test_lexsort_without_keys_is_the_identity(cp):
+    # (k == 0: Thrust's ``_lexsort`` writes the sequence and sorts by no key)
+    got = cp.lexsort(cp.zeros((0, 3)))
+    assert got.dtype == numpy.intp and got.tolist() == [0, 1, 2]
+    assert cp.lexsort(cp.zeros((0, 0))).shape == (0,)
+    got = cp.lexsort(cp.array([[nan, 1., 0., nan]]))
+    assert got.tolist() == [2, 1, 0, 3]

@@ -196,6 +196,11 @@ def _min_max(name: str, kernel: str, method: bool = False) -> Callable[..., Any]
             if err is not None:
                 raise err from None
             raise
+        except TypeError:
+            # (``_ndarray_ptp``: ``result -= _amin(...)``, CuPy's boolean subtract error)
+            if name == "ptp" and isinstance(a, numpy.ndarray) and a.dtype == numpy.bool_:
+                raise TypeError(_BOOL_ERRORS["subtract"]) from None
+            raise
     # (CuPy's ``cupy.max`` is its ``amax``: errors name that)
     fn.__name__ = fn.__qualname__ = name if method else {"max": "amax", "min": "amin"}.get(
         name, name)
@@ -425,6 +430,10 @@ def lexsort(keys: Any) -> numpy.ndarray:
     if keys.ndim > 2:
         raise NotImplementedError("Keys with the rank of three or more is not supported in "
                                   "lexsort")
+    if keys.ndim == 2 and keys.shape[0] == 0:
+        # (no keys: Thrust's ``_lexsort`` fills the indices with a sequence and sorts by
+        # none; NumPy raises)
+        return numpy.arange(keys.shape[1], dtype=numpy.intp)
     return numpy.lexsort(keys)
 
 
