@@ -166,3 +166,38 @@ def test_lexsort_without_keys_is_the_identity(cp):
     assert cp.lexsort(cp.zeros((0, 0))).shape == (0,)
     got = cp.lexsort(cp.array([[nan, 1., 0., nan]]))
     assert got.tolist() == [2, 1, 0, 3]
+
+
+# --- unique along an axis (cupy/_manipulation/add_remove.py) -------------------------------
+
+def test_unique_axis_sorts_rows_by_cupys_difference_test(cp):
+    # (rows compared by the first nonzero item of ``left - right``: int8 wraps, so
+    # [127, 0] - [-128, 0] = [-1, 0] puts 127's row first; NumPy sorts by value)
+    i8 = cp.array([[-128, 0], [127, 0], [0, 1]], dtype=cp.int8)
+    u, index, inverse, counts = cp.unique(i8, axis=0, return_index=True,
+                                          return_inverse=True, return_counts=True)
+    assert u.tolist() == [[0, 1], [127, 0], [-128, 0]]
+    assert index.tolist() == [2, 1, 0] and inverse.tolist() == [2, 1, 0]
+    assert counts.tolist() == [1, 1, 1]
+    # (NaN never compares less: the pivot's NaN row stays first; NaN rows stay apart)
+    f = cp.array([[nan, 1.], [0., 2.], [nan, 1.], [-1., 5.]])
+    u, inverse = cp.unique(f, axis=0, return_inverse=True)
+    assert numpy.array_equal(u.get(), [[nan, 1.], [-1., 5.], [0., 2.], [nan, 1.]],
+                             equal_nan=True)
+    assert inverse.tolist() == [0, 2, 3, 1]
+    # (unsigned rows are compared as intp: no wrap)
+    got = cp.unique(cp.array([[5, 0], [3, 0]], dtype=cp.uint8), axis=0)
+    assert got.tolist() == [[3, 0], [5, 0]]
+
+
+def test_unique_axis_of_booleans_is_cupys_subtract_error(cp):
+    b = cp.array([[True, False], [True, False], [False, True]])
+    _raises(TypeError, "cupy boolean subtract, the `-` operator, is deprecated, use the "
+            "bitwise_xor, the `^` operator, or the logical_xor function instead.",
+            lambda: cp.unique(b, axis=0))
+    assert cp.unique(b[:1], axis=0).tolist() == [[True, False]]  # (nothing compared)
+    u, counts = cp.unique(cp.array([[1, 0, 1], [2, 2, 2]]), axis=1, return_counts=True)
+    assert u.tolist() == [[0, 1], [2, 2]] and counts.tolist() == [1, 2]
+    assert u.strides == (8, 16)  # (CuPy's moveaxis view of its (2, 2) result)
+    _raises(AttributeError, "'list' object has no attribute 'shape'",
+            lambda: cp.unique([3, 1, 1]))

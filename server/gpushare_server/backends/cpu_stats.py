@@ -17,7 +17,8 @@ import numpy
 from gpushare.cython_args import argument_type_error
 from gpushare.protocol import HostArray
 
-from .cpu_routines import _half_reduction, _kth, _normalize_axis, _strict_method
+from .cpu_routines import (_BOOL_ERRORS, _half_reduction, _kth, _normalize_axis,
+                           _strict_method)
 
 _mean = _half_reduction("mean")  # (CuPy's mean: float16 summed in float32)
 
@@ -330,6 +331,78 @@ def corrcoef(a: Any, y: Any = None, rowvar: bool = True, bias: Any = None, ddof:
     return out
 
 
+# --- unique along an axis (_manipulation/add_remove.py) ----------------------------------
+
+def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
+           return_counts: bool = False, axis: Any = None, *, equal_nan: bool = True) -> Any:
+    """See Also: cupy.unique (along an axis, CuPy's own sort: a quicksort of the rows that
+    compares them by the first nonzero item of their difference, so a boolean array's
+    rows raise CuPy's subtract error, integer differences wrap, and NaN never compares
+    less; NaN rows stay apart)."""
+    if axis is None:
+        ar.shape  # (CuPy reads ``inverse_shape=ar.shape`` first: a list's AttributeError)
+        return numpy.unique(ar, return_index, return_inverse, return_counts,
+                            equal_nan=equal_nan)
+    if not isinstance(ar, numpy.ndarray):  # (``_move_single_axis``'s typed ``a``)
+        raise argument_type_error("a", "cupy._core.core._ndarray_base", ar)
+    ar = numpy.moveaxis(ar, _normalize_axis(axis, ar.ndim), 0)
+    orig_shape = ar.shape
+    idx = numpy.arange(0, orig_shape[0], dtype=numpy.intp)
+    ar = numpy.ascontiguousarray(ar.reshape(orig_shape[0], math.prod(orig_shape[1:])))
+    is_complex = numpy.iscomplexobj(ar)
+    ar_cmp = ar.astype(numpy.intp) if numpy.issubdtype(ar.dtype, numpy.unsignedinteger) \
+        else ar
+
+    def compare_axis_elems(idx1: int, idx2: int) -> bool:
+        left, right = ar_cmp[idx1], ar_cmp[idx2]
+        if left.dtype == numpy.bool_:
+            raise TypeError(_BOOL_ERRORS["subtract"])
+        comp = numpy.trim_zeros(left - right, "f")
+        if comp.shape[0] > 0:
+            diff = comp[0]
+            if is_complex and numpy.isnan(diff):
+                return True
+            return bool(diff < 0)
+        return False
+
+    sorted_indices = numpy.empty(orig_shape[0], dtype=numpy.intp)
+    queue = [(idx.tolist(), 0)]
+    while queue:
+        current, off = queue.pop(0)
+        if not current:
+            continue
+        mid_elem = current[0]
+        left, right = [], []
+        for i in range(1, len(current)):
+            (left if compare_axis_elems(current[i], mid_elem) else right).append(current[i])
+        elem_pos = off + len(left)
+        queue.append((left, off))
+        queue.append((right, elem_pos + 1))
+        sorted_indices[elem_pos] = mid_elem
+    ar = ar[sorted_indices]
+    if ar.size > 0:
+        mask = numpy.empty(ar.shape, dtype=numpy.bool_)
+        mask[:1] = True
+        mask[1:] = ar[1:] != ar[:-1]
+        mask = numpy.any(mask, axis=1)
+    else:  # (the first empty row is the unique one)
+        mask = numpy.ones(ar.shape[0], dtype=numpy.bool_)
+        mask[1:] = False
+    ar = ar[mask]
+    ar = numpy.moveaxis(ar.reshape(int(mask.sum()), *orig_shape[1:]), 0, axis)
+    ret: tuple = (ar,)
+    if return_index:
+        ret += (sorted_indices[mask],)
+    if return_inverse:
+        inv_idx = numpy.empty(mask.shape, dtype=numpy.intp)
+        inv_idx[sorted_indices] = numpy.cumsum(mask) - 1
+        ret += (inv_idx,)
+    if return_counts:
+        nonzero = numpy.nonzero(mask)[0]
+        ret += (numpy.diff(numpy.append(nonzero, mask.size)),)
+    return ret[0] if len(ret) == 1 else ret
+
+
 STATS_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.median": median,
     "cupy.var": var,
@@ -339,6 +412,7 @@ STATS_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.average": average,
     "cupy.cov": cov,
     "cupy.corrcoef": corrcoef,
+    "cupy.unique": unique,
 }
 #: ndarray methods (CuPy's Cython signatures: NumPy's ``where=`` refused)
 STATS_METHODS: dict[str, Callable[..., Any]] = {
