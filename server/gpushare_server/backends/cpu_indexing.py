@@ -20,36 +20,135 @@ def _host(value: Any) -> Any:
     return value.array if isinstance(value, HostArray) else value
 
 
-def _as_index_array(k: Any) -> Any:
-    """A list index as NumPy would read it (an array), or ``k`` unchanged."""
-    if isinstance(k, list):
+def _slice_element(x: Any, slc: slice, part: str) -> int:
+    """A slice bound as CuPy reads it (``internal._extract_slice_element``): its
+    ``__index__``, else ``int(x)`` (a float bound is truncated; a cupy array has no
+    ``__index__``: ``x[cupy.array(1.5):]`` starts at 1); a TypeError in CuPy's words."""
+    try:
+        if isinstance(x, numpy.ndarray):  # (a device array: no __index__ in CuPy)
+            return int(x)
         try:
-            arr = numpy.asarray(k)
-        except ValueError:
-            return k
-        if arr.dtype.kind in "iub":
-            return arr
-    return k
+            return _host(x).__index__()  # (a host NumPy array's own)
+        except AttributeError:
+            return int(x)
+    except TypeError:
+        slc = slice(_host(slc.start), _host(slc.stop), _host(slc.step))
+        raise TypeError(f"slice.{part} must be int or None or have __index__ method: "
+                        f"{slc}") from None
 
 
 def _slice_of_ints(k: slice) -> slice:
-    """``k`` with its device-array bounds as Python ints: CuPy's slicing reads a bound
-    with ``__index__``, else ``int(x)`` (``internal._extract_slice_element``), and a
-    cupy array has no ``__index__`` (``x[cupy.array(1.5):]`` starts at 1). NumPy's
-    arrays (host ones) keep theirs."""
-    parts = (k.start, k.stop, k.step)
-    if not any(isinstance(v, (numpy.ndarray, HostArray)) for v in parts):
+    """``k`` with its bounds as Python ints, read as CuPy's ``internal.complete_slice``
+    reads them (a zero step refused in its words)."""
+    if type(k.start) in (int, type(None)) and type(k.stop) in (int, type(None)) and \
+            type(k.step) in (int, type(None)) and k.step != 0:
         return k
-    return slice(*(int(v) if isinstance(v, numpy.ndarray) else _host(v) for v in parts))
+    step = None if k.step is None else _slice_element(k.step, k, "step")
+    if step == 0:
+        raise ValueError("Slice step must be nonzero.")
+    return slice(*(None if v is None else _slice_element(v, k, part)
+                   for v, part in ((k.start, "start"), (k.stop, "stop"))), step)
 
 
-def _consumed(k: Any) -> int:
-    """How many axes of the indexed array the index entry ``k`` consumes."""
-    if k is None or k is Ellipsis or isinstance(k, (bool, numpy.bool_)):
-        return 0
-    if isinstance(k, numpy.ndarray) and k.dtype == numpy.bool_:
-        return k.ndim
-    return 1
+def _index_item(k: Any) -> Any:
+    """One entry of an index as CuPy's ``_prepare_slice_list`` leaves it: slices,
+    None, Ellipsis and integer scalars as they are (a float or other scalar read with
+    ``int()`` later, as ``_view_getitem`` does), everything else (lists, host arrays,
+    booleans) an array."""
+    if k is None or k is Ellipsis or isinstance(k, numpy.ndarray):
+        return k
+    if type(k) is slice:
+        return _slice_of_ints(k)
+    if isinstance(k, HostArray):
+        arr = k.array
+        if arr.dtype.hasobject or arr.dtype.kind in "SUV":  # (``core.array`` refuses it)
+            raise IndexError("arrays used as indices must be of integer or boolean type "
+                             f"(actual: {arr.dtype.type})")
+        return arr
+    if isinstance(k, (list, tuple)):
+        arr = numpy.asarray(k)
+        if arr.dtype.hasobject or arr.dtype.kind in "SUV":
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), "
+                             "numpy.newaxis (`None`) and integer or boolean arrays are "
+                             "valid indices")
+        # (an empty list means empty indices, not an empty mask: CuPy makes it int32)
+        return arr.astype(numpy.int32) if arr.size == 0 else arr
+    if isinstance(k, (bool, numpy.bool_)):
+        return numpy.asarray(k)
+    if numpy.isscalar(k):
+        return k
+    raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+                     "(`None`) and integer or boolean arrays are valid indices")
+
+
+def _prepare_key(shape: tuple, key: Any) -> tuple:
+    """``key`` as a tuple NumPy indexes exactly as CuPy's ``_view_getitem`` does, and
+    whether it holds an index array (advanced indexing: a new C-contiguous array).
+    CuPy's checks in its words: an index array's dtype, too many indices, a scalar
+    index out of bounds, a boolean mask's shape (a zero-length mask dimension matches
+    any: NumPy refuses it, so it becomes a mask of no True of the axis' length);
+    integer index arrays wrap around.
+
+    See Also
+    --------
+    cupy.ndarray.__getitem__
+    """
+    items = [_index_item(k) for k in (key if isinstance(key, tuple) else (key,))]
+    total = 0
+    ellipsis = False
+    advanced = False
+    for k in items:
+        if k is None:
+            continue
+        if k is Ellipsis:
+            if ellipsis:
+                raise IndexError("an index can only have a single ellipsis ('...')")
+            ellipsis = True
+        elif isinstance(k, numpy.ndarray):
+            if k.dtype.kind == "b":
+                total += k.ndim
+            elif k.dtype.kind in "iu":
+                total += 1
+            else:
+                raise IndexError("arrays used as indices must be of integer or boolean "
+                                 f"type. (actual: {k.dtype.type})")
+            advanced = True
+        else:
+            total += 1
+    if total > len(shape):
+        raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional,"
+                         f" but {total} were indexed")
+    axis = 0
+    out = []
+    for k in items:
+        if k is Ellipsis:
+            axis += len(shape) - total
+        elif isinstance(k, numpy.ndarray):
+            if k.dtype.kind == "b":
+                dims = shape[axis:axis + k.ndim]
+                for i, (a_sh, m_sh) in enumerate(zip(dims, k.shape)):
+                    if m_sh not in (0, a_sh):
+                        raise IndexError(
+                            "boolean index did not match indexed array along dimension "
+                            f"{axis + i}; dimension is {a_sh} but corresponding boolean "
+                            f"dimension is {m_sh}")
+                if k.size == 0 and k.shape != dims:
+                    k = numpy.zeros(dims, numpy.bool_)
+                axis += k.ndim
+            else:
+                k = _wrap_array(k, shape[axis])
+                axis += 1
+        elif k is not None and type(k) is not slice:
+            ind = int(k)  # (CuPy's ``int(s)``: a float index is truncated)
+            n = shape[axis]
+            if not -n <= ind < n:
+                raise IndexError(f"Index {k} is out of bounds for axis {axis} with size {n}")
+            k = ind
+            axis += 1
+        elif type(k) is slice:
+            axis += 1
+        out.append(k)
+    return tuple(out), advanced
 
 
 def _wrap_array(k: numpy.ndarray, n: int) -> numpy.ndarray:
@@ -60,32 +159,10 @@ def _wrap_array(k: numpy.ndarray, n: int) -> numpy.ndarray:
     return k.astype(numpy.intp, copy=False) % n
 
 
-def wrap_key(shape: tuple, key: Any) -> Any:
-    """``key`` with every integer index array wrapped into its axis' range.
-
-    See Also
-    --------
-    cupy.ndarray.__getitem__
-    """
-    single = not isinstance(key, tuple)
-    items = [_slice_of_ints(k) if type(k) is slice else _as_index_array(_host(k))
-             for k in ([key] if single else key)]
-    if not any(isinstance(k, numpy.ndarray) and k.dtype.kind in "iu" for k in items):
-        return items[0] if single else tuple(items)
-    total = sum(_consumed(k) for k in items)
-    axis = 0
-    out = []
-    for k in items:
-        if k is Ellipsis:
-            axis += max(len(shape) - total, 0)
-        elif isinstance(k, numpy.ndarray) and k.dtype.kind in "iu":
-            if axis < len(shape):
-                k = _wrap_array(k, shape[axis])
-            axis += 1
-        else:
-            axis += _consumed(k)
-        out.append(k)
-    return out[0] if single else tuple(out)
+def wrap_key(shape: tuple, key: Any) -> tuple:
+    """``key`` as a tuple NumPy indexes as CuPy does (``_prepare_key``): integer index
+    arrays wrapped into their axis' range."""
+    return _prepare_key(shape, key)[0]
 
 
 def scatter_at(ufunc: numpy.ufunc, a: numpy.ndarray, key: Any, value: Any) -> None:
@@ -116,45 +193,102 @@ def scatter_at(ufunc: numpy.ufunc, a: numpy.ndarray, key: Any, value: Any) -> No
 
 
 def getitem(obj: numpy.ndarray, key: Any) -> numpy.ndarray:
-    """``obj[key]`` as CuPy computes it (wrapping index arrays, 0-d views not scalars).
+    """``obj[key]`` as CuPy computes it: basic indexing a view (a 0-d one, not a
+    scalar); advanced indexing (index arrays wrapping around, masks, a 0-d integer
+    array: CuPy's ``take`` and mask kernels) a new C-contiguous array, where NumPy's
+    answer may be transposed, a view of another array, or a scalar.
 
     See Also
     --------
     cupy.ndarray.__getitem__
     """
-    zero_d = _has_0d_index(key)
-    key = wrap_key(obj.shape, key)
+    key, advanced = _prepare_key(obj.shape, key)
+    if not advanced:
+        return obj[key if Ellipsis in key else key + (Ellipsis,)]
     result = obj[key]
-    if zero_d:
-        # CuPy reads a 0-d integer array (cupy's or NumPy's) as an index array, where
-        # NumPy reads an integer: advanced indexing, a new C-contiguous array
-        # (``_prepare_slice_list``, ``take``); NumPy's answer is a view or a scalar
-        return numpy.array(result, order="C")
-    if isinstance(result, numpy.generic):  # CuPy returns a 0-d view
-        key = key if isinstance(key, tuple) else (key,)
-        result = obj[key + (Ellipsis,)]
+    if type(result) is not numpy.ndarray or not result.flags.owndata or \
+            result.strides != _c_strides(result.shape, result.itemsize):
+        result = numpy.array(result, order="C")
     return result
 
 
-def _has_0d_index(key: Any) -> bool:
-    """Whether ``key`` holds a 0-d integer array (a device array, or a host one)."""
-    for k in key if isinstance(key, tuple) else (key,):
-        k = _host(k)
-        if isinstance(k, numpy.ndarray) and k.ndim == 0 and k.dtype.kind in "iu":
-            return True
-    return False
+def _c_strides(shape: tuple, itemsize: int) -> tuple:
+    """CuPy's C-contiguous strides (``get_contiguous_strides_inplace``: all zero
+    for an empty shape)."""
+    if 0 in shape:
+        return (0,) * len(shape)
+    strides = []
+    step = itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    return tuple(reversed(strides))
+
+
+def _squeeze_leading_unit_dims(value: numpy.ndarray) -> numpy.ndarray:
+    """CuPy's ``_squeeze_leading_unit_dims`` of a device value before assignment."""
+    i = 0
+    while i < value.ndim and value.shape[i] == 1:
+        i += 1
+    return value.reshape(value.shape[i:]) if i else value
+
+
+def _check_broadcast_to(shape: tuple, target: tuple) -> None:
+    """CuPy's ``broadcast_to`` of a value to the shape it is assigned to, in its
+    words."""
+    if len(shape) > len(target):
+        raise ValueError("input operand has more dimensions than allowed by the axis "
+                         "remapping")
+    for sh, a_sh in zip(target[len(target) - len(shape):], shape):
+        if sh != a_sh and a_sh != 1:
+            raise ValueError("operands could not be broadcast together with shape "
+                             f"{shape} and requested shape {target}")
 
 
 def setitem(obj: numpy.ndarray, key: Any, value: Any) -> None:
-    """``obj[key] = value`` as CuPy does it (index arrays wrap; a float array into
-    integers converted as on a GPU: ``cpu_cast``).
+    """``obj[key] = value`` as CuPy's ``_scatter_op`` does it. Basic indexing: a device
+    value is copied with CuPy's ufunc broadcasting (a float array into integers
+    converted as on a GPU: ``cpu_cast``), anything else is ``fill``: converted by
+    ``numpy.asarray(value, dtype)`` on the host and refused unless a scalar (a list
+    or a NumPy array is no value for it). Advanced indexing: the value (a host one
+    through ``cupy.array(value, dtype)``) broadcast to the indexed shape with
+    ``broadcast_to``'s checks; a mask selecting nothing assigns nothing.
 
     See Also
     --------
     cupy.ndarray.__setitem__
     """
-    # (CuPy accepts numpy arrays as values, converted by NumPy on the host)
-    obj[wrap_key(obj.shape, key)] = _host(cpu_cast.assign(obj, value))
+    key, advanced = _prepare_key(obj.shape, key)
+    device = type(value) is numpy.ndarray
+    if device:
+        value = _squeeze_leading_unit_dims(value)
+    if not advanced:
+        y = obj[key if Ellipsis in key else key + (Ellipsis,)]
+        if not device:  # ``ndarray.fill``
+            v = numpy.asarray(_host(value), dtype=obj.dtype)
+            if v.shape != ():
+                raise ValueError("non-scalar numpy.ndarray cannot be used for fill")
+            y[...] = v
+            return
+        try:  # ``elementwise_copy(value, y)``: the ufunc's broadcast, then its out check
+            shape = numpy.broadcast_shapes(value.shape, y.shape)
+        except ValueError:
+            raise ValueError("operands could not be broadcast together with shapes "
+                             f"{value.shape} {y.shape}") from None
+        if shape != y.shape:
+            raise ValueError("Out shape is mismatched")
+        y[...] = cpu_cast.assign(y, value)
+        return
+    v = value if device else numpy.array(_host(value), dtype=obj.dtype)
+    if v.ndim:
+        ghost = numpy.lib.stride_tricks.as_strided(
+            numpy.zeros(1, numpy.bool_), obj.shape, (0,) * obj.ndim)
+        target = ghost[key].shape
+        arrays = [k for k in key if isinstance(k, numpy.ndarray)]
+        if len(arrays) == 1 and arrays[0].dtype.kind == "b" and 0 in target:
+            return  # (``_scatter_op_mask_single`` returns before it broadcasts)
+        _check_broadcast_to(v.shape, target)
+    obj[key] = cpu_cast.assign(obj, v)
 
 
 def _check_device(a: Any) -> None:

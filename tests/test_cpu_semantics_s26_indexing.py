@@ -1,0 +1,97 @@
+"""The CPU backend's indexing and assignment where CuPy 14.2's differ from NumPy's,
+through a real server: advanced indexing's new C-contiguous results, CuPy's reading of
+index entries and its words for bad ones (``_routines_indexing.pyx``:
+``_prepare_slice_list``, ``_view_getitem``, ``internal.complete_slice``), and
+``__setitem__``'s two paths (``_scatter_op``: ``fill`` for a host value under basic
+indexing, ``broadcast_to`` of the value under advanced indexing)."""
+from __future__ import annotations
+
+import numpy
+import pytest
+
+from test_cpu_semantics import _raises
+
+pytestmark = pytest.mark.timeout(240)
+
+
+# --- getitem ------------------------------------------------------------------------------
+
+def test_advanced_indexing_gives_a_new_c_contiguous_array(cp):
+    a = cp.arange(12).reshape(3, 4)
+    # (NumPy's answer is a transposed view of another array: strides (8, 16))
+    got = a[1:3, [0, 2]]
+    assert got.tolist() == [[4, 6], [8, 10]]
+    assert got.strides == (16, 8) and got.flags.c_contiguous and got.flags.owndata
+    b = cp.arange(24).reshape(2, 3, 4)
+    got = b[:, [1], :]
+    assert got.strides == (32, 32, 8) and got.flags.owndata  # (CuPy's take: fresh strides)
+    # the server's array is the layout the client inferred: a view of another dtype works
+    got = b[:, :, cp.array([[0, 1], [2, 3]])]
+    assert got.view(cp.int32).shape == (2, 3, 2, 4)
+    assert got.ravel().tolist() == b.get()[:, :, [[0, 1], [2, 3]]].ravel().tolist()
+
+
+def test_index_entries_read_as_cupy_reads_them(cp):
+    a = cp.arange(12).reshape(3, 4)
+    # a float scalar is ``int(s)``; a float slice bound ``int(x)`` (no __index__)
+    assert a[1.0].tolist() == [4, 5, 6, 7]
+    assert a[2.7, 1.2].tolist() == 9
+    assert a[1.5:].tolist() == [[4, 5, 6, 7], [8, 9, 10, 11]]
+    assert a[:, numpy.float64(3.9):].tolist() == [[3], [7], [11]]
+    _raises(ValueError, "invalid literal for int() with base 10: 'a'", lambda: a["a"])
+    _raises(TypeError, "slice.start must be int or None or have __index__ method: "
+            "slice((0, 0), None, None)", lambda: a[(0, 0):])
+    _raises(ValueError, "Slice step must be nonzero.", lambda: a[[0], ::0])
+
+
+def test_index_errors_in_cupys_words(cp):
+    a = cp.arange(12).reshape(3, 4)
+    _raises(IndexError, "boolean index did not match indexed array along dimension 0; "
+            "dimension is 3 but corresponding boolean dimension is 2",
+            lambda: a[cp.array([True, False])])
+    _raises(IndexError, "boolean index did not match indexed array along dimension 1; "
+            "dimension is 4 but corresponding boolean dimension is 5",
+            lambda: a[cp.ones((3, 5), bool)])
+    _raises(IndexError, "arrays used as indices must be of integer or boolean type. "
+            "(actual: <class 'numpy.float64'>)", lambda: a[cp.array([1.0])])
+    _raises(IndexError, "arrays used as indices must be of integer or boolean type. "
+            "(actual: <class 'numpy.float64'>)", lambda: a[[1.0, 2.0]])
+    _raises(IndexError, "Index 9 is out of bounds for axis 1 with size 4", lambda: a[[0], 9])
+    # a zero-length mask dimension matches any (``_check_mask_shape``): nothing selected
+    got = a[cp.zeros(0, bool)]
+    assert got.shape == (0, 4)
+
+
+# --- setitem ------------------------------------------------------------------------------
+
+def test_basic_assignment_of_a_host_value_is_fill(cp):
+    a = cp.zeros((3, 4), cp.int64)
+    for value in ([1, 2, 3, 4], numpy.arange(4), numpy.ones((3, 4)), (7,)):
+        _raises(ValueError, "non-scalar numpy.ndarray cannot be used for fill",
+                lambda: a.__setitem__(slice(None), value))
+    # converted by numpy.asarray(value, dtype) on the host: a NumPy float scalar is a C cast
+    a[0] = numpy.float32(3e9)
+    a[1] = numpy.array(2.5)
+    assert a[0].tolist() == [3000000000] * 4 and a[1].tolist() == [2] * 4
+
+
+def test_assignment_broadcasts_in_cupys_words(cp):
+    a = cp.arange(12.0).reshape(3, 4)
+    _raises(ValueError, "operands could not be broadcast together with shapes (3,) (3, 4)",
+            lambda: a.__setitem__(slice(None), cp.ones(3)))
+    _raises(ValueError, "Out shape is mismatched",
+            lambda: cp.zeros(()).__setitem__(Ellipsis, cp.ones(2)))
+    _raises(ValueError, "operands could not be broadcast together with shape (3, 4) and "
+            "requested shape (2, 4)", lambda: a.__setitem__(cp.array([0, 1]), cp.ones((3, 4))))
+    _raises(ValueError, "operands could not be broadcast together with shape (4,) and "
+            "requested shape (6,)", lambda: a.__setitem__(a < 6, cp.ones(4)))
+    # a host value is not squeezed of its leading ones (a device one is)
+    _raises(ValueError, "input operand has more dimensions than allowed by the axis "
+            "remapping", lambda: a.__setitem__([0, 1], numpy.ones((1, 2, 4))))
+    a[[0, 1]] = cp.ones((1, 2, 4))
+    a[0] = cp.full((1, 1, 4), 2.0)
+    assert a[:2].sum().tolist() == 12.0
+    # a mask selecting nothing assigns nothing, whatever the value
+    a[a > 100] = cp.ones(5)
+    a[[1, 2]] = [[5], [6]]  # (advanced indexing: a host value goes through cupy.array)
+    assert a[:, 0].tolist() == [2.0, 5.0, 6.0] and a[2, 3].tolist() == 6.0
