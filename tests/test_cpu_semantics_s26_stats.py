@@ -201,3 +201,34 @@ def test_unique_axis_of_booleans_is_cupys_subtract_error(cp):
     assert u.strides == (8, 16)  # (CuPy's moveaxis view of its (2, 2) result)
     _raises(AttributeError, "'list' object has no attribute 'shape'",
             lambda: cp.unique([3, 1, 1]))
+
+
+# --- convolve / correlate (cupy/_math/misc.py, cupy/_statistics/correlation.py) ------------
+
+def test_convolve_checks_as_cupy(cp):
+    a = cp.array([1., 2., 3., 4.])
+    _raises(ValueError, "v cannot be multidimensional array",
+            lambda: cp.convolve(a, cp.ones((1, 2))))
+    # (only v is checked: a is raveled)
+    got = cp.convolve(cp.array([[1, 2], [3, 4]]), cp.array([1, 1]))
+    assert got.tolist() == [1, 3, 5, 7, 4]
+    # (a float operand: ``_fft_convolve`` refuses the mode in words; an integer one:
+    # ``_dot_convolve`` never assigns ``out_size``)
+    _raises(ValueError, "acceptable mode flags are `valid`, `same`, or `full`.",
+            lambda: cp.convolve(a, a, mode="bogus"))
+    with pytest.raises(UnboundLocalError):
+        cp.convolve(cp.arange(3), cp.arange(2), mode="bogus")
+    assert cp.convolve(a, cp.array([1., 0.5, 2.]), mode="same").tolist() == \
+        [2.5, 6.0, 9.5, 8.0]
+
+
+def test_correlate_checks_as_cupy(cp):
+    a = cp.array([1., 2., 3., 4.])
+    _raises(ValueError, "Array arguments cannot be empty",
+            lambda: cp.correlate(a, cp.zeros(0)))
+    _raises(ValueError, "object too deep for desired array",
+            lambda: cp.correlate(a, cp.array(2.)))
+    _raises(ValueError, "acceptable mode flags are `valid`, `same`, or `full`.",
+            lambda: cp.correlate(a, a, mode="x"))
+    got = cp.correlate(cp.array([1., 0.5]), a, mode="same")
+    assert got.tolist() == [5.0, 3.5, 2.0, 0.5]

@@ -131,7 +131,7 @@ def _table() -> dict[str, type[BaseException]]:
                  "OverflowError", "FloatingPointError", "ArithmeticError", "NotImplementedError",
                  "AttributeError", "RuntimeError", "MemoryError", "AssertionError",
                  "StopIteration", "LookupError", "BufferError", "OSError", "UnicodeError",
-                 "RecursionError", "Exception"):
+                 "RecursionError", "NameError", "UnboundLocalError", "Exception"):
         table[name] = getattr(builtins, name)
     table["numpy.exceptions.AxisError"] = numpy.exceptions.AxisError
     table["numpy.linalg.LinAlgError"] = numpy.linalg.LinAlgError

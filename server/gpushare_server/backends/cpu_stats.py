@@ -403,6 +403,47 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
     return ret[0] if len(ret) == 1 else ret
 
 
+# --- convolve, correlate (_math/misc.py, _statistics/correlation.py) ---------------------
+
+def _convolved(a: numpy.ndarray, v: numpy.ndarray, mode: Any, host: Callable) -> Any:
+    """``host(a, v, mode)`` once CuPy's ``_choose_conv_method`` and its two methods have
+    read ``mode``: integer or bool operands go to ``_dot_convolve``, whose unknown mode
+    leaves ``out_size`` unbound (Python's UnboundLocalError), others to ``_fft_convolve``,
+    which refuses it in words. (The values are the direct sums, as CuPy's direct method;
+    its FFT's rounding is cuFFT's.)"""
+    if a.dtype.kind in "bui" or v.dtype.kind in "bui":
+        if mode == "full" or mode == "same" or mode == "valid":
+            out_size = 0
+        out_size  # noqa: B018 - (``_dot_convolve``'s own failure)
+    elif mode not in ("full", "same", "valid"):
+        raise ValueError("acceptable mode flags are `valid`, `same`, or `full`.")
+    return host(a, v, mode)
+
+
+def convolve(a: Any, v: Any, mode: Any = "full") -> Any:
+    """See Also: cupy.convolve (CuPy's checks: only ``v`` must be 1-d, ``a`` is
+    raveled)."""
+    if a.size == 0:
+        raise ValueError("a cannot be empty")
+    if v.size == 0:
+        raise ValueError("v cannot be empty")
+    if v.ndim > 1:
+        raise ValueError("v cannot be multidimensional array")
+    if v.size > a.size:
+        a, v = v, a
+    return _convolved(a.ravel(), v.ravel(), mode, numpy.convolve)
+
+
+def correlate(a: Any, v: Any, mode: Any = "valid") -> Any:
+    """See Also: cupy.correlate (CuPy's checks and words: a 0-d operand is "too deep"
+    too)."""
+    if a.size == 0 or v.size == 0:
+        raise ValueError("Array arguments cannot be empty")
+    if a.ndim != 1 or v.ndim != 1:
+        raise ValueError("object too deep for desired array")
+    return _convolved(a, v, mode, numpy.correlate)
+
+
 STATS_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.median": median,
     "cupy.var": var,
@@ -413,6 +454,8 @@ STATS_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.cov": cov,
     "cupy.corrcoef": corrcoef,
     "cupy.unique": unique,
+    "cupy.convolve": convolve,
+    "cupy.correlate": correlate,
 }
 #: ndarray methods (CuPy's Cython signatures: NumPy's ``where=`` refused)
 STATS_METHODS: dict[str, Callable[..., Any]] = {
