@@ -95,3 +95,19 @@ def test_assignment_broadcasts_in_cupys_words(cp):
     a[a > 100] = cp.ones(5)
     a[[1, 2]] = [[5], [6]]  # (advanced indexing: a host value goes through cupy.array)
     assert a[:, 0].tolist() == [2.0, 5.0, 6.0] and a[2, 3].tolist() == 6.0
+
+
+# --- scatter ops --------------------------------------------------------------------------
+
+def test_maximum_at_through_a_mask_is_cudas_fmax(cp):
+    # ``_scatter_max_mask_kernel``: ``max(in0, in1)``, which CUDA computes with fmax
+    a = cp.array([0.0, cp.nan, 2.0, -1.0])
+    cp.maximum.at(a, a != 2.0, cp.array([cp.nan, 1.0, 5.0]))
+    assert a.tolist() == [0.0, 1.0, 2.0, 5.0]
+    b = cp.array([0.0, cp.nan], cp.float16)
+    cp.minimum.at(b, cp.array([True, True]), cp.array([cp.nan, -1.0], cp.float16))
+    assert b.tolist() == [0.0, -1.0]
+    # without an index array it is cupy.maximum itself: NaN propagates
+    c = cp.zeros(2)
+    cp.maximum.at(c, slice(None), cp.nan)
+    assert numpy.isnan(c.get()).all()

@@ -171,16 +171,22 @@ def scatter_at(ufunc: numpy.ufunc, a: numpy.ndarray, key: Any, value: Any) -> No
     CuPy's ``atomicMax``/``atomicMin`` (``cupy/atomics.cuh``), which compare with
     ``fmaxf``/``fminf``: NaN loses to a number, and a float64 element touched is
     rounded to float32 on the way (its double overloads pass doubles to the float
-    functions). A boolean mask alone, or no index array, takes CuPy's exact paths.
+    functions). Through a boolean mask alone they are the mask kernels' ``max(in0,
+    in1)``/``min``, CUDA's ``fmax``/``fmin`` for floats (float16's through float): NaN
+    loses there too, without the rounding. No index array takes CuPy's exact path.
 
     See Also
     --------
     cupy.ufunc.at, cupy.ndarray.scatter_max
     """
     key = wrap_key(a.shape, key)
+    arrays = [k for k in key if isinstance(k, numpy.ndarray)]
+    if (ufunc is numpy.maximum or ufunc is numpy.minimum) and a.dtype.kind == "f" and \
+            len(arrays) == 1 and arrays[0].dtype.kind == "b":
+        (numpy.fmax if ufunc is numpy.maximum else numpy.fmin).at(a, key, value)
+        return
     if (ufunc is numpy.maximum or ufunc is numpy.minimum) and a.dtype.char in "fd" and \
-            any(isinstance(k, numpy.ndarray) and k.dtype.kind in "iu"
-                for k in (key if isinstance(key, tuple) else (key,))):
+            arrays:
         with numpy.errstate(all="ignore"):  # (float64 beyond float32's range: inf)
             rounded = a.astype(numpy.float32)
             (numpy.fmax if ufunc is numpy.maximum else numpy.fmin).at(
