@@ -45,3 +45,48 @@ def test_ufunc_names_are_cupys_kernel_names(cp):
     assert cp.degrees(cp.array([numpy.pi])).tolist() == [180.0]
     import gpushare.cupyx as cupyx
     assert cupyx.rsqrt.name == "cupy_rsqrt"
+
+
+# --- floor_divide, remainder, divmod of floats (_routines_math.pyx, carray.cuh) ----------
+
+def test_float_floor_division_is_cupys_floor_of_the_quotient(cp):
+    # (carray.cuh: _floor_divide(x, y) = floor(x / y) for floats; NumPy's, as Python's,
+    # is fmod-based: 1.0 // 0.1 == 9.0)
+    a = cp.array([1.0, -1.0, 7.5, 1.0, 5.0])
+    b = cp.array([0.1, 0.1, 2.0, -numpy.inf, 0.0])
+    assert (a // b).tolist() == [10.0, -10.0, 3.0, -0.0, numpy.inf]
+    assert numpy.signbit((a // b).get()[3])
+    assert cp.floor_divide(a.astype(cp.float32), b.astype(cp.float32)).tolist() == \
+        [10.0, -10.0, 3.0, -0.0, numpy.inf]
+    # float16 operands divide as floats: -1 / float16(0.1) = -10.0024...
+    got = cp.floor_divide(a.astype(cp.float16), b.astype(cp.float16))
+    assert got.dtype == numpy.float16 and got.tolist()[:3] == [10.0, -11.0, 3.0]
+    x = cp.ones(3)
+    x //= 0.1  # (into an operand)
+    assert x.tolist() == [10.0] * 3
+    for _ in range(2):  # (carried records)
+        x = x // 0.1
+    assert x.tolist() == [1000.0] * 3
+    assert float(cp.floor_divide(cp.array(1.0), cp.array(0.1))) == 10.0
+    assert (cp.arange(-3, 3) // cp.array(2)).tolist() == [-2, -1, -1, 0, 0, 1]
+    assert (cp.arange(3) // cp.array([0, 0, 0])).tolist() == [0, 0, 0]
+
+
+def test_float_remainder_is_cupys_fused_difference(cp):
+    # (``out0 = in0 - _floor_divide(in0, in1) * in1``, one FMA under NVRTC's default
+    # --fmad=true: 1.0 % 0.1 is 1 - 10 * 0.1 rounded once; NumPy's is 0.09999999999999995)
+    a = cp.array([1.0, -1.0, 7.5, 1.0, -1.0, 5.0])
+    b = cp.array([0.1, 0.1, 2.0, numpy.inf, numpy.inf, 0.0])
+    got = (a % b).tolist()
+    assert got[:3] == [-5.551115123125783e-17, 5.551115123125783e-17, 1.5]
+    assert all(numpy.isnan(v) for v in got[3:])  # (0 * inf: NumPy's 1.0, inf, nan)
+    assert cp.remainder(cp.array([1.0], cp.float32), cp.array([0.1], cp.float32)).tolist() \
+        == [float(numpy.float32(1.0) - numpy.float32(10) * numpy.float64(numpy.float32(0.1)))]
+    x = cp.ones(2)
+    x %= 0.1
+    assert x.tolist() == [-5.551115123125783e-17] * 2
+    q, r = cp.divmod(a[:3], b[:3])
+    assert q.tolist() == [10.0, -10.0, 3.0]
+    assert r.tolist() == [-5.551115123125783e-17, 5.551115123125783e-17, 1.5]
+    q, r = divmod(cp.array([7, -7, 7]), cp.array([2, 2, 0]))
+    assert q.tolist() == [3, -4, 0] and r.tolist() == [1, 1, 0]

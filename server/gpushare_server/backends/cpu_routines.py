@@ -1899,6 +1899,113 @@ def _fmod(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
 fmod = _Ufunc(numpy.fmod, _fmod, plain=lambda dtype: dtype.kind not in "iu" or dtype.itemsize < 8)
 
 
+#: the precision CuPy's float ``_floor_divide`` computes each float loop in
+#: (``carray.cuh``: float and double overloads; a float16 operand converts to float)
+_FLOOR_WIDE = {"e": numpy.float32, "f": numpy.float32, "d": numpy.float64}
+
+
+def _floor_quotient(a: numpy.ndarray, b: numpy.ndarray) -> numpy.ndarray:
+    """``carray.cuh: _floor_divide(x, y)`` for floats: ``floor(x / y)``, the quotient
+    rounded first (``1.0 // 0.1`` is 10, where NumPy's fmod-based floor division, as
+    Python's, gives 9), in the loop's kernel precision."""
+    wide = _FLOOR_WIDE[a.dtype.char]
+    return numpy.floor(numpy.true_divide(a.astype(wide, copy=False), b.astype(wide, copy=False)))
+
+
+def _veltkamp(v: numpy.ndarray) -> tuple:
+    c = v * 134217729.0  # 2**27 + 1
+    hi = c - (c - v)
+    return hi, v - hi
+
+
+def _fused_remainder(a: numpy.ndarray, q: numpy.ndarray, b: numpy.ndarray) -> numpy.ndarray:
+    """``in0 - q * in1`` of CuPy's remainder and divmod kernels as NVRTC compiles it:
+    contracted into one FMA (``--fmad=true``, its default), so rounded once, in the
+    kernel's precision (float for float16 and float32: there the product and the
+    difference are exact in a double; for doubles Dekker's exact product and a
+    two-sum give the single rounding)."""
+    if a.dtype.char != "d":
+        x, y = a.astype(numpy.float64), b.astype(numpy.float64)
+        return (x - q.astype(numpy.float64) * y).astype(numpy.float32)
+    x, y, q = numpy.broadcast_arrays(a, b, q)
+    p = q * y
+    qh, ql = _veltkamp(q)
+    yh, yl = _veltkamp(y)
+    e = ((qh * yh - p) + qh * yl + ql * yh) + ql * yl  # q * y == p + e exactly
+    s = x - p
+    bb = s - x
+    t = (x - (s - bb)) + (-p - bb)  # x - p == s + t exactly
+    r = s + (t - e)
+    # (an infinite or NaN quotient or operand: the product is no finite sum, and the
+    # fused result is x - p's own)
+    return numpy.where(numpy.isfinite(e) & numpy.isfinite(t), r, s)
+
+
+def _floor_divide_values(a: numpy.ndarray, b: numpy.ndarray) -> tuple:
+    return (_floor_quotient(a, b),)
+
+
+def _remainder_values(a: numpy.ndarray, b: numpy.ndarray) -> tuple:
+    # (``_routines_math.pyx``: ``out0 = in0 - _floor_divide(in0, in1) * in1``)
+    return (_fused_remainder(a, _floor_quotient(a, b), b),)
+
+
+def _divmod_values(a: numpy.ndarray, b: numpy.ndarray) -> tuple:
+    # (``core.pyx: _divmod_float``: ``out0_type a = _floor_divide(in0, in1); out0 = a;
+    # out1 = in0 - a * in1``: float16's quotient is rounded to float16 first)
+    q = _floor_quotient(a, b).astype(a.dtype)
+    return q, _fused_remainder(a, q, b)
+
+
+def _floor_division(uf: numpy.ufunc, values: Callable[..., tuple]) -> Callable[..., Any]:
+    """``floor_divide``, ``remainder`` and ``divmod`` (``uf``): NumPy's for integers
+    (CuPy's integer kernels give the same, 0 for a zero divisor), and for floats the
+    values of CuPy's kernels (``values(a, b)``, the operands in the loop's dtype)
+    written over NumPy's results, which keep NumPy's dtypes, checks and outputs."""
+    def call(x1: Any, x2: Any, /, *args: Any, **kwargs: Any) -> Any:
+        for value in (x1, x2, *args, kwargs.get("out")):
+            if isinstance(value, HostArray):
+                raise _unsupported(value.array)
+        got = None
+        if not set(kwargs) - {"out", "dtype", "casting", "order"}:
+            try:
+                loop = numpy.dtype(kwargs["dtype"]) if kwargs.get("dtype") is not None \
+                    else uf.resolve_dtypes(tuple(
+                        v.dtype if isinstance(v, (numpy.ndarray, numpy.generic)) else type(v)
+                        for v in (x1, x2)) + (None,) * uf.nout, casting="unsafe")[0]
+            except (TypeError, ValueError):
+                loop = None  # (NumPy's call raises it)
+            if loop is not None and loop.char in _FLOOR_WIDE:
+                with numpy.errstate(all="ignore"):  # (before NumPy's call: out= may be
+                    # an operand)
+                    got = values(numpy.asarray(x1).astype(loop), numpy.asarray(x2).astype(loop))
+        try:
+            result = uf(x1, x2, *args, **kwargs)
+        except TypeError as exc:
+            raise ufunc_error(uf, (x1, x2), kwargs, exc) from None
+        if got is None:
+            return result
+        results = result if uf.nout > 1 else (result,)
+        fixed = []
+        for r, v in zip(results, got):
+            if isinstance(r, numpy.ndarray):
+                numpy.copyto(r, v, casting="unsafe")
+                fixed.append(r)
+            else:  # (0-d operands: NumPy's scalar)
+                fixed.append(numpy.asarray(v).astype(r.dtype)[()])
+        return tuple(fixed) if uf.nout > 1 else fixed[0]
+    call.__doc__ = f"See Also\n--------\ncupy.{uf.__name__}"
+    return call
+
+
+floor_divide = _Ufunc(numpy.floor_divide, _floor_division(numpy.floor_divide,
+                                                          _floor_divide_values),
+                      plain=lambda dtype: dtype.kind != "f")
+remainder = _Ufunc(numpy.remainder, _floor_division(numpy.remainder, _remainder_values),
+                   plain=lambda dtype: dtype.kind != "f")
+divmod_ = _Ufunc(numpy.divmod, _floor_division(numpy.divmod, _divmod_values))
+
+
 def _absolute(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
     """See Also: cupy.absolute (a complex magnitude is ``hypot(re, im)``, as
     ``thrust::abs`` and the CPU emulator's kernels compute it; NumPy's own loop differs
@@ -2912,6 +3019,10 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.power": power,
     "cupy.true_divide": true_divide,
     "cupy.fmod": fmod,
+    "cupy.floor_divide": floor_divide,
+    "cupy.remainder": remainder,
+    "cupy.mod": remainder,
+    "cupy.divmod": divmod_,
     "cupy.divide": true_divide,
     "cupy.absolute": absolute,
     "cupy.abs": absolute,
