@@ -232,3 +232,19 @@ def test_correlate_checks_as_cupy(cp):
             lambda: cp.correlate(a, a, mode="x"))
     got = cp.correlate(cp.array([1., 0.5]), a, mode="same")
     assert got.tolist() == [5.0, 3.5, 2.0, 0.5]
+
+
+# --- histogram (cupy/_statistics/histogram.py) ----------------------------------------------
+
+def test_weighted_histogram_counts_a_nan_in_the_first_bin(cp):
+    """``_weighted_histogram_kernel``: NaN passes ``x < bins[0] or bins[n - 1] < x`` and
+    its binary search ends at bin 0; without weights CuPy's CUB histogram drops it."""
+    x = cp.array([0.5, 1.5, nan, 2.0, -1.0, 1.0])
+    hist, _ = cp.histogram(x, bins=cp.array([0., 1., 2.]), weights=cp.arange(6.))
+    assert hist.dtype == numpy.float64 and hist.tolist() == [2.0, 9.0]
+    hist, _ = cp.histogram(x, bins=2, range=(0, 2), weights=cp.ones(6, dtype=cp.int8))
+    assert hist.dtype == numpy.int64 and hist.tolist() == [2, 3]
+    hist, _ = cp.histogram(x, bins=2, range=(0, 2), weights=cp.ones(6), density=True)
+    assert hist.tolist() == [0.4, 0.6]  # (the NaN's weight in the total too)
+    hist, _ = cp.histogram(x, bins=cp.array([0., 1., 2.]))
+    assert hist.tolist() == [1, 3]

@@ -444,6 +444,27 @@ def correlate(a: Any, v: Any, mode: Any = "valid") -> Any:
     return _convolved(a, v, mode, numpy.correlate)
 
 
+# --- histogram (_statistics/histogram.py) --------------------------------------------------
+
+def histogram(x: Any, bins: Any = 10, range: Any = None, density: bool = False,
+              weights: Any = None) -> Any:
+    """See Also: cupy.histogram (with weights, ``_weighted_histogram_kernel``: a NaN passes
+    its range test and its binary search ends in the first bin, so its weight counts there;
+    NumPy drops it. ``cpu_host`` checks the arguments and gives the counts CuPy's dtype.)"""
+    hist, edges = numpy.histogram(x, bins, range, density=False, weights=weights)
+    if weights is not None and x.dtype.kind == "f":
+        nan = numpy.isnan(x.ravel())
+        if nan.any():
+            kind = {"b": numpy.int64, "u": numpy.int64, "i": numpy.int64,
+                    "c": numpy.complex128}.get(weights.dtype.kind, numpy.float64)
+            hist = hist.astype(kind)
+            hist[0] += weights.ravel()[nan].astype(kind).sum()
+    if density:  # (CuPy's: ``y / db / y.sum()``, db the edges' float64 differences)
+        db = numpy.diff(edges).astype(numpy.float64)
+        return _quietly(lambda: hist / db / hist.sum()), edges
+    return hist, edges
+
+
 STATS_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.median": median,
     "cupy.var": var,
@@ -456,6 +477,7 @@ STATS_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.unique": unique,
     "cupy.convolve": convolve,
     "cupy.correlate": correlate,
+    "cupy.histogram": histogram,
 }
 #: ndarray methods (CuPy's Cython signatures: NumPy's ``where=`` refused)
 STATS_METHODS: dict[str, Callable[..., Any]] = {
