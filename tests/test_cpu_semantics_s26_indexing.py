@@ -111,3 +111,21 @@ def test_maximum_at_through_a_mask_is_cudas_fmax(cp):
     c = cp.zeros(2)
     cp.maximum.at(c, slice(None), cp.nan)
     assert numpy.isnan(c.get()).all()
+
+
+# --- nonzero / argwhere -------------------------------------------------------------------
+
+def test_argwhere_is_a_new_c_contiguous_array(cp):
+    # ``_ndarray_argwhere``: a (count, ndim) int64 array of its own (NumPy's argwhere
+    # is a transposed view)
+    got = cp.argwhere(cp.array([[0, 1], [2, 0]]))
+    assert got.tolist() == [[0, 1], [1, 0]]
+    assert got.strides == (16, 8) and got.flags.owndata
+    assert cp.argwhere(cp.arange(4)).strides == (8, 8)
+    assert cp.argwhere(cp.array(5)).strides == (0, 0)
+    cols = cp.zeros((0, 3)).nonzero()
+    assert [c.strides for c in cols] == [(0,), (0,)]
+    _raises(TypeError, "'a' must be a cupy.ndarray object, not <class 'numpy.ndarray'>.",
+            lambda: cp.argwhere(numpy.arange(3)))
+    _raises(ValueError, "Calling nonzero on 0d arrays is not allowed. "
+            "Use cp.atleast_1d(scalar).nonzero() instead.", lambda: cp.array(3).nonzero())

@@ -435,6 +435,55 @@ def place(arr: Any, mask: Any, vals: Any) -> None:
     put(arr, indices, vals)
 
 
+def _check_array(a: Any, arg_name: str) -> None:
+    """CuPy's ``_util.check_array``."""
+    if not isinstance(a, numpy.ndarray):
+        raise TypeError(f"'{arg_name}' must be a cupy.ndarray object, not "
+                        f"{type(_host(a))}.")
+
+
+def _argwhere(a: numpy.ndarray) -> numpy.ndarray:
+    """CuPy's ``_ndarray_argwhere``: a new C-contiguous ``(count, ndim)`` int64 array
+    (NumPy's ``argwhere`` is the transpose of another array)."""
+    found = numpy.argwhere(a)
+    dst = numpy.empty(found.shape, numpy.int64)  # (empty: all-zero strides, as CuPy's)
+    dst[...] = found
+    return dst
+
+
+def ndarray_nonzero(a: numpy.ndarray) -> tuple:
+    """CuPy's ``_ndarray_nonzero``: the columns of ``_argwhere``'s array (views, of
+    zero strides when it is empty), and its words for a 0-d array.
+
+    See Also
+    --------
+    cupy.ndarray.nonzero
+    """
+    if a.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. "
+                         "Use cp.atleast_1d(scalar).nonzero() instead.")
+    dst = _argwhere(a)
+    return tuple(dst[:, i] for i in range(a.ndim))
+
+
+def nonzero(a: Any) -> tuple:
+    """See Also: cupy.nonzero"""
+    _check_array(a, "a")
+    return ndarray_nonzero(a)
+
+
+def flatnonzero(a: Any) -> numpy.ndarray:
+    """See Also: cupy.flatnonzero (``a.ravel().nonzero()[0]``)"""
+    _check_array(a, "a")
+    return ndarray_nonzero(a.ravel())[0]
+
+
+def argwhere(a: Any) -> numpy.ndarray:
+    """See Also: cupy.argwhere"""
+    _check_array(a, "a")
+    return _argwhere(a)
+
+
 def ndarray_take(a: numpy.ndarray, indices: Any, axis: Any = None, out: Any = None) -> Any:
     return take(a, indices, axis, out)
 
@@ -455,6 +504,9 @@ INDEXING_OVERRIDES: dict[str, Any] = {
     "cupy.put": put,
     "cupy.place": place,
     "cupy.put_along_axis": put_along_axis,
+    "cupy.nonzero": nonzero,
+    "cupy.flatnonzero": flatnonzero,
+    "cupy.argwhere": argwhere,
 }
 
 #: ndarray methods, called as ``fn(array, *args, **kwargs)``
@@ -462,4 +514,5 @@ INDEXING_METHODS: dict[str, Any] = {
     "take": ndarray_take,
     "put": ndarray_put,
     "compress": ndarray_compress,
+    "nonzero": ndarray_nonzero,
 }
