@@ -248,3 +248,22 @@ def test_weighted_histogram_counts_a_nan_in_the_first_bin(cp):
     assert hist.tolist() == [0.4, 0.6]  # (the NaN's weight in the total too)
     hist, _ = cp.histogram(x, bins=cp.array([0., 1., 2.]))
     assert hist.tolist() == [1, 3]
+
+
+# --- nanmedian (_routines_statistics.pyx: _nanmedian) -------------------------------------
+
+def test_nanmedian_picks_from_cupys_replaced_and_sorted_rows(cp):
+    # (NaN becomes finfo.max before the sort, so with +inf the stand-in is picked: the
+    # mean of 1 and the largest double; NumPy: inf)
+    got = cp.nanmedian(cp.array([numpy.inf, nan, 1.]))
+    assert float(got) == (1 + numpy.finfo(numpy.float64).max) / 2
+    # (the two middle values' mean in float16 itself: 60000 + 60000 overflows)
+    got = cp.nanmedian(cp.array([60000, 60000, nan], dtype=cp.float16))
+    assert got.dtype == numpy.float16 and math.isinf(float(got))
+    x = cp.array([[1., nan, 3.], [4., 5., 6.]])
+    got = cp.nanmedian(x, axis=0, keepdims=True)
+    assert got.tolist() == [[2.5, 5.0, 4.5]] and got.strides == (8, 8)
+    assert numpy.isnan(cp.nanmedian(cp.array([[nan, nan], [1., 2.]]), axis=1).get()[0])
+    _raises(ValueError, "cannot reshape array of size 0 into shape (0, -1)",
+            lambda: cp.nanmedian(cp.zeros((0, 3)), axis=1))
+    assert numpy.isnan(cp.nanmedian(cp.zeros((0, 3)), axis=0).get()).all()

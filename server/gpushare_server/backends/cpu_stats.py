@@ -465,6 +465,60 @@ def histogram(x: Any, bins: Any = 10, range: Any = None, density: bool = False,
     return hist, edges
 
 
+# --- nanmedian (_routines_statistics.pyx: _nanmedian) -------------------------------------
+
+def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
+              keepdims: bool = False) -> Any:
+    """See Also: cupy.nanmedian (``_nanmedian``: NaNs replaced by the dtype's largest finite
+    value, the rows sorted, the middle of each row's non-NaN count picked by
+    ``_pickup_median_kernel``, its two values' mean in the dtype itself; so a row with +inf
+    and NaN picks the stand-in before inf, and float16's sum may overflow)."""
+    if a.dtype.char not in "efdFD":  # (``_statistics/meanvar.py``: median)
+        return median(a, axis=axis, out=out, overwrite_input=overwrite_input,
+                      keepdims=keepdims)
+    if axis is None:
+        axis = tuple(range(a.ndim))
+    if not isinstance(axis, (tuple, list)):
+        axis = (axis,)
+    reduce_axis, reduce_shape, out_axis, out_shape = [], [], [], []
+    for i in range(a.ndim):
+        if i in axis or i - a.ndim in axis:
+            reduce_axis.append(i)
+            reduce_shape.append(a.shape[i])
+        else:
+            out_axis.append(i)
+            out_shape.append(a.shape[i])
+    if 0 in out_shape:  # (CuPy's ``infer_unknown_dimension`` for the -1 below)
+        raise ValueError(f"cannot reshape array of size {a.size} into shape "
+                         f"{tuple(out_shape + [-1])}")
+    rows = numpy.array(a.transpose(out_axis + reduce_axis).reshape(out_shape + [-1]),
+                       order="C")
+    nan = numpy.isnan(rows)
+    count = rows.shape[-1] - nan.sum(axis=-1)
+    rows[nan] = numpy.finfo(rows.dtype).max
+    rows.sort(axis=-1)
+    b = numpy.full(out_shape, numpy.nan, dtype=rows.dtype)
+    flat_rows, flat_count, flat_b = rows.reshape(b.size, rows.shape[-1]), \
+        count.reshape(-1), b.reshape(-1)
+    for r in numpy.flatnonzero(flat_count > 0):
+        lo, hi = (flat_count[r] - 1) // 2, flat_count[r] // 2
+        if lo == hi:
+            flat_b[r] = flat_rows[r, lo]
+        else:
+            with numpy.errstate(all="ignore"):
+                flat_b[r] = (flat_rows[r, lo] + flat_rows[r, hi]) / rows.dtype.type(2.0)
+    if keepdims:
+        b = b.reshape(out_shape + [1] * len(reduce_axis))
+        axes = [-1] * b.ndim
+        for i, j in enumerate(out_axis + reduce_axis):
+            axes[j] = i
+        b = b.transpose(axes)
+    if out is None:
+        return b
+    numpy.copyto(out, b, casting="unsafe")
+    return out
+
+
 STATS_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.median": median,
     "cupy.var": var,
@@ -478,6 +532,7 @@ STATS_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.convolve": convolve,
     "cupy.correlate": correlate,
     "cupy.histogram": histogram,
+    "cupy.nanmedian": nanmedian,
 }
 #: ndarray methods (CuPy's Cython signatures: NumPy's ``where=`` refused)
 STATS_METHODS: dict[str, Callable[..., Any]] = {
