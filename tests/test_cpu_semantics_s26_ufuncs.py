@@ -90,3 +90,57 @@ def test_float_remainder_is_cupys_fused_difference(cp):
     assert r.tolist() == [-5.551115123125783e-17, 5.551115123125783e-17, 1.5]
     q, r = divmod(cp.array([7, -7, 7]), cp.array([2, 2, 0]))
     assert q.tolist() == [3, -4, 0] and r.tolist() == [1, 1, 0]
+
+
+# --- special values (float16.cuh, complex.cuh, _math/misc.py) ----------------------------
+
+def test_float16_nextafter_of_an_infinity_is_nan(cp):
+    # (float16.cuh: float16's nextafter gives NaN for ``!x.isfinite() || y.isnan()``;
+    # NumPy steps from inf to 65504)
+    x = cp.array([numpy.inf, -numpy.inf, 0.0, 65504.0, 1.0], cp.float16)
+    got = cp.nextafter(x, cp.zeros(5, cp.float16)).get()
+    assert numpy.isnan(got[:2]).all() and got[2:].tolist() == [0.0, 65472.0, 0.99951171875]
+    got = cp.nextafter(cp.array([0.0, -0.0], cp.float16), cp.array([1.0, -1.0], cp.float16))
+    assert got.tolist() == [5.960464477539063e-08, -5.960464477539063e-08]
+    assert cp.nextafter(cp.array([numpy.inf]), cp.array([0.0])).tolist() == \
+        [numpy.finfo(numpy.float64).max]  # (doubles: CUDA's nextafter, NumPy's)
+
+
+def test_complex_maximum_with_nan_is_nan_plus_0j(cp):
+    # (_math/misc.py: _float_maximum = (isnan(in0) | isnan(in1)) ? out0_type(NAN) : ...;
+    # NumPy gives the NaN operand itself)
+    x = cp.array([complex(numpy.nan, 1), 1j, 1 + 1j])
+    y = cp.array([1j, complex(2, numpy.nan), 1 + 2j])
+    for got in (cp.maximum(x, y).get(), cp.minimum(x, y).get()):
+        assert numpy.isnan(got[:2].real).all() and got[:2].imag.tolist() == [0.0, 0.0]
+    assert cp.maximum(x, y).get()[2] == 1 + 2j and cp.minimum(x, y).get()[2] == 1 + 1j
+    # fmax/fmin's complex loops are complex.cuh's max/min: two NaNs give the second
+    both = cp.fmax(cp.array([complex(numpy.nan, 1)]), cp.array([complex(numpy.nan, 2)]))
+    assert both.get()[0].imag == 2.0
+    assert cp.fmin(x, y).get().tolist()[0] == 1j
+
+
+def test_angle_of_reals_is_cupys_sign_test(cp):
+    # (_routines_math.pyx: _angle is ``in0 >= 0 ? 0.0 : M_PI`` for reals: -0.0 gives 0,
+    # NaN gives pi; loops ?->d e->e f->f d->d F->f D->d)
+    got = cp.angle(cp.array([-1.0, 0.0, -0.0, numpy.nan]))
+    assert got.tolist() == [numpy.pi, 0.0, 0.0, numpy.pi]
+    assert cp.angle(cp.array([-1.0, 2.0]), deg=True).tolist() == [180.0, 0.0]
+    got = cp.angle(cp.array([True, False]))
+    assert got.dtype == numpy.float64 and got.tolist() == [0.0, 0.0]
+    got = cp.angle(cp.array([-1, 2], cp.int8))
+    assert got.dtype == numpy.float16 and got.tolist() == [3.140625, 0.0]
+    got = cp.angle(cp.array([-1 + 0j, complex(-1, -0.0), 1j]), deg=True)
+    assert got.tolist() == [180.0, -180.0, 90.0]
+    assert cp.angle(cp.array([1 + 1j], cp.complex64)).dtype == numpy.float32
+    _raises(TypeError, "Unsupported type <class 'list'>", lambda: cp.angle([1.0]))
+
+
+def test_gcd_refusals_are_cupys(cp):
+    _raises(TypeError, "gcd cannot be computed with boolean arrays",
+            lambda: cp.gcd(cp.array([True]), cp.array([False])))
+    _raises(TypeError, "lcm cannot be computed with boolean arrays",
+            lambda: cp.lcm(cp.array([True]), True))
+    _raises(TypeError, "Wrong type ((dtype('float64'), dtype('float64'))) of arguments for "
+            "cupy_gcd", lambda: cp.gcd(cp.array([1.0]), cp.array([2.0])))
+    assert cp.gcd(cp.array([True]), 4).tolist() == [1]

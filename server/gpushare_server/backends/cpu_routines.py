@@ -1326,8 +1326,11 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
     missing = (x is None, y is None).count(True)
     if missing == 1:
         raise ValueError("Must provide both 'x' and 'y' or neither.")
-    if missing == 2 or not isinstance(condition, numpy.ndarray):
-        return numpy.where(condition) if missing == 2 else numpy.where(condition, x, y)
+    if missing == 2:  # (``nonzero(condition)``: CuPy's layout and checks)
+        from .cpu_indexing import nonzero
+        return nonzero(condition)
+    if not isinstance(condition, numpy.ndarray):
+        return numpy.where(condition, x, y)
     (cond, x, y), _ = _cupy_ufunc_loop(
         "cupy_where", _WHERE_LOOPS, (condition.astype(numpy.bool_, copy=False), x, y))
     return numpy.where(cond, x, y)
@@ -1957,11 +1960,12 @@ def _divmod_values(a: numpy.ndarray, b: numpy.ndarray) -> tuple:
     return q, _fused_remainder(a, q, b)
 
 
-def _floor_division(uf: numpy.ufunc, values: Callable[..., tuple]) -> Callable[..., Any]:
-    """``floor_divide``, ``remainder`` and ``divmod`` (``uf``): NumPy's for integers
-    (CuPy's integer kernels give the same, 0 for a zero divisor), and for floats the
-    values of CuPy's kernels (``values(a, b)``, the operands in the loop's dtype)
-    written over NumPy's results, which keep NumPy's dtypes, checks and outputs."""
+def _kernel_values(uf: numpy.ufunc, loops: str, values: Callable[..., tuple]
+                   ) -> Callable[..., Any]:
+    """A binary ufunc ``uf`` whose CuPy kernel computes other values than NumPy's for
+    its loops ``loops`` (type chars): NumPy's call (its dtypes, checks and outputs),
+    with the kernel's values (``values(a, b)``, the operands in the loop's dtype)
+    written over its results for those loops."""
     def call(x1: Any, x2: Any, /, *args: Any, **kwargs: Any) -> Any:
         for value in (x1, x2, *args, kwargs.get("out")):
             if isinstance(value, HostArray):
@@ -1975,7 +1979,7 @@ def _floor_division(uf: numpy.ufunc, values: Callable[..., tuple]) -> Callable[.
                         for v in (x1, x2)) + (None,) * uf.nout, casting="unsafe")[0]
             except (TypeError, ValueError):
                 loop = None  # (NumPy's call raises it)
-            if loop is not None and loop.char in _FLOOR_WIDE:
+            if loop is not None and loop.char in loops:
                 with numpy.errstate(all="ignore"):  # (before NumPy's call: out= may be
                     # an operand)
                     got = values(numpy.asarray(x1).astype(loop), numpy.asarray(x2).astype(loop))
@@ -1998,12 +2002,81 @@ def _floor_division(uf: numpy.ufunc, values: Callable[..., tuple]) -> Callable[.
     return call
 
 
-floor_divide = _Ufunc(numpy.floor_divide, _floor_division(numpy.floor_divide,
-                                                          _floor_divide_values),
+# (``floor_divide``, ``remainder``, ``divmod``: CuPy's integer kernels give NumPy's
+# values, 0 for a zero divisor)
+floor_divide = _Ufunc(numpy.floor_divide, _kernel_values(numpy.floor_divide, "efd",
+                                                         _floor_divide_values),
                       plain=lambda dtype: dtype.kind != "f")
-remainder = _Ufunc(numpy.remainder, _floor_division(numpy.remainder, _remainder_values),
+remainder = _Ufunc(numpy.remainder, _kernel_values(numpy.remainder, "efd", _remainder_values),
                    plain=lambda dtype: dtype.kind != "f")
-divmod_ = _Ufunc(numpy.divmod, _floor_division(numpy.divmod, _divmod_values))
+divmod_ = _Ufunc(numpy.divmod, _kernel_values(numpy.divmod, "efd", _divmod_values))
+
+
+def _nextafter_half(a: numpy.ndarray, b: numpy.ndarray) -> tuple:
+    # (``float16.cuh``: float16's own nextafter, NumPy's steps but ``!x.isfinite() ||
+    # y.isnan()`` gives NaN: an infinite x too, where NumPy steps to 65504)
+    return (numpy.where(numpy.isinf(a), numpy.float16(numpy.nan), numpy.nextafter(a, b)),)
+
+
+nextafter = _Ufunc(numpy.nextafter, _kernel_values(numpy.nextafter, "e", _nextafter_half),
+                   plain=lambda dtype: dtype.char != "e")
+
+
+def _complex_max(x: numpy.ndarray, y: numpy.ndarray, larger: bool) -> numpy.ndarray:
+    """``complex.cuh``'s ``max``/``min`` of complex values: a NaN operand gives the
+    other one, else ordered by real then imaginary part, ties to ``y`` (``min``) or
+    ``x`` (``max``)."""
+    first, second = (y, x) if larger else (x, y)
+    pick = numpy.where(x.imag < y.imag, first, second)
+    pick = numpy.where(x.real > y.real, second, pick)
+    pick = numpy.where(x.real < y.real, first, pick)
+    pick = numpy.where(numpy.isnan(y), x, pick)
+    return numpy.where(numpy.isnan(x), y, pick)
+
+
+def _nan_or(extremum: numpy.ndarray, x: numpy.ndarray, y: numpy.ndarray) -> numpy.ndarray:
+    # (``_math/misc.py: _float_maximum``: ``(isnan(in0) | isnan(in1)) ?
+    # out0_type(NAN) : out0_type(max(in0, in1))``: a complex NaN is NaN+0j, where NumPy
+    # gives the NaN operand)
+    return numpy.where(numpy.isnan(x) | numpy.isnan(y), extremum.dtype.type(numpy.nan),
+                       extremum)
+
+
+maximum = _Ufunc(numpy.maximum, _kernel_values(
+    numpy.maximum, "FD", lambda x, y: (_nan_or(_complex_max(x, y, True), x, y),)),
+    plain=lambda dtype: dtype.kind != "c")
+minimum = _Ufunc(numpy.minimum, _kernel_values(
+    numpy.minimum, "FD", lambda x, y: (_nan_or(_complex_max(x, y, False), x, y),)),
+    plain=lambda dtype: dtype.kind != "c")
+# (``fmax``/``fmin``'s complex loops are ``max``/``min`` themselves: both NaN gives y)
+fmax = _Ufunc(numpy.fmax, _kernel_values(numpy.fmax, "FD",
+                                         lambda x, y: (_complex_max(x, y, True),)),
+              plain=lambda dtype: dtype.kind != "c")
+fmin = _Ufunc(numpy.fmin, _kernel_values(numpy.fmin, "FD",
+                                         lambda x, y: (_complex_max(x, y, False),)),
+              plain=lambda dtype: dtype.kind != "c")
+
+
+#: ``_routines_math.pyx: _angle``/``_angle_deg``'s loops
+_ANGLE_LOOPS = ("?d", "ee", "ff", "dd", "Ff", "Dd")
+
+
+def angle(z: Any, deg: bool = False) -> numpy.ndarray:
+    """See Also: cupy.angle (``_math/arithmetic.py``: the ufunc ``_core.angle``, or
+    ``angle_deg``): a real operand's angle is ``in0 >= 0 ? 0.0 : M_PI`` (-0.0 gives 0
+    and NaN gives pi, where NumPy's ``arctan2(0, x)`` gives pi and NaN; a bool's is a
+    float64 0), a complex one's ``arg(in0)``, times ``180.0 / M_PI`` in double
+    precision for degrees."""
+    (x,), dtype = _cupy_ufunc_loop("cupy_angle_deg" if deg else "cupy_angle",
+                                   _ANGLE_LOOPS, (z,))
+    with numpy.errstate(all="ignore"):
+        if x.dtype.kind == "c":
+            result = numpy.arctan2(x.imag, x.real)
+            if deg:
+                result = result.astype(numpy.float64) * (180.0 / numpy.pi)
+        else:
+            result = numpy.where(x >= 0, 0.0, 180.0 if deg else numpy.pi)
+    return _c_order(numpy.asarray(result).astype(dtype, copy=False))
 
 
 def _absolute(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
@@ -2172,7 +2245,13 @@ def ufunc_error(uf: numpy.ufunc, args: tuple, kwargs: dict,
     if uf.__name__ in _BOOL_ERRORS and message.startswith(("numpy boolean", "The numpy "
                                                            "boolean")):
         return TypeError(_BOOL_ERRORS[uf.__name__])
+    if uf.__name__ in ("gcd", "lcm") and kwargs.get("dtype") is None and \
+            all(_cupy_in_type(v) == numpy.bool_ for v in args[:2]):
+        # (``_math/rational.py``: the ``??->?`` loop's own refusal)
+        return TypeError(f"{uf.__name__} cannot be computed with boolean arrays")
     if not (message.startswith(f"ufunc '{uf.__name__}' not supported for the input types")
+            or message.startswith(f"ufunc '{uf.__name__}' did not contain a loop with "
+                                  "signature matching types")
             or message.startswith("No loop matching the specified signature")):
         return exc
     name = _UFUNC_NAMES.get(uf.__name__, "cupy_" + uf.__name__)
@@ -3023,6 +3102,12 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.remainder": remainder,
     "cupy.mod": remainder,
     "cupy.divmod": divmod_,
+    "cupy.nextafter": nextafter,
+    "cupy.angle": angle,
+    "cupy.maximum": maximum,
+    "cupy.minimum": minimum,
+    "cupy.fmax": fmax,
+    "cupy.fmin": fmin,
     "cupy.divide": true_divide,
     "cupy.absolute": absolute,
     "cupy.abs": absolute,
