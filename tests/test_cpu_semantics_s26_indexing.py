@@ -129,3 +129,45 @@ def test_argwhere_is_a_new_c_contiguous_array(cp):
             lambda: cp.argwhere(numpy.arange(3)))
     _raises(ValueError, "Calling nonzero on 0d arrays is not allowed. "
             "Use cp.atleast_1d(scalar).nonzero() instead.", lambda: cp.array(3).nonzero())
+
+
+# --- take / putmask / diagonal ------------------------------------------------------------
+
+def test_take_checks_out_in_cupys_words(cp):
+    a = cp.arange(12).reshape(3, 4)
+    _raises(TypeError, "Output dtype mismatch",
+            lambda: cp.take(a, cp.array([0, 1]), axis=0, out=cp.empty((2, 4))))
+    _raises(ValueError, "Output shape mismatch",
+            lambda: a.take(cp.array([0, 1]), axis=1, out=cp.empty((2, 4), a.dtype)))
+    out = cp.empty((3, 2), a.dtype)
+    assert a.take(cp.array([0, 5]), axis=1, out=out) is out
+    assert out.tolist() == [[0, 1], [4, 5], [8, 9]]
+
+
+def test_putmask_is_cupys(cp):
+    a = cp.arange(6)
+    _raises(ValueError, "mask and data must be the same size",
+            lambda: cp.putmask(a, cp.ones((2, 3), bool), 1))  # (shapes compared)
+    _raises(TypeError, "Cannot cast array data from float64 to int64 according to the rule "
+            "'safe'", lambda: cp.putmask(a, a > 2, cp.array([1.5])))
+    _raises(TypeError, "`values` should be of type cupy.ndarray",
+            lambda: cp.putmask(a, a > 2, numpy.array([1, 2])))
+    _raises(TypeError, "`mask` should be of type cupy.ndarray",
+            lambda: cp.putmask(a, numpy.ones(6, bool), 1))
+    cp.putmask(a, a > 2, cp.array([-33, -44], cp.int8))
+    assert a.tolist() == [0, 1, 2, -44, -33, -44]
+
+
+def test_diagonal_is_cupys(cp):
+    b = cp.arange(24).reshape(2, 3, 4)
+    _raises(numpy.exceptions.AxisError, "axis1(=0) and axis2(=1) must be within range "
+            "(ndim=1)", lambda: cp.arange(3).diagonal())
+    _raises(numpy.exceptions.AxisError, "axis1(=3) and axis2(=0) must be within range "
+            "(ndim=3)", lambda: cp.diagonal(b, 0, 3, 0))
+    _raises(ValueError, "repeated axis in transpose", lambda: b.diagonal(0, 1, 1))
+    empty = b.diagonal(5)  # (a new array, not a view)
+    assert empty.shape == (4, 0) and empty.strides == (0, 0) and empty.flags.owndata
+    view = b.diagonal(-1, 2, 0)
+    assert view.tolist() == [[1, 14], [5, 18], [9, 22]] and view.strides == (32, 104)
+    view[0, 0] = -1  # (writable, as CuPy's views are)
+    assert int(b[0, 0, 1]) == -1

@@ -7,6 +7,7 @@ Scalar integer indices and slices are basic indexing and still raise ``IndexErro
 """
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy
@@ -179,6 +180,7 @@ def scatter_at(ufunc: numpy.ufunc, a: numpy.ndarray, key: Any, value: Any) -> No
     --------
     cupy.ufunc.at, cupy.ndarray.scatter_max
     """
+    ufunc = getattr(ufunc, "_ufunc", ufunc)  # (``cpu_routines._Ufunc``: NumPy's own)
     key = wrap_key(a.shape, key)
     arrays = [k for k in key if isinstance(k, numpy.ndarray)]
     if (ufunc is numpy.maximum or ufunc is numpy.minimum) and a.dtype.kind == "f" and \
@@ -314,6 +316,14 @@ def take(a: Any, indices: Any, axis: Any = None, out: Any = None) -> numpy.ndarr
     if axis is not None:  # CuPy checks the axis first (a 0-d array's against one axis)
         axis = numpy.lib.array_utils.normalize_axis_index(axis, max(a.ndim, 1))
     n = a.size if axis is None or a.ndim == 0 else a.shape[axis]
+    if out is not None:  # (``_take``'s checks, before the one of an empty axis)
+        shape = numpy.shape(indices)
+        if axis is not None and a.ndim:
+            shape = a.shape[:axis] + shape + a.shape[axis + 1:]
+        if out.dtype != a.dtype:
+            raise TypeError("Output dtype mismatch")
+        if out.shape != shape:
+            raise ValueError("Output shape mismatch")
     if n == 0 and numpy.size(indices):
         raise IndexError("cannot do a non-empty take from an empty axes.")
     return numpy.take(a, indices, axis, out, mode="wrap")
@@ -484,6 +494,68 @@ def argwhere(a: Any) -> numpy.ndarray:
     return _argwhere(a)
 
 
+def putmask(a: Any, mask: Any, values: Any) -> None:
+    """``cupy.putmask`` (``_indexing/insert.py``): its checks in its words (the shapes
+    of ``a`` and ``mask`` equal, ``values`` cast safely), a scalar assigned through the
+    mask (``a[mask] = values``), values of ``a``'s shape taken through it too, others
+    repeated by flat index as its kernel does (NumPy's ``putmask``).
+
+    See Also
+    --------
+    cupy.putmask
+    """
+    if not isinstance(a, numpy.ndarray):
+        raise TypeError("`a` should be of type cupy.ndarray")
+    if not isinstance(mask, numpy.ndarray):
+        raise TypeError("`mask` should be of type cupy.ndarray")
+    if not (numpy.isscalar(values) or isinstance(values, numpy.ndarray)):
+        raise TypeError("`values` should be of type cupy.ndarray")
+    if a.shape != mask.shape:
+        raise ValueError("mask and data must be the same size")
+    mask = mask.astype(numpy.bool_)
+    if numpy.isscalar(values):
+        setitem(a, mask, values)
+    elif not numpy.can_cast(values.dtype, a.dtype):
+        raise TypeError(f"Cannot cast array data from {values.dtype} to {a.dtype} "
+                        "according to the rule 'safe'")
+    elif a.shape == values.shape:
+        setitem(a, mask, values[mask])
+    else:
+        numpy.putmask(a, mask, values.ravel())
+
+
+def diagonal(a: Any, offset: Any = 0, axis1: Any = 0, axis2: Any = 1) -> numpy.ndarray:
+    """CuPy's ``_diagonal`` (``_routines_indexing.pyx``): its own axis check and words
+    (a 1-d array too), the axes moved last by its transposition (two equal axes: the
+    error that transposition meets), a new empty array for an empty diagonal, else a
+    view (made writable as CuPy's: ``to_device_result``).
+
+    See Also
+    --------
+    cupy.ndarray.diagonal
+    """
+    _check_device(a)
+    offset, axis1, axis2 = (operator.index(v) for v in (offset, axis1, axis2))
+    ndim = a.ndim
+    if not (-ndim <= axis1 < ndim and -ndim <= axis2 < ndim):
+        raise numpy.exceptions.AxisError(
+            f"axis1(={axis1}) and axis2(={axis2}) must be within range (ndim={ndim})")
+    axis1 %= ndim
+    axis2 %= ndim
+    tr = list(range(ndim))
+    del tr[max(axis1, axis2)]
+    del tr[min(axis1, axis2)]
+    if offset >= 0:
+        a = a.transpose(tr + [axis1, axis2])
+    else:
+        a = a.transpose(tr + [axis2, axis1])
+        offset = -offset
+    size = max(0, min(a.shape[-2], a.shape[-1] - offset))
+    if size == 0:
+        return numpy.empty(a.shape[:-2] + (0,), a.dtype)
+    return numpy.diagonal(a[..., :size, offset:offset + size], 0, -2, -1)
+
+
 def ndarray_take(a: numpy.ndarray, indices: Any, axis: Any = None, out: Any = None) -> Any:
     return take(a, indices, axis, out)
 
@@ -507,6 +579,8 @@ INDEXING_OVERRIDES: dict[str, Any] = {
     "cupy.nonzero": nonzero,
     "cupy.flatnonzero": flatnonzero,
     "cupy.argwhere": argwhere,
+    "cupy.putmask": putmask,
+    "cupy.diagonal": diagonal,
 }
 
 #: ndarray methods, called as ``fn(array, *args, **kwargs)``
@@ -515,4 +589,5 @@ INDEXING_METHODS: dict[str, Any] = {
     "put": ndarray_put,
     "compress": ndarray_compress,
     "nonzero": ndarray_nonzero,
+    "diagonal": diagonal,
 }
