@@ -267,3 +267,27 @@ def test_nanmedian_picks_from_cupys_replaced_and_sorted_rows(cp):
     _raises(ValueError, "cannot reshape array of size 0 into shape (0, -1)",
             lambda: cp.nanmedian(cp.zeros((0, 3)), axis=1))
     assert numpy.isnan(cp.nanmedian(cp.zeros((0, 3)), axis=0).get()).all()
+
+
+# --- isin / intersect1d (cupy/_logic/truth.py) ----------------------------------------------
+
+def test_isin_is_cupys_in1d_reshaped(cp):
+    a, b = cp.array([[1, 2], [3, 4]]), cp.array([2, 4, 6])
+    assert cp.isin(a, b).tolist() == [[False, True], [False, True]]
+    assert cp.isin(a, b, invert=True).tolist() == [[True, False], [True, False]]
+    _raises(TypeError, "isin() got an unexpected keyword argument 'kind'",
+            lambda: cp.isin(a, b, kind="table"))
+    _raises(AttributeError, "'list' object has no attribute 'ravel'",
+            lambda: cp.isin([1, 2], b))
+    _raises(AttributeError, "'int' object has no attribute 'ravel'", lambda: cp.isin(a, 2))
+
+
+def test_intersect1d_assume_unique_keeps_arr1s_order(cp):
+    # (CuPy searches arr1's values in arr2 and keeps arr1's order; NumPy sorts)
+    got = cp.intersect1d(cp.array([3, 1, 2]), cp.array([1, 3, 5]), assume_unique=True,
+                         return_indices=True)
+    assert [g.tolist() for g in got] == [[3, 1], [0, 1], [1, 0]]
+    got = cp.intersect1d(cp.array([3, 1, 1, 2]), cp.array([1, 3, 5]), return_indices=True)
+    assert [g.tolist() for g in got] == [[1, 3], [1, 0], [0, 1]]
+    got = cp.intersect1d(cp.array([3, 1, 1, 2]), cp.array([1., 3., 5.]))
+    assert got.dtype == numpy.float64 and got.tolist() == [1.0, 3.0]

@@ -17,6 +17,7 @@ import numpy
 from gpushare.cython_args import argument_type_error
 from gpushare.protocol import HostArray
 
+from . import cpu_routines
 from .cpu_routines import (_BOOL_ERRORS, _half_reduction, _kth, _normalize_axis,
                            _strict_method)
 
@@ -519,6 +520,54 @@ def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool =
     return out
 
 
+# --- isin, intersect1d (_logic/truth.py) ---------------------------------------------------
+
+def isin(element: Any, test_elements: Any, assume_unique: bool = False,
+         invert: bool = False) -> Any:
+    """See Also: cupy.isin (``in1d(...).reshape(element.shape)``: arrays only, a list or a
+    scalar has no ``ravel``; NumPy's ``kind=`` is no parameter)."""
+    return cpu_routines.in1d(element, test_elements, assume_unique=assume_unique,
+                             invert=invert).reshape(element.shape)
+
+
+def _exists_and_search(x: numpy.ndarray, bins: numpy.ndarray) -> tuple:
+    """``search.py``'s ``_exists_and_searchsorted_kernel``: the left search of each ``x``
+    in ``bins`` taken as increasing, found where ``bins[y] == x``."""
+    n = bins.size
+    if n == 0:
+        return numpy.zeros(x.shape, numpy.bool_), numpy.zeros(x.shape, numpy.int64)
+    y = cpu_routines._digitize_search(bins, x, False, assume_increasing=True)
+    with numpy.errstate(invalid="ignore"):
+        found = (y != n) & (bins[numpy.minimum(y, n - 1)] == x)
+    return found, y
+
+
+def intersect1d(arr1: Any, arr2: Any, assume_unique: bool = False,
+                return_indices: bool = False) -> Any:
+    """See Also: cupy.intersect1d (the values of ``arr1`` found in ``arr2`` by CuPy's
+    search, in ``arr1``'s order: with ``assume_unique`` neither is sorted or made unique,
+    so the result follows ``arr1`` and ``arr2`` is searched as if sorted)."""
+    common_dtype = numpy.result_type(arr1.dtype, arr2.dtype)
+    if not assume_unique:
+        if return_indices:
+            arr1, ind1 = numpy.unique(arr1, return_index=True)
+            arr2, ind2 = numpy.unique(arr2, return_index=True)
+        else:
+            arr1, arr2 = numpy.unique(arr1), numpy.unique(arr2)
+    else:
+        arr1, arr2 = arr1.ravel(), arr2.ravel()
+    mask, v1 = _exists_and_search(arr1, arr2)
+    if not return_indices:
+        return arr1[mask].astype(common_dtype)
+    int1d = arr1[mask].astype(common_dtype)
+    arr1_indices = numpy.flatnonzero(mask)
+    arr2_indices = v1[mask]
+    if not assume_unique:
+        arr1_indices = ind1[arr1_indices]
+        arr2_indices = ind2[arr2_indices]
+    return int1d, arr1_indices, arr2_indices
+
+
 STATS_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.median": median,
     "cupy.var": var,
@@ -533,6 +582,8 @@ STATS_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.correlate": correlate,
     "cupy.histogram": histogram,
     "cupy.nanmedian": nanmedian,
+    "cupy.isin": isin,
+    "cupy.intersect1d": intersect1d,
 }
 #: ndarray methods (CuPy's Cython signatures: NumPy's ``where=`` refused)
 STATS_METHODS: dict[str, Callable[..., Any]] = {
