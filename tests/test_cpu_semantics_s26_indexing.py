@@ -171,3 +171,11 @@ def test_diagonal_is_cupys(cp):
     assert view.tolist() == [[1, 14], [5, 18], [9, 22]] and view.strides == (32, 104)
     view[0, 0] = -1  # (writable, as CuPy's views are)
     assert int(b[0, 0, 1]) == -1
+
+
+def test_where_of_a_condition_alone_is_nonzero(cp):
+    # ``cupy.where(c)`` is ``nonzero(c)``: CuPy's 0-d refusal, columns of one array
+    _raises(ValueError, "Calling nonzero on 0d arrays is not allowed. "
+            "Use cp.atleast_1d(scalar).nonzero() instead.", lambda: cp.where(cp.array(0)))
+    rows, cols = cp.where(cp.zeros((0, 3)))
+    assert rows.strides == cols.strides == (0,)
