@@ -291,3 +291,23 @@ def test_intersect1d_assume_unique_keeps_arr1s_order(cp):
     assert [g.tolist() for g in got] == [[1, 3], [1, 0], [0, 1]]
     got = cp.intersect1d(cp.array([3, 1, 1, 2]), cp.array([1., 3., 5.]))
     assert got.dtype == numpy.float64 and got.tolist() == [1.0, 3.0]
+
+
+def test_union_and_setxor_take_cupy_arrays_only(cp):
+    # (``cupy.concatenate((a, b), axis=None)``: ``ravel()`` first, then
+    # ``concatenate_method``'s refusal of host arrays; CuPy's unique reads ``ar.shape``)
+    _raises(AttributeError, "'list' object has no attribute 'ravel'",
+            lambda: cp.union1d([1], [2]))
+    _raises(TypeError, "Only cupy arrays can be concatenated",
+            lambda: cp.union1d(cp.array([1]), numpy.array([2])))
+    _raises(AttributeError, "'list' object has no attribute 'shape'",
+            lambda: cp.setxor1d([1], [2]))
+    _raises(TypeError, "Only cupy arrays can be concatenated",
+            lambda: cp.setxor1d(numpy.array([1]), numpy.array([2]), assume_unique=True))
+    _raises(AttributeError, "'list' object has no attribute 'shape'",
+            lambda: cp.setdiff1d([1, 2], [2]))
+    assert cp.setxor1d(numpy.array([1, 1]), numpy.array([2])).tolist() == [1, 2]
+    got = cp.setxor1d(cp.array([1, 2, 2]), cp.array([2, 3]), assume_unique=True)
+    assert got.tolist() == [1, 3]
+    got = cp.union1d(cp.array([nan, 1.]), cp.array([nan, 2.]))
+    assert numpy.array_equal(got.get(), [1., 2., nan], equal_nan=True)

@@ -568,6 +568,47 @@ def intersect1d(arr1: Any, arr2: Any, assume_unique: bool = False,
     return int1d, arr1_indices, arr2_indices
 
 
+# --- union1d, setxor1d, setdiff1d (_logic/truth.py) ----------------------------------------
+
+def _concatenated(ar1: Any, ar2: Any) -> numpy.ndarray:
+    """``cupy.concatenate((ar1, ar2), axis=None)``: each one's ``ravel()`` (a list's
+    AttributeError), then ``concatenate_method``'s refusal of what is not a cupy array."""
+    tup = [(m.array if isinstance(m, HostArray) else m).ravel() for m in (ar1, ar2)]
+    if any(isinstance(m, HostArray) or not isinstance(m, numpy.ndarray) for m in (ar1, ar2)):
+        raise TypeError("Only cupy arrays can be concatenated")
+    return numpy.concatenate(tup)
+
+
+def union1d(arr1: Any, arr2: Any) -> Any:
+    """See Also: cupy.union1d (``unique(concatenate((arr1, arr2), axis=None))``)."""
+    return unique(_concatenated(arr1, arr2))
+
+
+def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Any:
+    """See Also: cupy.setxor1d (CuPy's unique, concatenation and ``setxorkernel``)."""
+    if not assume_unique:
+        ar1, ar2 = unique(ar1), unique(ar2)
+    aux = _concatenated(ar1, ar2)
+    if aux.size == 0:
+        return aux
+    aux.sort()
+    keep = numpy.ones(aux.size, numpy.bool_)
+    with numpy.errstate(invalid="ignore"):
+        differs = aux[1:] != aux[:-1]
+    keep[1:] &= differs
+    keep[:-1] &= differs
+    return aux[keep]
+
+
+def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Any:
+    """See Also: cupy.setdiff1d (``ar1``'s values not in ``ar2``, by CuPy's ``in1d``)."""
+    if assume_unique:
+        ar1 = ar1.ravel()
+    else:
+        ar1, ar2 = unique(ar1), unique(ar2)
+    return ar1[cpu_routines.in1d(ar1, ar2, assume_unique=True, invert=True)]
+
+
 STATS_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.median": median,
     "cupy.var": var,
@@ -584,6 +625,9 @@ STATS_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.nanmedian": nanmedian,
     "cupy.isin": isin,
     "cupy.intersect1d": intersect1d,
+    "cupy.union1d": union1d,
+    "cupy.setxor1d": setxor1d,
+    "cupy.setdiff1d": setdiff1d,
 }
 #: ndarray methods (CuPy's Cython signatures: NumPy's ``where=`` refused)
 STATS_METHODS: dict[str, Callable[..., Any]] = {
