@@ -57,6 +57,16 @@ def test_index_errors_in_cupys_words(cp):
     _raises(IndexError, "arrays used as indices must be of integer or boolean type. "
             "(actual: <class 'numpy.float64'>)", lambda: a[[1.0, 2.0]])
     _raises(IndexError, "Index 9 is out of bounds for axis 1 with size 4", lambda: a[[0], 9])
+    # index arrays that do not broadcast: ``internal._broadcast_shapes``' ValueError
+    # (a mask counts as its nonzero's indices), where NumPy's is an IndexError
+    for key in ((cp.array([0, 1]), cp.array([0, 1, 2])), ([0, 1], [0, 1, 2]),
+                (cp.array([True, False, True]), cp.array([0, 1, 2]))):
+        _raises(ValueError, "operands could not be broadcast together with shapes(2,) (3,)",
+                lambda: a[key])
+    _raises(ValueError, "operands could not be broadcast together with shapes(2,) (3,)",
+            lambda: a.__setitem__((cp.array([0, 1]), cp.array([0, 1, 2])), 1))
+    assert a[cp.array([True, False, True]), cp.array([0, 1])].tolist() == [0, 9]
+    _raises(ValueError, "Slice step must be nonzero.", lambda: a[::0])
     # a zero-length mask dimension matches any (``_check_mask_shape``): nothing selected
     got = a[cp.zeros(0, bool)]
     assert got.shape == (0, 4)

@@ -119,6 +119,15 @@ def _prepare_key(shape: tuple, key: Any) -> tuple:
     if total > len(shape):
         raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional,"
                          f" but {total} were indexed")
+    arrays = [k for k in items if isinstance(k, numpy.ndarray)]
+    if len(arrays) > 1:  # (``_prepare_multiple_array_indexing``: a mask is its nonzero)
+        shapes = [(int(numpy.count_nonzero(k)),) if k.dtype.kind == "b" else k.shape
+                  for k in arrays]
+        try:
+            numpy.broadcast_shapes(*shapes)
+        except ValueError:
+            raise ValueError("operands could not be broadcast together with shapes" +
+                             " ".join(str(s) for s in shapes)) from None
     axis = 0
     out = []
     for k in items:
@@ -253,6 +262,13 @@ def _check_broadcast_to(shape: tuple, target: tuple) -> None:
                              f"{shape} and requested shape {target}")
 
 
+def _host_errstate() -> Any:
+    """NumPy's default error handling, for CuPy's conversions of host values made by
+    NumPy on the host (the backend ignores floating point errors, as a GPU does): a
+    NaN into integers warns there."""
+    return numpy.errstate(all="warn", under="ignore")
+
+
 def setitem(obj: numpy.ndarray, key: Any, value: Any) -> None:
     """``obj[key] = value`` as CuPy's ``_scatter_op`` does it. Basic indexing: a device
     value is copied with CuPy's ufunc broadcasting (a float array into integers
@@ -273,7 +289,8 @@ def setitem(obj: numpy.ndarray, key: Any, value: Any) -> None:
     if not advanced:
         y = obj[key if Ellipsis in key else key + (Ellipsis,)]
         if not device:  # ``ndarray.fill``
-            v = numpy.asarray(_host(value), dtype=obj.dtype)
+            with _host_errstate():
+                v = numpy.asarray(_host(value), dtype=obj.dtype)
             if v.shape != ():
                 raise ValueError("non-scalar numpy.ndarray cannot be used for fill")
             y[...] = v
@@ -287,7 +304,11 @@ def setitem(obj: numpy.ndarray, key: Any, value: Any) -> None:
             raise ValueError("Out shape is mismatched")
         y[...] = cpu_cast.assign(y, value)
         return
-    v = value if device else numpy.array(_host(value), dtype=obj.dtype)
+    if device:
+        v = value
+    else:
+        with _host_errstate():
+            v = numpy.array(_host(value), dtype=obj.dtype)
     if v.ndim:
         ghost = numpy.lib.stride_tricks.as_strided(
             numpy.zeros(1, numpy.bool_), obj.shape, (0,) * obj.ndim)

@@ -111,6 +111,10 @@ def ufunc_result(uf: numpy.ufunc, args: tuple, dtype: Any, is_proxy: Any) -> tup
                 if not info.min <= value <= info.max:
                     if uf.__name__ in _COMPARISONS:
                         raise CannotInfer  # compared exactly, on the server
+                    if not -(1 << 63) <= value < (1 << 64):
+                        # (CuPy's ``CScalar`` refuses it first, packing it as uint64
+                        # from 2**63 up, else as int64)
+                        dt = "uint64" if value > 0 else "int64"
                     raise OverflowError(f"Python integer {value} out of bounds for {dt}")
     return shape, list(resolved[uf.nin:])
 
@@ -149,6 +153,26 @@ def int_fits(value: Any, dtype: numpy.dtype) -> bool:
     return info.min <= value <= info.max
 
 
+def fill_is_quiet(value: Any, dtype: numpy.dtype) -> bool:
+    """Whether ``numpy.asarray(value, dtype)`` (CuPy's ``fill`` of a scalar, and so
+    ``a[...] = value``) surely neither raises nor warns: False for a complex scalar
+    into a real dtype (TypeError, or ComplexWarning), a float into integers out of
+    their range or not finite (OverflowError/ValueError, or RuntimeWarning), a finite
+    float beyond a float dtype's range (RuntimeWarning), so that the call waits and
+    the error or warning comes from the statement that made it."""
+    kind = dtype.kind
+    if isinstance(value, (complex, numpy.complexfloating)):
+        return kind == "c"
+    if isinstance(value, (float, numpy.floating)):
+        value = float(value)
+        if kind in "iu":
+            info = numpy.iinfo(dtype)
+            return math.isfinite(value) and info.min <= math.trunc(value) <= info.max
+        if kind == "f" and math.isfinite(value):
+            return abs(value) <= numpy.finfo(dtype).max
+    return True
+
+
 def ghost(shape: tuple, dtype: numpy.dtype, strides: tuple | None = None) -> numpy.ndarray:
     """A zero-memory array of ``shape``: every element aliases one byte buffer."""
     base = numpy.zeros(1, dtype=dtype)
@@ -168,6 +192,8 @@ def _index_ghosts(key: Any, is_proxy: Any) -> Any:
             for part in (k.start, k.stop, k.step):
                 if part is not None and not isinstance(part, (int, numpy.integer)):
                     raise CannotInfer
+            if k.step == 0:
+                raise CannotInfer  # (the server raises it in CuPy's words)
             return k
         if k is None or k is Ellipsis or isinstance(k, (int, numpy.integer)) and \
                 not isinstance(k, bool):
@@ -236,6 +262,8 @@ def _getitem_result(shape: tuple, dtype: numpy.dtype, strides: tuple, key: Any,
         if message.startswith("index ") and " is out of bounds for axis " in message:
             # an integer index: CuPy's words (``_routines_indexing.pyx``)
             raise IndexError("I" + message[1:]) from None
+        if message.startswith("shape mismatch"):
+            raise CannotInfer from None  # (CuPy's is a ValueError: the server raises it)
         raise
     if isinstance(result, numpy.generic):
         # a 0-d integer array among the indices is advanced indexing to CuPy (a copy:
