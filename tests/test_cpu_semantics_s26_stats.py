@@ -311,3 +311,20 @@ def test_union_and_setxor_take_cupy_arrays_only(cp):
     assert got.tolist() == [1, 3]
     got = cp.union1d(cp.array([nan, 1.]), cp.array([nan, 2.]))
     assert numpy.array_equal(got.get(), [1., 2., nan], equal_nan=True)
+
+
+# --- sum / prod / mean with dtype=float16 (_routines_math.pyx: 'e->e' loops) ----------------
+
+def test_reductions_to_float16_sum_in_float(cp):
+    # (dtype=float16 on another dtype: CUB is skipped (dtype differs), the 'e->e' loop
+    # casts each value to float16 and sums in float; NumPy sums a strided axis in float16,
+    # stuck at 2048)
+    a = cp.ones((3000, 2), dtype=cp.int32)
+    got = cp.sum(a, axis=0, dtype=cp.float16)
+    assert got.dtype == numpy.float16 and got.tolist() == [3000.0, 3000.0]
+    assert a.sum(axis=0, dtype=cp.float16).tolist() == [3000.0, 3000.0]
+    assert cp.mean(a.astype(cp.float32), axis=0, dtype=cp.float16).tolist() == [1.0, 1.0]
+    assert cp.nansum(a.astype(cp.float32), axis=0, dtype=cp.float16).tolist() == \
+        [3000.0, 3000.0]
+    # (each value cast first: 2049 is float16's 2048)
+    assert float(cp.sum(cp.array([2049], dtype=cp.int32), dtype=cp.float16)) == 2048.0

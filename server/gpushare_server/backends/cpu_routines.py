@@ -2785,12 +2785,19 @@ def _half_reduction(name: str) -> Callable[..., Any]:
     host = getattr(numpy, name)
     # the same as ``host`` on an ndarray, and half its cost for a small array
     method = getattr(numpy.ndarray, name, host)
+    to_half = name != "nanmean"
 
     # (CuPy's signature: NumPy's ``where=``/``initial=`` are refused with Python's words)
     def fn(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
            keepdims: bool = False) -> Any:
-        if type(a) is numpy.ndarray and a.dtype.char != "e":
+        if type(a) is numpy.ndarray and a.dtype.char != "e" and (
+                dtype is None or not to_half or numpy.dtype(dtype).char != "e"):
             return method(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+        if isinstance(a, numpy.ndarray) and to_half and a.dtype.kind in "biuf" and \
+                dtype is not None and numpy.dtype(dtype).char == "e":
+            # (``dtype=float16``: CuPy's 'e->e' loop, each value cast to float16 and
+            # summed in float; ``nanmean``'s ``nanmean_st<half>`` sums in float16 itself)
+            a = a.astype(numpy.float16)
         if isinstance(a, numpy.ndarray) and a.dtype == numpy.float16 and (
                 dtype is None or numpy.dtype(dtype) == numpy.float16):
             result = host(a, axis=axis, dtype=numpy.float32, keepdims=keepdims)
