@@ -189,3 +189,28 @@ def test_where_of_a_condition_alone_is_nonzero(cp):
             "Use cp.atleast_1d(scalar).nonzero() instead.", lambda: cp.where(cp.array(0)))
     rows, cols = cp.where(cp.zeros((0, 3)))
     assert rows.strides == cols.strides == (0,)
+
+
+# --- a scalar assigned: raised or warned by the statement itself ---------------------------
+
+def test_scalar_assignment_errors_come_from_the_statement(cp):
+    # (``fill``'s numpy.asarray(value, dtype) on the host; the call waits for it)
+    a = cp.zeros(3, cp.int32)
+    for key in (0, slice(None), cp.array([0])):
+        with pytest.raises(TypeError) as info:
+            a[key] = 1 + 2j
+        assert "[gpushare]" not in str(info.value)
+        with pytest.raises(ValueError) as info:
+            a[key] = float("nan")
+        assert str(info.value) == "cannot convert float NaN to integer"
+    with pytest.raises(OverflowError) as info:
+        cp.zeros(2, cp.uint8)[0] = -1.0
+    assert str(info.value) == "Python integer -1 out of bounds for uint8"
+    with pytest.warns(RuntimeWarning, match="invalid value encountered in cast"):
+        a[1] = numpy.float64("nan")
+    with pytest.warns(numpy.exceptions.ComplexWarning):
+        a[...] = numpy.complex64(2 + 1j)
+    with pytest.raises(TypeError) as info:
+        cp.zeros(2).fill(1j)
+    assert "[gpushare]" not in str(info.value)
+    assert a.tolist() == [2, 2, 2]

@@ -764,8 +764,9 @@ class ndarray(_client.RemoteHandle):
                 raise _infer.CannotInfer
             if _is_proxy(value) and value._dtype.kind == "c" and self._dtype.kind != "c":
                 raise _infer.CannotInfer  # ComplexWarning comes from the server
-            if not _infer.int_fits(value, self._dtype):
-                raise _infer.CannotInfer  # OverflowError comes from the server, now
+            if not _infer.int_fits(value, self._dtype) or \
+                    not _infer.fill_is_quiet(value, self._dtype):
+                raise _infer.CannotInfer  # its error or warning comes from the server, now
         except (_infer.CannotInfer, ValueError):
             s.call("setitem", None, (self, _cai_to_proxy(key), _cai_to_proxy(value)))
             return
@@ -966,7 +967,8 @@ class ndarray(_client.RemoteHandle):
 
     def fill(self, value: Any) -> None:
         if (type(value) in (int, float, complex, bool) or isinstance(value, numpy.generic)) \
-                and _infer.int_fits(value, self._dtype):
+                and _infer.int_fits(value, self._dtype) and \
+                _infer.fill_is_quiet(value, self._dtype):
             self._gs_session.submit("method", "fill", (self, value), description="ndarray.fill")
         else:  # (an object seen through __cuda_array_interface__: its array)
             _method_sync(self, "fill", (_cai_to_proxy(value),), {})
