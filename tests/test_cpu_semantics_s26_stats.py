@@ -328,3 +328,19 @@ def test_reductions_to_float16_sum_in_float(cp):
         [3000.0, 3000.0]
     # (each value cast first: 2049 is float16's 2048)
     assert float(cp.sum(cp.array([2049], dtype=cp.int32), dtype=cp.float16)) == 2048.0
+
+
+# --- count_nonzero (cupy/_sorting/count.py) --------------------------------------------------
+
+def test_count_nonzero_takes_cupy_arrays_only(cp):
+    # (a ``_SimpleReductionKernel``: ``_convert_from_cupy_like(a, error="Argument 'a'")``)
+    for bad, kind in (([1, 0, 2], "list"), (numpy.array([1, 0]), "numpy.ndarray"),
+                      (3, "int")):
+        _raises(TypeError, "Argument 'a' has incorrect type (expected "
+                f"<class 'cupy._core.core._ndarray_base'>, got <class '{kind}'>).",
+                lambda bad=bad: cp.count_nonzero(bad))
+    _raises(TypeError, "count_nonzero() got an unexpected keyword argument 'keepdims'",
+            lambda: cp.count_nonzero(cp.ones((2, 2)), axis=0, keepdims=True))
+    got = cp.count_nonzero(cp.array([[3., 0.], [nan, 0.]]))
+    assert got.shape == () and got.dtype == numpy.int64 and int(got) == 2
+    assert cp.count_nonzero(cp.eye(3), axis=(0, 1)).tolist() == 3

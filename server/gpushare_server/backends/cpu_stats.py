@@ -609,6 +609,19 @@ def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> Any:
     return ar1[cpu_routines.in1d(ar1, ar2, assume_unique=True, invert=True)]
 
 
+# --- count_nonzero (_sorting/count.py) ----------------------------------------------------
+
+def count_nonzero(a: Any, axis: Any = None) -> Any:
+    """See Also: cupy.count_nonzero (a ``_SimpleReductionKernel``: its ``a`` must be a cupy
+    array, in ``_convert_from_cupy_like``'s words; int64 counts, a 0-d array for the whole
+    array; no ``keepdims``)."""
+    if not isinstance(a, numpy.ndarray):
+        got = type(a.array) if isinstance(a, HostArray) else type(a)
+        raise TypeError("Argument 'a' has incorrect type (expected "
+                        f"<class 'cupy._core.core._ndarray_base'>, got {got}).")
+    return numpy.asarray(numpy.count_nonzero(a, axis=axis), dtype=numpy.int64)
+
+
 STATS_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.median": median,
     "cupy.var": var,
@@ -628,6 +641,7 @@ STATS_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.union1d": union1d,
     "cupy.setxor1d": setxor1d,
     "cupy.setdiff1d": setdiff1d,
+    "cupy.count_nonzero": count_nonzero,
 }
 #: ndarray methods (CuPy's Cython signatures: NumPy's ``where=`` refused)
 STATS_METHODS: dict[str, Callable[..., Any]] = {
