@@ -154,6 +154,15 @@ def test_take_checks_out_in_cupys_words(cp):
     assert out.tolist() == [[0, 1], [4, 5], [8, 9]]
 
 
+def test_take_along_axis_is_cupys_fancy_index(cp):
+    a = cp.arange(12).reshape(3, 4)
+    # indices and the other axes' aranges that do not broadcast: getitem's ValueError
+    _raises(ValueError, "operands could not be broadcast together with shapes(3, 1) (2, 1)",
+            lambda: cp.take_along_axis(a, cp.array([[0], [1]]), 1))
+    got = cp.take_along_axis(a.T, cp.array([[1, 2, 0]]), 0)
+    assert got.tolist() == [[1, 6, 8]] and got.strides == (24, 8)
+    assert cp.take_along_axis(a, cp.array([[0], [5], [-1]]), 1).tolist() == [[0], [5], [11]]
+
 def test_putmask_is_cupys(cp):
     a = cp.arange(6)
     _raises(ValueError, "mask and data must be the same size",

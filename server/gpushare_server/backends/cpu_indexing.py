@@ -369,7 +369,7 @@ def compress(condition: Any, a: Any, axis: Any = None, out: Any = None) -> numpy
 
 
 def take_along_axis(a: Any, indices: Any, axis: Any) -> numpy.ndarray:
-    """``numpy.take_along_axis`` with CuPy's wrapping of out-of-range indices.
+    """``cupy.take_along_axis``: ``a[indices, aranges of the other axes]``, wrapping.
 
     See Also
     --------
@@ -385,7 +385,12 @@ def take_along_axis(a: Any, indices: Any, axis: Any) -> numpy.ndarray:
     axis = numpy.lib.array_utils.normalize_axis_index(axis, a.ndim)
     if a.ndim != indices.ndim:
         raise ValueError("`indices` and `a` must have the same number of dimensions")
-    return numpy.take_along_axis(a, _wrap_array(indices, a.shape[axis]), axis)
+    # CuPy's fancy index of ``indices`` and aranges: shapes that do not broadcast are
+    # getitem's ValueError (NumPy's take_along_axis raises IndexError)
+    return getitem(a, tuple(
+        indices if dim == axis else
+        numpy.arange(n).reshape((1,) * dim + (-1,) + (1,) * (a.ndim - dim - 1))
+        for dim, n in enumerate(a.shape)))
 
 
 def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> None:
