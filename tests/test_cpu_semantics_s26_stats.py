@@ -344,3 +344,21 @@ def test_count_nonzero_takes_cupy_arrays_only(cp):
     got = cp.count_nonzero(cp.array([[3., 0.], [nan, 0.]]))
     assert got.shape == () and got.dtype == numpy.int64 and int(got) == 2
     assert cp.count_nonzero(cp.eye(3), axis=(0, 1)).tolist() == 3
+
+
+# --- searchsorted with host arguments (cupy/_sorting/search.py: _searchsorted) -------------
+
+def test_searchsorted_host_arguments_as_cupy(cp):
+    a = cp.array([3., 1., 2.])
+    # (a host sorter: ``a.take(sorter)`` copies it in; a host a or v: CuPy's
+    # NotImplementedError, not the generic refusal)
+    got = cp.searchsorted(a, cp.array([2.5]), sorter=numpy.array([1, 2, 0]))
+    assert got.tolist() == [2]
+    _raises(NotImplementedError, "Only python scalars or ndarrays are supported for v",
+            lambda: cp.searchsorted(a, numpy.array([1.5])))
+    _raises(NotImplementedError, "Only python scalars or ndarrays are supported for v",
+            lambda: a.searchsorted(numpy.array([1.5])))
+    _raises(NotImplementedError, "Only int or ndarray are supported for a",
+            lambda: cp.searchsorted(numpy.array([1., 2.]), cp.array([1.5])))
+    _raises(TypeError, "sorter must be of integer type",
+            lambda: cp.searchsorted(a, cp.array([2.5]), sorter=numpy.array([1., 2., 0.])))

@@ -2530,7 +2530,7 @@ def searchsorted(a: Any, v: Any, side: Any = "left", sorter: Any = None) -> Any:
     NumPy integer is its NotImplementedError; any ``side`` but 'right' is 'left'; a
     sorter of another kind is its TypeError), a complex operand making the other
     complex, ``a.take(sorter)`` (indices wrap), then its kernel with increasing bins."""
-    if not isinstance(a, numpy.ndarray):
+    if not isinstance(a, numpy.ndarray):  # (a host array too: self-checked)
         raise NotImplementedError("Only int or ndarray are supported for a")
     if not isinstance(v, numpy.ndarray):
         if not isinstance(v, (int, float, complex)):
@@ -2547,6 +2547,8 @@ def searchsorted(a: Any, v: Any, side: Any = "left", sorter: Any = None) -> Any:
     elif v.dtype.kind == "c" and a.dtype.kind != "c":
         a = a.astype(v.dtype)
     if sorter is not None:
+        if isinstance(sorter, HostArray):  # (``a.take`` copies host indices in)
+            sorter = sorter.array
         if sorter.dtype.kind not in ("i", "u"):
             raise TypeError("sorter must be of integer type")
         if sorter.size != a.size:
