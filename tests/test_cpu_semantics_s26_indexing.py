@@ -163,6 +163,21 @@ def test_take_along_axis_is_cupys_fancy_index(cp):
     assert got.tolist() == [[1, 6, 8]] and got.strides == (24, 8)
     assert cp.take_along_axis(a, cp.array([[0], [5], [-1]]), 1).tolist() == [[0], [5], [11]]
 
+def test_choose_is_cupys(cp):
+    # (``_ndarray_choose``: ``choices.shape[0]``, so a list is refused)
+    _raises(AttributeError, "'list' object has no attribute 'shape'",
+            lambda: cp.choose(cp.array([0, 1]), [cp.zeros(2), cp.ones(2)]))
+    # the kernels read ``a`` with static_cast: a float ``a`` is truncated
+    got = cp.choose(cp.array([0.7, 1.2]), cp.arange(4).reshape(2, 2))
+    assert got.tolist() == [0, 3] and got.dtype == numpy.int64
+    _raises(ValueError, "clipmode not understood",
+            lambda: cp.array([0, 1]).choose(cp.zeros((2, 2)), mode="unknow"))
+    _raises(ValueError, "operands could not be broadcast together with shapes (1, 2) "
+            "(3, 5, 4)", lambda: cp.array([0, 1]).choose(cp.zeros((3, 5, 4))))
+    c = cp.arange(12.0).reshape(3, 4)
+    assert cp.array([0, 3, -1, 5]).choose(c, mode="wrap").tolist() == [0, 1, 10, 11]
+    assert cp.array([0, 3, -1, 5]).choose(c, mode="clip").tolist() == [0, 9, 2, 11]
+
 def test_putmask_is_cupys(cp):
     a = cp.arange(6)
     _raises(ValueError, "mask and data must be the same size",

@@ -582,6 +582,49 @@ def diagonal(a: Any, offset: Any = 0, axis1: Any = 0, axis2: Any = 1) -> numpy.n
     return numpy.diagonal(a[..., :size, offset:offset + size], 0, -2, -1)
 
 
+def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> numpy.ndarray:
+    """CuPy's ``_ndarray_choose``: ``choices`` an array (its ``shape[0]`` the number of
+    choices: a list has none), ``a`` and each choice broadcast as CuPy does (its words
+    when they do not), ``a`` read by its kernels' ``static_cast`` (a float ``a`` is
+    truncated, where NumPy refuses it), the mode checked last.
+
+    See Also
+    --------
+    cupy.ndarray.choose
+    """
+    _check_device(a)
+    if not hasattr(choices, "shape"):
+        raise AttributeError(f"'{type(choices).__name__}' object has no attribute 'shape'")
+    _check_device(choices)
+    n = choices.shape[0]
+    if a.ndim < choices.ndim - 1:
+        a = a.reshape((1,) * (choices.ndim - 1 - a.ndim) + a.shape)
+    elif a.ndim > choices.ndim - 1:
+        choices = choices.reshape(choices.shape[:1] + (1,) * (a.ndim + 1 - choices.ndim) +
+                                  choices.shape[1:])
+    try:
+        shape = numpy.broadcast_shapes(a.shape, choices.shape)
+    except ValueError:
+        raise ValueError("operands could not be broadcast together with shapes "
+                         f"{a.shape} {choices.shape}") from None
+    ba = numpy.broadcast_to(a, shape)[0]
+    if out is None:
+        out = numpy.empty(shape[1:], choices.dtype)
+    if mode == "raise":
+        if not ((ba < n).all() and (0 <= ba).all()):
+            raise ValueError("invalid entry in choice array")
+    elif mode == "wrap":
+        ba = ba % n
+    elif mode == "clip":
+        ba = numpy.where(ba < 0, 0, numpy.where(ba >= n, n - 1, ba))
+    else:
+        raise ValueError("clipmode not understood")
+    with numpy.errstate(invalid="ignore"):
+        index = ba.astype(numpy.intp)[None]
+    out[...] = numpy.take_along_axis(numpy.broadcast_to(choices, shape), index, 0)[0]
+    return out
+
+
 def ndarray_take(a: numpy.ndarray, indices: Any, axis: Any = None, out: Any = None) -> Any:
     return take(a, indices, axis, out)
 
@@ -607,6 +650,7 @@ INDEXING_OVERRIDES: dict[str, Any] = {
     "cupy.argwhere": argwhere,
     "cupy.putmask": putmask,
     "cupy.diagonal": diagonal,
+    "cupy.choose": choose,
 }
 
 #: ndarray methods, called as ``fn(array, *args, **kwargs)``
@@ -616,4 +660,5 @@ INDEXING_METHODS: dict[str, Any] = {
     "compress": ndarray_compress,
     "nonzero": ndarray_nonzero,
     "diagonal": diagonal,
+    "choose": choose,
 }
