@@ -57,6 +57,11 @@ def test_index_errors_in_cupys_words(cp):
     _raises(IndexError, "arrays used as indices must be of integer or boolean type. "
             "(actual: <class 'numpy.float64'>)", lambda: a[[1.0, 2.0]])
     _raises(IndexError, "Index 9 is out of bounds for axis 1 with size 4", lambda: a[[0], 9])
+    # host arrays ``core.array`` cannot take: its ValueError made an IndexError
+    _raises(IndexError, "arrays used as indices must be of integer or boolean type "
+            "(actual: <class 'numpy.object_'>)", lambda: a[numpy.array([1, None], object)])
+    _raises(IndexError, "arrays used as indices must be of integer or boolean type "
+            "(actual: <class 'numpy.str_'>)", lambda: a[numpy.array(["a"])])
     # index arrays that do not broadcast: ``internal._broadcast_shapes``' ValueError
     # (a mask counts as its nonzero's indices), where NumPy's is an IndexError
     for key in ((cp.array([0, 1]), cp.array([0, 1, 2])), ([0, 1], [0, 1, 2]),

@@ -1059,7 +1059,9 @@ def _check_host_index(key: Any) -> None:
     """Object arrays cannot travel; CuPy refuses them as indices anyway."""
     for k in key if isinstance(key, tuple) else (key,):
         if isinstance(k, numpy.ndarray) and k.dtype.hasobject:
-            raise IndexError("arrays used as indices must be of integer (or boolean) type")
+            # (CuPy's words: ``_prepare_slice_list``, whose ``core.array`` refuses it)
+            raise IndexError("arrays used as indices must be of integer or boolean type "
+                             f"(actual: {k.dtype.type})")
 
 
 def _is_proxy(value: Any) -> bool:
