@@ -144,3 +144,61 @@ def test_gcd_refusals_are_cupys(cp):
     _raises(TypeError, "Wrong type ((dtype('float64'), dtype('float64'))) of arguments for "
             "cupy_gcd", lambda: cp.gcd(cp.array([1.0]), cp.array([2.0])))
     assert cp.gcd(cp.array([True]), 4).tolist() == [1]
+
+
+def test_ufunc_broadcast_and_out_shape_errors_are_cupys(cp):
+    # (_kernel.pyx: the operands and the given outputs broadcast together, in
+    # internal._broadcast_core's words; an output of another shape: 'Out shape is
+    # mismatched')
+    a = cp.ones((2, 3))
+    _raises(ValueError, "operands could not be broadcast together with shapes (2, 3) (4,)",
+            lambda: a + cp.ones(4))
+    _raises(ValueError, "operands could not be broadcast together with shapes (2, 3) (3,) "
+            "(4,)", lambda: cp.add(a, cp.ones(3), out=cp.empty(4)))
+    _raises(ValueError, "Out shape is mismatched",
+            lambda: cp.add(a, cp.ones(3), out=cp.empty(3)))
+    _raises(ValueError, "Out shape is mismatched", lambda: cp.sin(a, out=cp.empty(3)))
+    _raises(ValueError, "Out shape is mismatched",
+            lambda: cp.power(a, 2, out=cp.empty(3)))  # (an override of the CPU backend)
+    _raises(ValueError, "Out shape is mismatched", lambda: a.__iadd__(cp.ones((4, 2, 3))))
+    # (an output that broadcasts the operands further is CuPy's too)
+    assert cp.add(a, 1, out=cp.empty((4, 2, 3))).shape == (4, 2, 3)
+
+
+def test_python_ints_beyond_64_bits_are_refused_as_cupy_packs_them(cp):
+    # (_scalar.pyx: CScalar packs a Python int as uint64 from 2**63 up, else as int64,
+    # before any loop is chosen)
+    _raises(OverflowError, "Python integer 18446744073709551616 out of bounds for uint64",
+            lambda: cp.arange(3) + 2**64)
+    _raises(OverflowError, "Python integer 18446744073709551616 out of bounds for uint64",
+            lambda: cp.add(cp.arange(3, dtype=cp.uint8), 2**64))
+    _raises(OverflowError, "Python integer -9223372036854775809 out of bounds for int64",
+            lambda: cp.arange(3, dtype=cp.uint8) + -(2**63 + 1))
+    _raises(OverflowError, "Python integer 300 out of bounds for int8",
+            lambda: cp.arange(3, dtype=cp.int8) + 300)
+
+
+# --- i0, sinc (cupy/_math/special.py) -----------------------------------------------------
+
+def test_sinc_is_cupys_sinpi_kernel(cp):
+    # (``abs(in0) > 1e-9 ? sinpi(in0) / (M_PI * in0) : 1``: 0 at the integers, where
+    # NumPy's sin(pi x) / (pi x) is 3.9e-17 at 1; NaN fails the test and gives 1; loops
+    # e f d F D, so int8 gives float16)
+    got = cp.sinc(cp.array([0.0, 0.5, 1.0, 1e-10, numpy.nan]))
+    assert got.tolist() == [1.0, 0.6366197723675814, 0.0, 1.0, 1.0]
+    got = cp.sinc(cp.array([0, 1], cp.int8))
+    assert got.dtype == numpy.float16 and got.tolist() == [1.0, 0.0]
+    assert cp.sinc(cp.array([0, 1], cp.int16)).dtype == numpy.float32
+    assert cp.sinc(cp.array([0.5]), out=cp.empty(1, cp.float32)).dtype == numpy.float32
+    _raises(TypeError, "Unsupported type <class 'list'>", lambda: cp.sinc([0.5]))
+
+
+def test_i0_computes_in_cupys_loops(cp):
+    # (create_math_ufunc('cyl_bessel_i0', ...): loops e f d; float16 and float32 as
+    # CUDA's Bessel function computes them, not NumPy's series in their own precision)
+    got = cp.i0(cp.array([0.0, 1.0], cp.float32))
+    assert got.dtype == numpy.float32 and got.tolist()[0] == 1.0
+    assert abs(got.tolist()[1] - 1.2660658777520082) < 1e-7
+    got = cp.i0(cp.array([0, 1], cp.int8))
+    assert got.dtype == numpy.float16 and got.tolist() == [1.0, 1.265625]
+    assert cp.i0(cp.array([0, 1])).dtype == numpy.float64

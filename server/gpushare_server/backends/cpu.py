@@ -166,9 +166,26 @@ def _device_ufunc(uf: numpy.ufunc) -> Callable[..., Any]:
             return to_device_result(uf(*args, order="C"))
         except TypeError as exc:  # CuPy's words (no loop, a cast of out=, bool -)
             raise cpu_routines.ufunc_error(uf, args, kwargs, exc) from None
+        except (ValueError, OverflowError) as exc:  # (broadcasting, out='s shape, an int
+            # beyond 64 bits)
+            raise cpu_routines._ufunc_value_error(uf, args, kwargs, exc) from None
     call.__name__ = uf.__name__
     call.__doc__ = uf.__doc__
     call.__wrapped__ = uf  # type: ignore[attr-defined]
+    return call
+
+
+def _ufunc_value_errors(fn: Callable[..., Any], uf: numpy.ufunc) -> Callable[..., Any]:
+    """``fn``, the CPU backend's own call of the ufunc ``uf``, raising CuPy's words for
+    NumPy's broadcast and out-of-bounds errors (``cpu_routines._ufunc_value_error``)."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except (ValueError, OverflowError) as exc:
+            raise cpu_routines._ufunc_value_error(uf, args, kwargs, exc) from None
+    call.__name__ = fn.__name__
+    call.__doc__ = fn.__doc__
+    call.__wrapped__ = fn.__wrapped__  # type: ignore[attr-defined]
     return call
 
 
@@ -1179,8 +1196,11 @@ class CpuBackend:
         if path not in OVERRIDES and isinstance(getattr(fn, "__wrapped__", None),
                                                 numpy.ufunc):
             return _device_ufunc(fn.__wrapped__)
-        if isinstance(getattr(fn, "__wrapped__", fn), numpy.ufunc) or \
-                isinstance(fn, cpu_routines._Ufunc):
+        if isinstance(fn, cpu_routines._Ufunc):
+            if fn._ufunc.signature is not None:  # (matmul: a gufunc, its own words)
+                return _c_order_outputs(fn)
+            return _ufunc_value_errors(_c_order_outputs(fn), fn._ufunc)
+        if isinstance(getattr(fn, "__wrapped__", fn), numpy.ufunc):
             return _c_order_outputs(fn)
         return fn
 

@@ -2079,6 +2079,66 @@ def angle(z: Any, deg: bool = False) -> numpy.ndarray:
     return _c_order(numpy.asarray(result).astype(dtype, copy=False))
 
 
+def _unary_kernel(name: str, loops: tuple, compute: Callable[..., Any]) -> Callable[..., Any]:
+    """A one-operand CuPy ufunc of the CPU backend's own (NumPy's namesake is no ufunc,
+    or computes otherwise): CuPy's loop for the operand (``_cupy_ufunc_loop``; with
+    ``dtype=``, the first loop giving it, the operand converted), ``compute(x)`` on
+    the operand in the loop's input type, the result in its output type, ``out=``
+    as CuPy's (``_ufunc_out``)."""
+    def call(x: Any, /, out: Any = None, *, dtype: Any = None,
+             casting: Any = None) -> Any:
+        if dtype is None:
+            (v,), kind = _cupy_ufunc_loop(name, loops, (x,))
+        else:
+            dtype = numpy.dtype(dtype)
+            loop = next((lp for lp in loops if lp[-1] == dtype.char), None)
+            if loop is None:
+                raise TypeError(f"Wrong type ({dtype}) of arguments for {name}")
+            (v,), kind = _cupy_ufunc_loop(name, (loop,), (numpy.asarray(x).astype(loop[0]),))
+        with numpy.errstate(all="ignore"):
+            result = numpy.asarray(compute(v)).astype(kind, copy=False)
+        return _ufunc_out(_c_order(result), out, (x,))
+    call.__name__ = name[len("cupy_"):]
+    call.__doc__ = f"See Also\n--------\ncupy.{call.__name__}"
+    return call
+
+
+def _i0(x: numpy.ndarray) -> numpy.ndarray:
+    # (``_math/special.py``: ``cyl_bessel_i0(in0)``, float16 as float: each in at least
+    # single precision, where NumPy's Chebyshev series runs in the operand's own type,
+    # float32's i0(0) 0.99999994; CUDA's is within a few ulps of the exact value)
+    if x.dtype.kind == "c":  # (CuPy's F/D loops: cyl_bessel_i0 has no complex
+        raise TypeError("i0 not supported for complex values")  # overload)
+    return numpy.i0(x.astype(numpy.float64))
+
+
+def _sinpi(x: numpy.ndarray) -> numpy.ndarray:
+    """sin(pi x) with the argument reduced exactly (CUDA's ``sinpi``: 0 at the
+    integers, +-1 at the half integers)."""
+    r = x - 2.0 * numpy.rint(x / 2.0)  # (exact: r in [-1, 1])
+    a = numpy.abs(r)
+    s = numpy.where(a <= 0.25, numpy.sin(numpy.pi * a),
+                    numpy.where(a <= 0.75, numpy.cos(numpy.pi * (a - 0.5)),
+                                numpy.sin(numpy.pi * (1.0 - a))))
+    return numpy.copysign(s, r)
+
+
+def _sinc(x: numpy.ndarray) -> numpy.ndarray:
+    # (``_math/special.py``: ``abs(in0) > 1e-9 ? sinpi(in0) / (M_PI * in0) : 1``, the
+    # quotient in double precision: sinc of an integer is 0, where NumPy's
+    # sin(pi x) / (pi x) is 3.9e-17 at 1; the complex loops ``(in0_type) M_PI * in0``,
+    # sin(pi_in0) / pi_in0)
+    if x.dtype.kind == "c":
+        pi_x = x.dtype.type(numpy.pi) * x
+        return numpy.where(numpy.abs(x) > 1e-9, numpy.sin(pi_x) / pi_x, x.dtype.type(1))
+    d = x.astype(numpy.float64)
+    return numpy.where(numpy.abs(d) > 1e-9, _sinpi(d) / (numpy.pi * d), 1.0)
+
+
+i0 = _unary_kernel("cupy_i0", ("ee", "ff", "dd", "FF", "DD"), _i0)
+sinc = _unary_kernel("cupy_sinc", ("ee", "ff", "dd", "FF", "DD"), _sinc)
+
+
 def _absolute(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
     """See Also: cupy.absolute (a complex magnitude is ``hypot(re, im)``, as
     ``thrust::abs`` and the CPU emulator's kernels compute it; NumPy's own loop differs
@@ -2234,7 +2294,7 @@ def ufunc_error(uf: numpy.ufunc, args: tuple, kwargs: dict,
     ``Cannot cast output operand from <loop type> to <out's dtype> according to the rule
     '<casting>'`` (a plain TypeError: ``_dtype.pyx: _raise_if_invalid_cast``); the boolean
     ``subtract``/``negative`` refusals of ``_routines_math.pyx``. Called on the error
-    path of the CPU backend's ufuncs only."""
+    path of the CPU backend's ufuncs only (``_ufunc_value_error`` words the others)."""
     if not isinstance(exc, TypeError):
         return exc
     if getattr(exc, "out_i", None) is not None and hasattr(exc, "to"):  # (NumPy's
@@ -2265,6 +2325,41 @@ def ufunc_error(uf: numpy.ufunc, args: tuple, kwargs: dict,
     if len(in_types) < uf.nin or any(t is None for t in in_types):
         return exc
     return TypeError(f"Wrong type ({in_types}) of arguments for {name}")
+
+
+_INT64_MIN = -(1 << 63)
+
+
+def _ufunc_value_error(uf: Any, args: tuple, kwargs: dict,
+                       exc: BaseException) -> BaseException:
+    """CuPy's ``ufunc.__call__`` errors for NumPy's ValueError or OverflowError ``exc``:
+    a Python int beyond 64 bits is refused as it is packed (``_scalar.CScalar``:
+    uint64 from 2**63 up, else int64), before any loop; the operands and the given
+    outputs broadcast together (``internal._broadcast_core``'s words: shapes as
+    tuples, a scalar ``()``), and the outputs must have that shape (``'Out shape is
+    mismatched'``)."""
+    nin = getattr(uf, "nin", None)
+    if nin is None:
+        return exc
+    inputs = args[:nin]
+    if isinstance(exc, OverflowError):
+        for value in inputs:
+            if type(value) is int and not _INT64_MIN <= value < (1 << 64):
+                dtype = "uint64" if value > 0 else "int64"
+                return OverflowError(f"Python integer {value} out of bounds for {dtype}")
+        return exc
+    message = str(exc)
+    if not isinstance(exc, ValueError) or not message.startswith((
+            "operands could not be broadcast together", "non-broadcastable output operand")):
+        return exc
+    out = kwargs.get("out")
+    outs = list(args[nin:]) + list(out if isinstance(out, tuple) else (out,))
+    operands = list(inputs) + [o for o in outs if isinstance(o, numpy.ndarray)]
+    try:
+        numpy.broadcast_shapes(*(v.shape for v in operands if isinstance(v, numpy.ndarray)))
+    except ValueError:
+        return _broadcast_error(operands)
+    return ValueError("Out shape is mismatched")
 
 
 def _einsum_sizes(operands: tuple) -> None:
@@ -3113,6 +3208,8 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.divmod": divmod_,
     "cupy.nextafter": nextafter,
     "cupy.angle": angle,
+    "cupy.i0": i0,
+    "cupy.sinc": sinc,
     "cupy.maximum": maximum,
     "cupy.minimum": minimum,
     "cupy.fmax": fmax,
