@@ -362,3 +362,23 @@ def test_searchsorted_host_arguments_as_cupy(cp):
             lambda: cp.searchsorted(numpy.array([1., 2.]), cp.array([1.5])))
     _raises(TypeError, "sorter must be of integer type",
             lambda: cp.searchsorted(a, cp.array([2.5]), sorter=numpy.array([1., 2., 0.])))
+
+
+# --- what is no device array (the nan reductions, median) ------------------------------------
+
+def test_nan_reductions_refuse_what_is_no_device_array_as_cupy(cp):
+    host = numpy.array([1., 2., nan])
+    for fn in (cp.nanmean, cp.nanvar, cp.nanstd, cp.nanmedian):
+        # (``a.dtype`` read first, then a Cython function typed ``_ndarray_base a``)
+        _raises(AttributeError, "'list' object has no attribute 'dtype'",
+                lambda fn=fn: fn([1., 2.]))
+        _raises(TypeError, "Argument 'a' has incorrect type (expected "
+                "cupy._core.core._ndarray_base, got numpy.ndarray)", lambda fn=fn: fn(host))
+    _raises(TypeError, "Argument 'a' has incorrect type (expected "
+            "cupy._core.core._ndarray_base, got numpy.ndarray)", lambda: cp.median(host))
+    for fn in (cp.nanmax, cp.nanmin):  # (a reduction kernel's own conversion)
+        _raises(TypeError, "Argument 'a' has incorrect type (expected <class "
+                "'cupy._core.core._ndarray_base'>, got <class 'list'>).",
+                lambda fn=fn: fn([1., 2.]))
+    assert float(cp.nanmean(cp.asarray(host))) == 1.5
+    assert float(cp.nanmax(cp.asarray(host))) == 2.0

@@ -887,7 +887,9 @@ ROUTINE_METHODS.update(STATS_METHODS)
 #: overrides that take some numpy arrays (so check host arrays themselves)
 _SELF_CHECKED = frozenset({"einsum", "copyto", "gradient", "full", "full_like", "real",
                            "imag", "round_", "piecewise", "cov",
-                           "union1d", "setxor1d", "count_nonzero", "searchsorted"})
+                           "union1d", "setxor1d", "count_nonzero", "searchsorted",
+                           "median", "nanmedian", "nanmean", "nanvar", "nanstd", "nanmax",
+                           "nanmin"})
 
 
 def _checked(fn: Callable[..., Any]) -> Callable[..., Any]:

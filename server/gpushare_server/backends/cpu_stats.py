@@ -622,6 +622,38 @@ def count_nonzero(a: Any, axis: Any = None) -> Any:
     return numpy.asarray(numpy.count_nonzero(a, axis=axis), dtype=numpy.int64)
 
 
+# --- what is no device array (the functions' first reads of ``a``) ------------------------
+
+def _reduction_kernel_argument(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``nanmax``/``nanmin``: ``_core.nanmax`` is a ``_SimpleReductionKernel``, whose ``a``
+    goes through ``_convert_from_cupy_like(a, error="Argument 'a'")``."""
+    @functools.wraps(fn)
+    def call(a: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(a, numpy.ndarray):
+            got = type(a.array) if isinstance(a, HostArray) else type(a)
+            raise TypeError("Argument 'a' has incorrect type (expected "
+                            f"<class 'cupy._core.core._ndarray_base'>, got {got}).")
+        return fn(a, *args, **kwargs)
+    return call
+
+
+def _typed_after_dtype(fn: Callable[..., Any], method: str | None) -> Callable[..., Any]:
+    """``nanmean``/``nanvar``/``nanstd``/``nanmedian`` (``_statistics/meanvar.py``): read
+    ``a.dtype`` first (a list's AttributeError), then, for an integer dtype, the array's own
+    ``method`` (``nanmedian``: ``median``, typed too), else a Cython function taking
+    ``_ndarray_base a`` (a host array: Cython's TypeError)."""
+    @functools.wraps(fn)
+    def call(a: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(a, HostArray):
+            host = a.array
+            if method is not None and host.dtype.kind in "biu":
+                return getattr(host, method)(*args, **kwargs)
+            raise argument_type_error("a", "cupy._core.core._ndarray_base", host)
+        if not isinstance(a, numpy.ndarray):
+            a.dtype  # (the AttributeError CuPy's first read gives)
+        return fn(a, *args, **kwargs)
+    return call
+
 STATS_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.median": median,
     "cupy.var": var,
@@ -643,6 +675,14 @@ STATS_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.setdiff1d": setdiff1d,
     "cupy.count_nonzero": count_nonzero,
 }
+STATS_OVERRIDES.update({
+    "cupy.nanmedian": _typed_after_dtype(nanmedian, None),
+    "cupy.nanvar": _typed_after_dtype(nanvar, "var"),
+    "cupy.nanstd": _typed_after_dtype(nanstd, "std"),
+    "cupy.nanmean": _typed_after_dtype(cpu_routines.ROUTINE_OVERRIDES["cupy.nanmean"], "mean"),
+    "cupy.nanmax": _reduction_kernel_argument(cpu_routines.ROUTINE_OVERRIDES["cupy.nanmax"]),
+    "cupy.nanmin": _reduction_kernel_argument(cpu_routines.ROUTINE_OVERRIDES["cupy.nanmin"]),
+})
 #: ndarray methods (CuPy's Cython signatures: NumPy's ``where=`` refused)
 STATS_METHODS: dict[str, Callable[..., Any]] = {
     "var": _strict_method("var", var),
