@@ -202,3 +202,14 @@ def test_i0_computes_in_cupys_loops(cp):
     got = cp.i0(cp.array([0, 1], cp.int8))
     assert got.dtype == numpy.float16 and got.tolist() == [1.0, 1.265625]
     assert cp.i0(cp.array([0, 1])).dtype == numpy.float64
+
+
+def test_isclose_broadcasts_its_five_operands_in_cupys_words(cp):
+    # (_logic/comparison.py: the ufunc _is_close(a, b, rtol, atol, equal_nan))
+    message = "operands could not be broadcast together with shapes (2, 3) (4,) () () ()"
+    _raises(ValueError, message, lambda: cp.isclose(cp.ones((2, 3)), cp.ones(4)))
+    _raises(ValueError, message, lambda: cp.allclose(cp.ones((2, 3)), cp.ones(4)))
+    got = cp.isclose(cp.array([1.0, numpy.nan]), cp.array([[1.0 + 1e-9], [numpy.nan]]),
+                     equal_nan=True)
+    assert got.tolist() == [[True, False], [False, True]]
+    assert cp.allclose([1.0], cp.array([1.0])).shape == ()

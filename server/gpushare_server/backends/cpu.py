@@ -945,7 +945,7 @@ REMOTE_TYPES.update(cpu_texture.MEMBERS)
 def _allclose(a: Any, b: Any, rtol: Any = 1.e-5, atol: Any = 1.e-8,
               equal_nan: bool = False) -> Any:
     """See Also: cupy.allclose (CuPy's ``isclose(...).all()``: a 0-d array, not a bool)"""
-    return numpy.isclose(a, b, rtol, atol, equal_nan).all()
+    return cpu_routines.isclose(a, b, rtol, atol, equal_nan).all()
 
 
 def _histogram2d(x: Any, y: Any, bins: Any = 10, range: Any = None, weights: Any = None,

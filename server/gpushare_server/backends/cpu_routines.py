@@ -1051,6 +1051,22 @@ def _new_array(fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+def isclose(a: Any, b: Any, rtol: Any = 1.e-5, atol: Any = 1.e-8,
+            equal_nan: Any = False) -> numpy.ndarray:
+    """See Also: cupy.isclose (``_logic/comparison.py``: the ufunc ``_is_close``, or
+    ``_is_close_complex``, of ``(a, b, rtol, atol, equal_nan)``: the five broadcast
+    together, in ``internal._broadcast_core``'s words; a new array, where NumPy's
+    0-d result is a view)."""
+    operands = (a, b, rtol, atol, equal_nan)
+    try:
+        numpy.broadcast_shapes(*(v.shape for v in operands if isinstance(v, numpy.ndarray)))
+    except ValueError:
+        raise _broadcast_error(operands) from None
+    result = numpy.isclose(a, b, rtol, atol, equal_nan)
+    return result.copy() if isinstance(result, numpy.ndarray) and result.base is not None \
+        else result
+
+
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Any:
     """See Also: cupy.arange (``_creation/ranges.py``): element ``i`` is
     ``typ(start) + i * typ(step)`` in the result's dtype (the ``cupy_arange`` ufunc;
@@ -3194,7 +3210,7 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.arange": arange,
     "cupy.diag": _new_array(numpy.diag),
     "cupy.tensordot": _new_array(numpy.tensordot),
-    "cupy.isclose": _new_array(numpy.isclose),
+    "cupy.isclose": isclose,
     "cupy.broadcast_arrays": broadcast_arrays,
     "cupy.broadcast_to": broadcast_to,
     "cupy.require": require,
