@@ -72,6 +72,12 @@ def test_index_errors_in_cupys_words(cp):
             lambda: a.__setitem__((cp.array([0, 1]), cp.array([0, 1, 2])), 1))
     assert a[cp.array([True, False, True]), cp.array([0, 1])].tolist() == [0, 9]
     _raises(ValueError, "Slice step must be nonzero.", lambda: a[::0])
+    # index arrays into an empty axis: ``_take``'s refusal, unless nothing is taken
+    _raises(IndexError, "cannot do a non-empty take from an empty axes.",
+            lambda: cp.zeros((0, 3))[cp.array([0])])
+    _raises(IndexError, "cannot do a non-empty take from an empty axes.",
+            lambda: cp.zeros((2, 0))[:, [1]])
+    assert cp.zeros((0, 0))[:, cp.array([1])].shape == (0, 1)
     # a zero-length mask dimension matches any (``_check_mask_shape``): nothing selected
     got = a[cp.zeros(0, bool)]
     assert got.shape == (0, 4)

@@ -222,11 +222,44 @@ def getitem(obj: numpy.ndarray, key: Any) -> numpy.ndarray:
     key, advanced = _prepare_key(obj.shape, key)
     if not advanced:
         return obj[key if Ellipsis in key else key + (Ellipsis,)]
-    result = obj[key]
+    try:
+        result = obj[key]
+    except IndexError:
+        if obj.size:
+            raise
+        result = _empty_take(obj, key)
     if type(result) is not numpy.ndarray or not result.flags.owndata or \
             result.strides != _c_strides(result.shape, result.itemsize):
         result = numpy.array(result, order="C")
     return result
+
+
+def _empty_take(obj: numpy.ndarray, key: tuple) -> numpy.ndarray:
+    """``obj[key]`` of an empty array whose index arrays index an empty axis (NumPy's
+    IndexError): CuPy's ``_take`` gives an empty result, and refuses any other."""
+    shape = list(obj.shape)
+    axis = 0
+    items = []
+    for k in key:
+        if k is Ellipsis:
+            axis += obj.ndim - sum(_consumed(j) for j in key)
+        elif isinstance(k, numpy.ndarray) and k.dtype.kind in "iu" and shape[axis] == 0:
+            shape[axis] = 1  # (index 0 of a length-1 axis: the same result shape)
+            k = numpy.zeros_like(k)
+        axis += _consumed(k)
+        items.append(k)
+    out_shape = numpy.lib.stride_tricks.as_strided(
+        numpy.zeros(1, numpy.bool_), shape, (0,) * len(shape))[tuple(items)].shape
+    if 0 not in out_shape:
+        raise IndexError("cannot do a non-empty take from an empty axes.")
+    return numpy.empty(out_shape, obj.dtype)
+
+
+def _consumed(k: Any) -> int:
+    """How many axes of the indexed array the (prepared) index entry ``k`` consumes."""
+    if k is None or k is Ellipsis:
+        return 0
+    return k.ndim if isinstance(k, numpy.ndarray) and k.dtype.kind == "b" else 1
 
 
 def _c_strides(shape: tuple, itemsize: int) -> tuple:

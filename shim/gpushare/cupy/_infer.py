@@ -258,6 +258,8 @@ def _getitem_result(shape: tuple, dtype: numpy.dtype, strides: tuple, key: Any,
     try:
         result = arr[gkey]
     except IndexError as exc:
+        if advanced and 0 in shape:  # (an index array into an empty axis: the server's)
+            raise CannotInfer from None
         message = str(exc)
         if message.startswith("index ") and " is out of bounds for axis " in message:
             # an integer index: CuPy's words (``_routines_indexing.pyx``)
