@@ -213,3 +213,13 @@ def test_isclose_broadcasts_its_five_operands_in_cupys_words(cp):
                      equal_nan=True)
     assert got.tolist() == [[True, False], [False, True]]
     assert cp.allclose([1.0], cp.array([1.0])).shape == ()
+
+
+def test_ufunc_outer_copies_its_operands_to_the_device(cp):
+    # (_kernel.pyx: ufunc.outer is core.array(A), core.array(B), reshaped, then the
+    # ufunc's call: host arrays and lists are operands)
+    got = cp.multiply.outer(numpy.arange(3), [1, 2])
+    assert isinstance(got, cp.ndarray) and got.tolist() == [[0, 0], [1, 2], [2, 4]]
+    q, r = cp.divmod.outer(cp.arange(1, 4), cp.arange(1, 3))
+    assert q.tolist() == [[1, 0], [2, 1], [3, 1]] and r.tolist() == [[0, 1], [0, 0], [0, 1]]
+    assert cp.add.outer(cp.arange(3), 1.5, dtype=cp.float32).dtype == numpy.float32

@@ -497,10 +497,20 @@ class ufunc:
                             **given(dict(axis=axis, dtype=dtype, out=out)))
 
     def outer(self, A: Any, B: Any, **kwargs: Any) -> Any:  # noqa: N803 - CuPy's names
-        """See Also: cupy.ufunc.outer (its keywords are ``__call__``'s)"""
-        if kwargs:
-            _check_kwargs(kwargs)
-        return self._method("outer", A, B, **kwargs)
+        """CuPy's ``ufunc.outer`` (``_kernel.pyx``): both operands copied to the device
+        (``core.array``: host arrays, lists and scalars too), reshaped so they
+        broadcast against each other, then the ufunc's own call with ``kwargs``.
+
+        See Also
+        --------
+        cupy.ufunc.outer
+        """
+        from . import array
+        A, B = array(A), array(B)
+        ndim_a, ndim_b = A.ndim, B.ndim
+        A = A.reshape(A.shape + (1,) * ndim_b)
+        B = B.reshape((1,) * ndim_a + B.shape)
+        return self(A, B, **kwargs)
 
     def at(self, a: Any, indices: Any, b: Any = None) -> None:
         """CuPy's ``ufunc.at``: the ufuncs with a scatter kernel only; host arrays
