@@ -38,6 +38,19 @@ def test_frames_go_and_come_back_as_they_were():
         b.close()
 
 
+def test_a_send_the_other_side_does_not_read_fails_rather_than_hang():
+    from gpushare.express import Express, ExpressClosed
+    a, b = socket.socketpair()
+    try:
+        ours = Express(a, stall=0.5)
+        with pytest.raises(ExpressClosed, match="failed"):
+            for _ in range(1000):  # (b reads nothing: the buffers fill, then it stalls)
+                ours.send_message([b"z" * 60_000])
+    finally:
+        a.close()
+        b.close()
+
+
 def test_a_message_over_the_limit_or_malformed_ends_the_connection():
     from gpushare.express import Express, ExpressClosed
     a, b = socket.socketpair()

@@ -126,6 +126,14 @@ class Express:
         self._buf = bytearray()  # bytes read of a message not whole yet
         self._ready: collections.deque = collections.deque()  # whole messages read
         self._fd = sock.fileno()
+        # a send that makes no progress for ``stall`` seconds (the other side reads
+        # nothing: stopped, or stuck) fails, and with it the connection, rather than
+        # hang: the session goes on over ZeroMQ (the socket stays blocking for reads)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO,
+                            struct.pack("@ll", int(stall), int(stall % 1 * 1e6)))
+        except (OSError, struct.error):  # (not every platform takes a timeval)
+            pass
 
     def fileno(self) -> int:
         return self._fd
@@ -155,6 +163,9 @@ class Express:
                     views[0] = views[0][sent:]
         except OSError as exc:
             raise ExpressClosed(f"the express connection failed: {exc}") from exc
+        except BaseException:  # (Ctrl-C) a message cut short: the stream is no more
+            self.close()
+            raise
 
     # --- in --------------------------------------------------------------------------
     # (after every read, the whole messages read go to ``_ready``: the buffer never
@@ -249,11 +260,15 @@ class Express:
         have = len(self._buf) - 4
         view[:have] = self._buf[4:]
         self._buf = bytearray()
-        while have < size:
-            n = self.sock.recv_into(view[have:])
-            if not n:
-                raise ExpressClosed("the other side closed the express connection")
-            have += n
+        try:
+            while have < size:
+                n = self.sock.recv_into(view[have:])
+                if not n:
+                    raise ExpressClosed("the other side closed the express connection")
+                have += n
+        except BaseException:  # (Ctrl-C) what was read of it is gone: so is the stream
+            self.close()
+            raise
         self._ready.append(decode(view))
 
     def recv_multipart(self, flags: int = 0, copy: bool = True) -> list:
