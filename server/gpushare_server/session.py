@@ -120,6 +120,12 @@ class SessionExecutor:
         self._lane_listener: Any = None     # listening, between lane_open and _confirm
         self._lane_downs: list = []         # downloads to write on it after the reply
         self.lane_bytes = [0, 0]            # bytes copied through it: in, out
+        # the express connection (small messages on plain TCP; see gpushare/express.py):
+        # where the worker may listen for it (None: not offered); once confirmed, the
+        # connected socket, until the worker's loop takes it
+        self.express_bind: str | None = None
+        self._express_listener: Any = None
+        self.express_socket: Any = None
 
     def _quota(self) -> Any:
         if self.quota is None:
@@ -200,6 +206,39 @@ class SessionExecutor:
         self._lane_listener = listener
         return {"port": listener.port, "token": listener.token.hex(),
                 "streams": listener.streams}
+
+    def _express_open(self) -> Any:
+        """Listen for the client's express connection; answer where, and the token it
+        must bring (None: not offered here)."""
+        self._express_drop()
+        if not self.express_bind:
+            return None
+        try:
+            listener = lane.Listener(self.express_bind, 1)
+        except OSError as exc:
+            log.debug("no express connection: %s", exc)
+            return None
+        self._express_listener = listener
+        return {"port": listener.port, "token": listener.token.hex()}
+
+    def _express_confirm(self) -> bool:
+        """Take the client's express connection (made before it asked)."""
+        listener, self._express_listener = self._express_listener, None
+        if listener is None:
+            return False
+        try:
+            self.express_socket = listener.accept()[0]
+        except lanes.LaneError as exc:
+            log.warning("no express connection: %s", exc)
+            return False
+        return True
+
+    def _express_drop(self) -> None:
+        if self._express_listener is not None:
+            self._express_listener.close()
+        if self.express_socket is not None:
+            self.express_socket.close()
+        self._express_listener = self.express_socket = None
 
     def _lane_confirm(self) -> bool:
         """Take the client's connections (they were made before it asked)."""
@@ -807,6 +846,13 @@ class SessionExecutor:
             return self._shm_confirm(args)
         if op == "shm_close":
             self._shm_drop()
+            return None
+        if op == "express_open":
+            return self._express_open()
+        if op == "express_confirm":
+            return self._express_confirm()
+        if op == "express_close":
+            self._express_drop()
             return None
         if op == "lane_open":
             return self._lane_open(kwargs)

@@ -45,12 +45,17 @@ from gpushare.reliable import (ACK_BYTES, GAP, NEW, WINDOW, Receiver, Sender, co
                                split_envelope)
 from gpushare.wire import keep_receive_buffers, send_frames
 from gpushare.wire import spin as wait_readable
+from gpushare import express as expresses
+from gpushare.express import EXPRESS_MAX, Express, ExpressClosed
 
 from . import lane
 from .backends import load_backend
 from .session import SessionExecutor
 
 log = logging.getLogger("gpushare.worker")
+
+_yield = getattr(os, "sched_yield", lambda: None)  # (not on every platform)
+_EVENTS, _POLLIN = int(zmq.EVENTS), int(zmq.POLLIN)  # (plain ints: see wire.spin)
 
 #: messages queued on the direct socket before ZeroMQ stops reading the connection
 RECV_QUEUE = 16
@@ -282,6 +287,8 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
             # big copies on plain TCP connections, when the session is plaintext
             executor.lane_streams = lane.allowed(endpoint, bool(server_key))
             executor.lane_bind = endpoint
+            if endpoint.startswith("tcp://") and not server_key and expresses.enabled():
+                executor.express_bind = endpoint  # (plaintext, as the bulk lane)
         except (zmq.ZMQError, ValueError, OSError) as exc:  # the broker path still works
             log.warning("no direct data path (%s); traffic goes through the broker", exc)
             direct = None
@@ -292,7 +299,15 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
     hot = [True]  # whether to poll before sleeping (the client sends again quickly)
     answered = [0.0]  # when the last message was served (perf_counter)
 
-    def deliver(out: zmq.Socket, prefix: list, kind: bytes, frames: list) -> None:
+    def deliver(out: Any, prefix: list, kind: bytes, frames: list) -> None:
+        if type(out) is Express:
+            for f in frames:
+                moved[1] += f.nbytes if isinstance(f, memoryview) else len(f)
+            try:
+                out.send_message(frames)
+            except ExpressClosed as exc:
+                drop_express(exc)  # (a numbered message is sent again on the client's sync)
+            return
         if out is not sock:  # the broker counts what passes through it; this did not
             for f in frames:
                 moved[1] += f.nbytes if isinstance(f, memoryview) else len(f)
@@ -371,6 +386,72 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
             send(out, prefix, b"data", extra)
         if took and told[0] < link_in.last:
             tell(out, prefix, "ack")
+        if executor.express_socket is not None:  # confirmed just now: from here on
+            adopt_express(executor.express_socket)
+            executor.express_socket = None
+
+    # the express connection (gpushare/express.py), once the client has opened it
+    express: list = [None]
+
+    def adopt_express(conn: Any) -> None:
+        drop_express(None)
+        conn.settimeout(None)
+        ex = Express(conn, limit=EXPRESS_MAX + 4096, stall=lane.TIMEOUT)
+        express[0] = ex
+        if both is not None:
+            both.register(ex.fileno(), zmq.POLLIN)
+
+    def drop_express(why: Any) -> None:
+        ex, express[0] = express[0], None
+        if ex is None:
+            return
+        if why is not None:
+            log.info("express connection closed: %s", why)
+        try:
+            if both is not None:
+                both.unregister(ex.fileno())
+        except (KeyError, ValueError, zmq.ZMQError):
+            pass
+        ex.close()
+
+    def serve_express(ex: Express, block: bool) -> bool:
+        """Serve the next message of the express connection, or of the direct socket
+        should one come there first; wait for one (polling first, as ``serve_direct``)
+        up to BROKER_LOOK when ``block``. False when none came."""
+        try:
+            frames = ex.take()
+            if frames is None and block:
+                if spin > 0 and hot[0]:
+                    end = time.perf_counter() + spin
+                    while frames is None:
+                        if direct.getsockopt(_EVENTS) & _POLLIN:
+                            return serve_direct(False)
+                        if time.perf_counter() >= end:
+                            hot[0] = False
+                            break
+                        _yield()
+                        frames = ex.take()
+                if frames is None:
+                    ready = dict(both.poll(int(BROKER_LOOK * 1000)))
+                    if direct in ready:
+                        return serve_direct(False)
+                    if ex.fileno() in ready:
+                        frames = ex.receive(ex.stall)
+            if frames is None:
+                return False
+        except ExpressClosed as exc:
+            drop_express(exc)
+            return True
+        if spin > 0:
+            hot[0] = hot[0] or time.perf_counter() - answered[0] <= spin
+        for f in frames:
+            moved[0] += len(f)
+        heard[0] = time.monotonic()
+        serve_message(frames, ex, [])
+        answered[0] = time.perf_counter()
+        if told[0] < link_in.last and express[0] is ex and not ex.buffered():
+            tell(ex, [], "ack")  # (as serve_direct does)
+        return True
 
     def serve_direct(block: bool) -> bool:
         try:
@@ -420,7 +501,27 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
             if authorized is not None and now - last_keys > 1.0:
                 last_keys = now
                 authorized.refresh()
-            if both is not None:
+            ex = express[0]
+            if ex is not None and not via_broker[0]:
+                # the express connection (and the direct socket) first, as below
+                if serve_express(ex, True):
+                    if now - looked < BROKER_LOOK:
+                        continue
+                    looked = now
+                    if not sock.poll(0):
+                        continue
+                else:  # quiet for BROKER_LOOK: wait on everything
+                    looked = now
+                    ready = dict(both.poll(1000))
+                    if not ready and parent and os.getppid() != parent:
+                        return 0  # the broker is gone
+                    if express[0] is ex and ex.fileno() in ready:
+                        serve_express(ex, False)
+                    if direct in ready:
+                        serve_direct(False)
+                    if sock not in ready:
+                        continue
+            elif both is not None:
                 # while the client talks, wait on the direct socket alone (one wake-up
                 # per message, as in a plain echo loop) and look at the broker's socket
                 # (stop, stats: rare) at least every BROKER_LOOK seconds; once the
@@ -452,6 +553,8 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
             if kind == b"stop":
                 # finish what the client already sent on the direct path, then go
                 while direct is not None and serve_direct(False):
+                    pass
+                while express[0] is not None and serve_express(express[0], False):
                     pass
                 return 0
             if kind == b"assign":

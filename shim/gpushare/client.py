@@ -32,6 +32,8 @@ from .protocol import (CHUNK_BYTES, INT_END, INT_MIN, PLAIN_TYPES, PROTOCOL_VERS
                        plain_ext)
 from .settings import env_float
 from .wire import keep_receive_buffers, send_frames, spin
+from . import express as expresses
+from .express import EXPRESS_MAX, ExpressClosed
 
 #: the queue is sent when it holds this many calls
 BATCH_CALLS = 512
@@ -219,6 +221,11 @@ class Session:
         self._closed = False
         self._connections = 0
         self._out = Sender()    # numbered messages to the worker, kept until acknowledged
+        #: the express connection (``express.py``): None while not open; False once it
+        #: is not to be (refused, failed, off)
+        self._express: Any = None
+        self._on_express = False  # whether our last numbered message went on it
+        self._waits = 0  # synchronous calls so far (it opens at OPEN_AFTER)
         self._in = Receiver()   # numbered replies from the worker, taken in order
         self.resyncs = 0  # how many times this session asked its worker to resync
         self.gaps = 0     # replies that came after a lost one (and were asked again)
@@ -328,6 +335,24 @@ class Session:
         backpressure of its own: it would hold what the worker has not taken)."""
         if self._out.unacked_bytes >= WINDOW:
             self._await_acks(WINDOW // 2)
+        express = self._express
+        if express:
+            # small messages on the express connection; the channel changes only once
+            # the worker has every message sent on the other (so it takes them in order)
+            small = sum(f.nbytes if isinstance(f, memoryview) else len(f)
+                        for f in frames) <= EXPRESS_MAX
+            if small and (self._on_express or not self._out.pending):
+                self._in.acknowledged()
+                stamped = self._out.stamp(frames, self._in.last)
+                self._on_express = True
+                try:
+                    express.send_message(stamped)
+                except ExpressClosed:
+                    self._express_failed()
+                return
+            if self._on_express and self._out.pending:
+                self._await_acks(1)
+            self._on_express = False
         self._in.acknowledged()
         send_frames(self._data_sock, self._out.stamp(frames, self._in.last))
 
@@ -349,7 +374,20 @@ class Session:
 
     def _poll(self, timeout_ms: int) -> list:
         """The sockets with something to read, waiting at most ``timeout_ms``."""
+        express = self._express
+        if express and express.buffered():  # (read already: the socket may be quiet)
+            timeout_ms = 0
         ready = [sock for sock, _ in self._poller.poll(timeout_ms)]
+        if express:
+            fd = express.fileno()
+            if fd in ready:
+                ready.remove(fd)
+                try:
+                    express.fill()  # (the messages stay there until read)
+                except ExpressClosed:
+                    self._express_failed()
+            if express.buffered():
+                ready.append(express)
         if self._monitor is not None and self._monitor in ready:
             ready.remove(self._monitor)
             self._on_connection_events()
@@ -400,6 +438,8 @@ class Session:
             except zmq.ZMQError:
                 pass
             self._lane_give_up()
+            if self._express:
+                self._express.close()
             self._close_sockets(linger=500)  # (the goodbye goes out first)
             if self._on_close is not None:
                 self._on_close()
@@ -587,6 +627,11 @@ class Session:
                 self._queue.append(packed)
                 self._queue_info.append(info)
             self._wait_locked(seq, own_call=seq)
+            if self._express is None:
+                self._waits += 1
+                if self._waits >= expresses.OPEN_AFTER and not self._queue and \
+                        self._done_seq >= self._seq:
+                    self._open_express()
             return self._results.pop(seq, None)
 
     def upload_stream(self, host: Any, order: str, hid: int, description: str,
@@ -699,6 +744,19 @@ class Session:
                 # it there alone (one ZeroMQ call). The broker's socket and the
                 # connection events matter only once the worker has been silent a while
                 try:
+                    if self._on_express:  # (the express connection: where it comes)
+                        express = self._express
+                        try:
+                            frames = express.wait(SPIN_S, QUICK_WAIT_MS / 1000)
+                        except ExpressClosed:
+                            self._express_failed()
+                            continue
+                        if frames is None:
+                            raise zmq.Again
+                        self._on_reply(frames)
+                        last_heard = _monotonic()
+                        pinged = False
+                        continue
                     if SPIN_S > 0:
                         spin(quick, SPIN_S)
                     self._on_reply(quick.recv_multipart(copy=False))
@@ -1152,6 +1210,57 @@ class Session:
         return check
 
     # --- the bulk lane (plain TCP connections for big copies; see lane.py) --------
+    def _open_express(self) -> None:
+        """Open the express connection (``express.py``; two round trips), over a
+        plaintext ``tcp://`` direct path, unless ``GPUSHARE_EXPRESS=0``; tried once per
+        session."""
+        self._express = False
+        from .security import client_keys
+        if not expresses.enabled() or self._data is None or \
+                not self.address.startswith("tcp://") or client_keys() is not None:
+            return
+        socks: list = []
+        try:
+            info = self.call("express_open", None)
+            if not isinstance(info, dict):
+                return
+            port, token = info.get("port"), info.get("token")
+            if type(port) is not int or not isinstance(token, str):
+                raise ValueError(f"an odd express offer: {info!r}")
+            try:
+                socks = lanes.connect(lanes.host_of(self.address), port,
+                                      bytes.fromhex(token), 1, self.timeout)
+            except (OSError, ValueError):
+                self.submit("express_close", None)  # the worker stops listening
+                return
+            if self.call("express_confirm", None) is True:
+                socks[0].settimeout(None)
+                express = expresses.Express(socks[0], stall=self.timeout)
+                socks = []
+                self._poller.register(express.fileno(), zmq.POLLIN)
+                self._express = express
+        except Exception:  # noqa: BLE001 - e.g. refused: ZeroMQ alone then
+            if self._lost is not None:
+                raise
+        finally:
+            lanes.close(socks)  # (unless the express connection took them)
+
+    def _express_failed(self) -> None:
+        """The express connection failed: close it for good, and let ZeroMQ carry what
+        may be lost with it (ours again, the worker's asked for: the numbering drops
+        what arrived twice)."""
+        express = self._express
+        self._express, self._on_express = False, False
+        if not express:
+            return
+        try:
+            self._poller.unregister(express.fileno())
+        except (KeyError, ValueError, zmq.ZMQError):
+            pass
+        express.close()
+        if not self._closed and self._lost is None:
+            self._send_sync()  # (its ``state`` has ours sent again: ``_on_state``)
+
     def _lane(self, open_now: bool) -> Any:
         """The open bulk lane (``lane.Lane``); None: big copies go as chunk messages.
         Opened (two round trips) on the first big copy when ``open_now``, over a

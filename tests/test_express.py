@@ -1,0 +1,191 @@
+"""The express connection (``gpushare/express.py``): a plaintext session that waits
+often moves its small messages to one plain TCP connection to its worker; bigger ones
+stay on ZeroMQ, in order; a failed connection loses nothing (the session goes on over
+ZeroMQ), and either side can turn it off."""
+from __future__ import annotations
+
+import socket
+import threading
+
+import numpy
+import pytest
+
+from _servers import ServerProcess
+
+pytestmark = pytest.mark.timeout(240)
+
+MiB = 1 << 20
+
+
+# --- framing (sans-IO) ---------------------------------------------------------------
+def test_frames_go_and_come_back_as_they_were():
+    from gpushare.express import Express
+    a, b = socket.socketpair()
+    try:
+        ours, theirs = Express(a), Express(b)
+        big = numpy.arange(300_000, dtype=numpy.uint8)
+        messages = [[b"head", b""], [b"x" * 10, memoryview(big), b"tail"], [b"\x92\x01\x00"]]
+        # (the big one fills the socket's buffers: sent while the other end reads)
+        sender = threading.Thread(target=lambda: [ours.send_message(m) for m in messages])
+        sender.start()
+        for m in messages:
+            got = theirs.receive(5.0)
+            assert [bytes(f.bytes) for f in got] == [bytes(f) for f in m]
+        sender.join(10)
+        assert theirs.take() is None and theirs.receive(0.05) is None
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_send_the_other_side_does_not_read_fails_rather_than_hang():
+    from gpushare.express import Express, ExpressClosed
+    a, b = socket.socketpair()
+    try:
+        ours = Express(a, stall=0.5)
+        with pytest.raises(ExpressClosed, match="failed"):
+            for _ in range(1000):  # (b reads nothing: the buffers fill, then it stalls)
+                ours.send_message([b"z" * 60_000])
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_message_over_the_limit_or_malformed_ends_the_connection():
+    from gpushare.express import Express, ExpressClosed
+    a, b = socket.socketpair()
+    try:
+        theirs = Express(b, limit=1000)
+        Express(a).send_message([b"y" * 2000])
+        with pytest.raises(ExpressClosed, match="2008 bytes"):
+            theirs.receive(5.0)
+    finally:
+        a.close()
+        b.close()
+    a, b = socket.socketpair()
+    try:
+        a.sendall(b"\x08\x00\x00\x00" + b"\x05\x00\x00\x00" + b"\x00" * 4)  # 5 frames?
+        with pytest.raises(ExpressClosed, match="malformed"):
+            Express(b).receive(5.0)
+        a.close()
+        with pytest.raises(ExpressClosed, match="closed"):
+            Express(b).receive(5.0)
+    finally:
+        b.close()
+
+
+# --- through a real server -----------------------------------------------------------
+@pytest.fixture
+def express_cp(cp, monkeypatch):
+    for name in ("GPUSHARE_EXPRESS", "GPUSHARE_SERVER_KEY", "GPUSHARE_CLIENT_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    return cp
+
+
+def _session():
+    from gpushare import client
+    return client.get_session()
+
+
+def _open(cp) -> None:
+    """Wait often enough that the session opens its express connection."""
+    from gpushare.express import OPEN_AFTER
+    x = cp.arange(10.0)
+    for _ in range(OPEN_AFTER + 1):
+        float(x.sum())
+
+
+def test_a_session_that_waits_moves_to_the_express_connection(express_cp):
+    from gpushare.express import Express
+    cp = express_cp
+    _open(cp)
+    session = _session()
+    assert isinstance(session._express, Express)
+    sent = []
+    original = session._express.send_message
+    session._express.send_message = lambda frames: (sent.append(frames), original(frames))
+    rng = numpy.random.default_rng(1)
+    x = cp.zeros(1000, dtype=cp.int64)
+    for r in range(1, 4):
+        for _ in range(100):
+            x += 1                                   # pipelined, on the express connection
+        h = rng.random(200_000)                       # 1.5 MiB: chunk messages on ZeroMQ
+        d = cp.asarray(h)
+        assert numpy.array_equal(d.get(), h)          # its download's chunks: express
+        big = rng.random(700_000)                     # 5.3 MiB: the bulk lane
+        assert float(cp.asarray(big).sum()) == pytest.approx(big.sum())
+        assert int(x[0]) == 100 * r
+    assert session._on_express and isinstance(session._express, Express)
+    assert len(sent) >= 10
+    assert session.resyncs == 0 and session.gaps == 0
+
+
+def test_errors_and_warnings_come_back_on_the_express_connection(express_cp, monkeypatch):
+    cp = express_cp
+    monkeypatch.setenv("GPUSHARE_WAIT_ALLOC_MB", str(1 << 40))  # (read once a session)
+    _open(cp)
+    huge = cp.empty((2 ** 44,), dtype=cp.float64)  # pipelined; fails on the server
+    with pytest.raises(cp.cuda.memory.OutOfMemoryError, match="pipelined call cupy.empty"):
+        float(cp.ones(3).sum())
+    del huge
+    with pytest.warns(numpy.exceptions.ComplexWarning):  # (CuPy's astype warns so)
+        float(cp.ones(2, dtype=cp.complex64).astype(cp.float32).sum())
+    assert float(cp.arange(4.0).sum()) == 6.0
+    assert _session()._on_express
+
+
+@pytest.mark.parametrize("when", ["before-send", "after-send"])
+def test_a_failed_express_connection_loses_and_repeats_nothing(express_cp, when):
+    cp = express_cp
+    _open(cp)
+    session = _session()
+    express = session._express
+    x = cp.zeros(1000, dtype=cp.int64)
+    for _ in range(50):
+        x += 1
+    if when == "after-send":
+        session.flush()   # the calls are on the connection; their reply may be lost
+    express.sock.shutdown(socket.SHUT_RDWR)
+    for _ in range(50):
+        x += 1
+    assert int(x[0]) == 100 and int(x.sum()) == 100_000
+    assert session._express is False and not session._on_express
+    assert session.resyncs >= 1
+    # and the session goes on over ZeroMQ
+    for _ in range(20):
+        float(x.sum())
+    assert int(x[999]) == 100
+
+
+def test_the_worker_drops_an_oversized_message_and_the_session_goes_on(express_cp):
+    from gpushare.express import EXPRESS_MAX
+    cp = express_cp
+    _open(cp)
+    session = _session()
+    x = cp.arange(5.0)
+    session._express.send_message([b"\x00" * (2 * EXPRESS_MAX)])  # no client sends this
+    assert float(x.sum()) == 10.0
+    assert session._express is False
+
+
+def test_off_on_the_client(express_cp, monkeypatch):
+    monkeypatch.setenv("GPUSHARE_EXPRESS", "0")
+    _open(express_cp)
+    assert _session()._express is False
+
+
+def test_off_on_the_server(monkeypatch):
+    from gpushare import client
+    server = ServerProcess(env={"GPUSHARE_EXPRESS": "0"})
+    try:
+        for name in ("GPUSHARE_EXPRESS", "GPUSHARE_SERVER_KEY", "GPUSHARE_CLIENT_KEY"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("GPUSHARE_SERVER", server.address)
+        client.reset_session()
+        import gpushare.cupy as cp
+        _open(cp)
+        assert _session()._express is False
+        assert float(cp.arange(3.0).sum()) == 3.0
+    finally:
+        client.reset_session()
+        server.stop()
