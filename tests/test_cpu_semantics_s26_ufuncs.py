@@ -223,3 +223,19 @@ def test_ufunc_outer_copies_its_operands_to_the_device(cp):
     q, r = cp.divmod.outer(cp.arange(1, 4), cp.arange(1, 3))
     assert q.tolist() == [[1, 0], [2, 1], [3, 1]] and r.tolist() == [[0, 1], [0, 0], [0, 1]]
     assert cp.add.outer(cp.arange(3), 1.5, dtype=cp.float32).dtype == numpy.float32
+
+
+def test_logical_ufuncs_refuse_complex_and_positive_refuses_bools(cp):
+    # (_logic/ops.py, _routines_logic.pyx create_comparison: bool, integer and real
+    # float loops only; _routines_math.pyx: positive's ?->? loop raises its own error)
+    _raises(TypeError, "Wrong type ((dtype('complex128'),)) of arguments for "
+            "cupy_logical_not", lambda: cp.logical_not(cp.array([0j])))
+    _raises(TypeError, "Wrong type ((dtype('float64'), dtype('complex128'))) of arguments "
+            "for cupy_logical_and", lambda: cp.logical_and(cp.array([1.0]), 1j))
+    assert cp.logical_xor(cp.array([1, 0], cp.int8), cp.array([1, 1], cp.int8)).tolist() \
+        == [False, True]
+    b = cp.array([True, False])
+    _raises(TypeError, "The cupy boolean positive, the `+` operator, is not supported.",
+            lambda: +b)
+    _raises(TypeError, "The cupy boolean positive, the `+` operator, is not supported.",
+            lambda: cp.positive(b))

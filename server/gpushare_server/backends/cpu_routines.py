@@ -2248,6 +2248,28 @@ def _rsqrt(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
 rsqrt = _Ufunc(numpy.sqrt, _rsqrt)
 
 
+def _real_logical(ufunc: numpy.ufunc) -> _Ufunc:
+    """``logical_and``/``or``/``xor``/``not``: CuPy's loops are bool, integer and real
+    float only (``_routines_logic.pyx: create_comparison``, ``_logic/ops.py``), so a
+    complex operand (an array or a Python complex) finds none: ``Wrong type``."""
+    name = "cupy_" + ufunc.__name__
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        for value in (*args, kwargs.get("out")):
+            if isinstance(value, HostArray):
+                raise _unsupported(value.array)
+        types = tuple(_cupy_in_type(v) for v in args[:ufunc.nin])
+        if kwargs.get("dtype") is None and any(t is not None and t.kind == "c"
+                                               for t in types):
+            raise TypeError("Wrong type (%s) of arguments for %s" % (types, name))
+        try:
+            return ufunc(*args, **kwargs)
+        except TypeError as exc:
+            raise ufunc_error(ufunc, args, kwargs, exc) from None
+    call.__doc__ = f"See Also\n--------\ncupy.{ufunc.__name__}"
+    return _Ufunc(ufunc, call)
+
+
 def _comparison(ufunc: numpy.ufunc) -> _Ufunc:
     """Comparisons of bool arrays with Python ints beyond int64: CuPy compares in
     uint64 (NumPy picks int64 and raises OverflowError)."""
@@ -2282,7 +2304,8 @@ _BOOL_ERRORS = {
     "subtract": "cupy boolean subtract, the `-` operator, is deprecated, use the "
                 "bitwise_xor, the `^` operator, or the logical_xor function instead.",
     "negative": "The cupy boolean negative, the `-` operator, is not supported, use the "
-                "`~` operator or the logical_not function instead."}
+                "`~` operator or the logical_not function instead.",
+    "positive": "The cupy boolean positive, the `+` operator, is not supported."}
 
 
 def _cupy_in_type(value: Any) -> Any:
@@ -2321,6 +2344,9 @@ def ufunc_error(uf: numpy.ufunc, args: tuple, kwargs: dict,
     if uf.__name__ in _BOOL_ERRORS and message.startswith(("numpy boolean", "The numpy "
                                                            "boolean")):
         return TypeError(_BOOL_ERRORS[uf.__name__])
+    if uf.__name__ == "positive" and kwargs.get("dtype") is None and \
+            _cupy_in_type(args[0]) == numpy.bool_:  # (NumPy has no bool loop at all)
+        return TypeError(_BOOL_ERRORS["positive"])
     if uf.__name__ in ("gcd", "lcm") and kwargs.get("dtype") is None and \
             all(_cupy_in_type(v) == numpy.bool_ for v in args[:2]):
         # (``_math/rational.py``: the ``??->?`` loop's own refusal)
@@ -3267,6 +3293,8 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
 }
 for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
     ROUTINE_OVERRIDES[f"cupy.{_name}"] = _comparison(getattr(numpy, _name))
+for _name in ("logical_and", "logical_or", "logical_xor", "logical_not"):
+    ROUTINE_OVERRIDES[f"cupy.{_name}"] = _real_logical(getattr(numpy, _name))
 for _name in ("cumsum", "cumprod"):
     ROUTINE_OVERRIDES[f"cupy.{_name}"] = _scan(_name)
 for _name in ("nancumsum", "nancumprod"):

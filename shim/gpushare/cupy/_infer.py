@@ -129,6 +129,12 @@ _BOOL = numpy.dtype(numpy.bool_)
 _INT8_LOOP = (numpy.dtype(numpy.int8), numpy.dtype(numpy.int8))
 
 
+#: ufuncs whose CuPy loops take no complex operand where NumPy's do (``_logic/ops.py``,
+#: ``_routines_logic.pyx: create_comparison``)
+_REAL_ONLY = frozenset((numpy.logical_and, numpy.logical_or, numpy.logical_xor,
+                        numpy.logical_not))
+
+
 def resolve(uf: numpy.ufunc, in_dtypes: tuple, dtype: Any) -> tuple | None:
     """``uf``'s dtypes, inputs then outputs, for these operand dtypes (Python scalar
     types weak, as NEP 50 says); None where NumPy finds no loop."""
@@ -136,6 +142,9 @@ def resolve(uf: numpy.ufunc, in_dtypes: tuple, dtype: Any) -> tuple | None:
         if dtype is None:
             if uf is numpy.sign and in_dtypes[0] == _BOOL:
                 return _INT8_LOOP  # CuPy's first loop, b->b, takes bools (NumPy has none)
+            if uf in _REAL_ONLY and any(t is complex or getattr(t, "kind", "") == "c"
+                                        for t in in_dtypes):
+                return None  # (the server raises CuPy's TypeError)
             return uf.resolve_dtypes(in_dtypes + (None,) * uf.nout)
         # dtype= picks the loop whose outputs have that type (CuPy's rule)
         return uf.resolve_dtypes(in_dtypes + (None,) * uf.nout,
