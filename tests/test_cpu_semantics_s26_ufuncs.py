@@ -239,3 +239,25 @@ def test_logical_ufuncs_refuse_complex_and_positive_refuses_bools(cp):
             lambda: +b)
     _raises(TypeError, "The cupy boolean positive, the `+` operator, is not supported.",
             lambda: cp.positive(b))
+
+
+# --- power (core.pyx __pow__, _routines_math.pyx complex_power) ---------------------------
+
+def test_complex_power_is_thrusts_exp_log_and_pow_takes_cupys_shortcuts(cp):
+    z = cp.array([1 + 1j, 2 + 0j, -1 + 0j])
+    # (complex_power: in1 == 0 ? 1 : pow(in0, in1) = exp(log(z) * w); NumPy multiplies)
+    got = (z ** 3).get()
+    want = numpy.exp(numpy.log(z.get()) * 3)
+    assert got.tolist() == want.tolist() and got[0] != -2 + 2j
+    assert cp.power(z, 2).get().tolist() == numpy.exp(numpy.log(z.get()) * 2).tolist()
+    assert (z ** 0).tolist() == [1 + 0j] * 3
+    # (__pow__: ** 2 is square, ** 0.5 sqrt, ** -1.0 reciprocal)
+    assert (z ** 2).tolist() == [2j, 4 + 0j, 1 + 0j]
+    assert (z ** 0.5).get()[2] == 1j
+    got = cp.array([2, 0]) ** -1.0
+    assert got.dtype == numpy.float64 and got.tolist() == [0.5, numpy.inf]
+    got = cp.array([True]) ** 2
+    assert got.dtype == numpy.int64 and got.tolist() == [1]
+    got = cp.array([3], cp.uint8) ** 2
+    assert got.dtype == numpy.uint8 and got.tolist() == [9]
+    assert (cp.array([-1, 1, 2]) ** cp.array([-3, -2, -1])).tolist() == [-1, 1, 0]

@@ -1812,10 +1812,15 @@ class _Ufunc:
 
 
 def _power(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
-    """See Also: cupy.power (integers to negative integer powers do not raise)."""
+    """See Also: cupy.power (integers to negative integer powers do not raise; complex
+    powers are CuPy's ``complex_power``, see ``_complex_power``)."""
     for value in (x1, x2, out):
         if isinstance(value, HostArray):
             raise _unsupported(value.array)
+    dtype = kwargs.get("dtype")
+    if _complex_operand(x1) or _complex_operand(x2) or (
+            dtype is not None and numpy.dtype(dtype).kind == "c"):
+        return _complex_power_call(x1, x2, **({} if out is None else {"out": out}), **kwargs)
     try:
         return numpy.power(x1, x2, out=out, **kwargs)
     except ValueError as exc:
@@ -2026,6 +2031,17 @@ floor_divide = _Ufunc(numpy.floor_divide, _kernel_values(numpy.floor_divide, "ef
 remainder = _Ufunc(numpy.remainder, _kernel_values(numpy.remainder, "efd", _remainder_values),
                    plain=lambda dtype: dtype.kind != "f")
 divmod_ = _Ufunc(numpy.divmod, _kernel_values(numpy.divmod, "efd", _divmod_values))
+
+
+def _complex_power(a: numpy.ndarray, b: numpy.ndarray) -> tuple:
+    # (``_routines_math.pyx: complex_power``: ``in1 == T(0) ? T(1) : pow(in0, in1)``,
+    # thrust's ``pow`` being ``exp(log(z) * w)`` (``complex/cpow.h``): z ** 3 is not
+    # NumPy's repeated product, (1+1j) ** 3 not exactly -2+2j)
+    result = numpy.exp(numpy.log(a) * b)
+    return (numpy.where(b == 0, a.dtype.type(1), result),)
+
+
+_complex_power_call = _kernel_values(numpy.power, "FD", _complex_power)
 
 
 def _nextafter_half(a: numpy.ndarray, b: numpy.ndarray) -> tuple:

@@ -1372,6 +1372,21 @@ def _install_operators() -> None:
         for name, fast, fallback, reverse in methods:
             if isinstance(fast, accel.Op):
                 setattr(ndarray, name, accel.method(name, fast, fallback, reverse))
+    general_pow = ndarray.__pow__
+
+    def pow_(self: Any, other: Any, modulo: Any = None) -> Any:
+        # CuPy's __pow__ (core.pyx) takes these powers as other ufuncs: ** 2 square,
+        # ** 0.5 sqrt, ** -1.0 reciprocal (complex ones then differ from power's
+        # exp(log(z) * w)), in result_type's dtype for operands of other kinds
+        kind = type(other)
+        if kind is int and other == 2 or kind is float and other in (0.5, 2.0, -1.0):
+            fn = U["sqrt"] if other == 0.5 else U["reciprocal"] if other == -1.0 else \
+                U["square"]
+            if self._dtype.kind not in ("ifc" if kind is int else "fc"):
+                return fn(self, dtype=numpy.result_type(self._dtype, other))
+            return fn(self)
+        return general_pow(self, other)
+    ndarray.__pow__ = pow_  # type: ignore[assignment]
     ndarray.__div__ = ndarray.__truediv__  # type: ignore[attr-defined]  # CuPy's Cython
     ndarray.__idiv__ = ndarray.__itruediv__  # type: ignore[attr-defined]  # slots, kept
     ndarray.__matmul__ = matmul  # type: ignore[assignment]
