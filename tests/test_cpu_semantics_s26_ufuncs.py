@@ -261,3 +261,16 @@ def test_complex_power_is_thrusts_exp_log_and_pow_takes_cupys_shortcuts(cp):
     got = cp.array([3], cp.uint8) ** 2
     assert got.dtype == numpy.uint8 and got.tolist() == [9]
     assert (cp.array([-1, 1, 2]) ** cp.array([-3, -2, -1])).tolist() == [-1, 1, 0]
+
+
+def test_complex_reciprocal_is_thrusts_quotient(cp):
+    # (_math/arithmetic.py: ``out0 = in0_type(1) / in0``, thrust's scaled division, as
+    # 1 / z; NumPy's reciprocal gives 0.2-0.4j for 1+2j)
+    z = cp.array([1 + 2j, 0j])
+    got = cp.reciprocal(z).get()
+    assert got[0] == (1 / z).get()[0] == 0.19999999999999996 - 0.3999999999999999j
+    assert numpy.isnan(got[1].real) and numpy.isnan(got[1].imag)
+    x = cp.array([0.345584192064786 + 0.3208483045665637j])
+    for _ in range(2):  # (carried records: NumPy's reciprocal gives ...+0.32084830456656366j)
+        x = cp.reciprocal(x)
+    assert x.get()[0] == 0.3455841920647859 + 0.3208483045665636j

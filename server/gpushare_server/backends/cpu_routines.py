@@ -2197,10 +2197,18 @@ matmul = _Ufunc(numpy.matmul, _matmul)
 
 def _reciprocal(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
     """See Also: cupy.reciprocal (CuPy's integer loops are ``in0 == 0 ? 0 : (1 / in0)``:
-    the reciprocal of an integer 0 is 0, where NumPy's C division gives INT_MIN)."""
+    the reciprocal of an integer 0 is 0, where NumPy's C division gives INT_MIN; its
+    complex loops ``in0_type(1) / in0``, thrust's quotient: see ``_thrust_quotient``)."""
     for value in (x, out):
         if isinstance(value, HostArray):
             raise _unsupported(value.array)
+    if _complex_operand(x) and not set(kwargs) - {"order"}:
+        x = numpy.asarray(x)
+        result = _thrust_quotient(numpy.ones((), x.dtype), x)
+        if out is None:
+            return result if result.ndim else result[()]
+        numpy.copyto(out, result, casting="same_kind")
+        return out
     try:
         result = numpy.reciprocal(x, out=out, **kwargs)
     except TypeError as exc:
@@ -2228,7 +2236,7 @@ def _reciprocal(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
     return result.dtype.type(0) if zero.any() else result
 
 
-reciprocal = _Ufunc(numpy.reciprocal, _reciprocal, plain=lambda dtype: dtype.kind in "fc")
+reciprocal = _Ufunc(numpy.reciprocal, _reciprocal, plain=lambda dtype: dtype.kind == "f")
 
 
 def _sign(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
