@@ -274,3 +274,15 @@ def test_complex_reciprocal_is_thrusts_quotient(cp):
     for _ in range(2):  # (carried records: NumPy's reciprocal gives ...+0.32084830456656366j)
         x = cp.reciprocal(x)
     assert x.get()[0] == 0.3455841920647859 + 0.3208483045665636j
+
+
+def test_ufunc_takes_cupys_private_where(cp):
+    # (_kernel.pyx: ufunc.__call__ pops ``_where``: a bool array, or a scalar's bool())
+    a = cp.arange(6.0).reshape(2, 3)
+    got = cp.add(a, 1.0, out=cp.zeros((2, 3)), _where=a > 2)
+    assert got.tolist() == [[0.0, 0.0, 0.0], [4.0, 5.0, 6.0]]
+    assert cp.sqrt(a, out=cp.zeros((2, 3)), _where=0).tolist() == [[0.0] * 3] * 2
+    assert cp.power(a, 2, out=cp.zeros((2, 3)), _where=a < 1).tolist() == [[0.0] * 3] * 2
+    _raises(TypeError, "Cannot cast array data from dtype('int64') to dtype('bool') "
+            "according to the rule 'safe'",
+            lambda: cp.add(a, 1.0, out=cp.zeros((2, 3)), _where=cp.ones((2, 3), int)))

@@ -155,6 +155,8 @@ def _device_ufunc(uf: numpy.ufunc) -> Callable[..., Any]:
     def call(*args: Any, **kwargs: Any) -> Any:
         try:
             if kwargs:
+                if "_where" in kwargs:
+                    kwargs = _cupy_where(kwargs)
                 if kwargs.get("casting") == "unsafe":  # (floats into integers: a GPU's)
                     result = cpu_cast.ufunc_call(uf, general, args, kwargs)
                     if result is not None:
@@ -175,10 +177,32 @@ def _device_ufunc(uf: numpy.ufunc) -> Callable[..., Any]:
     return call
 
 
+def _cupy_where(kwargs: dict) -> dict:
+    """A ufunc call's ``_where=`` (CuPy's ``ufunc.__call__`` takes it, NumPy's
+    ``where=`` it refuses) as NumPy's ``where=``: an array must be boolean (CuPy's
+    TypeError, in NumPy's words for a 'safe' cast), anything else is ``bool(value)``."""
+    kwargs = dict(kwargs)
+    where = kwargs.pop("_where")
+    if where is None:
+        return kwargs
+    if isinstance(where, HostArray):
+        raise _unsupported(where.array)
+    if isinstance(where, numpy.ndarray):
+        if where.dtype != numpy.bool_:
+            raise TypeError(f"Cannot cast array data from {where.dtype!r} to "
+                            f"{numpy.dtype(numpy.bool_)!r} according to the rule 'safe'")
+    else:
+        where = bool(where)
+    kwargs["where"] = where
+    return kwargs
+
+
 def _ufunc_value_errors(fn: Callable[..., Any], uf: numpy.ufunc) -> Callable[..., Any]:
     """``fn``, the CPU backend's own call of the ufunc ``uf``, raising CuPy's words for
     NumPy's broadcast and out-of-bounds errors (``cpu_routines._ufunc_value_error``)."""
     def call(*args: Any, **kwargs: Any) -> Any:
+        if "_where" in kwargs:
+            kwargs = _cupy_where(kwargs)
         try:
             return fn(*args, **kwargs)
         except (ValueError, OverflowError) as exc:
