@@ -286,3 +286,15 @@ def test_ufunc_takes_cupys_private_where(cp):
     _raises(TypeError, "Cannot cast array data from dtype('int64') to dtype('bool') "
             "according to the rule 'safe'",
             lambda: cp.add(a, 1.0, out=cp.zeros((2, 3)), _where=cp.ones((2, 3), int)))
+
+
+def test_ldexp_exponents_as_cupys_loops_take_them(cp):
+    # (_math/floating.py: loops ei fi el fl di dq: a Python int exponent is packed into
+    # int32; an int64 array's reach CUDA's ldexp(x, int) wrapped to int)
+    x = cp.array([1.0, 3.0])
+    _raises(OverflowError, "Python integer 1099511627776 out of bounds for int32",
+            lambda: cp.ldexp(x, 2**40))
+    assert cp.ldexp(x, cp.array([2**32 + 3, -2**32])).tolist() == [8.0, 3.0]
+    assert cp.ldexp(x, 3).tolist() == [8.0, 24.0]
+    got = cp.ldexp(cp.array([1, 2]), 2)
+    assert got.dtype == numpy.float64 and got.tolist() == [4.0, 8.0]

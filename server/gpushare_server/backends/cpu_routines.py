@@ -2044,6 +2044,30 @@ def _complex_power(a: numpy.ndarray, b: numpy.ndarray) -> tuple:
 _complex_power_call = _kernel_values(numpy.power, "FD", _complex_power)
 
 
+def _ldexp(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
+    """See Also: cupy.ldexp (``_math/floating.py``: loops ``ei fi el fl di dq``: a Python
+    int exponent takes an ``int32`` loop, so one beyond it is refused as it is packed;
+    an int64 exponent array's values reach CUDA's ``ldexp(x, int)`` converted to int,
+    wrapping, where NumPy's saturate)."""
+    for value in (x1, x2, out):
+        if isinstance(value, HostArray):
+            raise _unsupported(value.array)
+    if type(x2) is int and not -(1 << 31) <= x2 < (1 << 31):
+        raise OverflowError(f"Python integer {x2} out of bounds for int32")
+    if isinstance(x2, numpy.ndarray) and x2.dtype.kind == "i" and x2.dtype.itemsize == 8 \
+            and kwargs.get("dtype") is None:
+        # (x1's loop is ``el``/``fl``/``dq``: the exponent wraps to int, NumPy's
+        # dtypes and checks kept by the int64 call on the wrapped values)
+        x2 = x2.astype(numpy.int32).astype(x2.dtype)
+    try:
+        return numpy.ldexp(x1, x2, **({} if out is None else {"out": out}), **kwargs)
+    except TypeError as exc:
+        raise ufunc_error(numpy.ldexp, (x1, x2), kwargs, exc) from None
+
+
+ldexp = _Ufunc(numpy.ldexp, _ldexp)
+
+
 def _nextafter_half(a: numpy.ndarray, b: numpy.ndarray) -> tuple:
     # (``float16.cuh``: float16's own nextafter, NumPy's steps but ``!x.isfinite() ||
     # y.isnan()`` gives NaN: an infinite x too, where NumPy steps to 65504)
@@ -3268,6 +3292,7 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.power": power,
     "cupy.true_divide": true_divide,
     "cupy.fmod": fmod,
+    "cupy.ldexp": ldexp,
     "cupy.floor_divide": floor_divide,
     "cupy.remainder": remainder,
     "cupy.mod": remainder,

@@ -129,6 +129,7 @@ _BOOL = numpy.dtype(numpy.bool_)
 _INT8_LOOP = (numpy.dtype(numpy.int8), numpy.dtype(numpy.int8))
 
 
+_INT32 = numpy.dtype(numpy.int32)
 #: ufuncs whose CuPy loops take no complex operand where NumPy's do (``_logic/ops.py``,
 #: ``_routines_logic.pyx: create_comparison``)
 _REAL_ONLY = frozenset((numpy.logical_and, numpy.logical_or, numpy.logical_xor,
@@ -145,6 +146,10 @@ def resolve(uf: numpy.ufunc, in_dtypes: tuple, dtype: Any) -> tuple | None:
             if uf in _REAL_ONLY and any(t is complex or getattr(t, "kind", "") == "c"
                                         for t in in_dtypes):
                 return None  # (the server raises CuPy's TypeError)
+            if uf is numpy.ldexp and in_dtypes[1] is int:
+                # (CuPy's loops take a Python int exponent as int32: ei fi di)
+                return uf.resolve_dtypes(in_dtypes + (None,),
+                                         signature=(None, _INT32, None))
             return uf.resolve_dtypes(in_dtypes + (None,) * uf.nout)
         # dtype= picks the loop whose outputs have that type (CuPy's rule)
         return uf.resolve_dtypes(in_dtypes + (None,) * uf.nout,
