@@ -298,3 +298,12 @@ def test_ldexp_exponents_as_cupys_loops_take_them(cp):
     assert cp.ldexp(x, 3).tolist() == [8.0, 24.0]
     got = cp.ldexp(cp.array([1, 2]), 2)
     assert got.dtype == numpy.float64 and got.tolist() == [4.0, 8.0]
+
+
+def test_float_floor_division_into_integers_converts_as_a_gpu(cp):
+    # (casting='unsafe' into an int32 out=: the kernel's float result converted as CUDA
+    # converts it, saturating, NaN to 0)
+    o = cp.zeros(4, cp.int32)
+    got = cp.floor_divide(cp.array([1.0, 1e20, -1.0, 0.0]), cp.array([0.1, 1.0, 0.0, 0.0]),
+                          out=o, casting="unsafe")
+    assert got is o and o.tolist() == [10, 2147483647, -2147483648, 0]

@@ -2014,6 +2014,8 @@ def _kernel_values(uf: numpy.ufunc, loops: str, values: Callable[..., tuple]
         fixed = []
         for r, v in zip(results, got):
             if isinstance(r, numpy.ndarray):
+                if cpu_cast.changes(numpy.asarray(v).dtype, r.dtype):  # (out= of integers,
+                    v = cpu_cast.convert(numpy.asarray(v), r.dtype)  # casting='unsafe')
                 numpy.copyto(r, v, casting="unsafe")
                 fixed.append(r)
             else:  # (0-d operands: NumPy's scalar)
