@@ -92,6 +92,23 @@ def test_authorized_client_is_served_and_named(curve_server, keys, monkeypatch):
         s.close()
 
 
+def test_an_encrypted_session_keeps_every_message_in_curvezmq(curve_server, keys,
+                                                              monkeypatch):
+    """No express connection (plain TCP, gpushare/express.py) for a session with keys:
+    the client does not ask, and the server, asked anyway, does not offer one."""
+    use_keys(monkeypatch, keys, "alice")
+    monkeypatch.delenv("GPUSHARE_EXPRESS", raising=False)
+    s = open_session(curve_server.address)
+    try:
+        a = s.call("call", "cupy.arange", (6,))
+        for _ in range(12):
+            assert s.call("method", "__float__", (s.call("method", "sum", (a,)),)) == 15
+        assert s._express is False
+        assert s.call("express_open", None) is None
+    finally:
+        s.close()
+
+
 def test_unauthorized_key_is_refused_quickly(curve_server, keys, monkeypatch):
     from gpushare.security import AuthenticationError
     use_keys(monkeypatch, keys, "bob")
