@@ -239,6 +239,22 @@ def _random_program(rng: random.Random, dtype: str) -> list:
     return program
 
 
+def _cupy_floordiv(a: object, b: object) -> object:
+    """``a // b`` as CuPy computes it: NumPy's dtype and integer values, but a float
+    quotient is ``floor(a / b)`` in the loop's precision (``carray.cuh:
+    _floor_divide``; float16 in float), where NumPy's is fmod-based (``1.0 // 0.1``:
+    10 against 9; ``-1.0 // inf``: -0.0 against -1.0)."""
+    if not hasattr(a, "dtype") and not hasattr(b, "dtype"):
+        return a // b  # (Python's own, of two Python scalars)
+    q = numpy.floor_divide(a, b)
+    if q.dtype.kind != "f":
+        return q
+    wide = numpy.float64 if q.dtype.itemsize == 8 else numpy.float32
+    x = numpy.asarray(a).astype(wide) if hasattr(a, "dtype") else a
+    y = numpy.asarray(b).astype(wide) if hasattr(b, "dtype") else b
+    return numpy.asarray(numpy.floor(numpy.true_divide(x, y, dtype=wide))).astype(q.dtype)
+
+
 def _evaluate(node: tuple, env: dict, xp: object) -> object:
     kind = node[0]
     if kind == "var":
@@ -246,11 +262,16 @@ def _evaluate(node: tuple, env: dict, xp: object) -> object:
     if kind == "const":
         return node[1]
     if kind == "inplace":  # the variable itself changes (and every name bound to it)
-        return node[1](env[node[2][1]], _evaluate(node[3], env, xp))
+        target, value = env[node[2][1]], _evaluate(node[3], env, xp)
+        if xp is numpy and node[1] is operator.ifloordiv and target.dtype.kind == "f":
+            target[...] = _cupy_floordiv(target, value)
+            return target
+        return node[1](target, value)
     if kind == "unary":
         fn = getattr(xp, node[1]) if isinstance(node[1], str) else node[1]
         return fn(_evaluate(node[2], env, xp))
-    return node[1](_evaluate(node[2], env, xp), _evaluate(node[3], env, xp))
+    fn = _cupy_floordiv if xp is numpy and node[1] is operator.floordiv else node[1]
+    return fn(_evaluate(node[2], env, xp), _evaluate(node[3], env, xp))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "int8",

@@ -52,7 +52,6 @@ def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = Fa
     if not isinstance(a, numpy.ndarray):
         raise argument_type_error("a", "cupy._core.core._ndarray_base",
                                   a.array if isinstance(a, HostArray) else a)
-    given = (a, axis)
     keep_ndim = a.ndim
     out_shape = None
     if isinstance(axis, (tuple, list)):
@@ -75,10 +74,9 @@ def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = Fa
         part = part.ravel()
     length = part.shape[-1 if axis is None else axis]
     if length == 0:
-        # (CuPy's partition raises "kth(=-1) out of bounds 0" here; the answer kept is
-        # NumPy's NaN, which tests/test_cpu_semantics_numpy2.py asserts: left to decide)
-        return numpy.asarray(_quietly(numpy.median, given[0], axis=given[1], out=out,
-                                      keepdims=keepdims))
+        # (``part.partition(kth)``: ``_ndarray_partition`` has no early return for an
+        # empty axis, and the ``kth`` of an empty slice is [-1, 0]; NumPy answers NaN)
+        raise ValueError(f"kth(={kth[0]}) out of bounds 0")
     ks, _ = _kth(kth, length)
     part.partition(ks, axis=-1 if axis is None else axis)
     if axis is None:
