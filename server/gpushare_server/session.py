@@ -224,14 +224,23 @@ class SessionExecutor:
     def _express_confirm(self) -> bool:
         """Take the client's express connection (made before it asked)."""
         listener, self._express_listener = self._express_listener, None
-        if listener is None:
+        socks = self._accepted(listener, "express connection")
+        if socks is None:
             return False
-        try:
-            self.express_socket = listener.accept()[0]
-        except lanes.LaneError as exc:
-            log.warning("no express connection: %s", exc)
-            return False
+        self.express_socket = socks[0]
         return True
+
+    @staticmethod
+    def _accepted(listener: Any, what: str) -> list | None:
+        """The client's connections to ``listener`` (a ``lane.Listener``, or None);
+        None when there is none, or they did not come."""
+        if listener is None:
+            return None
+        try:
+            return listener.accept()
+        except lanes.LaneError as exc:
+            log.warning("no %s: %s", what, exc)
+            return None
 
     def _express_drop(self) -> None:
         if self._express_listener is not None:
@@ -243,14 +252,8 @@ class SessionExecutor:
     def _lane_confirm(self) -> bool:
         """Take the client's connections (they were made before it asked)."""
         listener, self._lane_listener = self._lane_listener, None
-        if listener is None:
-            return False
-        try:
-            self._lane = listener.accept()
-        except lanes.LaneError as exc:
-            log.warning("no bulk lane: %s", exc)
-            return False
-        return True
+        self._lane = self._accepted(listener, "bulk lane")
+        return self._lane is not None
 
     def _lane_drop(self) -> None:
         if self._lane_listener is not None:
