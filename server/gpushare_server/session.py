@@ -219,7 +219,7 @@ class SessionExecutor:
             log.debug("no express connection: %s", exc)
             return None
         self._express_listener = listener
-        return {"port": listener.port, "token": listener.token.hex()}
+        return {"port": listener.port, "token": listener.token.hex(), "streams": 1}
 
     def _express_confirm(self) -> bool:
         """Take the client's express connection (made before it asked)."""

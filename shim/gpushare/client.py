@@ -1215,35 +1215,14 @@ class Session:
         plaintext ``tcp://`` direct path, unless ``GPUSHARE_EXPRESS=0``; tried once per
         session."""
         self._express = False
-        from .security import client_keys
-        if not expresses.enabled() or self._data is None or \
-                not self.address.startswith("tcp://") or client_keys() is not None:
+        if not expresses.enabled():
             return
-        socks: list = []
-        try:
-            info = self.call("express_open", None)
-            if not isinstance(info, dict):
-                return
-            port, token = info.get("port"), info.get("token")
-            if type(port) is not int or not isinstance(token, str):
-                raise ValueError(f"an odd express offer: {info!r}")
-            try:
-                socks = lanes.connect(lanes.host_of(self.address), port,
-                                      bytes.fromhex(token), 1, self.timeout)
-            except (OSError, ValueError):
-                self.submit("express_close", None)  # the worker stops listening
-                return
-            if self.call("express_confirm", None) is True:
-                socks[0].settimeout(None)
-                express = expresses.Express(socks[0], stall=self.timeout)
-                socks = []
-                self._poller.register(express.fileno(), zmq.POLLIN)
-                self._express = express
-        except Exception:  # noqa: BLE001 - e.g. refused: ZeroMQ alone then
-            if self._lost is not None:
-                raise
-        finally:
-            lanes.close(socks)  # (unless the express connection took them)
+        socks = self._side_connections("express", 1)
+        if socks:
+            socks[0].settimeout(None)
+            express = expresses.Express(socks[0], stall=self.timeout)
+            self._poller.register(express.fileno(), zmq.POLLIN)
+            self._express = express
 
     def _express_failed(self) -> None:
         """The express connection failed: close it for good, and let ZeroMQ carry what
@@ -1271,33 +1250,46 @@ class Session:
             return lane or None
         self._gs_lane = None
         streams = lanes.streams_wanted()
+        socks = self._side_connections("lane", streams) if streams else []
+        if socks:
+            self._gs_lane = lanes.Lane(socks)
+        return self._gs_lane
+
+    def _side_connections(self, kind: str, streams: int) -> list:
+        """Plain TCP connections straight to the worker (the bulk lane's, ``kind``
+        "lane"; the express connection, "express"), over a plaintext ``tcp://`` direct
+        path: ``{kind}_open`` makes the worker listen and answer its port, a token and
+        how many of ``streams`` it takes; we connect them with the token (``lane.connect``)
+        and ``{kind}_confirm`` makes it take them. [] when not offered, refused or
+        failed (the session goes on over ZeroMQ)."""
         from .security import client_keys
-        if not streams or self._data is None or not self.address.startswith("tcp://") or \
+        if self._data is None or not self.address.startswith("tcp://") or \
                 client_keys() is not None:
-            return None
+            return []
         socks: list = []
         try:
-            info = self.call("lane_open", None, (), {"streams": streams})
+            info = self.call(f"{kind}_open", None, (), {"streams": streams})
             if not isinstance(info, dict):
-                return None
+                return []
             port, token, n = info.get("port"), info.get("token"), info.get("streams")
             if type(port) is not int or type(n) is not int or not 1 <= n <= streams or \
                     not isinstance(token, str):
-                raise ValueError(f"an odd lane offer: {info!r}")
+                raise ValueError(f"an odd {kind} offer: {info!r}")
             try:
                 socks = lanes.connect(lanes.host_of(self.address), port,
                                       bytes.fromhex(token), n, self.timeout)
             except (OSError, ValueError):
-                self.submit("lane_close", None)  # the worker stops listening
-                return None
-            if self.call("lane_confirm", None) is True:
-                self._gs_lane, socks = lanes.Lane(socks), []
-        except Exception:  # noqa: BLE001 - e.g. refused: chunk messages instead
+                self.submit(f"{kind}_close", None)  # the worker stops listening
+                return []
+            if self.call(f"{kind}_confirm", None) is True:
+                socks, taken = [], socks
+                return taken
+        except Exception:  # noqa: BLE001 - e.g. refused: ZeroMQ alone then
             if self._lost is not None:
                 raise
         finally:
-            lanes.close(socks)  # (unless the lane took them)
-        return self._gs_lane
+            lanes.close(socks)  # (unless they were taken)
+        return []
 
     def _lane_give_up(self) -> None:
         """Close the lane for good (after a failed copy, or an interrupt). The worker
