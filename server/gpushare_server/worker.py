@@ -444,14 +444,21 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
             return True
         if spin > 0:
             hot[0] = hot[0] or time.perf_counter() - answered[0] <= spin
+        serve_client(frames, ex, [], lambda: express[0] is not ex or ex.buffered())
+        return True
+
+    def serve_client(frames: list, out: Any, prefix: list, more: Any) -> None:
+        """Serve a message of the client on the direct path (the direct socket, or
+        the express connection): ``more()`` says whether another is waiting there."""
         for f in frames:
             moved[0] += len(f)
         heard[0] = time.monotonic()
-        serve_message(frames, ex, [])
+        serve_message(frames, out, prefix)
         answered[0] = time.perf_counter()
-        if told[0] < link_in.last and express[0] is ex and not ex.buffered():
-            tell(ex, [], "ack")  # (as serve_direct does)
-        return True
+        if told[0] < link_in.last and not more():
+            # idle after messages that got no reply (upload chunks): say we have
+            # them, so the client can let go of their buffers
+            tell(out, prefix, "ack")
 
     def serve_direct(block: bool) -> bool:
         try:
@@ -469,15 +476,7 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
             hot[0] = hot[0] or time.perf_counter() - answered[0] <= spin
         if frames[0].bytes == token and len(frames) > 1:
             direct_peer[0] = frames[0]
-            for f in frames[1:]:
-                moved[0] += len(f)
-            heard[0] = time.monotonic()
-            serve_message(frames[1:], direct, [frames[0]])
-            answered[0] = time.perf_counter()
-            if told[0] < link_in.last and not direct.poll(0):
-                # idle after messages that got no reply (upload chunks): say we have
-                # them, so the client can let go of their buffers
-                tell(direct, [direct_peer[0]], "ack")
+            serve_client(frames[1:], direct, [frames[0]], lambda: direct.poll(0))
         return True  # anyone else is ignored: it cannot name this session
 
     last_keys = time.monotonic()
