@@ -43,7 +43,7 @@ import zmq
 
 from gpushare.reliable import (ACK_BYTES, GAP, NEW, WINDOW, Receiver, Sender, control, parse_control,
                                split_envelope)
-from gpushare.wire import keep_receive_buffers, send_frames
+from gpushare.wire import give_way, keep_receive_buffers, readable, send_frames
 from gpushare.wire import spin as wait_readable
 from gpushare import express as expresses
 from gpushare.express import EXPRESS_MAX, Express, ExpressClosed
@@ -54,8 +54,6 @@ from .session import SessionExecutor
 
 log = logging.getLogger("gpushare.worker")
 
-_yield = getattr(os, "sched_yield", lambda: None)  # (not on every platform)
-_EVENTS, _POLLIN = int(zmq.EVENTS), int(zmq.POLLIN)  # (plain ints: see wire.spin)
 
 #: messages queued on the direct socket before ZeroMQ stops reading the connection
 RECV_QUEUE = 16
@@ -424,12 +422,12 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
                 if spin > 0 and hot[0]:
                     end = time.perf_counter() + spin
                     while frames is None:
-                        if direct.getsockopt(_EVENTS) & _POLLIN:
+                        if readable(direct):
                             return serve_direct(False)
                         if time.perf_counter() >= end:
                             hot[0] = False
                             break
-                        _yield()
+                        give_way()
                         frames = ex.take()
                 if frames is None:
                     ready = dict(both.poll(int(BROKER_LOOK * 1000)))

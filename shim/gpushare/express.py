@@ -37,8 +37,8 @@ import struct
 from time import perf_counter as _perf_counter
 
 from .reliable import HeadFrame
+from .wire import give_way
 
-_yield = getattr(os, "sched_yield", lambda: None)  # (not on every platform)
 
 #: messages up to this many bytes (all frames) go on the express connection
 EXPRESS_MAX = 64 << 10
@@ -287,7 +287,7 @@ class Express:
             return message
         end = _perf_counter() + spin_s
         while _perf_counter() < end:
-            _yield()
+            give_way()
             message = self.take()
             if message is not None:
                 return message

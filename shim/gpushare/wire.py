@@ -9,7 +9,9 @@ from typing import Any
 
 import zmq
 
-_yield = getattr(os, "sched_yield", lambda: None)  # (not on every platform)
+#: yield the core to a thread that has work to do (``sched_yield``; not on every
+#: platform): each turn of a polling loop calls it
+give_way = getattr(os, "sched_yield", lambda: None)
 # plain ints: pyzmq's option and flag constants are enums, and ``int & Flag`` builds
 # enum members on every turn of a polling loop (a third of that loop's cost)
 _EVENTS, _POLLIN = int(zmq.EVENTS), int(zmq.POLLIN)
@@ -51,6 +53,11 @@ def keep_receive_buffers() -> bool:
         mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD) == 1
 
 
+def readable(sock: Any) -> bool:
+    """Whether the ZeroMQ socket ``sock`` has a message (without waiting)."""
+    return bool(sock.getsockopt(_EVENTS) & _POLLIN)
+
+
 def spin(sock: Any, seconds: float) -> bool:
     """Return True when ``sock`` has a message, False after ``seconds`` of polling for
     one.
@@ -60,9 +67,9 @@ def spin(sock: Any, seconds: float) -> bool:
     Each turn yields the core (``sched_yield``): a thread that has work to do, such
     as ZeroMQ's I/O thread bringing that very message, runs first."""
     end = _perf_counter() + seconds
-    events, now, give_way = sock.getsockopt, _perf_counter, _yield
+    events, now, yield_core = sock.getsockopt, _perf_counter, give_way
     while not events(_EVENTS) & _POLLIN:
         if now() >= end:
             return False
-        give_way()
+        yield_core()
     return True
