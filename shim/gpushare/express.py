@@ -53,7 +53,6 @@ READ_SIZE = 1 << 18
 _COPY_BELOW = 1 << 16
 
 _U32 = struct.Struct("<I")
-_HEAD = struct.Struct("<II")
 
 
 class ExpressClosed(ConnectionError):
@@ -149,8 +148,8 @@ class Express:
         """Send ``frames`` as one message (blocking until the kernel has it all)."""
         parts = encode(frames)
         try:
-            if len(parts[0]) + sum(len(p) if not isinstance(p, memoryview) else p.nbytes
-                                   for p in parts[1:]) <= _COPY_BELOW:
+            # (the length ``encode`` put first: the sizes are not summed again)
+            if 4 + _U32.unpack_from(parts[0])[0] <= _COPY_BELOW:
                 self.sock.sendall(b"".join(parts))
                 return
             views = [memoryview(p).cast("B") for p in parts]
