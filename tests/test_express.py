@@ -5,6 +5,7 @@ ZeroMQ), and either side can turn it off."""
 from __future__ import annotations
 
 import socket
+import sys
 import threading
 
 import numpy
@@ -124,8 +125,10 @@ def test_errors_and_warnings_come_back_on_the_express_connection(express_cp, mon
     cp = express_cp
     monkeypatch.setenv("GPUSHARE_WAIT_ALLOC_MB", str(1 << 40))  # (read once a session)
     _open(cp)
-    huge = cp.empty((2 ** 44,), dtype=cp.float64)  # pipelined; fails on the server
-    with pytest.raises(cp.cuda.memory.OutOfMemoryError, match="pipelined call cupy.empty"):
+    huge = cp.empty((2 ** 44,), dtype=cp.float64); line = sys._getframe().f_lineno  # noqa: E702
+    # (pipelined; fails on the server: the error names the call and the user's line)
+    with pytest.raises(cp.cuda.memory.OutOfMemoryError,
+                       match=f"pipelined call cupy.empty made at .*test_express.py:{line};"):
         float(cp.ones(3).sum())
     del huge
     with pytest.warns(numpy.exceptions.ComplexWarning):  # (CuPy's astype warns so)

@@ -896,16 +896,6 @@ static PyObject *setup(PyObject *module, PyObject *args)
 }
 
 /* client.PendingCall's (file, line) of a record's (code, offset) */
-static PyObject *line(PyObject *module, PyObject *args)
-{
-    PyObject *code;
-    int lasti;
-    if (!PyArg_ParseTuple(args, "O!i:line", &PyCode_Type, &code, &lasti))
-        return NULL;
-    PyCodeObject *c = (PyCodeObject *)code;
-    return Py_BuildValue("(Oi)", c->co_filename, PyCode_Addr2Line(c, lasti));
-}
-
 static PyObject *enable(PyObject *module, PyObject *arg)
 {
     int on = PyObject_IsTrue(arg);
@@ -928,7 +918,6 @@ static PyMethodDef methods[] = {
     {"method", method, METH_VARARGS,
      "method(name, op, fallback, reversed) -> a method of ndarray: op's fast path, "
      "else fallback(self, other)"},
-    {"line", line, METH_VARARGS, "line(code, offset) -> (file, line)"},
     {"enable", enable, METH_O, "enable(flag): take the fast path (True) or not (False)"},
     {NULL, NULL, 0, NULL},
 };

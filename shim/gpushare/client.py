@@ -127,7 +127,11 @@ class PendingCall:
         where = self._where
         if where == "":
             return ""
-        return "<unknown>" if where is None else f"{where[0]}:{where[1]}"
+        if where is None:
+            return "<unknown>"
+        if type(where[0]) is not str:  # (code, offset): the line is found only now
+            where = _code_line(*where)
+        return f"{where[0]}:{where[1]}"
 
 
 #: file name -> whether it is one of gpushare's (``fast_op``: the user's frame, found)
@@ -150,14 +154,32 @@ def _where(frame: Any) -> tuple[str, int] | None:
     return None
 
 
-def user_location(depth: int = 2) -> tuple[str, int] | None:
-    """``(file, line)`` of the innermost frame outside gpushare (the user's call), from
-    the frame ``depth`` levels up (the caller's caller by default) outwards."""
+def user_location(depth: int = 2) -> tuple[Any, int] | None:
+    """``(code, offset)`` of the innermost frame outside gpushare (the user's call),
+    from the frame ``depth`` levels up (the caller's caller by default) outwards: its
+    line is found only if a message needs it (``_code_line``), as the C path's."""
     try:
         frame = sys._getframe(depth)
     except ValueError:  # called from outside Python: no frame that far up
         return None
-    return _where(frame)
+    while frame is not None:
+        code = frame.f_code
+        ours = _OURS.get(code.co_filename)
+        if ours is False:
+            return code, frame.f_lasti
+        if ours is None:  # (a file not seen yet: ``_where`` learns it)
+            where = _where(frame)
+            return where
+        frame = frame.f_back
+    return None
+
+
+def _code_line(code: Any, offset: int) -> tuple[str, int]:
+    """``(file, line)`` of the instruction at byte ``offset`` of ``code``."""
+    for start, end, line in code.co_lines():
+        if start <= offset < end and line is not None:
+            return code.co_filename, line
+    return code.co_filename, code.co_firstlineno
 
 
 class Session:
@@ -195,7 +217,7 @@ class Session:
         #: calls not sent yet: packed (bytes), or an operator's record (``fast_op``: a
         #: tuple, packed when sent; or packed by the C path, ``_accel.c``); beside each,
         #: its ``PendingCall``, or for a record the user's ``(file, line)`` (the C
-        #: path's: ``(code, offset)``, ``_accel_line``)
+        #: path's: ``(code, offset)``, ``_code_line``)
         self._queue: list[Any] = []
         self._queued = threading.Event()  # a call entered the empty queue (idle flush)
         self._queue_info: list[Any] = []
@@ -951,8 +973,6 @@ class Session:
                     return info
                 # an operator's record: [seq, kinds, target, a, b, out_id]
                 record = _record(calls[i])
-                if info is not None and type(info[0]) is not str:
-                    info = _accel_line(*info)  # (code, offset): the C path's
                 # (``a op= b`` makes no array: a failure there leaves ``a`` usable)
                 return PendingCall(seq, record[2], info,
                                    (None,) if record[1] & 8 else (record[5],))
@@ -1428,13 +1448,6 @@ def _record(call: Any) -> Any:
     """An operator's record as a sequence: as queued (a tuple, ``Session.fast_op``) or
     packed already (bytes, the C path's: ``gpushare/_accel.c``)."""
     return msgpack.unpackb(call) if type(call) is bytes else call
-
-
-def _accel_line(code: Any, offset: int) -> tuple[str, int]:
-    """(file, line) of a call the C path queued (it keeps the code and the offset of
-    the instruction, and finds the line only when needed)."""
-    from . import _accel
-    return _accel.line(code, offset)
 
 
 def _array_header_size(n: int) -> int:
