@@ -71,6 +71,8 @@ class _WarningLog(list):
         self.append(warnings.WarningMessage(message, category, filename, lineno, file, line))
 
 
+#: results msgpack packs as the session's encoder would (no buffers, no handles)
+_PLAIN_RESULTS = frozenset({float, bool, type(None)})
 _NEVER = float("inf")  # (a position no call of a batch has)
 #: the ``kinds`` an operator's record may have (``client.Session.fast_op``)
 _RECORD_KINDS = frozenset((1, 2, 3, 4, 9, 11))
@@ -522,7 +524,7 @@ class SessionExecutor:
         # each release says how many of this batch's calls were queued before it: a call
         # queued before its operand's proxy died still sees the operand
         releases = header.get("release")
-        releases = sorted(self._releases(releases), key=itemgetter(0)) if releases else ()
+        releases = self._releases(releases) if releases else ()
         next_release = 0
         results: list = []
         error: list | None = None
@@ -551,7 +553,7 @@ class SessionExecutor:
             recording = warnings.catch_warnings(record=True)
         # (the names the loop uses, looked up once: a batch is often one or two calls)
         run, resolve, plain, pack = self._run, self._resolve, _PLAIN, encoder.pack
-        store, after_call = self._store, self.after_call
+        store, after_call, packb = self._store, self.after_call, msgpack.packb
         get, put = self.handles.get, self.handles.put
         function, normalize = self.backend.function, self.backend.normalize
         # An operator's result that the next call alone uses (the client releases it
@@ -709,8 +711,9 @@ class SessionExecutor:
                         store(out_id, result)
                     if after_call is not None:
                         after_call(out_id, result)
-                    if want:
-                        results.append([seq, pack(result)])
+                    if want:  # (a float, a bool, None: ``float(x)``'s, packed directly)
+                        results.append([seq, packb(result) if type(result) in _PLAIN_RESULTS
+                                        else pack(result)])
                 except ProtocolError:
                     raise
                 except BaseException as exc:  # noqa: BLE001 - every user error goes back
@@ -770,6 +773,8 @@ class SessionExecutor:
                 out.append((item[0], item[1]))
             else:
                 raise ProtocolError(f"malformed release {item!r}")
+        if len(out) > 1:
+            out.sort(key=itemgetter(0))
         return out
 
     # --- calls ------------------------------------------------------------------
