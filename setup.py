@@ -29,6 +29,10 @@ ACCEL = Extension("gpushare._accel", ["shim/gpushare/_accel.c"], optional=True)
 # optional likewise
 RECORDS = Extension("gpushare_server._records", ["server/gpushare_server/_records.c"],
                     optional=True)
+# CUDA's float32 flush-to-zero around the CPU backend's NumPy calls
+# (server/gpushare_server/_ftz.c), optional likewise (backends/cpu_ftz.py flushes with
+# NumPy without it)
+FTZ = Extension("gpushare_server._ftz", ["server/gpushare_server/_ftz.c"], optional=True)
 
 setup(packages=PACKAGES, cmdclass={"build_py": build_py_with_hook},
-      ext_modules=[ACCEL, RECORDS])
+      ext_modules=[ACCEL, RECORDS, FTZ])

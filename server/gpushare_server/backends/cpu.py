@@ -29,7 +29,7 @@ from gpushare.namespace import (FILE_FUNCTIONS, FILE_METHODS, SERVED_CLASSES,
                                 served_classmethod, served_members)
 from gpushare.protocol import HostArray
 
-from . import check_member, cpu_cast, cpu_curand, host_memory, scipy_module, sparse
+from . import check_member, cpu_cast, cpu_curand, cpu_ftz, host_memory, scipy_module, sparse
 from .cpu_random import RandomState, random_function
 
 # CuPy never reports floating point errors (the GPU does not trap them).
@@ -149,8 +149,11 @@ _INFS = (math.inf, -math.inf)  # (``CpuBackend.inplace``: never cached)
 
 def _device_ufunc(uf: numpy.ufunc) -> Callable[..., Any]:
     """``_c_order_outputs(_wrap(uf))`` for a NumPy ufunc, whose most common call (arrays
-    and Python scalars, no keywords: every operator) runs in one Python frame."""
-    general = _c_order_outputs(_wrap(uf))
+    and Python scalars, no keywords: every operator) runs in one Python frame. Its
+    float32/complex64 loops flush subnormals as CuPy's ``-ftz=true`` kernels do
+    (``cpu_ftz``)."""
+    flushing = cpu_ftz.wrap(uf)
+    general = _c_order_outputs(functools.wraps(uf)(_device_results(flushing)))
 
     def call(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -165,7 +168,7 @@ def _device_ufunc(uf: numpy.ufunc) -> Callable[..., Any]:
             for value in args:
                 if type(value) is not numpy.ndarray and type(value) not in _SCALAR_TYPES:
                     return general(*args)
-            return to_device_result(uf(*args, order="C"))
+            return to_device_result(flushing(*args, order="C"))
         except TypeError as exc:  # CuPy's words (no loop, a cast of out=, bool -)
             raise cpu_routines.ufunc_error(uf, args, kwargs, exc) from None
         except (ValueError, OverflowError) as exc:  # (broadcasting, out='s shape, an int
@@ -1100,18 +1103,19 @@ class CpuBackend:
             return None
         if not isinstance(uf, numpy.ufunc) or uf.nin not in (1, 2) or uf.nout != 1:
             return None
-        into = self._make_inplace_ufunc(uf)
+        into = self._make_inplace_ufunc(uf, cpu_ftz.wrap(uf))
         if plain is None:
             return into
 
         def into_plain(r: Any, x: Any, y: Any = None) -> bool:
             return plain(r.dtype) and into(r, x, y)
-        into_plain.ufunc = uf  # type: ignore[attr-defined]
+        into_plain.ufunc = into.ufunc  # type: ignore[attr-defined]
         into_plain.operand = lambda r, value, first: (  # type: ignore[attr-defined]
             into.operand(r, value, first) if plain(r.dtype) else None)
         return into_plain
 
-    def _make_inplace_ufunc(self, uf: numpy.ufunc) -> Callable[[Any, Any, Any], bool]:
+    def _make_inplace_ufunc(self, uf: numpy.ufunc, call: Any) -> Callable[[Any, Any, Any], bool]:
+        """(``call``: ``uf`` as the CPU backend calls it, ``cpu_ftz.wrap(uf)``)"""
         ndarray = numpy.ndarray
         fits: dict = {}  # operand kinds -> whether the result has r's dtype
         if uf.nin == 1:
@@ -1128,9 +1132,9 @@ class CpuBackend:
             def into1(r: Any, x: Any, y: Any = None) -> bool:
                 if not fits1(r) or x is not r or y is not None:
                     return False
-                uf(r, out=r)
+                call(r, out=r)
                 return True
-            into1.ufunc = uf  # type: ignore[attr-defined]
+            into1.ufunc = call  # type: ignore[attr-defined]
             into1.operand = lambda r, value, first: True if fits1(r) else None  # type: ignore
             return into1
         shapes: dict = {}  # (shape, r's shape) -> whether it broadcasts to r's shape
@@ -1188,7 +1192,7 @@ class CpuBackend:
                 made = operand(r, other, first)
                 if made is None:
                     return False
-                uf(r, made, out=r) if first else uf(made, r, out=r)
+                call(r, made, out=r) if first else call(made, r, out=r)
                 return True
             if not fit((r.dtype, other.dtype, first)):
                 return False
@@ -1205,9 +1209,9 @@ class CpuBackend:
                     shapes[key] = broadcasts
                 if not broadcasts:
                     return False
-            uf(x, y, out=r)  # (out= : NumPy deprecates it positional for maximum/minimum)
+            call(x, y, out=r)  # (out= : NumPy deprecates it positional for maximum/minimum)
             return True
-        into.ufunc = uf  # type: ignore[attr-defined]
+        into.ufunc = call  # type: ignore[attr-defined]
         into.operand = operand  # type: ignore[attr-defined]
         return into
 
@@ -1225,7 +1229,8 @@ class CpuBackend:
         if isinstance(fn, cpu_routines._Ufunc):
             if fn._ufunc.signature is not None:  # (matmul: a gufunc, its own words)
                 return _c_order_outputs(fn)
-            return _ufunc_value_errors(_c_order_outputs(fn), fn._ufunc)
+            return _ufunc_value_errors(  # (float32 flushing as CuPy's kernel: cpu_ftz)
+                _c_order_outputs(cpu_ftz.wrap(fn, fn._ufunc.__name__)), fn._ufunc)
         if isinstance(getattr(fn, "__wrapped__", fn), numpy.ufunc):
             return _c_order_outputs(fn)
         return fn
