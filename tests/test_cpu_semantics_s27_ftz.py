@@ -127,6 +127,39 @@ def test_chained_operators_and_in_place_flush(cp):
     assert w.get().tolist() == [TINY64]
 
 
+# --- reductions: CUB (precompiled, not flushed) or CuPy's own kernels (flushed) ----------
+
+def test_reductions_flush_outside_cub(cp):
+    t = _f32(cp, [TINY] * 6)
+    kept = float(numpy.float32(TINY) * 6)
+    # contiguous: ``cub.cub_reduction`` -> ``device_reduce`` (cupy_cub.cu, no -ftz)
+    assert t.sum().get().tolist() == pytest.approx(kept, rel=1e-5)
+    assert t.max().get().tolist() == float(numpy.float32(TINY))
+    assert t.cumsum().get().tolist()[-1] == pytest.approx(kept, rel=1e-5)
+    # strided: ``_sum_auto_dtype``, ``_amax``: ReductionKernels, -ftz=true
+    assert t[::2].sum().get().tolist() == 0.0
+    assert t[::2].max().get().tolist() == 0.0
+    assert t[::2].prod().get().tolist() == 0.0
+    # over axis 0 of a C-contiguous array: not CUB's segmented reduction
+    m = _f32(cp, [[TINY, 1.0], [TINY, 1.0]])
+    assert m.sum(axis=0).get().tolist() == [0.0, 2.0]
+    assert m.sum(axis=1).get().tolist() == [1.0, 1.0]
+    # a scan along an axis: ``_proc_as_batch``'s kernels
+    assert cp.cumsum(m.T, axis=1).get()[0].tolist()[1] == 0.0
+    # argmax over one axis: no CUB (only device_reduce for argmax), the ties compare equal
+    a = _f32(cp, [[TINY, 0.0, 2 * TINY]])
+    assert a.argmax(axis=1).get().tolist() == [0]
+    assert a.argmax().get().tolist() == 2  # (CUB's)
+
+
+def test_mean_divides_in_a_flushing_kernel(cp):
+    # ``_ndarray_mean``: CUB's sum, then ``cupy.true_divide(result, n, out=result)``
+    t = _f32(cp, [TINY] * 4)
+    assert t.mean().get().tolist() == 0.0
+    assert cp.mean(t[::2]).get().tolist() == 0.0
+    assert _f32(cp, [1.0, 3.0]).mean().get().tolist() == 2.0
+
+
 def test_flushing_mode_is_restored_after_an_error(cp):
     x = _f32(cp, [TINY, 1.0])
     with pytest.raises(ValueError):

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy
+
 try:
     from gpushare_server import _ftz
 except ImportError:  # (optional, as _records is)
@@ -61,4 +63,120 @@ def wrap(uf: Any, name: str | None = None) -> Any:
     if name in EXEMPT or getattr(uf, "signature", None) is not None:
         return uf
     return _ftz.Ufunc(uf, scan=name not in DAZ_ENOUGH, double=name in DOUBLE_ONLY)
+
+
+# --- reductions -----------------------------------------------------------------------
+
+#: CUB's dtypes (``cupy/cuda/cub.pyx``: ``CUB_support_dtype_with_half``, and the sum's
+#: and product's own list when no ``dtype`` is given, ``CUB_sum_support_dtype``)
+_CUB_DTYPES = frozenset("bBhHiIlLqQfdFDe")
+_CUB_SUM_DTYPES = frozenset("lLqQfdFDe")
+_SINGLE = frozenset("fF")
+#: reductions CuPy's default routine accelerator (CUB, ``_accelerator.pyx``: the
+#: default ``CUPY_ACCELERATORS`` is ``cub``) may take, by the CUB operation they use
+_CUB_OPS = {"sum": "sum", "prod": "sum", "mean": "sum", "max": "max", "min": "max",
+            "ptp": "max", "argmax": "arg", "argmin": "arg", "cumsum": "scan",
+            "cumprod": "scan"}
+
+
+def _axes(axis: Any, ndim: int) -> tuple | None:
+    """``_reduction.pyx: _get_axis``'s reduced axes (sorted), or None for a bad axis."""
+    if axis is None:
+        return tuple(range(ndim))
+    try:
+        axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+        axes = tuple(sorted(int(ax) + ndim if int(ax) < 0 else int(ax) for ax in axes))
+    except (TypeError, ValueError):
+        return None
+    if any(not 0 <= ax < max(ndim, 1) for ax in axes) or len(set(axes)) != len(axes):
+        return None
+    return axes
+
+
+def cub_takes(op: str, a: Any, axis: Any = None, dtype: Any = None) -> bool:
+    """Whether CuPy 14.2 runs the reduction ``op`` of ``a`` in CUB's precompiled device
+    reductions or scans (``cub.pyx: cub_reduction``, ``cub_scan``), which do not flush:
+    ``a`` C- or F-contiguous, of a CUB dtype (without ``dtype``, or ``dtype`` its own:
+    ``_cub_reduce_dtype_compatible``), reduced over every axis (``device_reduce``), or
+    over its last (C) or first (F) axes in a row (``device_segmented_reduce``, not for
+    ``argmax``/``argmin``); a scan only over the flattened array."""
+    kind = _CUB_OPS.get(op)
+    if kind is None:
+        return False
+    if kind == "scan":  # (``scan_core``: axis=None, on ``a.astype(dtype).ravel()``)
+        return axis is None and numpy.dtype(a.dtype if dtype is None else dtype
+                                            ).char in _CUB_DTYPES
+    flags = a.flags
+    if not (flags.c_contiguous or flags.f_contiguous):
+        return False
+    char = a.dtype.char
+    if dtype is None:
+        if char not in (_CUB_SUM_DTYPES if kind == "sum" else _CUB_DTYPES):
+            return False
+    elif kind == "arg" or numpy.dtype(dtype) != a.dtype or char not in _CUB_DTYPES:
+        return False
+    axes = _axes(axis, a.ndim)
+    if axes is None:
+        return False
+    if len(axes) == a.ndim:  # (``out_axis`` empty: ``device_reduce``)
+        return a.size <= 0x7fffffff
+    if kind == "arg" or a.size == 0 or not axes:
+        return False
+    if any(axes[k] - axes[k - 1] != 1 for k in range(1, len(axes))):
+        return False
+    if flags.c_contiguous:
+        return axes[-1] == a.ndim - 1
+    return axes[0] == 0
+
+
+def _flush_result(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """``fn``'s result with its float32/complex64 subnormals flushed (``mean``'s CUB sum
+    divided by the count in CuPy's ``true_divide`` kernel)."""
+    result = fn(*args, **kwargs)
+    if isinstance(result, numpy.generic) and result.dtype.char in _SINGLE:
+        return _ftz.flushed(numpy.asarray(result))[()]  # (NumPy's scalar)
+    if isinstance(result, numpy.ndarray) and result.dtype.char in _SINGLE:
+        flushed = _ftz.flushed(result)
+        if flushed is not result:
+            result[...] = flushed  # (it may be out=)
+    return result
+
+
+def _cub_ptp(fn: Any, a: Any, axis: Any = None, out: Any = None, keepdims: bool = False
+             ) -> Any:
+    """``ptp`` where CUB takes it (``_ndarray_ptp``): CUB's maximum and minimum, then
+    ``result -= ...`` in a ``-ftz=true`` kernel."""
+    if out is not None:  # (``cub_reduction(self, ..., axis, out, ...)``: out as dtype)
+        return fn(a, axis=axis, out=out, keepdims=keepdims)
+    high = numpy.max(a, axis=axis, keepdims=keepdims)
+    return _ftz.call(numpy.subtract, high, numpy.min(a, axis=axis, keepdims=keepdims))
+
+
+def _plain(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    return fn(*args, **kwargs)
+
+
+def reduction(op: str, a: Any, axis: Any = None, dtype: Any = None) -> tuple:
+    """``(a, run)`` for the reduction or scan ``op`` of ``a`` (over ``axis``, in
+    ``dtype``) as CuPy computes it: ``run(fn, *args, **kwargs)`` calls the NumPy
+    function ``fn`` with flushing on where CuPy's kernel is built at run time
+    (``-ftz=true``: ``_reduction.pyx``'s kernels, or ``_cub_reduction.pyx``'s block
+    reductions), and as it is where CUB's precompiled reduction takes it
+    (``cub_takes``; ``mean`` then divides by the count in a ``-ftz=true`` kernel: its
+    result flushed). ``a`` comes back flushed where CuPy's kernel adds or multiplies
+    every value into an identity (``sum``, ``prod``, ``mean``, the ``nan`` ones: a lone
+    value is flushed too), else as it is."""
+    if not AVAILABLE or type(a) is not numpy.ndarray or a.dtype.char not in _SINGLE:
+        return a, _plain
+    if cub_takes(op, a, axis, dtype):
+        if dtype is not None and numpy.dtype(dtype).char not in _SINGLE:
+            return _ftz.flushed(a), _plain  # (a scan of ``a.astype(dtype)``: cvt.ftz)
+        return a, {"mean": _flush_result, "ptp": _cub_ptp}.get(op, _plain)
+    if op in ("sum", "prod", "mean", "nansum", "nanprod", "nanmean"):
+        a = _ftz.flushed(a)
+    if dtype is not None and numpy.dtype(dtype).char not in _SINGLE:
+        # (a double loop: its float32 operands converted by cvt.ftz.f64.f32)
+        return (a if op in ("sum", "prod", "mean", "nansum", "nanprod", "nanmean")
+                else _ftz.flushed(a)), _plain
+    return a, _ftz.call
 

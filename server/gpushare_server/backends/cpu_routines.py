@@ -22,7 +22,7 @@ from gpushare.layouts import (arg_reduce_is_view, broadcast_strides, creation_la
                               normalize_order)
 from gpushare.protocol import HostArray
 
-from . import cpu_cast, scipy_module
+from . import cpu_cast, cpu_ftz, scipy_module
 
 
 def _unsupported(value: Any) -> TypeError:
@@ -188,9 +188,12 @@ def _min_max(name: str, kernel: str, method: bool = False) -> Callable[..., Any]
     restated on NumPy's error path only."""
     host = getattr(numpy.ndarray if method and name in ("max", "min") else numpy, name)
 
+    op = {"amax": "max", "amin": "min"}.get(name, name)
+
     def fn(a: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
-        try:
-            return host(a, axis=axis, out=out, keepdims=keepdims)
+        try:  # (float32 flushing where CuPy's kernel is -ftz=true: cpu_ftz)
+            a, run = cpu_ftz.reduction(op, a, axis)
+            return run(host, a, axis=axis, out=out, keepdims=keepdims)
         except ValueError as exc:
             err = _empty_reduction_error(exc, kernel, a, axis)
             if err is not None:
@@ -250,6 +253,8 @@ def _arg_reduce(name: str) -> Callable[..., Any]:
         # (CuPy's nanargmax of integers is its argmax: ``_sorting/search.py``)
         kernel = "cupy_" + (name[3:] if name.startswith("nan") and a.dtype.kind in "biu"
                             else name)
+        # (float32 flushing where CuPy's kernel is -ftz=true: cpu_ftz)
+        a, run = cpu_ftz.reduction(name, a, axis, dtype)
         try:
             if isinstance(axis, (tuple, list)):
                 # CuPy reduces over several axes: move them last and flatten them
@@ -257,11 +262,11 @@ def _arg_reduce(name: str) -> Callable[..., Any]:
                 rest = [i for i in range(a.ndim) if i not in axes]
                 moved = a.transpose(rest + list(axes))
                 moved = moved.reshape(tuple(a.shape[i] for i in rest) + (-1,))
-                result = host(moved, axis=-1)
+                result = run(host, moved, axis=-1)
                 if keepdims:
                     result = numpy.expand_dims(result, axes)
             else:
-                result = host(a, axis=axis, keepdims=keepdims)
+                result = run(host, a, axis=axis, keepdims=keepdims)
         except ValueError as exc:  # (an empty array: CuPy's words)
             err = _empty_reduction_error(exc, kernel, a, axis, dtype)
             if err is not None:
@@ -2981,6 +2986,9 @@ def _half_reduction(name: str) -> Callable[..., Any]:
            keepdims: bool = False) -> Any:
         if type(a) is numpy.ndarray and a.dtype.char != "e" and (
                 dtype is None or not to_half or numpy.dtype(dtype).char != "e"):
+            if a.dtype.char in "fF":  # (flushing where CuPy's kernel is -ftz=true)
+                a, run = cpu_ftz.reduction(name, a, axis, dtype)
+                return run(method, a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
             return method(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims)
         if isinstance(a, numpy.ndarray) and to_half and a.dtype.kind in "biuf" and \
                 dtype is not None and numpy.dtype(dtype).char == "e":
@@ -3038,20 +3046,22 @@ def _scan(name: str) -> Callable[..., Any]:
 
     def fn(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
         _require_array(a)
+        # (float32 flushing where CuPy's kernel is -ftz=true: cpu_ftz)
+        a, run = cpu_ftz.reduction(name, a, axis, dtype)
         if out is not None:
-            return host(a, axis=axis, dtype=dtype, out=out)
+            return run(host, a, axis=axis, dtype=dtype, out=out)
         if dtype is None:
             dtype = {"b": numpy.int64, "i": numpy.int64, "u": numpy.uint64}.get(
                 a.dtype.kind, a.dtype)
         if axis is None:
-            return host(a, dtype=dtype).reshape(-1)
+            return run(host, a, dtype=dtype).reshape(-1)
         axis = _normalize_axis(axis, a.ndim)
         result = numpy.array(a, dtype=dtype, order="C")
         if result.shape[axis] == 0:
             return numpy.empty_like(result)
         t = numpy.moveaxis(result, axis, -1)
         r = t.reshape(-1, a.shape[axis])
-        host(r, axis=-1, out=r)
+        run(host, r, axis=-1, out=r)
         return numpy.moveaxis(r.reshape(t.shape), -1, axis)
     fn.__name__ = name
     fn.__doc__ = f"See Also\n--------\ncupy.{name}"
