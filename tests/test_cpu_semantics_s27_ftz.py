@@ -81,6 +81,8 @@ def test_copies_and_bit_kernels_keep_float32_subnormals(cp):
     assert cp.positive(x).get().tolist() == kept
     assert cp.copysign(x, cp.float32(1)).get().tolist() == [kept[0], kept[0]]
     assert cp.signbit(x).get().tolist() == [False, True]
+    # float32 into complex64: ``complex<float>(x)`` stores it
+    assert x.astype(cp.complex64).get().real.tolist() == kept
 
 
 def test_complex64_flushes_each_part(cp):
@@ -109,6 +111,10 @@ def test_float32_operand_of_a_double_kernel_is_flushed(cp):
     d = cp.asarray(numpy.float64([TINY64, TINY64]))
     assert (x + d).get().tolist() == [TINY64, 1.0 + TINY64]
     assert cp.float_power(x, 1.0).get().tolist() == [0.0, 1.0]
+    assert x.astype(cp.float64).get().tolist() == [0.0, 1.0]
+    assert x.astype(cp.bool_).get().tolist() == [False, True]
+    # and a double written as float32: cvt.rn.ftz.f32.f64
+    assert cp.asarray([TINY, 1.0]).astype(cp.float32).get().tolist() == [0.0, 1.0]
 
 
 def test_chained_operators_and_in_place_flush(cp):

@@ -180,3 +180,28 @@ def reduction(op: str, a: Any, axis: Any = None, dtype: Any = None) -> tuple:
                 else _ftz.flushed(a)), _plain
     return a, _ftz.call
 
+
+# --- conversions ----------------------------------------------------------------------
+
+def astype(a: numpy.ndarray, dtype: Any, convert: Any, *args: Any, **kwargs: Any) -> Any:
+    """``convert(a, dtype, *args, **kwargs)`` (the backend's ``astype``) as CuPy's
+    ``elementwise_copy`` kernel (``-ftz=true``) converts: a float32 (complex64) value
+    read as a double or a bool through ``cvt.ftz.f64.f32`` / ``setp.ftz.f32``, so a
+    subnormal is a zero of its sign there; a double written as a float32 through
+    ``cvt.rn.ftz.f32.f64``, so a subnormal result is one. A copy into the same type is a
+    plain load and store, and keeps subnormals, as does a float32 into a complex64."""
+    if not AVAILABLE or type(a) is not numpy.ndarray:
+        return convert(a, dtype, *args, **kwargs)
+    src = a.dtype.char
+    try:
+        dst = numpy.dtype(dtype).char
+    except TypeError:  # (NumPy's call says why)
+        return convert(a, dtype, *args, **kwargs)
+    if src in _SINGLE and dst in "dD?":
+        return convert(_ftz.flushed(a), dtype, *args, **kwargs)
+    out = convert(a, dtype, *args, **kwargs)
+    if src in "dD" and dst in _SINGLE and type(out) is numpy.ndarray and out is not a:
+        flushed = _ftz.flushed(out)
+        if flushed is not out:
+            out[...] = flushed  # (its own layout, order= kept)
+    return out

@@ -97,9 +97,10 @@ def eye(N: Any, M: Any = None, k: Any = 0, dtype: Any = float,  # noqa: N803 - C
 
 def ndarray_astype(a: numpy.ndarray, dtype: Any, *args: Any, **kwargs: Any) -> numpy.ndarray:
     """See Also: cupy.ndarray.astype (a long double has no C type in CuPy; floats
-    convert to integers as on a GPU: ``cpu_cast``)."""
+    convert to integers as on a GPU: ``cpu_cast``; float32 subnormals to and from
+    doubles flushed as CuPy's ``-ftz=true`` copy kernel does: ``cpu_ftz``)."""
     device_dtype(dtype)
-    return cpu_cast.astype(a, dtype, *args, **kwargs)
+    return cpu_ftz.astype(a, dtype, cpu_cast.astype, *args, **kwargs)
 
 
 def meshgrid(*xi: Any, **kwargs: Any) -> tuple:
