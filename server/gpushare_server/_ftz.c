@@ -131,6 +131,8 @@ static int has_subnormal_obj(PyObject *a)
     if (v.itemsize != 4 && v.itemsize != 8) {
         PyErr_SetString(PyExc_TypeError, "a float32 or complex64 array is expected");
         found = -1;
+    } else if (v.format != NULL && (v.format[0] == '>' || v.format[0] == '!')) {
+        found = 0;  /* (another byte order: left as it is) */
     } else if (v.len > 0) {
         found = view_has(&v, 0, (const char *)v.buf);
     }
@@ -174,7 +176,8 @@ static PyObject *ftz_flushed(PyObject *self, PyObject *a)
     return copy;
 }
 
-static PyObject *np_ndarray, *np_generic, *np_dtype, *dt_f32, *dt_c64, *s_dtype, *s_out, *s_signature, *s_nin;
+static PyObject *np_ndarray, *np_generic, *np_dtype, *dt_f32, *dt_c64;
+static PyObject *s_dtype, *s_out, *s_signature, *s_nin;
 /* dtypes NumPy promotes to float32 beside it (bool, int8, uint8, int16, uint16, float16) */
 static PyObject *dt_small[6];
 

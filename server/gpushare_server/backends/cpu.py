@@ -1114,7 +1114,8 @@ class CpuBackend:
             into.operand(r, value, first) if plain(r.dtype) else None)
         return into_plain
 
-    def _make_inplace_ufunc(self, uf: numpy.ufunc, call: Any) -> Callable[[Any, Any, Any], bool]:
+    def _make_inplace_ufunc(self, uf: numpy.ufunc, call: Any
+                            ) -> Callable[[Any, Any, Any], bool]:
         """(``call``: ``uf`` as the CPU backend calls it, ``cpu_ftz.wrap(uf)``)"""
         ndarray = numpy.ndarray
         fits: dict = {}  # operand kinds -> whether the result has r's dtype
