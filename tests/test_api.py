@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import io
 import pickle
+import traceback
 
 import numpy
 import pytest
@@ -332,6 +333,28 @@ def test_pickle_roundtrip(cp):
     a = cp.arange(3)
     b = pickle.loads(pickle.dumps(a))
     assert isinstance(b, cp.ndarray) and b.tolist() == [0, 1, 2]
+
+
+def test_cupy_errors_are_named_as_cupys_and_still_pickle(cp):
+    # a traceback names the class by its module, as CuPy's classes are named: memory.pyx,
+    # cupy_backends' runtime.pyx/driver.pyx, compiler.py, cupy/_util.pyx
+    huge = 1 << 60
+    with pytest.raises(cp.cuda.memory.OutOfMemoryError) as info:
+        cp.empty(huge, dtype=cp.uint8)
+    last = traceback.format_exception_only(info.type, info.value)[-1]
+    assert last.startswith("cupy.cuda.memory.OutOfMemoryError: Out of memory allocating")
+    for cls, module in ((cp.cuda.runtime.CUDARuntimeError, "cupy_backends.cuda.api.runtime"),
+                        (cp.cuda.driver.CUDADriverError, "cupy_backends.cuda.api.driver"),
+                        (cp.cuda.compiler.CompileException, "cupy.cuda.compiler"),
+                        (cp.cuda.compiler.JitifyException, "cupy.cuda.compiler")):
+        assert cls.__module__ == module
+    # (pickled through gpushare's module: the CuPy module name need not import here)
+    again = pickle.loads(pickle.dumps(info.value))
+    assert type(again) is cp.cuda.memory.OutOfMemoryError
+    assert str(again) == str(info.value) and again.args == info.value.args
+    err = pickle.loads(pickle.dumps(cp.cuda.runtime.CUDARuntimeError(700, "illegal")))
+    assert type(err) is cp.cuda.runtime.CUDARuntimeError
+    assert err.status == 700 and str(err) == "illegal"
 
 
 def test_cuda_module(cp):

@@ -47,8 +47,27 @@ class KernelUnknownError(GpushareError, LookupError):
 
 
 # Classes defined on the client for CuPy-specific errors; the proxy modules
-# (gpushare.cupy.cuda.*) re-export them under CuPy's names.
-class OutOfMemoryError(MemoryError):
+# (gpushare.cupy.cuda.*) re-export them under CuPy's names. Each carries the
+# ``__module__`` of CuPy's class, so that a traceback names it as CuPy's does
+# (``cupy.cuda.memory.OutOfMemoryError: ...``), and pickles through this module
+# (``_CupyNamed``), which the name need not be importable for.
+def _rebuild(name: str, args: tuple, state: dict) -> BaseException:
+    """Unpickle one of this module's CuPy-named classes (``_CupyNamed.__reduce__``)."""
+    exc = _CUPY_NAMED[name].__new__(_CUPY_NAMED[name])
+    exc.args = args
+    exc.__dict__.update(state)
+    return exc
+
+
+class _CupyNamed:
+    """Mixin of the classes named as CuPy's: pickled by this module's name for them."""
+
+    def __reduce__(self) -> Any:
+        return _rebuild, (type(self).__qualname__, self.args,  # type: ignore[attr-defined]
+                          dict(self.__dict__))
+
+
+class OutOfMemoryError(_CupyNamed, MemoryError):
     """Raised when the device (or the session's quota) runs out of memory.
 
     See Also
@@ -56,9 +75,13 @@ class OutOfMemoryError(MemoryError):
     cupy.cuda.memory.OutOfMemoryError
     """
 
+    __module__ = "cupy.cuda.memory"
 
-class CUDARuntimeError(RuntimeError):
+
+class CUDARuntimeError(_CupyNamed, RuntimeError):
     """An error from the CUDA runtime on the server (cupy.cuda.runtime.CUDARuntimeError)."""
+
+    __module__ = "cupy_backends.cuda.api.runtime"
 
     def __init__(self, status: Any = None, *args: Any) -> None:
         self.status = status
@@ -68,9 +91,11 @@ class CUDARuntimeError(RuntimeError):
         return str(self.args[-1]) if self.args else ""
 
 
-class CUDADriverError(RuntimeError):
+class CUDADriverError(_CupyNamed, RuntimeError):
     """An error from the CUDA driver on the server (cupy.cuda.driver.CUDADriverError):
     ``status`` is the ``CUresult`` code, ``str(e)`` CUDA's name and words for it."""
+
+    __module__ = "cupy_backends.cuda.api.driver"
 
     def __init__(self, status: Any = None, *args: Any) -> None:
         if not args and not isinstance(status, int):  # (a message alone)
@@ -79,8 +104,10 @@ class CUDADriverError(RuntimeError):
         super().__init__(*args) if args else super().__init__(status)
 
 
-class CompileException(Exception):
+class CompileException(_CupyNamed, Exception):
     """A kernel failed to compile (cupy.cuda.compiler.CompileException)."""
+
+    __module__ = "cupy.cuda.compiler"
 
     def __init__(self, msg: str = "", source: str = "", name: str = "", options: Any = (),
                  backend: str = "nvrtc") -> None:
@@ -98,12 +125,16 @@ class CompileException(Exception):
         f.write(self.source)
 
 
-class JitifyException(Exception):
+class JitifyException(_CupyNamed, Exception):
     """Jitify failed to preprocess a kernel's source (cupy.cuda.compiler.JitifyException)."""
 
+    __module__ = "cupy.cuda.compiler"
 
-class PerformanceWarning(RuntimeWarning):
+
+class PerformanceWarning(_CupyNamed, RuntimeWarning):
     """cupyx's PerformanceWarning."""
+
+    __module__ = "cupy._util"
 
 
 class SparseWarning(Warning):
@@ -123,6 +154,11 @@ class BadCoefficients(UserWarning):
     """cupyx.scipy.signal's BadCoefficients (a badly conditioned filter)."""
 
     __module__ = "cupyx.scipy.signal"
+
+
+_CUPY_NAMED: dict[str, type[BaseException]] = {
+    cls.__qualname__: cls for cls in (OutOfMemoryError, CUDARuntimeError, CUDADriverError,
+                                      CompileException, JitifyException, PerformanceWarning)}
 
 
 def _table() -> dict[str, type[BaseException]]:
