@@ -30,8 +30,8 @@ ACCEL = Extension("gpushare._accel", ["shim/gpushare/_accel.c"], optional=True)
 RECORDS = Extension("gpushare_server._records", ["server/gpushare_server/_records.c"],
                     optional=True)
 # CUDA's float32 flush-to-zero around the CPU backend's NumPy calls
-# (server/gpushare_server/_ftz.c), optional likewise (backends/cpu_ftz.py flushes with
-# NumPy without it)
+# (server/gpushare_server/_ftz.c), optional likewise (without it nothing is flushed:
+# NumPy's IEEE answers, backends/cpu_ftz.py)
 FTZ = Extension("gpushare_server._ftz", ["server/gpushare_server/_ftz.c"], optional=True)
 
 setup(packages=PACKAGES, cmdclass={"build_py": build_py_with_hook},

@@ -1,5 +1,5 @@
 /* gpushare_server._ftz: CUDA's single-precision flush-to-zero for the CPU backend
- * (optional; backends/cpu_ftz.py flushes with NumPy otherwise).
+ * (optional: without it nothing is flushed, backends/cpu_ftz.py).
  *
  * CuPy compiles every kernel it builds at run time with ``-ftz=true``
  * (cupy/cuda/compiler.py, _compile_with_cache_cuda): there every float32 instruction
