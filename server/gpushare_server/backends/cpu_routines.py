@@ -2280,13 +2280,29 @@ def _sign(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
     if isinstance(x, (numpy.ndarray, numpy.bool_)) and x.dtype == numpy.bool_ and \
             kwargs.get("dtype") is None and kwargs.get("signature") is None:
         x = x.astype(numpy.int8)
+    if _complex_operand(x) and not set(kwargs) - {"order"}:
+        # (CuPy's complex loop, ``_math/misc.py: _complex_sign``: ``in0 / abs(in0)``,
+        # ``abs`` being ``hypot`` and the quotient by a real ``(re / h, im / h)``
+        # (``cupy/complex/arithmetic.h``); 0 where ``abs`` is 0. No special case for
+        # infinities: ``sign(inf + 0j)`` is ``nan + 0j``, NumPy's is ``1 + 0j``)
+        x = numpy.asarray(x)
+        with numpy.errstate(all="ignore"):
+            h = numpy.hypot(x.real, x.imag)
+            result = numpy.empty(x.shape, x.dtype)
+            result.real = x.real / h
+            result.imag = x.imag / h
+        result[h == 0] = 0
+        if out is None:
+            return result if result.ndim else result[()]
+        numpy.copyto(out, result, casting="same_kind")
+        return out
     try:
         return numpy.sign(x, out=out, **kwargs)
     except TypeError as exc:
         raise ufunc_error(numpy.sign, (x,), kwargs, exc) from None
 
 
-sign = _Ufunc(numpy.sign, _sign, plain=lambda dtype: True)
+sign = _Ufunc(numpy.sign, _sign, plain=lambda dtype: dtype.kind != "c")
 
 
 def _rsqrt(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
