@@ -39,3 +39,27 @@ def test_complex_sign_is_cupys_quotient_by_hypot(cp, dtype):
     # (real and integer loops as before)
     assert cp.sign(cp.array([-2.0, 0.0, 5.0])).tolist() == [-1.0, 0.0, 1.0]
     assert cp.sign(cp.array([True, False])).dtype == numpy.int8
+
+
+# --- trim_zeros (cupy/_manipulation/add_remove.py) ---------------------------------------
+
+def test_trim_zeros_of_more_than_one_dimension_is_not_implemented(cp):
+    _raises(NotImplementedError, "Multi-dimensional trim is not supported",
+            lambda: cp.trim_zeros(cp.array([[0, 1], [2, 0]])))
+
+
+def test_trim_zeros_reads_trim_as_cupy(cp):
+    x = cp.array([0, 0, 1, 2, 0])
+    # (``trim.upper()``: upper case is taken, other letters ignored; NumPy refuses them)
+    assert cp.trim_zeros(x, trim="F").tolist() == [1, 2, 0]
+    assert cp.trim_zeros(x, trim="xb").tolist() == [0, 0, 1, 2]
+    assert cp.trim_zeros(x, trim="").tolist() == [0, 0, 1, 2, 0]
+    assert cp.trim_zeros(x).tolist() == [1, 2]
+    assert cp.trim_zeros(cp.zeros(3)).shape == (0,)
+    assert cp.trim_zeros(cp.array(0)).shape == ()
+    # (a view: ``filt[start:end]``)
+    y = cp.trim_zeros(x)
+    y[0] = 7
+    assert x.tolist() == [0, 0, 7, 2, 0]
+    _raises(AttributeError, "'list' object has no attribute 'ndim'",
+            lambda: cp.trim_zeros([0, 1, 0]))

@@ -3259,7 +3259,32 @@ def sph_harm(m: Any, n: Any, theta: Any, phi: Any, out: Any = None) -> Any:
     return result
 
 
+def trim_zeros(filt: Any, trim: Any = "fb") -> Any:
+    """See Also: cupy.trim_zeros (``_manipulation/add_remove.py``: a 0-d array is given
+    back, more than one dimension is ``NotImplementedError``, where NumPy trims every
+    axis; ``trim`` is read by ``'F' in trim.upper()`` and ``'B' in ...``, other letters
+    ignored, where NumPy refuses them)."""
+    arr = filt.array if isinstance(filt, HostArray) else filt
+    if not hasattr(arr, "ndim"):
+        raise AttributeError(f"'{type(filt).__name__}' object has no attribute 'ndim'")
+    if arr.ndim == 0:
+        return arr
+    if arr.ndim > 1:
+        raise NotImplementedError("Multi-dimensional trim is not supported")
+    start, end = 0, arr.size
+    trim = trim.upper()
+    if isinstance(filt, HostArray) and ("F" in trim or "B" in trim):
+        raise _unsupported(arr)  # (CuPy's _first_nonzero_krnl takes device arrays)
+    nonzero = numpy.flatnonzero(arr)
+    if "F" in trim:
+        start = int(nonzero[0]) if nonzero.size else arr.size
+    if "B" in trim:
+        end = int(nonzero[-1]) + 1 if nonzero.size else 0
+    return arr[start:end]
+
+
 ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
+    "cupy.trim_zeros": trim_zeros,
     "cupy.array_equal": array_equal,
     "cupy.array_equiv": array_equiv,
     "cupy.in1d": in1d,
