@@ -239,17 +239,10 @@ static int decide(FtzUfunc *self, PyObject *const *args, Py_ssize_t nargs,
     for (Py_ssize_t i = 0; i < nin; i++) {
         PyObject *v = args[i];
         PyTypeObject *t = Py_TYPE(v);
-        if (t == (PyTypeObject *)np_ndarray) {
+        /* an array, or a NumPy scalar (its own type, not weak) */
+        if (t == (PyTypeObject *)np_ndarray ||
+                PyObject_TypeCheck(v, (PyTypeObject *)np_generic)) {
             PyObject *dt = array_dtype(v);
-            if (dt == NULL)
-                return -1;
-            if (is_single(dt))
-                single = 1;
-            else if (!is_small(dt))
-                wide = 1;
-            Py_DECREF(dt);
-        } else if (PyObject_TypeCheck(v, (PyTypeObject *)np_generic)) {
-            PyObject *dt = array_dtype(v);  /* (a NumPy scalar: its own type, not weak) */
             if (dt == NULL)
                 return -1;
             if (is_single(dt))
