@@ -115,6 +115,8 @@ def cub_takes(op: str, a: Any, axis: Any = None, dtype: Any = None) -> bool:
             return False
     elif kind == "arg" or numpy.dtype(dtype) != a.dtype or char not in _CUB_DTYPES:
         return False
+    if axis is None:  # (the common case: every axis, ``device_reduce``)
+        return a.size <= 0x7fffffff
     axes = _axes(axis, a.ndim)
     if axes is None:
         return False
@@ -156,6 +158,10 @@ def _plain(fn: Any, *args: Any, **kwargs: Any) -> Any:
     return fn(*args, **kwargs)
 
 
+#: how a reduction CUB takes runs, where it is not a plain call
+_CUB_RUNS = {"mean": _flush_result, "ptp": _cub_ptp}
+
+
 def reduction(op: str, a: Any, axis: Any = None, dtype: Any = None) -> tuple:
     """``(a, run)`` for the reduction or scan ``op`` of ``a`` (over ``axis``, in
     ``dtype``) as CuPy computes it: ``run(fn, *args, **kwargs)`` calls the NumPy
@@ -171,7 +177,7 @@ def reduction(op: str, a: Any, axis: Any = None, dtype: Any = None) -> tuple:
     if cub_takes(op, a, axis, dtype):
         if dtype is not None and numpy.dtype(dtype).char not in _SINGLE:
             return _ftz.flushed(a), _plain  # (a scan of ``a.astype(dtype)``: cvt.ftz)
-        return a, {"mean": _flush_result, "ptp": _cub_ptp}.get(op, _plain)
+        return a, _CUB_RUNS.get(op, _plain)
     if op in ("sum", "prod", "mean", "nansum", "nanprod", "nanmean"):
         a = _ftz.flushed(a)
     if dtype is not None and numpy.dtype(dtype).char not in _SINGLE:
