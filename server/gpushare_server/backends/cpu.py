@@ -916,7 +916,7 @@ _SELF_CHECKED = frozenset({"einsum", "copyto", "gradient", "full", "full_like", 
                            "imag", "round_", "piecewise", "cov",
                            "union1d", "setxor1d", "count_nonzero", "searchsorted",
                            "median", "nanmedian", "nanmean", "nanvar", "nanstd", "nanmax",
-                           "nanmin"})
+                           "nanmin", "where"})
 
 
 def _checked(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -1348,9 +1348,15 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
     missing = (x is None, y is None).count(True)
     if missing == 1:
         raise ValueError("Must provide both 'x' and 'y' or neither.")
-    if missing == 2:  # (``nonzero(condition)``: CuPy's layout and checks)
-        from .cpu_indexing import nonzero
+    if missing == 2:  # (``nonzero(condition)``: CuPy's layout and checks, a host
+        from .cpu_indexing import nonzero  # array's ``'a' must be a cupy.ndarray``)
         return nonzero(condition)
+    for value in (condition, x, y):  # (the ufunc's refusal of a host array)
+        if isinstance(value, HostArray):
+            raise _unsupported(value.array)
+    if not hasattr(condition, "astype"):  # (``condition.astype('?', copy=False)``)
+        raise AttributeError(
+            f"'{type(condition).__name__}' object has no attribute 'astype'")
     if not isinstance(condition, numpy.ndarray):
         return numpy.where(condition, x, y)
     (cond, x, y), _ = _cupy_ufunc_loop(
