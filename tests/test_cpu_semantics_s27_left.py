@@ -36,3 +36,21 @@ def test_where_of_three_reads_condition_astype(cp):
             lambda: cp.where(x > 0, numpy.arange(3), 0))
     assert cp.where(x > 0, x, -1).tolist() == [-1, 1, 2]
     assert cp.where(numpy.True_, x, -1).tolist() == [0, 1, 2]  # (NumPy's own astype)
+
+
+# --- average (cupy/_statistics/meanvar.py: average) --------------------------------------
+
+def test_average_returned_without_weights_is_a_numpy_scalar(cp):
+    # (``scl = avg.dtype.type(a.size / avg.size)``, kept where its shape is the
+    # average's; broadcast into a new array otherwise)
+    avg, scl = cp.average(cp.arange(4.0), returned=True)
+    assert isinstance(avg, cp.ndarray) and float(avg) == 1.5
+    assert type(scl) is numpy.float64 and scl == 4.0
+    avg, scl = cp.average(cp.arange(4, dtype=cp.float32), returned=True)
+    assert type(scl) is numpy.float32 and avg.dtype == numpy.float32
+    avg, scl = cp.average(cp.arange(6.0).reshape(2, 3), axis=1, returned=True)
+    assert isinstance(scl, cp.ndarray) and scl.tolist() == [3.0, 3.0]
+    avg, scl = cp.average(cp.arange(4.0), returned=True, keepdims=True)
+    assert isinstance(scl, cp.ndarray) and scl.shape == (1,)
+    avg, scl = cp.average(cp.arange(4.0), weights=cp.ones(4), returned=True)
+    assert isinstance(scl, cp.ndarray) and scl.shape == () and float(scl) == 4.0

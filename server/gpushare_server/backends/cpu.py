@@ -100,6 +100,8 @@ def to_device_result(value: Any) -> Any:
         return value
     if isinstance(value, numpy.generic):
         return numpy.asarray(value)
+    if type(value) is HostScalar:  # (a NumPy scalar in CuPy's result too)
+        return value.value
     if type(value) is numpy.matrix:  # SciPy's sparse matrices give these; CuPy ndarrays
         return value.A
     if isinstance(value, tuple) and type(value) is not tuple:  # namedtuple results
@@ -904,7 +906,7 @@ from . import cpu_spatial  # noqa: E402
 from . import cpu_graph  # noqa: E402
 from . import cpu_texture  # noqa: E402
 from .cpu_routines import ROUTINE_ATTRIBUTES, ROUTINE_METHODS, ROUTINE_OVERRIDES  # noqa: E402
-from .cpu_stats import STATS_METHODS, STATS_OVERRIDES  # noqa: E402
+from .cpu_stats import HostScalar, STATS_METHODS, STATS_OVERRIDES  # noqa: E402
 
 # (CuPy's statistics ported where NumPy's answers differ: ``cpu_stats``)
 ROUTINE_OVERRIDES.update(STATS_OVERRIDES)

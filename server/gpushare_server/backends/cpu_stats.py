@@ -203,6 +203,15 @@ def nanstd(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: A
 _sum = _half_reduction("sum")
 
 
+class HostScalar:
+    """A NumPy scalar that CuPy returns as such (the backend's results are otherwise
+    device arrays: ``cpu.to_device_result`` gives this one back unwrapped)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value: numpy.generic) -> None:
+        self.value = value
+
+
 def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *,
             keepdims: bool = False) -> Any:
     """See Also: cupy.average (CuPy's checks and words; without weights the sum of weights
@@ -237,6 +246,8 @@ def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = Fals
     if returned:
         if scl.shape != avg.shape:
             scl = numpy.broadcast_to(numpy.array(scl), avg.shape).copy()
+        elif isinstance(scl, numpy.generic):  # (CuPy's ``avg.dtype.type(...)`` as it is)
+            scl = HostScalar(scl)
         return avg, scl
     return avg
 
