@@ -162,6 +162,8 @@ def _device_ufunc(uf: numpy.ufunc) -> Callable[..., Any]:
             if kwargs:
                 if "_where" in kwargs:
                     kwargs = _cupy_where(kwargs)
+                if kwargs.get("dtype") is not None or "casting" in kwargs:
+                    args, kwargs = cpu_cast.cupy_casting(uf, args, kwargs)  # (CuPy's)
                 if kwargs.get("casting") == "unsafe":  # (floats into integers: a GPU's)
                     result = cpu_cast.ufunc_call(uf, general, args, kwargs)
                     if result is not None:
@@ -208,6 +210,8 @@ def _ufunc_value_errors(fn: Callable[..., Any], uf: numpy.ufunc) -> Callable[...
     def call(*args: Any, **kwargs: Any) -> Any:
         if "_where" in kwargs:
             kwargs = _cupy_where(kwargs)
+        if kwargs.get("dtype") is not None or "casting" in kwargs:
+            args, kwargs = cpu_cast.cupy_casting(uf, args, kwargs)  # (CuPy's)
         try:
             return fn(*args, **kwargs)
         except (ValueError, OverflowError) as exc:

@@ -148,3 +148,68 @@ def ufunc_call(uf: numpy.ufunc, general: Any, args: tuple, kwargs: dict) -> Any:
         numpy.copyto(out, result, casting="unsafe")
         return out
     return general(*args, **kwargs) if converted else None
+
+
+_PYTHON_SCALARS = (bool, int, float, complex)
+
+
+def cupy_casting(uf: numpy.ufunc, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """A ufunc call's ``args`` and ``kwargs`` (with ``dtype=`` or ``casting=``) made
+    ready for NumPy to compute what CuPy's ``ufunc.__call__`` computes
+    (``_core/_kernel.pyx``): CuPy never checks its inputs against ``casting`` (NumPy
+    refuses ``add(int16, int32, out=int32, casting='no')``, or a float64 operand of
+    ``dtype=int32`` under the default 'same_kind'); ``dtype=`` picks the loop by its
+    output type, whatever the inputs (``_guess_routine_from_dtype``), which the kernel
+    converts as C++ does (``fix_cast_expr``: a complex value's ``.real()``, ``!= 0`` to
+    bool; no ComplexWarning); only the outputs' casts are checked
+    (``_get_out_args_from_optionals``: ``_dtype._raise_if_invalid_cast``, in its words).
+    The call then goes with ``casting='unsafe'``; as it was where NumPy finds no loop
+    (its error is CuPy's ``Wrong type``) or an operand is not a device array or a
+    Python scalar."""
+    nin, nout = uf.nin, uf.nout
+    dtype = kwargs.get("dtype")
+    casting = kwargs.get("casting", "same_kind")
+    if not isinstance(casting, str) or casting not in (
+            "no", "equiv", "safe", "same_kind", "unsafe"):
+        return args, kwargs
+    inputs = args[:nin]
+    outs: Any = args[nin:]
+    if not outs:
+        outs = kwargs.get("out")
+        outs = () if outs is None else outs if type(outs) is tuple else (outs,)
+    if len(inputs) != nin or any(
+            type(o) is not numpy.ndarray for o in outs if o is not None):
+        return args, kwargs
+    in_types: list = []
+    for value in inputs:
+        if type(value) is numpy.ndarray:
+            in_types.append(value.dtype)
+        elif type(value) in _PYTHON_SCALARS:
+            in_types.append(type(value))
+        else:
+            return args, kwargs
+    try:
+        if dtype is not None:
+            loop = uf.resolve_dtypes(tuple(in_types) + (None,) * nout,
+                                     signature=(None,) * nin + (numpy.dtype(dtype),) * nout,
+                                     casting="unsafe")
+        else:
+            loop = uf.resolve_dtypes(tuple(in_types) + (None,) * nout)
+    except (TypeError, ValueError, OverflowError, numpy.exceptions.DTypePromotionError):
+        return args, kwargs
+    for loop_type, out in zip(loop[nin:], outs):
+        if out is None or loop_type == out.dtype:
+            continue
+        if casting == "same_kind" and loop_type.kind == out.dtype.kind:
+            continue
+        if not numpy.can_cast(loop_type, out.dtype, casting):
+            raise TypeError(f"Cannot cast output operand from {loop_type!r} to "
+                            f"{out.dtype!r} according to the rule '{casting}'")
+    converted = list(args)
+    for i, (value, loop_type) in enumerate(zip(inputs, loop[:nin])):
+        if type(value) is numpy.ndarray and value.dtype.kind == "c" and \
+                loop_type.kind != "c":
+            converted[i] = value != 0 if loop_type.kind == "b" else value.real
+    kwargs = dict(kwargs)
+    kwargs["casting"] = "unsafe"
+    return tuple(converted), kwargs
