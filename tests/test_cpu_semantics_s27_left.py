@@ -10,6 +10,8 @@ from test_cpu_semantics import _raises
 
 pytestmark = pytest.mark.timeout(240)
 
+nan = float("nan")
+
 
 # --- where (cupy/_sorting/search.py: where, nonzero; cupy/_util.pyx: check_array) --------
 
@@ -54,3 +56,93 @@ def test_average_returned_without_weights_is_a_numpy_scalar(cp):
     assert isinstance(scl, cp.ndarray) and scl.shape == (1,)
     avg, scl = cp.average(cp.arange(4.0), weights=cp.ones(4), returned=True)
     assert isinstance(scl, cp.ndarray) and scl.shape == () and float(scl) == 4.0
+
+
+# --- sorting, searching and scans given host arrays or lists -----------------------------
+
+def test_sort_and_argsort_of_a_host_array_are_numpys_methods(cp):
+    # (cupy/_sorting/sort.py: sort is ``a.copy()`` (``a.flatten()``) then ``ret.sort(axis,
+    # kind)``; argsort ``a.argsort(axis=axis, kind=kind)``; sort_complex ``a.astype(..)``
+    # then ``a.sort()``: on a NumPy array, NumPy's own methods, a NumPy array back)
+    host = numpy.array([3.0, 1.0, 2.0])
+    got = cp.sort(host)
+    assert type(got) is numpy.ndarray and got.tolist() == [1.0, 2.0, 3.0]
+    got = cp.sort(numpy.array([[3, 1], [0, 2]]), axis=None)
+    assert type(got) is numpy.ndarray and got.tolist() == [0, 1, 2, 3]
+    got = cp.argsort(host)
+    assert type(got) is numpy.ndarray and got.tolist() == [1, 2, 0]
+    got = cp.sort_complex(numpy.array([3, 1, 2], dtype=numpy.int8))
+    assert type(got) is numpy.ndarray and got.dtype == numpy.complex64
+    assert got.tolist() == [1, 2, 3]
+    assert type(cp.sort(cp.asarray(host))) is cp.ndarray
+
+
+def test_sort_family_given_lists_meets_the_lists_errors(cp):
+    _raises(TypeError, "'axis' is an invalid keyword argument for sort()",
+            lambda: cp.sort([3, 1, 2]))
+    _raises(AttributeError, "'list' object has no attribute 'flatten'",
+            lambda: cp.sort([3, 1, 2], axis=None))
+    _raises(AttributeError, "'list' object has no attribute 'argsort'",
+            lambda: cp.argsort([3, 1, 2]))
+    _raises(AttributeError, "'list' object has no attribute 'dtype'",
+            lambda: cp.sort_complex([3, 1, 2]))
+
+
+def test_sort_complex_of_a_device_array_as_before(cp):
+    got = cp.sort_complex(cp.array([3, 1, 2], dtype=cp.int8))
+    assert isinstance(got, cp.ndarray) and got.dtype == numpy.complex64
+    assert got.tolist() == [1, 2, 3]
+    assert cp.sort_complex(cp.array([2.0, 1.0], dtype=cp.float32)).dtype == numpy.complex128
+
+
+def test_nanargmax_of_a_host_array_or_list(cp):
+    # (cupy/_sorting/search.py: integers go to ``a.argmax(axis=, dtype=, ...)`` (NumPy's
+    # method refuses ``dtype``); floats to Cython's ``_nanargmax(_ndarray_base a, ...)``)
+    for fn, method in ((cp.nanargmax, "argmax"), (cp.nanargmin, "argmin")):
+        _raises(TypeError, "Argument 'a' has incorrect type (expected "
+                "cupy._core.core._ndarray_base, got numpy.ndarray)",
+                lambda: fn(numpy.array([1.0, 2.0])))
+        _raises(TypeError, f"{method}() got an unexpected keyword argument 'dtype'",
+                lambda: fn(numpy.array([1, 2])))
+        _raises(AttributeError, "'list' object has no attribute 'dtype'",
+                lambda: fn([1.0, 2.0]))
+
+
+def test_cumsum_of_what_is_no_device_array_is_cythons_error(cp):
+    # (cupy/_core/_routines_math.pyx: ``scan_core(_ndarray_base a, ...)``)
+    for fn in (cp.cumsum, cp.cumprod):
+        _raises(TypeError, "Argument 'a' has incorrect type (expected "
+                "cupy._core.core._ndarray_base, got numpy.ndarray)",
+                lambda: fn(numpy.array([1.0, 2.0])))
+        _raises(TypeError, "Argument 'a' has incorrect type (expected "
+                "cupy._core.core._ndarray_base, got list)", lambda: fn([1.0, 2.0]))
+
+
+def test_nancumsum_is_replace_nan_then_cumsum(cp):
+    # (cupy/_math/sumprod.py: ``_replace_nan`` (``cupy.empty_like(a)``: a list has no
+    # ``dtype``; its kernel refuses a host array), then ``cumsum``'s layout)
+    for fn in (cp.nancumsum, cp.nancumprod):
+        _raises(AttributeError, "'list' object has no attribute 'dtype'",
+                lambda: fn([1.0, 2.0]))
+        _raises(TypeError, "Unsupported type <class 'numpy.ndarray'>",
+                lambda: fn(numpy.array([1.0, 2.0])))
+    x = cp.array([[1.0, nan], [2.0, 3.0]])
+    assert numpy.array_equal(cp.nancumsum(x, axis=0).get(), [[1.0, 0.0], [3.0, 3.0]])
+    assert cp.nancumsum(x, axis=0).strides == cp.cumsum(x, axis=0).strides
+    assert cp.nancumprod(x).tolist() == [1.0, 1.0, 2.0, 6.0]
+    assert cp.nancumsum(cp.array([1, 2], dtype=cp.int8)).dtype == numpy.int64
+
+
+def test_digitize_given_host_arrays_is_searchsorteds_refusal(cp):
+    # (cupy/_statistics/histogram.py: digitize reads ``x.dtype``, ``bins.ndim``, then
+    # ``_searchsorted(bins, x, ...)`` refuses what is no cupy.ndarray)
+    x, bins = cp.array([0.5, 1.5]), cp.array([1.0, 2.0])
+    _raises(NotImplementedError, "Only python scalars or ndarrays are supported for v",
+            lambda: cp.digitize(x.get(), bins))
+    _raises(NotImplementedError, "Only int or ndarray are supported for a",
+            lambda: cp.digitize(x, bins.get()))
+    _raises(ValueError, "object too deep for desired array",
+            lambda: cp.digitize(x, numpy.ones((2, 2))))
+    _raises(TypeError, "x may not be complex",
+            lambda: cp.digitize(numpy.array([1j]), bins))
+    assert cp.digitize(x, bins).tolist() == [0, 1]

@@ -922,7 +922,12 @@ _SELF_CHECKED = frozenset({"einsum", "copyto", "gradient", "full", "full_like", 
                            "imag", "round_", "piecewise", "cov",
                            "union1d", "setxor1d", "count_nonzero", "searchsorted",
                            "median", "nanmedian", "nanmean", "nanvar", "nanstd", "nanmax",
-                           "nanmin", "where"})
+                           "nanmin", "where", "digitize"})
+
+#: overrides whose first argument CuPy's own code reads (a host array's NumPy methods
+#: run, a list meets its own errors, or a Cython function's words): the others checked
+_FIRST_SELF_CHECKED = frozenset({"sort", "argsort", "msort", "sort_complex", "nanargmax",
+                                 "nanargmin", "cumsum", "cumprod", "cumproduct"})
 
 
 def _checked(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -930,6 +935,13 @@ def _checked(fn: Callable[..., Any]) -> Callable[..., Any]:
     attributes (ufunc methods)."""
     if not callable(fn) or type(fn).__name__ != "function" or fn.__name__ in _SELF_CHECKED:
         return fn
+
+    if fn.__name__ in _FIRST_SELF_CHECKED:
+        @functools.wraps(fn)
+        def call_first(*args: Any, **kwargs: Any) -> Any:
+            _check_args(args[1:], {k: v for k, v in kwargs.items() if k != "a"})
+            return fn(*args, **kwargs)
+        return call_first
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:

@@ -37,6 +37,23 @@ def _require_array(a: Any) -> None:
         raise _unsupported(a)
 
 
+def _given(a: Any) -> Any:
+    """What CuPy's Python code is given for ``a`` when it is no device array: a host
+    array's NumPy array, anything else (a list...) as it is."""
+    return a.array if isinstance(a, HostArray) else a
+
+
+def _host_result(value: Any) -> Any:
+    """A NumPy array that CuPy's code returns as it is (NumPy's own method ran on a host
+    array: ``cupy.sort(numpy_array)`` is a sorted NumPy array), sent back as such."""
+    return HostArray(value) if type(value) is numpy.ndarray else value
+
+
+def _cython_array_error(a: Any) -> TypeError:
+    """Cython's error for ``a`` given to a ``cpdef`` taking ``_ndarray_base a``."""
+    return argument_type_error("a", "cupy._core.core._ndarray_base", _given(a))
+
+
 def _normalize_axis(axis: int, ndim: int) -> int:
     return int(numpy.lib.array_utils.normalize_axis_index(axis, ndim))
 
@@ -250,6 +267,13 @@ def _arg_reduce(name: str) -> Callable[..., Any]:
 
     def fn(a: Any, axis: Any = None, dtype: Any = None, out: Any = None,
            keepdims: bool = False) -> numpy.ndarray:
+        if name.startswith("nan") and not isinstance(a, numpy.ndarray):
+            # (``_sorting/search.py``: integers go to ``a.argmax(...)``, a host array's
+            # own NumPy method; floats to the Cython ``_nanargmax(_ndarray_base a, ...)``)
+            if _given(a).dtype.kind in "biu":
+                return _host_result(getattr(_given(a), name[3:])(
+                    axis=axis, dtype=dtype, out=out, keepdims=keepdims))
+            raise _cython_array_error(a)
         _require_array(a)
         # (CuPy's nanargmax of integers is its argmax: ``_sorting/search.py``)
         kernel = "cupy_" + (name[3:] if name.startswith("nan") and a.dtype.kind in "biu"
@@ -414,8 +438,14 @@ def swapaxes(a: Any, axis1: Any, axis2: Any) -> numpy.ndarray:
 
 
 def sort(a: Any, axis: Any = -1, kind: Any = None) -> numpy.ndarray:
-    """See Also: cupy.sort (a sorted copy; stable)."""
-    _require_array(a)
+    """See Also: cupy.sort (a sorted copy; stable). CuPy's code runs on what it is
+    given: a host array is sorted by NumPy's own methods (a NumPy array back), a list
+    meets ``list.sort``'s words."""
+    if not isinstance(a, numpy.ndarray):
+        a = _given(a)
+        ret = a.flatten() if axis is None else a.copy()
+        ret.sort(axis=-1 if axis is None else axis, kind=kind)
+        return _host_result(ret)
     if axis is None:
         ret = a.flatten()
         axis = -1
@@ -2931,11 +2961,11 @@ def digitize(x: Any, bins: Any, right: bool = False) -> Any:
     --------
     cupy.digitize
     """
-    if x.dtype.kind == "c":  # (an attribute error for what is no array, as CuPy's)
+    if _given(x).dtype.kind == "c":  # (an attribute error for what is no array, as CuPy's)
         raise TypeError("x may not be complex")
-    if bins.ndim > 1:
+    if _given(bins).ndim > 1:  # (a host array's own ``ndim``)
         raise ValueError("object too deep for desired array")
-    if bins.ndim < 1:
+    if _given(bins).ndim < 1:
         raise ValueError("object of too small depth for desired array")
     if not isinstance(bins, numpy.ndarray):
         raise NotImplementedError("Only int or ndarray are supported for a")
@@ -3048,8 +3078,10 @@ def imag(val: Any) -> numpy.ndarray:
 
 def argsort(a: Any, axis: Any = -1, kind: Any = None) -> numpy.ndarray:
     """See Also: cupy.argsort (CuPy sorts a C-contiguous copy with ``axis`` moved last,
-    and returns the indices as a view with ``axis`` moved back)."""
-    _require_array(a)
+    and returns the indices as a view with ``axis`` moved back). CuPy's
+    ``a.argsort(axis=axis, kind=kind)``: a host array's own NumPy method."""
+    if not isinstance(a, numpy.ndarray):
+        return _host_result(_given(a).argsort(axis=axis, kind=kind))
     _check_kind_sort(kind)
     a = numpy.atleast_1d(a)
     if axis is None:
@@ -3068,7 +3100,8 @@ def _scan(name: str) -> Callable[..., Any]:
     host = getattr(numpy, name)
 
     def fn(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
-        _require_array(a)
+        if not isinstance(a, numpy.ndarray):  # (``scan_core(_ndarray_base a, ...)``)
+            raise _cython_array_error(a)
         # (float32 flushing where CuPy's kernel is -ftz=true: cpu_ftz)
         a, run = cpu_ftz.reduction(name, a, axis, dtype)
         if out is not None:
@@ -3089,6 +3122,39 @@ def _scan(name: str) -> Callable[..., Any]:
     fn.__name__ = name
     fn.__doc__ = f"See Also\n--------\ncupy.{name}"
     return fn
+
+
+def _nan_scan(name: str) -> Callable[..., Any]:
+    """``nancumsum``/``nancumprod`` as CuPy's (``_math/sumprod.py``): ``_replace_nan``
+    (``cupy.empty_like(a)``: a list's AttributeError; its kernel refuses a host array),
+    then ``cumsum``/``cumprod``, with their layouts."""
+    scan = _scan(name[3:])
+    value = 0 if name == "nancumsum" else 1
+
+    def fn(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
+        if not isinstance(a, (numpy.ndarray, HostArray)):
+            raise AttributeError(f"'{type(a).__name__}' object has no attribute 'dtype'")
+        _require_array(a)
+        if a.dtype.kind in "fc":  # (``if (a == a) {out = a;} else {out = val;}``)
+            a = numpy.where(a == a, a, a.dtype.type(value))
+        return scan(a, axis, dtype, out)
+    fn.__name__ = name
+    fn.__doc__ = f"See Also\n--------\ncupy.{name}"
+    return fn
+
+
+def sort_complex(a: Any) -> Any:
+    """See Also: cupy.sort_complex (``_sorting/sort.py``: ``a.astype('F')`` for
+    ``'bhBHF'``, else ``'D'``, then ``a.sort()``: a host array's own NumPy methods, a
+    list's AttributeError)."""
+    given = _given(a)
+    char = "F" if given.dtype.char in "bhBHF" else "D"
+    ret = given.astype(char)
+    if given is not a:
+        ret.sort()
+        return _host_result(ret)
+    ndarray_sort(ret)
+    return ret
 
 
 def _array_only(name: str) -> Callable[..., Any]:
@@ -3407,7 +3473,8 @@ for _name in ("logical_and", "logical_or", "logical_xor", "logical_not"):
 for _name in ("cumsum", "cumprod"):
     ROUTINE_OVERRIDES[f"cupy.{_name}"] = _scan(_name)
 for _name in ("nancumsum", "nancumprod"):
-    ROUTINE_OVERRIDES[f"cupy.{_name}"] = _array_only(_name)
+    ROUTINE_OVERRIDES[f"cupy.{_name}"] = _nan_scan(_name)
+ROUTINE_OVERRIDES["cupy.sort_complex"] = sort_complex
 ROUTINE_OVERRIDES["cupy.argsort"] = argsort
 for _name, _kernel in (("amax", "cupy_max"), ("max", "cupy_max"), ("amin", "cupy_min"),
                        ("min", "cupy_min"), ("ptp", "cupy_max"), ("nanmax", "cupy_nanmax"),
