@@ -146,3 +146,31 @@ def test_digitize_given_host_arrays_is_searchsorteds_refusal(cp):
     _raises(TypeError, "x may not be complex",
             lambda: cp.digitize(numpy.array([1j]), bins))
     assert cp.digitize(x, bins).tolist() == [0, 1]
+
+
+# --- complex operands of math ufuncs without a complex CUDA function ---------------------
+
+@pytest.mark.parametrize("name, function, nin", [
+    ("arctan2", "atan2", 2), ("hypot", "hypot", 2), ("copysign", "copysign", 2),
+    ("nextafter", "nextafter", 2), ("i0", "cyl_bessel_i0", 1)])
+def test_complex_loop_of_a_math_ufunc_does_not_compile(cp, name, function, nin):
+    # (cupy/_math/ufunc.py: create_math_ufunc's default ``support_complex=True`` gives
+    # 'FF->F'/'DD->D' loops, ``out0 = atan2(in0, in1)``...: NVRTC finds no overload for
+    # ``complex<T>``, a CompileException; NumPy has no complex loop: TypeError)
+    from gpushare.errors import CompileException
+    fn = getattr(cp, name)
+    z = cp.array([1 + 2j, 3j])
+    cases = [((z,) * nin, "complex<double>"), ((z.astype(cp.complex64),) * nin,
+                                               "complex<float>")]
+    if nin == 2:  # (a Python complex weak: float32's complex64 loop)
+        cases.append(((cp.array([1.0, 2.0], dtype=cp.float32), 1j), "complex<float>"))
+    for args, ctype in cases:
+        with pytest.raises(CompileException) as info:
+            fn(*args)
+        assert type(info.value).__module__ == "cupy.cuda.compiler"
+        assert f'"{function}" matches the argument list' in str(info.value)
+        assert f"argument types are: ({', '.join([ctype] * nin)})" in str(info.value)
+    real = cp.array([1.0, 2.0])
+    with pytest.raises(CompileException):
+        fn(*(real,) * nin, dtype=cp.complex128)
+    assert fn(*(real,) * nin).dtype == numpy.float64  # (the real loops as before)

@@ -2203,12 +2203,34 @@ def _unary_kernel(name: str, loops: tuple, compute: Callable[..., Any]) -> Calla
     return call
 
 
+#: CuPy's ufuncs made by ``_math/ufunc.py: create_math_ufunc`` (``support_complex=True``,
+#: so 'FF->F' and 'DD->D' loops) whose CUDA function has no complex overload: a complex
+#: operand (or ``dtype=``) picks a complex loop, and NVRTC refuses the kernel
+#: (``out0 = atan2(in0, in1)`` of ``complex<double>``), where NumPy has no such loop
+_COMPLEX_UNCOMPILED = {"arctan2": "atan2", "hypot": "hypot", "copysign": "copysign",
+                       "nextafter": "nextafter", "i0": "cyl_bessel_i0"}
+
+
+def _complex_compile_error(name: str, loop: Any) -> Exception:
+    """The ``CompileException`` of CuPy's ufunc ``name`` (a ``_COMPLEX_UNCOMPILED`` key)
+    for its complex ``loop`` (complex64's or complex128's)."""
+    from gpushare.errors import CompileException
+    kernel = _UFUNC_NAMES.get(name, "cupy_" + name)
+    ctype = "complex<float>" if numpy.dtype(loop) == numpy.complex64 else "complex<double>"
+    nin = 1 if name == "i0" else 2
+    return CompileException(
+        f'{kernel}.cu: error: no instance of overloaded function '
+        f'"{_COMPLEX_UNCOMPILED[name]}" matches the argument list\n'
+        f'            argument types are: ({", ".join([ctype] * nin)})\n\n'
+        f'1 error detected in the compilation of "{kernel}.cu".\n', "", kernel, ())
+
+
 def _i0(x: numpy.ndarray) -> numpy.ndarray:
     # (``_math/special.py``: ``cyl_bessel_i0(in0)``, float16 as float: each in at least
     # single precision, where NumPy's Chebyshev series runs in the operand's own type,
     # float32's i0(0) 0.99999994; CUDA's is within a few ulps of the exact value)
     if x.dtype.kind == "c":  # (CuPy's F/D loops: cyl_bessel_i0 has no complex
-        raise TypeError("i0 not supported for complex values")  # overload)
+        raise _complex_compile_error("i0", x.dtype)  # overload)
     return numpy.i0(x.astype(numpy.float64))
 
 
@@ -2468,12 +2490,24 @@ def ufunc_error(uf: numpy.ufunc, args: tuple, kwargs: dict,
     dtype = kwargs.get("dtype")
     if dtype is not None:
         try:
+            if uf.__name__ in _COMPLEX_UNCOMPILED and numpy.dtype(dtype).kind == "c":
+                return _complex_compile_error(uf.__name__, dtype)  # (its complex loop)
             return TypeError(f"Wrong type ({numpy.dtype(dtype)}) of arguments for {name}")
         except TypeError:
             return exc
     in_types = tuple(_cupy_in_type(v) for v in args[:uf.nin])
     if len(in_types) < uf.nin or any(t is None for t in in_types):
         return exc
+    if uf.__name__ in _COMPLEX_UNCOMPILED and any(t.kind == "c" for t in in_types):
+        # (the complex loop: complex64's where the operands promote to it, a Python
+        # complex weak as in CuPy's NEP 50 resolution)
+        try:
+            loop = numpy.result_type(*(v if isinstance(v, (int, float, complex)) and
+                                       not isinstance(v, bool) else t
+                                       for v, t in zip(args[:uf.nin], in_types)))
+        except TypeError:
+            loop = numpy.dtype(numpy.complex128)
+        return _complex_compile_error(uf.__name__, loop)
     return TypeError(f"Wrong type ({in_types}) of arguments for {name}")
 
 
