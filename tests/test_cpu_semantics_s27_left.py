@@ -174,3 +174,38 @@ def test_complex_loop_of_a_math_ufunc_does_not_compile(cp, name, function, nin):
     with pytest.raises(CompileException):
         fn(*(real,) * nin, dtype=cp.complex128)
     assert fn(*(real,) * nin).dtype == numpy.float64  # (the real loops as before)
+
+
+# --- var / std into an integer out (_routines_statistics.pyx: _var, _std) ----------------
+
+def test_std_into_an_integer_out_is_sqrts_cast_error(cp):
+    # (``_std``: ``_math._sqrt(var, dtype=dtype, out=out)``, the float64 loop's output
+    # refused by ``_raise_if_invalid_cast(..., "output operand")``; ``_nanstd`` too)
+    a = cp.arange(6.0).reshape(2, 3)
+    for fn in (cp.std, cp.nanstd):
+        _raises(TypeError, "Cannot cast output operand from dtype('float64') to "
+                "dtype('int64') according to the rule 'same_kind'",
+                lambda: fn(a, axis=1, out=cp.zeros(2, dtype=cp.int64)))
+    _raises(TypeError, "Cannot cast output operand from dtype('float64') to "
+            "dtype('int32') according to the rule 'same_kind'",
+            lambda: cp.std(cp.arange(6), out=cp.zeros((), cp.int32)))
+    _raises(TypeError, "Wrong type (int32) of arguments for cupy_sqrt",
+            lambda: cp.std(a, dtype=cp.int32))
+    out = cp.zeros(2, dtype=cp.float32)
+    assert cp.std(a, axis=1, out=out) is out
+
+
+def test_var_into_an_integer_out_packs_alpha_into_its_dtype(cp):
+    # (``_var_core_out``, ``'S x, T mean, U alpha', 'U out'``: the Python float alpha is
+    # packed into out's dtype (``CScalar.apply_dtype``), each term cast to it and summed;
+    # the result ``out.astype(dtype_out)``: a new float64 array)
+    b = cp.array([[0.0, 1.5, 3.0]])
+    out = cp.zeros(1, dtype=cp.int64)
+    got = cp.var(b, axis=1, ddof=1, out=out)  # (alpha 1/2 is 0)
+    assert got.dtype == numpy.float64 and got.tolist() == [0.0] and out.tolist() == [0]
+    got = cp.var(b, axis=1, ddof=2, out=out)  # (alpha 1; the terms 2.25 -> 2)
+    assert got.tolist() == [4.0] and out.tolist() == [4]
+    _raises(ValueError, "cannot convert float NaN to integer",
+            lambda: cp.var(b, axis=1, ddof=3, out=out))
+    out = cp.zeros(1, dtype=cp.float32)
+    assert cp.var(b, axis=1, out=out).dtype == numpy.float64 and float(out[0]) == 1.5

@@ -138,6 +138,10 @@ def var(a: numpy.ndarray, axis: Any = None, dtype: Any = None, out: Any = None,
         scale = numpy.float64 if kind == numpy.float64 else numpy.float32
         return numpy.asarray(_quietly(numpy.multiply, total, scale(alpha))).astype(kind)
     total = _quietly(_sum_of_squares, a, arrmean, axis, keepdims, out.dtype)  # (_var_core_out)
+    if out.dtype.kind in "biu":  # (``U alpha``: the Python float packed into out's dtype
+        packed = numpy.empty((), out.dtype)  # as CuPy's ``CScalar.apply_dtype`` does
+        packed[()] = alpha  # (1/3 is 0; NaN is NumPy's ValueError)
+        alpha = packed
     numpy.copyto(out, _quietly(numpy.multiply, total, alpha), casting="unsafe")
     return out.astype(dtype_out, copy=False)
 
@@ -146,7 +150,17 @@ def std(a: numpy.ndarray, axis: Any = None, dtype: Any = None, out: Any = None,
         ddof: Any = 0, keepdims: bool = False) -> Any:
     """See Also: cupy.std (``_std``: ``sqrt(var(...), dtype=dtype, out=out)``)."""
     ret = var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
-    return numpy.sqrt(ret, dtype=dtype, out=out)
+    return _sqrt(ret, dtype, out)
+
+
+def _sqrt(x: numpy.ndarray, dtype: Any, out: Any) -> Any:
+    """CuPy's ``_math._sqrt(x, dtype=dtype, out=out)``: the ufunc's own errors (``out``'s
+    cast: ``Cannot cast output operand ...``; a ``dtype`` without a loop)."""
+    try:
+        return numpy.sqrt(x, dtype=dtype, out=out)
+    except TypeError as exc:
+        raise cpu_routines.ufunc_error(numpy.sqrt, (x,), {"dtype": dtype, "out": out},
+                                       exc) from None
 
 
 # --- nanvar, nanstd (_routines_statistics.pyx: _nanvar) ----------------------------------
@@ -194,8 +208,7 @@ def nanstd(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: A
     """See Also: cupy.nanstd (``_nanstd``: ``sqrt(nanvar(...), dtype=dtype, out=out)``)."""
     if a.dtype.kind in "biu":
         return std(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
-    return numpy.sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims),
-                      dtype=dtype, out=out)
+    return _sqrt(nanvar(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims), dtype, out)
 
 
 # --- average (_statistics/meanvar.py) ------------------------------------------------------
