@@ -160,10 +160,11 @@ def test_complex_loop_of_a_math_ufunc_does_not_compile(cp, name, function, nin):
     from gpushare.errors import CompileException
     fn = getattr(cp, name)
     z = cp.array([1 + 2j, 3j])
-    cases = [((z,) * nin, "complex<double>"), ((z.astype(cp.complex64),) * nin,
-                                               "complex<float>")]
+    cases = [((z,) * nin, "thrust::complex<double>"), ((z.astype(cp.complex64),) * nin,
+                                                       "thrust::complex<float>")]
     if nin == 2:  # (a Python complex weak: float32's complex64 loop)
-        cases.append(((cp.array([1.0, 2.0], dtype=cp.float32), 1j), "complex<float>"))
+        cases.append(((cp.array([1.0, 2.0], dtype=cp.float32), 1j),
+                      "thrust::complex<float>"))
     for args, ctype in cases:
         with pytest.raises(CompileException) as info:
             fn(*args)
@@ -209,3 +210,45 @@ def test_var_into_an_integer_out_packs_alpha_into_its_dtype(cp):
             lambda: cp.var(b, axis=1, ddof=3, out=out))
     out = cp.zeros(1, dtype=cp.float32)
     assert cp.var(b, axis=1, out=out).dtype == numpy.float64 and float(out[0]) == 1.5
+
+
+# --- choose into another dtype, put of complex values (_routines_indexing.pyx) -----------
+
+def test_choose_into_an_out_of_another_dtype_is_a_type_mismatch(cp):
+    # (``_choose_kernel``: ``'S a, raw T choices, int64 n_channel', 'T y'``: out's dtype
+    # fixes T, then choices' differs: ``_decide_params_type_core``'s words; the mode's
+    # checks come first)
+    a = cp.array([0, 1, 1])
+    choices = cp.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    for dtype in (cp.int64, cp.float32, cp.complex128):
+        _raises(TypeError, f"Type is mismatched. choices float64 {numpy.dtype(dtype)} T",
+                lambda: cp.choose(a, choices, out=cp.zeros(3, dtype)))
+    _raises(TypeError, "Type is mismatched. choices float64 int64 T",
+            lambda: cp.choose(a, choices, out=cp.zeros(3, cp.int64), mode="clip"))
+    _raises(ValueError, "invalid entry in choice array",
+            lambda: cp.choose(cp.array([0, 5, 1]), choices, out=cp.zeros(3, cp.int64)))
+    out = cp.zeros(3)
+    assert cp.choose(a, choices, out=out) is out and out.tolist() == [1.0, 5.0, 6.0]
+
+
+def test_put_of_complex_values_into_a_real_array_does_not_compile(cp):
+    # (``_put_wrap_kernel``...: ``data[ind_] = (U)(vals[...])``, a C cast from
+    # ``thrust::complex<double>``, which has no conversion (CuPy's ufuncs take ``.real()``:
+    # ``_kernel.pyx: fix_cast_expr``); NumPy drops the imaginary part with a warning)
+    from gpushare.errors import CompileException
+    for dtype, ctype in ((cp.float64, "double"), (cp.int32, "int"), (cp.bool_, "bool")):
+        x = cp.zeros(3, dtype)
+        with pytest.raises(CompileException) as info:
+            x.put([0, 1], cp.array([1 + 2j, 3 + 4j]))
+        assert ('no suitable conversion function from "thrust::complex<double>" to '
+                f'"{ctype}" exists') in str(info.value)
+        assert not x.any()
+    x = cp.zeros(3)
+    with pytest.raises(CompileException):
+        cp.put(x, [2], cp.array([5 + 1j]), mode="raise")
+    with pytest.raises(CompileException):  # (``cupy.asarray(vals)``, then ``arr.put``)
+        cp.place(x, x > -1, [1j])
+    x.put([], cp.array([], complex))  # (no values: CuPy returns before its kernel)
+    c = cp.zeros(2, complex)
+    c.put([0], cp.array([2.0]))
+    assert c.tolist() == [2 + 0j, 0j]

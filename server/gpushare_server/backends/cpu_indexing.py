@@ -464,6 +464,9 @@ def put(a: Any, ind: Any, v: Any, mode: str = "wrap") -> None:
     if mode not in ("raise", "wrap", "clip"):
         raise ValueError("clipmode not understood")
     ind = _host(ind)
+    if isinstance(v, numpy.ndarray) and v.dtype.kind == "c" and a.dtype.kind != "c" and \
+            v.size:
+        raise _put_compile_error(mode, v.dtype, a.dtype)
     v = _host(cpu_cast.assign(a, v))  # (a device float array: converted as on a GPU)
     if numpy.size(v) == 0:  # (CuPy returns before it looks at the indices)
         return
@@ -480,6 +483,19 @@ def put(a: Any, ind: Any, v: Any, mode: str = "wrap") -> None:
             numpy.put(a, flat[valid], values[valid])
             raise IndexError("invalid entry in indices array")
     numpy.put(a, ind, v, mode=mode)
+
+
+def _put_compile_error(mode: str, vals: numpy.dtype, data: numpy.dtype) -> Exception:
+    """NVRTC's refusal of CuPy's ``cupy_put_<mode>`` kernel (``_routines_indexing.pyx``:
+    ``data[ind_] = (U)(vals[...])``) for complex values into a real array: a C cast from
+    ``complex<T>`` finds no conversion (CuPy's ufuncs take ``.real()``, its put does not)."""
+    from gpushare.errors import CompileException
+    from gpushare.structured import get_typename
+    kernel = f"cupy_put_{mode}"
+    return CompileException(
+        f'{kernel}.cu: error: no suitable conversion function from "{get_typename(vals)}" '
+        f'to "{get_typename(data)}" exists\n\n'
+        f'1 error detected in the compilation of "{kernel}.cu".\n', "", kernel, ())
 
 
 def place(arr: Any, mask: Any, vals: Any) -> None:
@@ -501,6 +517,8 @@ def place(arr: Any, mask: Any, vals: Any) -> None:
         return
     if numpy.size(vals) == 0:
         raise ValueError("Cannot insert from an empty array.")
+    if not isinstance(vals, (numpy.ndarray, HostArray)):  # (``cupy.asarray(vals)``)
+        vals = numpy.asarray(vals)
     put(arr, indices, vals)
 
 
@@ -652,6 +670,10 @@ def choose(a: Any, choices: Any, out: Any = None, mode: str = "raise") -> numpy.
         ba = numpy.where(ba < 0, 0, numpy.where(ba >= n, n - 1, ba))
     else:
         raise ValueError("clipmode not understood")
+    if isinstance(out, numpy.ndarray) and out.dtype != choices.dtype:
+        # (``_choose_kernel``'s ``raw T choices`` and ``T y``: out's dtype decides T first,
+        # ``_kernel.pyx: _decide_params_type_core``)
+        raise TypeError(f"Type is mismatched. choices {choices.dtype} {out.dtype} T")
     with numpy.errstate(invalid="ignore"):
         index = ba.astype(numpy.intp)[None]
     out[...] = numpy.take_along_axis(numpy.broadcast_to(choices, shape), index, 0)[0]

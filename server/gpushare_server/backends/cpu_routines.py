@@ -2216,7 +2216,8 @@ def _complex_compile_error(name: str, loop: Any) -> Exception:
     for its complex ``loop`` (complex64's or complex128's)."""
     from gpushare.errors import CompileException
     kernel = _UFUNC_NAMES.get(name, "cupy_" + name)
-    ctype = "complex<float>" if numpy.dtype(loop) == numpy.complex64 else "complex<double>"
+    from gpushare.structured import get_typename
+    ctype = get_typename(numpy.dtype(loop))  # (CuPy's ``thrust::complex<double>``)
     nin = 1 if name == "i0" else 2
     return CompileException(
         f'{kernel}.cu: error: no instance of overloaded function '
