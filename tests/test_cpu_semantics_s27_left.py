@@ -252,3 +252,65 @@ def test_put_of_complex_values_into_a_real_array_does_not_compile(cp):
     c = cp.zeros(2, complex)
     c.put([0], cp.array([2.0]))
     assert c.tolist() == [2 + 0j, 0j]
+
+
+# --- linalg.norm of an empty array (cupy/linalg/_norms.py: norm) -------------------------
+
+def test_norm_of_an_empty_array_runs_cupys_steps(cp):
+    # (``abs(x).max(axis=...)``/``min`` of an empty axis: the reduction's error, CUB's
+    # name for a whole-array one; ord=2/-2 ``cupy.take(svd(...), indices=0)`` of no
+    # singular values: take's IndexError; NumPy answers 0 where CuPy raises)
+    e1, e2, e3 = cp.zeros((0,)), cp.zeros((0, 3)), cp.zeros((3, 0))
+    _raises(ValueError, "zero-size array to reduction operation CUPY_CUB_MAX which has no "
+            "identity", lambda: cp.linalg.norm(e1, ord=numpy.inf))
+    _raises(ValueError, "zero-size array to reduction operation CUPY_CUB_MIN which has no "
+            "identity", lambda: cp.linalg.norm(e1, ord=-numpy.inf))
+    for x, ords in ((e2, (numpy.inf, -numpy.inf)), (e3, (1, -1))):
+        for o in ords:
+            with pytest.raises(ValueError, match="zero-size array to reduction operation"):
+                cp.linalg.norm(x, ord=o)
+    for x in (e2, e3):
+        for o in (2, -2):
+            _raises(IndexError, "cannot do a non-empty take from an empty axes.",
+                    lambda: cp.linalg.norm(x, ord=o))
+    for x, o in ((e1, None), (e1, 1), (e1, 0), (e2, "fro"), (e2, "nuc"), (e2, 1),
+                 (e3, numpy.inf), (e2, None)):
+        assert float(cp.linalg.norm(x, ord=o)) == 0.0
+    assert float(cp.linalg.norm(e1, ord=-1)) == numpy.inf  # (0 ** -1)
+    assert float(cp.linalg.norm(cp.array([3.0, 4.0]), ord=numpy.inf)) == 4.0
+
+
+# --- the 1-D FFTs' n and axis (cupy/fft/_fft.py: _fft, _cook_shape, _exec_fft) ----------
+
+def test_fft_of_a_negative_n_transforms_a_slice(cp):
+    # (``_cook_shape``: ``a[..., :n]`` where the axis is longer than n, so n=-1 drops
+    # the last point; NumPy refuses any n < 1)
+    x = cp.arange(4.0)
+    for name in ("fft", "ifft", "rfft", "ihfft"):
+        fn, host = getattr(cp.fft, name), getattr(numpy.fft, name)
+        assert numpy.allclose(fn(x, n=-1).get(), host(numpy.arange(3.0)))
+        assert numpy.allclose(fn(x, n=-3).get(), host(numpy.arange(1.0)))
+        _raises(ValueError, "Invalid number of FFT data points (0) specified.",
+                lambda: fn(x, n=-4))
+    m = cp.arange(6.0).reshape(2, 3)
+    assert cp.fft.fft(m, axis=0, n=-1).shape == (1, 3)
+    # (a C2R transform cooks n // 2 + 1 points: none for n=-1 or -2)
+    for name in ("irfft", "hfft"):
+        for n in (-1, -2):
+            _raises(ValueError, "Invalid number of FFT data points (0) specified.",
+                    lambda: getattr(cp.fft, name)(x, n=n))
+
+
+def test_fft_axis_past_the_end_as_cupys_modulo(cp):
+    # (``_exec_fft``: the last axis wherever ``axis % a.ndim`` is it, else
+    # ``a.swapaxes(axis, -1)``; ``a.shape[axis]`` read as given when n is cooked, and by
+    # a C2R transform's output size)
+    x = cp.arange(4.0)
+    expected = numpy.fft.fft(numpy.arange(4.0))
+    for axis in (1, -2, 3):
+        assert numpy.allclose(cp.fft.fft(x, axis=axis).get(), expected)
+        _raises(IndexError, "tuple index out of range", lambda: cp.fft.irfft(x, axis=axis))
+    _raises(IndexError, "tuple index out of range", lambda: cp.fft.fft(x, n=8, axis=1))
+    m = cp.arange(6.0).reshape(2, 3)
+    assert numpy.allclose(cp.fft.fft(m, axis=3).get(), numpy.fft.fft(m.get(), axis=1))
+    _raises(ValueError, "Axis out of range", lambda: cp.fft.fft(m, axis=2))

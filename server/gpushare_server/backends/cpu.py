@@ -318,6 +318,44 @@ def _get_array_module(*args: Any) -> Any:
 _C2C_FFTS = frozenset({"fft", "ifft", "fft2", "ifft2", "fftn", "ifftn"})
 
 
+def _cupy_fft_1d(name: str, a: numpy.ndarray, args: tuple, kwargs: dict) -> tuple:
+    """``a``, ``args`` and ``kwargs`` of a 1-D transform as CuPy's ``_fft`` reads its
+    ``n`` and ``axis`` (``fft/_fft.py``): ``_cook_shape`` slices ``a[..., :n]`` for a
+    negative ``n`` (``fft(x, n=-1)`` transforms all but the last point; a C2R transform
+    cooks ``n // 2 + 1`` points), reading ``a.shape[axis]`` with the axis as given, as
+    does a C2R transform's output size without ``n``; ``_exec_fft`` transforms the
+    last axis wherever ``axis % a.ndim`` is it, else ``a.swapaxes(axis, -1)`` (``Axis
+    out of range``); no point left is ``Invalid number of FFT data points (0)``. What
+    this does not reach (an axis or ``n`` not an ``int``, a 0-d array, a C2R transform
+    of a non-positive ``n`` with points left: cuFFT's plan) is left as it was."""
+    n = kwargs.get("n", args[0] if args else None)
+    axis = kwargs.get("axis", args[1] if len(args) > 1 else -1)
+    nd = a.ndim
+    if type(axis) is not int or nd == 0 or (n is not None and type(n) is not int):
+        return a, args, kwargs
+    c2r = name in ("irfft", "hfft")
+    if n is not None and (n,) != a.shape:
+        size = n // 2 + 1 if c2r else n
+        length = a.shape[axis]  # (Python's IndexError, as CuPy's ``a.shape[axis]``)
+        if n < 0 or (n == 0 and not c2r):
+            left = len(range(length)[:size])
+            if left == 0:
+                raise ValueError("Invalid number of FFT data points (0) specified.")
+            if c2r:
+                return a, args, kwargs  # (cuFFT's plan of a negative size)
+            index = [slice(None)] * nd
+            index[axis] = slice(0, size)
+            a, n = a[tuple(index)], None
+    elif c2r and n is None:
+        a.shape[axis]  # (``_get_fftn_out_size``: ``in_shape[last_axis]``)
+    if axis % nd == nd - 1:
+        axis = -1
+    elif not -nd <= axis < nd:
+        raise ValueError("Axis out of range")  # (``_ndarray_swapaxes``)
+    kwargs = {k: v for k, v in kwargs.items() if k not in ("n", "axis")}
+    return a, (n, axis) + tuple(args[2:]), kwargs
+
+
 def _fft_wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
     """CuPy keeps single precision through FFTs (float16 computes as float32), refuses
     host arrays, returns the input itself for an empty ``axes``, and n-d transforms of
@@ -334,6 +372,8 @@ def _fft_wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         if not isinstance(a, numpy.ndarray):
             raise TypeError("The input array a must be a cupy.ndarray")
         cpu_fft.check_plan("cupy.fft", name, a, args, kwargs)  # (``with plan:``)
+        if not multi:
+            a, args, kwargs = _cupy_fft_1d(name, a, args, kwargs)
         # a complex-to-real transform along one axis (axes as the caller gave them) ends
         # in the input's real precision, as NumPy's does: float16 in, float16 out
         given_axes = kwargs.get("axes", args[1] if multi and len(args) > 1 else None)

@@ -230,6 +230,46 @@ def _min_max(name: str, kernel: str, method: bool = False) -> Callable[..., Any]
     return fn
 
 
+_NDARRAY_MAX = _min_max("max", "cupy_max", method=True)
+_NDARRAY_MIN = _min_max("min", "cupy_min", method=True)
+
+
+def linalg_norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
+    """See Also: cupy.linalg.norm (``linalg/_norms.py``). An empty array runs CuPy's
+    steps, where NumPy's answers 0: ``abs(x).max(axis=...)`` (``min``) of an empty
+    axis is the reduction's error, the 2-norms ``cupy.take(svd(...), indices=0)``
+    (``-1``) of no singular values ``take``'s; anything else is NumPy's norm."""
+    if not isinstance(x, numpy.ndarray) or x.size != 0:
+        return numpy.linalg.norm(x, ord, axis, keepdims)
+    nd = x.ndim
+    if axis is None and (ord is None or (nd == 1 and ord == 2) or
+                         (nd == 2 and ord in ("f", "fro"))):
+        return numpy.linalg.norm(x, ord, axis, keepdims)
+    axes = tuple(range(nd)) if axis is None else axis
+    if not isinstance(axes, tuple):
+        axes = (operator.index(axes),) if isinstance(axes, (int, numpy.integer)) else None
+    if axes is None or not all(isinstance(ax, (int, numpy.integer)) and -nd <= ax < nd
+                               for ax in axes):
+        return numpy.linalg.norm(x, ord, axis, keepdims)
+    absx = numpy.abs(x if x.dtype.kind in "fc" else x.astype(float))
+    if len(axes) == 1 and ord in (numpy.inf, -numpy.inf):
+        pick = _NDARRAY_MAX if ord == numpy.inf else _NDARRAY_MIN
+        pick(absx, axis=axes, keepdims=keepdims)  # (its error, if any)
+    elif len(axes) == 2:
+        row, col = (ax % nd for ax in axes)
+        if row != col and ord in (2, -2):
+            batch = [n for i, n in enumerate(x.shape) if i not in (row, col)]
+            if int(numpy.prod(batch)) != 0:  # (``take`` of one from no singular values)
+                raise IndexError("cannot do a non-empty take from an empty axes.")
+        elif row != col and ord in (1, -1, numpy.inf, -numpy.inf):
+            summed, other = (row, col) if ord in (1, -1) else (col, row)
+            if other > summed:
+                other -= 1
+            pick = _NDARRAY_MAX if ord in (1, numpy.inf) else _NDARRAY_MIN
+            pick(absx.sum(axis=summed), axis=other)  # (its error, if any)
+    return numpy.linalg.norm(x, ord, axis, keepdims)
+
+
 def _all_nan_is_minus_one(name: str) -> Callable[..., Any]:
     """``nanargmax``/``nanargmin`` as CuPy's kernel computes them: the first index of
     the largest (smallest) value that is not NaN; -1 for an all-NaN slice (NumPy
@@ -3510,6 +3550,7 @@ for _name in ("cumsum", "cumprod"):
 for _name in ("nancumsum", "nancumprod"):
     ROUTINE_OVERRIDES[f"cupy.{_name}"] = _nan_scan(_name)
 ROUTINE_OVERRIDES["cupy.sort_complex"] = sort_complex
+ROUTINE_OVERRIDES["cupy.linalg.norm"] = linalg_norm
 ROUTINE_OVERRIDES["cupy.argsort"] = argsort
 for _name, _kernel in (("amax", "cupy_max"), ("max", "cupy_max"), ("amin", "cupy_min"),
                        ("min", "cupy_min"), ("ptp", "cupy_max"), ("nanmax", "cupy_nanmax"),
