@@ -314,3 +314,24 @@ def test_fft_axis_past_the_end_as_cupys_modulo(cp):
     m = cp.arange(6.0).reshape(2, 3)
     assert numpy.allclose(cp.fft.fft(m, axis=3).get(), numpy.fft.fft(m.get(), axis=1))
     _raises(ValueError, "Axis out of range", lambda: cp.fft.fft(m, axis=2))
+
+
+# --- cupyx.scipy.linalg.expm (cupyx/scipy/linalg/_matfuncs.py: expm) ---------------------
+
+def test_expm_is_cupys_pade_port(cp):
+    # (``cupy.diag(a)`` first: a batch is diag's refusal, where SciPy's expm takes it;
+    # ``a - eye(n) * mu``: a non-square matrix's broadcast error; an empty one (0, 0))
+    from gpushare.cupyx.scipy import linalg
+    _raises(ValueError, "Input must be 1- or 2-d.", lambda: linalg.expm(cp.zeros((2, 2, 2))))
+    with pytest.raises(ValueError, match="operands could not be broadcast together"):
+        linalg.expm(cp.zeros((2, 3)))
+    got = linalg.expm(cp.zeros((0, 3)))
+    assert got.shape == (0, 0) and got.dtype == numpy.float64
+    _raises(IndexError, "tuple index out of range", lambda: linalg.expm(cp.array(1.0)))
+    import scipy.linalg
+    h = numpy.random.default_rng(0).standard_normal((5, 5)) * 4
+    want = scipy.linalg.expm(h)
+    got = linalg.expm(cp.asarray(h))
+    assert numpy.abs(got.get() - want).max() <= 1e-12 * numpy.abs(want).max()
+    assert linalg.expm(cp.asarray(h, dtype=cp.float32)).dtype == numpy.float32
+    assert linalg.expm(cp.arange(4).reshape(2, 2)).dtype == numpy.float64

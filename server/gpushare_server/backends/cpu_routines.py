@@ -703,6 +703,55 @@ solve = _singular_ignored(
     _solve, "Singular matrix",
     lambda a: "getrfBatched" if a.ndim > 2 and a.shape[-1] <= _BATCHED_GESV_LIMIT else "getrf")
 solve.__doc__ = "See Also: cupy.linalg.solve"
+
+#: ``cupyx/scipy/linalg/_matfuncs.py``: the [13/13] Pade coefficients and threshold
+_EXPM_B = (64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
+           129060195264000., 10559470521600., 670442572800., 33522128640., 1323241920.,
+           40840800., 960960., 16380., 182., 1.)
+_EXPM_TH13 = 5.37
+
+
+def expm(a: Any) -> numpy.ndarray:
+    """See Also: cupyx.scipy.linalg.expm (CuPy's port, not SciPy's: always the [13/13]
+    Pade approximant after ``a - mu I`` (``mu`` the mean of the diagonal), scaling by
+    ``2**s`` (``s`` at least 1), no balancing; ``cupy.diag(a)`` first, so a batch of
+    matrices is ``Input must be 1- or 2-d.``, where SciPy's takes it)."""
+    import cmath
+    import math
+    if a.size == 0:
+        return numpy.zeros((0, 0), dtype=a.dtype)
+    n = a.shape[0]
+    a_dtype = a.dtype if numpy.issubdtype(a.dtype, numpy.inexact) else numpy.dtype(
+        numpy.float64)
+    if a.ndim not in (1, 2):
+        raise ValueError("Input must be 1- or 2-d.")  # (``cupy.diag``)
+    with numpy.errstate(all="ignore"):
+        mu = numpy.asarray(numpy.diag(a).sum() / n)
+        shift = numpy.eye(n, dtype=a_dtype) * mu
+        try:
+            A = numpy.subtract(a, shift)
+        except ValueError as exc:
+            raise _ufunc_value_error(numpy.subtract, (a, shift), {}, exc) from None
+        nrm = float(numpy.abs(A).sum(axis=0).max()) if A.ndim == 2 else float(
+            numpy.linalg.norm(A, 1))
+        steps = int(math.ceil(math.log2(nrm / _EXPM_TH13))) + 1 if nrm > _EXPM_TH13 else 1
+        A /= 2 ** steps
+        A2 = A @ A
+        A4 = A2 @ A2
+        A6 = A2 @ A4
+        E = numpy.eye(A.shape[0], dtype=a_dtype)
+        b = numpy.asarray(_EXPM_B, dtype=a_dtype)
+        u1 = b[13] * A6 + b[11] * A4 + b[9] * A2
+        u2 = b[7] * A6 + b[5] * A4 + b[3] * A2 + b[1] * E
+        v1 = b[12] * A6 + b[10] * A4 + b[8] * A2
+        v2 = b[6] * A6 + b[4] * A4 + b[2] * A2 + b[0] * E
+        u = A @ (A6 @ u1 + u2)
+        v = A6 @ v1 + v2
+        x = solve(-u + v, u + v)
+        for _ in range(steps):
+            x = x @ x
+        x *= cmath.exp(mu) if mu.dtype.kind == "c" else math.exp(mu)
+    return x
 inv = _singular_ignored(_inv, "Singular matrix",
                         lambda a: "getrfBatched" if a.ndim > 2 else "getrf")
 inv.__doc__ = "See Also: cupy.linalg.inv"
@@ -3459,6 +3508,7 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.linalg.qr": qr,
     "cupy.linalg.matrix_power": matrix_power,
     "cupy.linalg.solve": solve,
+    "cupyx.scipy.linalg.expm": expm,
     "cupy.linalg.inv": inv,
     "cupy.linalg.cholesky": cholesky,
     "cupyx.linalg.invh": invh,
