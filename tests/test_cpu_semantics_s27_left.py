@@ -335,3 +335,34 @@ def test_expm_is_cupys_pade_port(cp):
     assert numpy.abs(got.get() - want).max() <= 1e-12 * numpy.abs(want).max()
     assert linalg.expm(cp.asarray(h, dtype=cp.float32)).dtype == numpy.float32
     assert linalg.expm(cp.arange(4).reshape(2, 2)).dtype == numpy.float64
+
+
+# --- legacy RandomState (cupy/random/_generator.py, _kernels.py) --------------------------
+
+def test_binomial_checks_nothing_as_cupys_kernel(cp):
+    # (``RandomState.binomial`` validates neither n nor p; ``rk_binomial``'s inversion
+    # branch starts at ``px = q ** n`` >= 1 there, so X = 0: n for p > 1, 0 for p < 0;
+    # NumPy raises 'p < 0, p > 1 or p is NaN')
+    rs = cp.random.RandomState(1)
+    assert rs.binomial(5, 1.5, size=3).tolist() == [5, 5, 5]
+    assert rs.binomial(5, -0.5, size=3).tolist() == [0, 0, 0]
+    assert rs.binomial(-5, 0.5, size=2).tolist() == [0, 0]
+    assert rs.binomial(-5, 0.7, size=2).tolist() == [-5, -5]
+    got = rs.binomial(cp.array([5, 5, -2, 10]), cp.array([1.5, 0.0, 0.9, 1.0]))
+    assert got.tolist() == [5, 0, -2, 10] and got.dtype == numpy.int64
+
+
+def test_random_state_broadcast_errors_are_cupys_kernels(cp):
+    # (each distribution's ``ElementwiseKernel('<params>, uint64 seed', 'Y y')`` into
+    # ``y = cupy.empty(size)``: ``_broadcast_core``'s words, the seed a scalar's ``()``;
+    # normal's ``cupy.add(x, loc, out=x)``; NumPy's words were its own)
+    rs = cp.random.RandomState(1)
+    _raises(ValueError, "operands could not be broadcast together with shapes "
+            "(3,) () () (2,)", lambda: rs.binomial(cp.array([1, 2, 3]), 0.5, size=(2,)))
+    _raises(ValueError, "operands could not be broadcast together with shapes "
+            "(3,) () (2,)", lambda: rs.poisson(cp.ones(3), size=(2,)))
+    _raises(ValueError, "Out shape is mismatched",
+            lambda: rs.beta(cp.ones((2, 3)), 1.0, size=(3,)))
+    _raises(ValueError, "operands could not be broadcast together with shapes "
+            "(2,) (3,) (2,)", lambda: rs.normal(cp.zeros(3), 1.0, size=(2,)))
+    assert rs.normal(cp.zeros(3), 1.0, size=(2, 3)).shape == (2, 3)

@@ -89,6 +89,44 @@ def _out(value: Any, dtype: Any) -> numpy.ndarray:
     return numpy.array(value, dtype=dtype, copy=True, ndmin=0)
 
 
+def _kernel_shapes(size: Any, *params: Any) -> None:
+    """The broadcast of CuPy's ``ElementwiseKernel('<params>, uint64 seed', 'Y y')``
+    (``cupy/random/_kernels.py``) into ``y = cupy.empty(size)``: the parameters, the
+    seed (a scalar: ``()``) and ``y`` broadcast together (``internal._broadcast_core``'s
+    words), to ``y``'s own shape (``Out shape is mismatched``)."""
+    shape = _size_tuple(size)
+    shapes = [numpy.shape(p) for p in params]
+    try:
+        together = numpy.broadcast_shapes(*shapes, shape)
+    except ValueError:
+        raise ValueError("operands could not be broadcast together with shapes " +
+                         " ".join(str(sh) for sh in shapes + [(), shape])) from None
+    if together != shape:
+        raise ValueError("Out shape is mismatched")
+
+
+def _broadcasts(a: Any, out: numpy.ndarray) -> bool:
+    """Whether ``a`` broadcasts into ``out``'s shape."""
+    try:
+        return numpy.broadcast_shapes(numpy.shape(a), out.shape) == out.shape
+    except ValueError:
+        return False
+
+
+def _binomial_outside(n: numpy.ndarray, p: numpy.ndarray) -> tuple:
+    """Where CuPy's ``rk_binomial`` (``_kernels.py``) meets ``p`` outside [0, 1] or a
+    negative ``n`` (it checks neither): its inversion branch starts at ``px = q**n``,
+    at least 1 there, so the first uniform stops it at X = 0: ``n`` for ``p > 1`` (and
+    for ``n < 0`` with ``p > 0.5``), 0 for ``p < 0`` (and ``n < 0`` with ``p <= 0.5``).
+    The mask of those cases and their values; NaN and the other combinations are not
+    read here."""
+    with numpy.errstate(invalid="ignore"):
+        valid = (n >= 0) & (p >= 0) & (p <= 1)
+        known = ((n >= 0) & ((p > 1) | (p < 0))) | ((n < 0) & (p >= 0) & (p <= 1))
+        gives_n = ((n >= 0) & (p > 1)) | ((n < 0) & (p > 0.5) & (p <= 1))
+    return valid, known, numpy.where(gives_n, n, 0)
+
+
 def check_and_get_dtype(dtype: Any) -> numpy.dtype:
     """``cupy.random._generator._check_and_get_dtype``."""
     dtype = numpy.dtype(dtype)
@@ -223,6 +261,7 @@ class RandomState:
         a, b = _asarray(a), _asarray(b)
         if size is None:
             size = numpy.broadcast(a, b).shape
+        _kernel_shapes(size, a, b)  # (its kernel's broadcast)
         return _out(self._gen.beta(a, b, size), dtype)
 
     def binomial(self, n: Any, p: Any, size: Any = None, dtype: Any = int) -> numpy.ndarray:
@@ -230,13 +269,24 @@ class RandomState:
         n, p = _asarray(n), _asarray(p)
         if size is None:
             size = numpy.broadcast(n, p).shape
-        return _out(self._gen.binomial(n.astype(numpy.int64), p, size), dtype)
+        _kernel_shapes(size, n, p)
+        n = n.astype(numpy.int64)
+        valid, known, fixed = _binomial_outside(n, p)
+        if valid.all() or not (valid | known).all():
+            return _out(self._gen.binomial(n, p, size), dtype)  # (NumPy's refusal: NaN)
+        shape = _size_tuple(size)
+        valid, fixed = numpy.broadcast_to(valid, shape), numpy.broadcast_to(fixed, shape)
+        draws = self._gen.binomial(numpy.where(valid, numpy.broadcast_to(n, shape), 0),
+                                   numpy.where(valid, numpy.broadcast_to(p, shape), 0.5),
+                                   shape)
+        return _out(numpy.where(valid, draws, fixed), dtype)
 
     def chisquare(self, df: Any, size: Any = None, dtype: Any = float) -> numpy.ndarray:
         """See Also: cupy.random.RandomState.chisquare"""
         df = _asarray(df)
         if size is None:
             size = df.shape
+        _kernel_shapes(size, df)  # (its kernel's broadcast)
         return _out(self._gen.chisquare(df, size), dtype)
 
     def dirichlet(self, alpha: Any, size: Any = None, dtype: Any = float) -> numpy.ndarray:
@@ -271,6 +321,7 @@ class RandomState:
         dfnum, dfden = _asarray(dfnum), _asarray(dfden)
         if size is None:
             size = numpy.broadcast(dfnum, dfden).shape
+        _kernel_shapes(size, dfnum, dfden)  # (its kernel's broadcast)
         return _out(self._gen.f(dfnum, dfden, size), dtype)
 
     def gamma(self, shape: Any, scale: Any = 1.0, size: Any = None,
@@ -279,6 +330,7 @@ class RandomState:
         shape, scale = _asarray(shape), _asarray(scale)
         if size is None:
             size = numpy.broadcast(shape, scale).shape
+        _kernel_shapes(size, shape)  # (its kernel's broadcast)
         y = _out(self._gen.standard_gamma(shape, size), dtype)
         # CuPy: ``y = cupy.empty(size, dtype)``...``y *= scale`` (float64 0-d array):
         # an integer ``dtype`` is a same_kind casting TypeError, as CuPy's
@@ -294,6 +346,7 @@ class RandomState:
         p = _asarray(p)
         if size is None:
             size = p.shape
+        _kernel_shapes(size, p)  # (its kernel's broadcast)
         return _out(self._gen.geometric(p, size), dtype)
 
     def hypergeometric(self, ngood: Any, nbad: Any, nsample: Any, size: Any = None,
@@ -308,6 +361,7 @@ class RandomState:
         ngood, nbad, nsample = _asarray(ngood), _asarray(nbad), _asarray(nsample)
         if size is None:
             size = numpy.broadcast(ngood, nbad, nsample).shape
+        _kernel_shapes(size, ngood, nbad, nsample)  # (its kernel's broadcast)
         return _out(_hypergeometric(self._gen, ngood, nbad, nsample, size), dtype)
 
     def laplace(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None,
@@ -363,6 +417,7 @@ class RandomState:
             raise ValueError("p >= 1.0")
         if size is None:
             size = p.shape
+        _kernel_shapes(size, p)  # (its kernel's broadcast)
         return _out(self._gen.logseries(p, size), dtype)
 
     def multivariate_normal(self, mean: Any, cov: Any, size: Any = None,
@@ -417,14 +472,20 @@ class RandomState:
         if size is None:
             size = numpy.broadcast(loc, scale).shape
         x = self._gen.standard_normal(_size_tuple(size), dtype=dtype)
-        if isinstance(scale, numpy.ndarray):
-            numpy.multiply(x, scale, out=x, casting="unsafe")
-        else:
-            x *= dtype.type(scale)
-        if isinstance(loc, numpy.ndarray):
-            numpy.add(x, loc, out=x, casting="unsafe")
-        else:
-            x += dtype.type(loc)
+        try:  # (CuPy's ``cupy.multiply(x, scale, out=x)``, ``cupy.add(x, loc, out=x)``)
+            if isinstance(scale, numpy.ndarray):
+                numpy.multiply(x, scale, out=x, casting="unsafe")
+            else:
+                x *= dtype.type(scale)
+            if isinstance(loc, numpy.ndarray):
+                numpy.add(x, loc, out=x, casting="unsafe")
+            else:
+                x += dtype.type(loc)
+        except ValueError as exc:  # (the ufunc's broadcast words)
+            from .cpu_routines import _ufunc_value_error
+            uf, operand = (numpy.multiply, scale) if isinstance(scale, numpy.ndarray) and \
+                not _broadcasts(scale, x) else (numpy.add, loc)
+            raise _ufunc_value_error(uf, (x, operand), {"out": x}, exc) from None
         return x
 
     def pareto(self, a: Any, size: Any = None, dtype: Any = float) -> numpy.ndarray:
@@ -446,6 +507,7 @@ class RandomState:
             raise ValueError("nonc < 0")
         if size is None:
             size = numpy.broadcast(df, nonc).shape
+        _kernel_shapes(size, df, nonc)  # (its kernel's broadcast)
         return _out(self._gen.noncentral_chisquare(df, nonc, size), dtype)
 
     def noncentral_f(self, dfnum: Any, dfden: Any, nonc: Any, size: Any = None,
@@ -460,6 +522,7 @@ class RandomState:
             raise ValueError("nonc < 0")
         if size is None:
             size = numpy.broadcast(dfnum, dfden, nonc).shape
+        _kernel_shapes(size, dfnum, dfden, nonc)  # (its kernel's broadcast)
         return _out(self._gen.noncentral_f(dfnum, dfden, nonc, size), dtype)
 
     def poisson(self, lam: Any = 1.0, size: Any = None, dtype: Any = "l") -> numpy.ndarray:
@@ -467,6 +530,7 @@ class RandomState:
         lam = _asarray(lam)
         if size is None:
             size = lam.shape
+        _kernel_shapes(size, lam)  # (its kernel's broadcast)
         lam = numpy.where(numpy.isfinite(lam) & (lam >= 0), lam, 0)
         return _out(self._gen.poisson(lam, size), dtype)
 
@@ -538,6 +602,7 @@ class RandomState:
         shape = _asarray(shape)
         if size is None:
             size = shape.shape
+        _kernel_shapes(size, shape)  # (its kernel's broadcast)
         return _out(self._gen.standard_gamma(shape, size), dtype)
 
     def standard_normal(self, size: Any = None, dtype: Any = float) -> numpy.ndarray:
@@ -549,6 +614,7 @@ class RandomState:
         df = _asarray(df)
         if size is None:
             size = df.shape
+        _kernel_shapes(size, df)  # (its kernel's broadcast)
         return _out(self._gen.standard_t(df, size), dtype)
 
     def tomaxint(self, size: Any = None) -> numpy.ndarray:
@@ -603,6 +669,7 @@ class RandomState:
             size = numpy.broadcast(mu, kappa).shape
         # CuPy's rk_vonmises (_kernels.py:583): kappa < 1e-8, a negative kappa too,
         # draws uniformly on (-pi, pi); no check
+        _kernel_shapes(size, mu, kappa)  # (its kernel's broadcast)
         k = numpy.where(kappa < 1e-8, 0.0, kappa)
         return _out(self._gen.vonmises(mu, k, size), dtype)
 
@@ -640,6 +707,7 @@ class RandomState:
             raise ValueError("'a' must be a valid float > 1.0")
         if size is None:
             size = a.shape
+        _kernel_shapes(size, a)  # (its kernel's broadcast)
         return _out(self._gen.zipf(a, size), dtype)
 
     def gumbel(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None,
