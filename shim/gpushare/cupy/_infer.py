@@ -151,9 +151,12 @@ def resolve(uf: numpy.ufunc, in_dtypes: tuple, dtype: Any) -> tuple | None:
                 return uf.resolve_dtypes(in_dtypes + (None,),
                                          signature=(None, _INT32, None))
             return uf.resolve_dtypes(in_dtypes + (None,) * uf.nout)
-        # dtype= picks the loop whose outputs have that type (CuPy's rule)
+        # dtype= picks the loop whose outputs have that type, whatever the inputs
+        # (CuPy's rule, ``_kernel.pyx: _guess_routine_from_dtype``: only the outputs'
+        # casts are checked, so the inputs' casts are NumPy's 'unsafe')
         return uf.resolve_dtypes(in_dtypes + (None,) * uf.nout,
-                                 signature=(None,) * uf.nin + (numpy.dtype(dtype),) * uf.nout)
+                                 signature=(None,) * uf.nin + (numpy.dtype(dtype),) * uf.nout,
+                                 casting="unsafe")
     except (TypeError, ValueError, OverflowError, numpy.exceptions.DTypePromotionError):
         return None
 
