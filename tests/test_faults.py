@@ -318,13 +318,14 @@ def test_sigterm_finishes_in_flight_calls_then_tells_clients(path):
         m = s.call("call", "cupy.ones", ((300, 300),))
         prev = None
         last = 0
-        for _ in range(100):                     # ~1 s of work, queued in one batch
-            hid = s.new_id()
-            s.submit("call", "cupy.matmul", (m, m), out_id=hid)
-            if prev is not None:
-                s.release(prev)
-            prev = last = hid
-        s.flush()
+        with s._lock:  # (one message: on a loaded machine the idle flush could split it)
+            for _ in range(100):                 # ~1 s of work, queued in one batch
+                hid = s.new_id()
+                s.submit("call", "cupy.matmul", (m, m), out_id=hid)
+                if prev is not None:
+                    s.release(prev)
+                prev = last = hid
+            s.flush()
 
         (mine,) = [x for x in status(fresh_server.address, wait=0)["sessions"]
                    if x["id"] == s.session_id]
