@@ -153,7 +153,8 @@ def _device_ufunc(uf: numpy.ufunc) -> Callable[..., Any]:
     """``_c_order_outputs(_wrap(uf))`` for a NumPy ufunc, whose most common call (arrays
     and Python scalars, no keywords: every operator) runs in one Python frame. Its
     float32/complex64 loops flush subnormals as CuPy's ``-ftz=true`` kernels do
-    (``cpu_ftz``)."""
+    (``cpu_ftz``: the call goes through ``cpu_ftz.wrap(uf)``, still named, and
+    ``__wrapped__``, as ``uf``: the executor's ufunc methods read ``__wrapped__``)."""
     flushing = cpu_ftz.wrap(uf)
     general = _c_order_outputs(functools.wraps(uf)(_device_results(flushing)))
 
