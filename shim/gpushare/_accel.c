@@ -895,7 +895,6 @@ static PyObject *setup(PyObject *module, PyObject *args)
     return PyDescr_NewMethod(Array, &release_def);
 }
 
-/* client.PendingCall's (file, line) of a record's (code, offset) */
 static PyObject *enable(PyObject *module, PyObject *arg)
 {
     int on = PyObject_IsTrue(arg);

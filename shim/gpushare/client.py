@@ -114,7 +114,7 @@ class PendingCall:
     def __init__(self, seq: int, what: Any, where: Any, out_ids: tuple) -> None:
         self.seq = seq
         self._what = what  # a description, or (op, target)
-        self._where = where  # "" (not asked), None (unknown) or (file, line)
+        self._where = where  # "" (not asked), None (unknown), (file, line) or (code, offset)
         self.out_ids = out_ids
 
     @property
@@ -138,40 +138,32 @@ class PendingCall:
 _OURS: dict[str, bool] = {}
 
 
-def _where(frame: Any) -> tuple[str, int] | None:
-    """``(file, line)`` of ``frame``, or of the innermost frame outside gpushare from
-    ``frame`` outwards: ``user_location`` for a frame already in hand."""
+def _where(frame: Any) -> tuple[Any, int] | None:
+    """``(code, offset)`` of ``frame``, or of the innermost frame outside gpushare from
+    ``frame`` outwards: ``user_location`` for a frame already in hand. Its line is found
+    only if a message needs it (``_code_line``), as for the C path's records."""
     while frame is not None:
-        name = frame.f_code.co_filename
+        code = frame.f_code
+        name = code.co_filename
         ours = _OURS.get(name)
         if ours is None:
             if len(_OURS) >= 4096:
                 _OURS.clear()
             ours = _OURS[name] = name.startswith(_PKG_DIR)
         if not ours:
-            return name, frame.f_lineno
+            return code, frame.f_lasti
         frame = frame.f_back
     return None
 
 
 def user_location(depth: int = 2) -> tuple[Any, int] | None:
-    """``(code, offset)`` of the innermost frame outside gpushare (the user's call),
-    from the frame ``depth`` levels up (the caller's caller by default) outwards: its
-    line is found only if a message needs it (``_code_line``), as the C path's."""
+    """``_where`` of the frame ``depth`` levels up (the caller's caller by default): the
+    user's call."""
     try:
         frame = sys._getframe(depth)
     except ValueError:  # called from outside Python: no frame that far up
         return None
-    while frame is not None:
-        code = frame.f_code
-        ours = _OURS.get(code.co_filename)
-        if ours is False:
-            return code, frame.f_lasti
-        if ours is None:  # (a file not seen yet: ``_where`` learns it)
-            where = _where(frame)
-            return where
-        frame = frame.f_back
-    return None
+    return _where(frame)
 
 
 def _code_line(code: Any, offset: int) -> tuple[str, int]:
@@ -216,8 +208,8 @@ class Session:
         self._seq = 0
         #: calls not sent yet: packed (bytes), or an operator's record (``fast_op``: a
         #: tuple, packed when sent; or packed by the C path, ``_accel.c``); beside each,
-        #: its ``PendingCall``, or for a record the user's ``(file, line)`` (the C
-        #: path's: ``(code, offset)``, ``_code_line``)
+        #: its ``PendingCall``, or for a record the user's ``(code, offset)``
+        #: (``_where``; its line: ``_code_line``)
         self._queue: list[Any] = []
         self._queued = threading.Event()  # a call entered the empty queue (idle flush)
         self._queue_info: list[Any] = []
@@ -624,8 +616,9 @@ class Session:
             # ufunc.__call__: the user's, unless gpushare's own code calls)
             try:
                 frame = _getframe(3)
-                name = frame.f_code.co_filename
-                self._queue_info.append((name, frame.f_lineno) if _OURS.get(name) is False
+                code = frame.f_code
+                self._queue_info.append((code, frame.f_lasti)
+                                        if _OURS.get(code.co_filename) is False
                                         else _where(frame))
             except ValueError:  # called from outside Python: no frame that far up
                 self._queue_info.append(None)
