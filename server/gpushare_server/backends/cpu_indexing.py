@@ -489,13 +489,12 @@ def _put_compile_error(mode: str, vals: numpy.dtype, data: numpy.dtype) -> Excep
     """NVRTC's refusal of CuPy's ``cupy_put_<mode>`` kernel (``_routines_indexing.pyx``:
     ``data[ind_] = (U)(vals[...])``) for complex values into a real array: a C cast from
     ``complex<T>`` finds no conversion (CuPy's ufuncs take ``.real()``, its put does not)."""
-    from gpushare.errors import CompileException
     from gpushare.structured import get_typename
-    kernel = f"cupy_put_{mode}"
-    return CompileException(
-        f'{kernel}.cu: error: no suitable conversion function from "{get_typename(vals)}" '
-        f'to "{get_typename(data)}" exists\n\n'
-        f'1 error detected in the compilation of "{kernel}.cu".\n', "", kernel, ())
+
+    from .cpu_routines import nvrtc_refusal
+    return nvrtc_refusal(f"cupy_put_{mode}",
+                         f'no suitable conversion function from "{get_typename(vals)}" '
+                         f'to "{get_typename(data)}" exists')
 
 
 def place(arr: Any, mask: Any, vals: Any) -> None:

@@ -1343,15 +1343,11 @@ def bincount(x: Any, weights: Any = None, minlength: Any = None) -> numpy.ndarra
         # (``_bincount_with_weight_kernel``: ``atomicAdd(&bin[x], w)`` into float64
         # bins, and no atomicAdd takes a double pointer and a complex: NVRTC refuses
         # the kernel; NumPy drops the imaginary parts)
-        from gpushare.errors import CompileException
         ctype = "complex<float>" if weights.dtype == numpy.complex64 else "complex<double>"
-        raise CompileException(
-            'cupy_bincount_with_weight_kernel.cu: error: no instance of overloaded '
-            'function "atomicAdd" matches the argument list\n'
-            f'            argument types are: (double *, {ctype})\n\n'
-            '1 error detected in the compilation of '
-            '"cupy_bincount_with_weight_kernel.cu".\n',
-            "", "cupy_bincount_with_weight_kernel", ())
+        raise nvrtc_refusal(
+            "cupy_bincount_with_weight_kernel",
+            'no instance of overloaded function "atomicAdd" matches the argument list\n'
+            f'            argument types are: (double *, {ctype})')
     counts = numpy.bincount(x.astype(numpy.intp, copy=False),
                             None if weights is None else weights.astype(numpy.float64),
                             minlength or 0)
@@ -2300,19 +2296,25 @@ _COMPLEX_UNCOMPILED = {"arctan2": "atan2", "hypot": "hypot", "copysign": "copysi
                        "nextafter": "nextafter", "i0": "cyl_bessel_i0"}
 
 
+def nvrtc_refusal(kernel: str, error: str) -> Exception:
+    """The ``CompileException`` NVRTC's one ``error`` in CuPy's kernel ``kernel`` gives
+    (its log's words, modelled: no GPU has printed them here)."""
+    from gpushare.errors import CompileException
+    return CompileException(
+        f'{kernel}.cu: error: {error}\n\n'
+        f'1 error detected in the compilation of "{kernel}.cu".\n', "", kernel, ())
+
+
 def _complex_compile_error(name: str, loop: Any) -> Exception:
     """The ``CompileException`` of CuPy's ufunc ``name`` (a ``_COMPLEX_UNCOMPILED`` key)
     for its complex ``loop`` (complex64's or complex128's)."""
-    from gpushare.errors import CompileException
-    kernel = _UFUNC_NAMES.get(name, "cupy_" + name)
     from gpushare.structured import get_typename
     ctype = get_typename(numpy.dtype(loop))  # (CuPy's ``thrust::complex<double>``)
     nin = 1 if name == "i0" else 2
-    return CompileException(
-        f'{kernel}.cu: error: no instance of overloaded function '
-        f'"{_COMPLEX_UNCOMPILED[name]}" matches the argument list\n'
-        f'            argument types are: ({", ".join([ctype] * nin)})\n\n'
-        f'1 error detected in the compilation of "{kernel}.cu".\n', "", kernel, ())
+    return nvrtc_refusal(
+        _UFUNC_NAMES.get(name, "cupy_" + name),
+        f'no instance of overloaded function "{_COMPLEX_UNCOMPILED[name]}" matches the '
+        f'argument list\n            argument types are: ({", ".join([ctype] * nin)})')
 
 
 def _i0(x: numpy.ndarray) -> numpy.ndarray:
