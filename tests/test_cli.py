@@ -85,6 +85,56 @@ def test_embedded_default_server(program):
     assert out.stdout.strip() == "10", out.stderr
 
 
+def _short_tmpdir():
+    """A private TMPDIR short enough for ipc socket paths (108 bytes at most)."""
+    import tempfile
+    return tempfile.mkdtemp(prefix="gs-", dir="/tmp" if os.path.isdir("/tmp") else None)
+
+
+def test_the_embedded_server_leaves_no_files_behind(program):
+    """Each run of a program made a ``gpushare-embedded-*`` directory, holding the
+    server's and its workers' socket files, and left it (libzmq does not remove an ipc
+    endpoint's file when its socket closes): /tmp filled with one per run."""
+    import shutil
+    tmp = _short_tmpdir()
+    try:
+        env = {**_env_without_server(), "TMPDIR": tmp,
+               "GPUSHARE_BACKEND": os.environ.get("GPUSHARE_TEST_BACKEND", "cpu")}
+        out = subprocess.run([sys.executable, "-m", "gpushare", "run", str(program)],
+                             capture_output=True, text=True, timeout=90, env=env)
+        assert out.returncode == 0, out.stderr
+        assert "90.0" in out.stdout
+        assert os.listdir(tmp) == []
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_an_ipc_server_removes_its_socket_files_as_it_stops():
+    """``serve --bind ipc://DIR/NAME``: the server's socket file, those of its
+    workers' direct paths (beside it) and its private directory go when it stops."""
+    import shutil
+    import signal
+    tmp = _short_tmpdir()
+    try:
+        os.mkdir(os.path.join(tmp, "run"))
+        address = f"ipc://{tmp}/run/gpushare"
+        srv = ServerProcess(bind=address, env={"TMPDIR": tmp})
+        try:
+            code = ("import gpushare.cupy as cp; print(int((cp.arange(6) * 2).sum()))")
+            for _ in range(2):  # two sessions, so a worker that ended before is among them
+                out = run_python(code, env={"GPUSHARE_SERVER": address})
+                assert out.returncode == 0, out.stderr
+                assert out.stdout.strip() == "30"
+            assert any(name.startswith("gpushare-w") for name in os.listdir(f"{tmp}/run"))
+        finally:
+            srv.proc.send_signal(signal.SIGTERM)
+            assert srv.proc.wait(30) == 0, srv.stderr_text()
+        assert os.listdir(f"{tmp}/run") == []
+        assert os.listdir(tmp) == ["run"]  # (the server's gpushare-* directory is gone)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def test_the_users_files_do_not_stand_in_for_the_servers_modules(tmp_path):
     """A program run from its project directory, which holds a ``resource.py`` of its
     own: the embedded server and its workers do not import it instead of the standard

@@ -79,6 +79,14 @@ class Worker:
     token: str = ""                # the session client's routing id on the direct path
     endpoint: str | None = None    # the worker's direct data address, once ready
     device: str | None = None      # its GPU (CUDA_VISIBLE_DEVICES) when sessions are placed
+    ipc_path: str | None = None    # the socket file its direct path binds (ipc servers)
+
+    def forget(self) -> None:
+        """Remove the socket file of the worker's direct path once it has exited
+        (libzmq leaves an ipc endpoint's file behind when its socket closes)."""
+        if self.ipc_path:
+            _unlink(self.ipc_path)
+            self.ipc_path = None
 
 
 @dataclass
@@ -251,7 +259,7 @@ class Broker:
         self.workers: dict[bytes, Worker] = {}
         self.sessions: dict[bytes, Session] = {}  # by client routing id
         self.spares: list[Worker] = []
-        self.dying: list[tuple[subprocess.Popen, float]] = []
+        self.dying: list[tuple[Worker, float]] = []
         self.status_queries: list[StatusQuery] = []
         self.device_info: dict = {}
         self.started = time.monotonic()
@@ -312,6 +320,8 @@ class Broker:
             env["CUDA_VISIBLE_DEVICES"] = device
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, env=env)
         worker = Worker(identity, proc, token=token, device=device)
+        if direct_bind and direct_bind.startswith("ipc://"):
+            worker.ipc_path = direct_bind[len("ipc://"):]
         self.workers[identity] = worker
         return worker
 
@@ -545,7 +555,7 @@ class Broker:
         worker = session.worker
         self._stop_worker(worker)
         self.workers.pop(worker.identity, None)
-        self.dying.append((worker.proc, time.monotonic() + 5.0))
+        self.dying.append((worker, time.monotonic() + 5.0))
         self.metrics.sessions_closed.labels(label).inc()
         log.info("session %s %s: %s (key %s, %d batches, %s bytes at last report)",
                  session.id, label, reason, session.key or "-", session.batches,
@@ -561,7 +571,7 @@ class Broker:
         if worker.proc.poll() is None:
             self._stop_worker(worker)
             self.workers.pop(worker.identity, None)
-            self.dying.append((worker.proc, time.monotonic() + 5.0))
+            self.dying.append((worker, time.monotonic() + 5.0))
         self._send_client(session.client, error or _fatal(reason))
 
     def _stop_worker(self, worker: Worker) -> None:
@@ -579,12 +589,13 @@ class Broker:
         """Collect stopped workers without blocking; kill those that do not stop."""
         now = time.monotonic()
         still = []
-        for proc, deadline in self.dying:
-            if proc.poll() is not None:
+        for worker, deadline in self.dying:
+            if worker.proc.poll() is not None:
+                worker.forget()
                 continue
             if now > deadline:
-                proc.kill()
-            still.append((proc, deadline))
+                worker.proc.kill()
+            still.append((worker, deadline))
         self.dying = still
 
     def _expire(self) -> None:
@@ -795,6 +806,7 @@ class Broker:
             if code is None:
                 continue
             self.workers.pop(worker.identity, None)
+            worker.forget()
             for query in self.status_queries:
                 query.waiting.discard(worker.identity)
             if worker in self.spares:
@@ -924,13 +936,14 @@ class Broker:
         for worker in list(self.workers.values()):
             self._stop_worker(worker)
         deadline = time.monotonic() + 3
-        procs = [w.proc for w in self.workers.values()] + [p for p, _ in self.dying]
-        for proc in procs:
+        workers = list(self.workers.values()) + [w for w, _ in self.dying]
+        for worker in workers:
             try:
-                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+                worker.proc.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+                worker.proc.kill()
+                worker.proc.wait()
+            worker.forget()
         self.workers.clear()
         self.sessions.clear()
         self.frontend.close(linger=200)
@@ -940,7 +953,17 @@ class Broker:
         self.metrics.stop()
         self.ctx.term()
         shutil.rmtree(self._tmpdir, ignore_errors=True)
+        scheme, _, path = self.endpoint.partition("://")
+        if scheme == "ipc" and not path.startswith("@"):  # (@: Linux's abstract names)
+            _unlink(path)
         log.info("server stopped")
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def _alive(pid: int) -> bool:

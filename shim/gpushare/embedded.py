@@ -7,6 +7,7 @@ working GPU, else the CPU backend). It exits with its parent.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -31,10 +32,8 @@ class EmbeddedServer:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        try:
-            os.rmdir(self.tmpdir)
-        except OSError:
-            pass
+        # the directory is ours alone (mkdtemp): the server's socket files go with it
+        shutil.rmtree(self.tmpdir, ignore_errors=True)
 
 
 def _drain(proc: subprocess.Popen) -> None:
@@ -80,6 +79,7 @@ def start_embedded_server(timeout: float | None = None) -> EmbeddedServer:
             why = f"did not start within {timeout:g} s"
         else:
             why = f"exited with code {code} (its error is printed above)"
+        shutil.rmtree(tmpdir, ignore_errors=True)
         raise errors.ServerUnavailableError(
             f"gpushare: the embedded local server {why} (command: {' '.join(cmd)}). "
             "Set GPUSHARE_SERVER to use a remote server instead.")
