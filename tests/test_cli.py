@@ -135,6 +135,43 @@ def test_an_ipc_server_removes_its_socket_files_as_it_stops():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def test_gpushare_run_is_python_for_the_program(server, tmp_path):
+    """``gpushare run`` gives a program what ``python`` gives it: an absolute
+    ``__file__`` with ``sys.argv[0]`` as typed, Python's words and exit codes for a
+    program that is not there, and a traceback of the program's frames only (gpushare's
+    and runpy's were shown above them) through ``sys.excepthook``."""
+    (tmp_path / "prog.py").write_text(textwrap.dedent("""
+        import sys
+        import cupy
+        print(__file__, sys.argv, __name__)
+        def deep():
+            raise ValueError(f"boom {int(cupy.arange(3).sum())}")
+        deep()
+    """))
+    env = {**_env_without_server(), "GPUSHARE_SERVER": server.address}
+
+    def run(*argv):
+        return subprocess.run([sys.executable, "-m", "gpushare", "run", *argv],
+                              capture_output=True, text=True, timeout=60, env=env,
+                              cwd=tmp_path)
+
+    out = run("prog.py", "x")
+    assert out.returncode == 1
+    assert out.stdout.split() == [str(tmp_path / "prog.py"), "['prog.py',", "'x']",
+                                  "__main__"]
+    frames = [line.strip() for line in out.stderr.splitlines()
+              if line.strip().startswith("File ")]
+    assert len(frames) == 2 and all(str(tmp_path / "prog.py") in f for f in frames), \
+        out.stderr
+    assert out.stderr.rstrip().endswith("ValueError: boom 3")
+    out = run("missing.py")
+    assert out.returncode == 2 and "can't open file" in out.stderr
+    assert "Traceback" not in out.stderr
+    out = run("-m", "no_such_module_here")
+    assert out.returncode == 1
+    assert out.stderr.strip() == "gpushare run: No module named no_such_module_here"
+
+
 def test_the_users_files_do_not_stand_in_for_the_servers_modules(tmp_path):
     """A program run from its project directory, which holds a ``resource.py`` of its
     own: the embedded server and its workers do not import it instead of the standard

@@ -68,20 +68,68 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    """Run a program as ``python SCRIPT`` / ``python -m MODULE`` would, with ``import
+    cupy`` meaning gpushare's: the same ``__file__``, ``sys.argv`` and ``sys.path``, the
+    same words and exit codes for a missing program, and the same traceback (the
+    program's frames only, through ``sys.excepthook``) for an exception it lets out."""
     if args.server:
         os.environ["GPUSHARE_SERVER"] = args.server
     from . import _hook
     _hook.install()
     if args.module:
+        import importlib.util
+        try:
+            found = importlib.util.find_spec(args.module) is not None
+        except (ImportError, ValueError):  # (a parent package that is not there)
+            found = False
+        if not found:
+            print(f"gpushare run: No module named {args.module}", file=sys.stderr)
+            return 1
         sys.argv = [args.module, *args.args]
-        runpy.run_module(args.module, run_name="__main__", alter_sys=True)
-        return 0
+        return _as_main(runpy.run_module, args.module, run_name="__main__", alter_sys=True)
     if not args.script:
         print("gpushare run: give a SCRIPT or -m MODULE", file=sys.stderr)
         return 2
+    path = os.path.abspath(args.script)  # (Python's ``__file__`` is absolute, 3.9 on)
+    if not os.path.exists(path):
+        print(f"gpushare run: can't open file {path!r}: [Errno 2] No such file or "
+              "directory", file=sys.stderr)
+        return 2
     sys.argv = [args.script, *args.args]
-    sys.path.insert(0, os.path.dirname(os.path.abspath(args.script)))
-    runpy.run_path(args.script, run_name="__main__")
+    sys.path.insert(0, os.path.dirname(path))
+    if not os.path.isfile(path):  # a directory or zip file with a __main__.py
+        return _as_main(runpy.run_path, path, run_name="__main__")
+    return _as_main(_run_file, path)
+
+
+def _run_file(path: str) -> None:
+    """``python SCRIPT``: the file's code in a fresh ``__main__`` (as ``runpy.run_path``,
+    which would also set ``sys.argv[0]`` to the absolute path Python leaves as given)."""
+    import types
+    with open(path, "rb") as f:
+        code = compile(f.read(), path, "exec", dont_inherit=True)
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=path, __cached__=None, __builtins__=__builtins__)
+    saved = sys.modules["__main__"]
+    sys.modules["__main__"] = main
+    try:
+        exec(code, main.__dict__)
+    finally:
+        sys.modules["__main__"] = saved
+
+
+def _as_main(run: Any, *args: Any, **kwargs: Any) -> int:
+    try:
+        run(*args, **kwargs)
+    except SystemExit:
+        raise
+    except BaseException as exc:  # the program's own exception: shown as Python does
+        tb = exc.__traceback__
+        ours = (__file__, runpy.__file__, "<frozen runpy>")
+        while tb is not None and tb.tb_frame.f_code.co_filename in ours:
+            tb = tb.tb_next  # (gpushare's and runpy's frames above the program's)
+        sys.excepthook(type(exc), exc.with_traceback(tb), tb)
+        return 130 if isinstance(exc, KeyboardInterrupt) else 1
     return 0
 
 
