@@ -25,7 +25,7 @@ import numpy
 from gpushare.protocol import HostArray
 from gpushare.seeds import seed_value
 
-from . import cpu_curand
+from . import cpu_cast, cpu_curand
 
 _UINT32_MAX = 0xffffffff
 _UINT64_MAX = 0xffffffffffffffff
@@ -125,6 +125,59 @@ def _binomial_outside(n: numpy.ndarray, p: numpy.ndarray) -> tuple:
         known = ((n >= 0) & ((p > 1) | (p < 0))) | ((n < 0) & (p >= 0) & (p <= 1))
         gives_n = ((n >= 0) & (p > 1)) | ((n < 0) & (p > 0.5) & (p <= 1))
     return valid, known, numpy.where(gives_n, n, 0)
+
+
+def _reals(*params: numpy.ndarray) -> bool:
+    """Whether every parameter is boolean, integer or real (the others go to NumPy)."""
+    return all(p.dtype.kind in "biuf" for p in params)
+
+
+def _negative_zero(x: numpy.ndarray) -> bool:
+    """Whether ``x`` holds a -0.0: ``rk_standard_gamma(-0.0)`` draws ``pow(U, -inf)``,
+    infinity, and never accepts it (a GPU hangs; NumPy's error is raised instead)."""
+    return _any((x == 0) & numpy.signbit(x))
+
+
+def _negative_gamma(gen: numpy.random.Generator, shape: numpy.ndarray) -> numpy.ndarray:
+    """CuPy's ``rk_standard_gamma`` (``_kernels.py``) for shapes below 0, which it never
+    refuses: its ``shape < 1.0`` branch draws ``X = pow(U, 1/shape)`` (at least 1) and
+    returns it once ``X <= V`` (V exponential), so its answers have a density in
+    ``x**(shape-1) * exp(-x)`` on [1, inf) (1.0 for -inf). Drawn here by that loop where
+    it accepts often (``shape <= -1``) and by ``1 + V`` kept with probability
+    ``(1 + V)**(shape-1)`` otherwise (the same law)."""
+    s = shape.astype(numpy.float64).ravel()
+    out = numpy.empty(s.shape)
+    todo = numpy.arange(s.size)
+    while todo.size:
+        sk = s[todo]
+        u = gen.random(todo.size)
+        v = gen.standard_exponential(todo.size)
+        with numpy.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            kernel = u ** (1.0 / sk)  # (U == 0: infinity, refused)
+            near = 1.0 + v
+            x = numpy.where(sk <= -1, kernel, near)
+            keep = numpy.where(sk <= -1, kernel <= v, u <= near ** (sk - 1.0))
+        out[todo[keep]] = x[keep]
+        todo = todo[~keep]
+    return out.reshape(shape.shape)
+
+
+def _rk_standard_gamma(gen: numpy.random.Generator, shape: numpy.ndarray,
+                       size: Any) -> numpy.ndarray:
+    """``rk_standard_gamma(shape)`` over ``size``: NumPy's draws where NumPy draws, the
+    kernel's answers for negative shapes (``_negative_gamma``); -0.0 is NumPy's error."""
+    if not _reals(shape):
+        return gen.standard_gamma(shape, size)
+    with numpy.errstate(invalid="ignore"):
+        below = shape < 0
+    if not below.any():
+        return gen.standard_gamma(shape, size)
+    full = numpy.broadcast_to(shape, _size_tuple(size)).astype(numpy.float64)
+    below = full < 0
+    y = numpy.asarray(gen.standard_gamma(numpy.where(below, 1.0, full), full.shape),
+                      dtype=numpy.float64)
+    y[below] = _negative_gamma(gen, full[below])
+    return y
 
 
 def check_and_get_dtype(dtype: Any) -> numpy.dtype:
@@ -262,7 +315,33 @@ class RandomState:
         if size is None:
             size = numpy.broadcast(a, b).shape
         _kernel_shapes(size, a, b)  # (its kernel's broadcast)
-        return _out(self._gen.beta(a, b, size), dtype)
+        # CuPy checks neither (``_generator.py``): ``rk_beta`` (``_kernels.py``) runs
+        # Johnk's loop for a, b <= 1 (a zero gives 0 or 1, both NaN; a negative one never
+        # ends), Ga / (Ga + Gb) of its gammas otherwise
+        if not _reals(a, b):
+            return _out(self._gen.beta(a, b, size), dtype)
+        with numpy.errstate(invalid="ignore"):
+            outside = (a <= 0) | (b <= 0)
+            johnk = (a <= 1) & (b <= 1)
+            hangs = _negative_zero(a) or _negative_zero(b) or _any(
+                johnk & ((a < 0) | (b < 0)))
+        if not outside.any() or hangs:
+            return _out(self._gen.beta(a, b, size), dtype)  # (NumPy's error if it hangs)
+        shape = _size_tuple(size)
+        a, b = (numpy.broadcast_to(v, shape).astype(numpy.float64) for v in (a, b))
+        outside, johnk = (numpy.broadcast_to(v, shape) for v in (outside, johnk))
+        y = numpy.asarray(self._gen.beta(numpy.where(outside, 1.0, a),
+                                         numpy.where(outside, 1.0, b), shape),
+                          dtype=numpy.float64)
+        zeros = outside & johnk  # (X = pow(U, 1/0) = 0: X / (X + Y))
+        y[zeros] = numpy.where(a[zeros] == 0, numpy.where(b[zeros] == 0, numpy.nan, 0.0), 1.0)
+        gammas = outside & ~johnk
+        if gammas.any():
+            ga = _rk_standard_gamma(self._gen, a[gammas], a[gammas].shape)
+            gb = _rk_standard_gamma(self._gen, b[gammas], b[gammas].shape)
+            with numpy.errstate(invalid="ignore", divide="ignore"):
+                y[gammas] = ga / (ga + gb)
+        return _out(y, dtype)
 
     def binomial(self, n: Any, p: Any, size: Any = None, dtype: Any = int) -> numpy.ndarray:
         """See Also: cupy.random.RandomState.binomial"""
@@ -287,7 +366,12 @@ class RandomState:
         if size is None:
             size = df.shape
         _kernel_shapes(size, df)  # (its kernel's broadcast)
-        return _out(self._gen.chisquare(df, size), dtype)
+        # CuPy checks nothing: ``rk_chisquare`` is ``2.0*rk_standard_gamma(df/2.0)``
+        # (0 for df == 0, NaN for NaN, ``_negative_gamma``'s draws below 0)
+        if not _reals(df) or not _any(df <= 0) or _negative_zero(df):
+            return _out(self._gen.chisquare(df, size), dtype)
+        with numpy.errstate(invalid="ignore"):
+            return _out(2.0 * _rk_standard_gamma(self._gen, df / 2.0, size), dtype)
 
     def dirichlet(self, alpha: Any, size: Any = None, dtype: Any = float) -> numpy.ndarray:
         """See Also: cupy.random.RandomState.dirichlet"""
@@ -298,7 +382,7 @@ class RandomState:
             size = (int(size),) + alpha.shape
         else:
             size = tuple(size) + alpha.shape
-        y = self._gen.standard_gamma(alpha, size)
+        y = _rk_standard_gamma(self._gen, alpha, size)  # (CuPy's kernel: no check)
         y = _out(y, dtype)
         _last_axis(y)
         y /= y.sum(axis=-1, keepdims=True)
@@ -322,7 +406,15 @@ class RandomState:
         if size is None:
             size = numpy.broadcast(dfnum, dfden).shape
         _kernel_shapes(size, dfnum, dfden)  # (its kernel's broadcast)
-        return _out(self._gen.f(dfnum, dfden, size), dtype)
+        # CuPy checks neither: ``rk_f`` is (chisquare(dfnum) * dfden) /
+        # (chisquare(dfden) * dfnum) whatever they are (NumPy's formula too)
+        if (not _reals(dfnum, dfden) or not _any((dfnum <= 0) | (dfden <= 0))
+                or _negative_zero(dfnum) or _negative_zero(dfden)):
+            return _out(self._gen.f(dfnum, dfden, size), dtype)
+        with numpy.errstate(invalid="ignore", divide="ignore"):
+            num = 2.0 * _rk_standard_gamma(self._gen, dfnum / 2.0, size)
+            den = 2.0 * _rk_standard_gamma(self._gen, dfden / 2.0, size)
+            return _out((num * dfden) / (den * dfnum), dtype)
 
     def gamma(self, shape: Any, scale: Any = 1.0, size: Any = None,
               dtype: Any = float) -> numpy.ndarray:
@@ -331,7 +423,7 @@ class RandomState:
         if size is None:
             size = numpy.broadcast(shape, scale).shape
         _kernel_shapes(size, shape)  # (its kernel's broadcast)
-        y = _out(self._gen.standard_gamma(shape, size), dtype)
+        y = _out(_rk_standard_gamma(self._gen, shape, size), dtype)  # (no check)
         # CuPy: ``y = cupy.empty(size, dtype)``...``y *= scale`` (float64 0-d array):
         # an integer ``dtype`` is a same_kind casting TypeError, as CuPy's
         res = numpy.result_type(y, scale)
@@ -347,7 +439,26 @@ class RandomState:
         if size is None:
             size = p.shape
         _kernel_shapes(size, p)  # (its kernel's broadcast)
-        return _out(self._gen.geometric(p, size), dtype)
+        # CuPy checks nothing: ``rk_geometric``'s search (p >= 1/3) answers 1 for p > 1,
+        # its inversion ``(long)ceil(log(1-U)/log(1-p))`` a non-positive number for
+        # p < 0, LONG_MIN for 0 (-inf) and 0 for NaN (CUDA's conversions)
+        if not _reals(p):
+            return _out(self._gen.geometric(p, size), dtype)
+        with numpy.errstate(invalid="ignore"):
+            outside = ~((p > 0) & (p <= 1))
+        if not outside.any():
+            return _out(self._gen.geometric(p, size), dtype)
+        shape = _size_tuple(size)
+        p = numpy.broadcast_to(p, shape).astype(numpy.float64)
+        outside = numpy.broadcast_to(outside, shape)
+        y = numpy.asarray(self._gen.geometric(numpy.where(outside, 0.5, p), shape),
+                          dtype=numpy.int64)
+        u = self._gen.random(shape)
+        with numpy.errstate(invalid="ignore", divide="ignore"):
+            inverted = numpy.ceil(numpy.log(1.0 - u) / numpy.log(1.0 - p))
+        inverted = cpu_cast._saturated(numpy.atleast_1d(inverted), numpy.dtype(numpy.int64))
+        y[outside] = numpy.where(p > 1, 1, inverted.reshape(shape))[outside]
+        return _out(y, dtype)
 
     def hypergeometric(self, ngood: Any, nbad: Any, nsample: Any, size: Any = None,
                        dtype: Any = "l") -> numpy.ndarray:
@@ -603,7 +714,7 @@ class RandomState:
         if size is None:
             size = shape.shape
         _kernel_shapes(size, shape)  # (its kernel's broadcast)
-        return _out(self._gen.standard_gamma(shape, size), dtype)
+        return _out(_rk_standard_gamma(self._gen, shape, size), dtype)  # (no check)
 
     def standard_normal(self, size: Any = None, dtype: Any = float) -> numpy.ndarray:
         """See Also: cupy.random.RandomState.standard_normal"""
@@ -615,7 +726,16 @@ class RandomState:
         if size is None:
             size = df.shape
         _kernel_shapes(size, df)  # (its kernel's broadcast)
-        return _out(self._gen.standard_t(df, size), dtype)
+        # CuPy checks nothing: ``rk_standard_t`` is sqrt(df/2) * gauss /
+        # sqrt(rk_standard_gamma(df/2)), NaN for df <= 0 (sqrt of a negative, or 0/0)
+        if not _reals(df) or not _any(df <= 0) or _negative_zero(df):
+            return _out(self._gen.standard_t(df, size), dtype)
+        shape = _size_tuple(size)
+        df = numpy.broadcast_to(df, shape).astype(numpy.float64)
+        y = numpy.asarray(self._gen.standard_t(numpy.where(df <= 0, 1.0, df), shape),
+                          dtype=numpy.float64)
+        y[df <= 0] = numpy.nan
+        return _out(y, dtype)
 
     def tomaxint(self, size: Any = None) -> numpy.ndarray:
         """See Also: cupy.random.RandomState.tomaxint"""

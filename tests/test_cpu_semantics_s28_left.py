@@ -1,0 +1,94 @@
+"""CuPy-fidelity items earlier sessions found and left, each read in CuPy 14.2's source:
+the legacy ``RandomState``'s distributions that check nothing, ..."""
+from __future__ import annotations
+
+import math
+
+import numpy
+import pytest
+
+from test_cpu_semantics import _raises
+
+pytestmark = pytest.mark.timeout(240)
+
+nan = float("nan")
+LONG_MIN = -2 ** 63
+
+
+# --- RandomState: no parameter checks (cupy/random/_generator.py: beta, chisquare,
+# dirichlet, f, gamma, geometric, standard_gamma, standard_t; their kernels in
+# cupy/random/_kernels.py: rk_beta, rk_chisquare, rk_f, rk_standard_gamma,
+# rk_standard_t, rk_geometric) ---------------------------------------------------------
+
+def _same(got, expected):
+    numpy.testing.assert_array_equal(got.get(), numpy.asarray(expected))
+
+
+def test_standard_gamma_of_a_negative_shape_is_the_kernels_draw(cp):
+    # (rk_standard_gamma's ``shape < 1.0`` loop: X = pow(U, 1/shape) >= 1, returned once
+    # X <= V (V exponential): a density in x**(shape-1) exp(-x) on [1, inf); -inf: 1.0)
+    rs = cp.random.RandomState(3)
+    for s in (-0.3, -3.0):
+        x = rs.standard_gamma(s, size=40000).get()
+        assert x.dtype == numpy.float64 and (x >= 1.0).all()
+        grid = numpy.linspace(1.0, 60.0, 600001)
+        dens = grid ** (s - 1) * numpy.exp(-grid)
+        mean = numpy.trapezoid(grid * dens, grid) / numpy.trapezoid(dens, grid)
+        assert abs(x.mean() - mean) < 0.02, (s, x.mean(), mean)
+    _same(rs.standard_gamma(-numpy.inf, size=3), [1.0, 1.0, 1.0])
+    got = rs.gamma(cp.array([-2.0, 2.0]), 2.0, size=(500, 2)).get()
+    assert (got[:, 0] >= 2.0).all() and (got[:, 1] > 0).all()
+    assert cp.random.gamma(-1.0, size=4, dtype=numpy.float32).dtype == numpy.float32
+    got = rs.dirichlet([-1.0, 2.0], size=5).get()
+    assert got.shape == (5, 2) and numpy.allclose(got.sum(axis=1), 1.0)
+    # (-0.0: pow(U, -inf) is inf, never accepted: a GPU hangs; NumPy's error instead)
+    _raises(ValueError, "shape < 0", lambda: rs.standard_gamma(-0.0, size=2))
+
+
+def test_chisquare_f_and_standard_t_check_nothing(cp):
+    # (rk_chisquare: 2 * rk_standard_gamma(df/2); rk_f: (chisquare(dfnum) * dfden) /
+    # (chisquare(dfden) * dfnum); rk_standard_t: sqrt(df/2) * gauss / sqrt(gamma(df/2)))
+    rs = cp.random.RandomState(5)
+    _same(rs.chisquare(0.0, size=3), [0.0, 0.0, 0.0])
+    _same(rs.chisquare(-numpy.inf, size=2), [2.0, 2.0])
+    assert (rs.chisquare(-1.0, size=200).get() >= 2.0).all()
+    _same(rs.f(0.0, 1.0, size=2), [nan, nan])
+    assert (rs.f(-1.0, 2.0, size=200).get() < 0).all()
+    assert (rs.f(2.0, -1.0, size=200).get() < 0).all()
+    _same(rs.standard_t(0.0, size=2), [nan, nan])
+    got = rs.standard_t(cp.array([-1.0, 0.0, 3.0]))
+    assert numpy.isnan(got.get()[:2]).all() and numpy.isfinite(got.get()[2])
+    assert numpy.isnan(cp.random.standard_t(-2.0, size=3).get()).all()
+
+
+def test_beta_checks_nothing(cp):
+    # (rk_beta: Johnk's loop for a, b <= 1: X = pow(U, 1/a) is 0 for a == 0, so 0 or
+    # 1.0 or 0/0 through the log path; Ga / (Ga + Gb) when either is above 1)
+    rs = cp.random.RandomState(7)
+    _same(rs.beta(0.0, 0.5, size=2), [0.0, 0.0])
+    _same(rs.beta(0.5, 0.0, size=2), [1.0, 1.0])
+    _same(rs.beta(0.0, 0.0, size=2), [nan, nan])
+    _same(rs.beta(2.0, 0.0, size=2), [1.0, 1.0])
+    got = rs.beta(cp.array([-1.0, 3.0, 0.5]), cp.array([2.0, -2.0, 0.5]), size=(300, 3))
+    got = got.get()
+    assert ((got > 0) & (got < 1)).all()
+    got = cp.random.beta(cp.array([0.0, 0.5, 2.0]), 0.5, dtype=numpy.float32)
+    assert got.dtype == numpy.float32 and float(got[0]) == 0.0
+    # (a negative parameter in Johnk's loop: X > 1 forever, a GPU hangs: NumPy's error)
+    _raises(ValueError, "a <= 0", lambda: rs.beta(-1.0, 0.5, size=2))
+
+
+def test_geometric_checks_nothing(cp):
+    # (rk_geometric: the search for p >= 1/3 stops at once for p > 1; the inversion
+    # (long)ceil(log(1-U)/log(1-p)) is <= 0 for p < 0, -inf (LONG_MIN, CUDA's saturating
+    # conversion) for 0, NaN (0) for NaN)
+    rs = cp.random.RandomState(9)
+    _same(rs.geometric(1.5, size=3), [1, 1, 1])
+    _same(rs.geometric(0.0, size=2), [LONG_MIN, LONG_MIN])
+    _same(rs.geometric(nan, size=2), [0, 0])
+    _same(rs.geometric(-numpy.inf, size=2), [0, 0])
+    assert (rs.geometric(-1.0, size=200).get() <= 0).all()
+    got = cp.random.geometric(cp.array([0.0, 0.5, 2.0]), dtype=numpy.int32)
+    assert got.dtype == numpy.int32
+    assert got.get()[0] == 0 and got.get()[2] == 1  # (LONG_MIN's low 32 bits)
+    assert rs.geometric(cp.array([0.5, 0.25])).dtype == numpy.int64
