@@ -41,6 +41,10 @@ from .cpu_routines import _unsupported
 
 #: parameters CuPy copies to the device itself (so a NumPy array is fine there)
 _HOST_PARAMS = frozenset({"structure", "footprint", "structure1", "structure2"})
+#: per-axis parameters CuPy reads on the host with ``_util._fix_sequence_arg`` (a list of
+#: Python values from any iterable, so a NumPy array is fine there too)
+_SEQUENCE_PARAMS = frozenset({"size", "origin", "origin1", "origin2", "sigma", "radius",
+                              "offset", "shift", "zoom"})
 
 
 def _ndimage() -> Any:
@@ -51,6 +55,8 @@ def _host_value(name: str, value: Any) -> Any:
     if isinstance(value, HostArray):
         if name in _HOST_PARAMS:
             return value.array
+        if name in _SEQUENCE_PARAMS:
+            return value.array.tolist() if value.array.ndim else value.array[()]
         raise _unsupported(value.array)
     if type(value) in (list, tuple):
         for item in value:
@@ -93,8 +99,68 @@ def resolve(name: str, scipy_fn: Any, results: Callable[[Any], Any]) -> Callable
             _check_arguments(name, sig, bound.arguments)  # type: ignore[arg-type]
         if name in _CVAL_CHECKED:
             _check_cval(sig, bound.arguments)  # type: ignore[arg-type]
-        return results(fn(*bound.args, **bound.kwargs))
+        try:
+            out = fn(*bound.args, **bound.kwargs)
+        except RuntimeError as e:
+            if str(e) == _SCIPY_SEQUENCE_ERROR and name in _SEQUENCE_CHECKS:
+                _check_sequences(name, sig, bound.arguments)  # type: ignore[arg-type]
+            raise
+        return results(out)
     return call
+
+
+#: SciPy's words for a per-axis argument of the wrong length (``_normalize_sequence``)
+_SCIPY_SEQUENCE_ERROR = "sequence argument must have length equal to input rank"
+#: (``_filters_core._check_nd_args`` names a ``mode`` of the wrong length "origin")
+_ND_MODE = ("mode", RuntimeError, "origin must have length equal to input rank")
+_ORIGIN = ("origin", RuntimeError, None)
+_MIN_MAX = (_ND_MODE, _ORIGIN, ("size", ValueError, "sizes must match len(axes)"))
+_RANK = (("size", RuntimeError, None), _ND_MODE, _ORIGIN)
+#: the per-axis arguments CuPy reads with ``_util._fix_sequence_arg`` (RuntimeError
+#: naming the argument), in the order it reads them; (a few are checked otherwise)
+_SEQUENCE_CHECKS: dict[str, tuple] = {
+    "gaussian_filter": (("sigma", RuntimeError, None), ("order", RuntimeError, None),
+                        ("mode", RuntimeError, None), ("radius", RuntimeError, None)),
+    "gaussian_laplace": (("sigma", RuntimeError, None), ("mode", RuntimeError, None)),
+    "gaussian_gradient_magnitude": (("mode", RuntimeError, None),
+                                    ("sigma", RuntimeError, None)),
+    "uniform_filter": (("size", RuntimeError, None), _ORIGIN, ("mode", RuntimeError, None)),
+    "correlate": (_ND_MODE, _ORIGIN), "convolve": (_ND_MODE, _ORIGIN),
+    "minimum_filter": _MIN_MAX, "maximum_filter": _MIN_MAX,
+    "grey_erosion": _MIN_MAX, "grey_dilation": _MIN_MAX,
+    "median_filter": _RANK, "rank_filter": _RANK, "percentile_filter": _RANK,
+    "binary_erosion": (_ORIGIN,), "binary_dilation": (_ORIGIN,),
+    "binary_opening": (_ORIGIN,), "binary_closing": (_ORIGIN,),
+    "affine_transform": (("offset", RuntimeError, None),),
+    "fourier_gaussian": (("sigma", RuntimeError, None),),
+    "fourier_uniform": (("size", RuntimeError, None),),
+    "fourier_ellipsoid": (("size", RuntimeError, None),),
+    "fourier_shift": (("shift", RuntimeError, None),),
+}
+
+
+def _check_sequences(name: str, sig: inspect.Signature, arguments: dict) -> None:
+    """CuPy's error for the first per-axis argument of ``name`` whose length is not the
+    number of axes filtered (CuPy's filters' ``_util._fix_sequence_arg``), where SciPy
+    gave its own words for it."""
+    def arg(key: str) -> Any:
+        if key in arguments or key in sig.parameters:
+            return _argument(sig, arguments, key)
+        return arguments.get("kwargs", {}).get(key)  # (a ``**kwargs`` wrapper's)
+    input, axes = arg("input"), arg("axes")
+    if not isinstance(input, numpy.ndarray):
+        return
+    num_axes = input.ndim if axes is None else len(_check_axes(axes, input.ndim))
+    for key, exc, message in _SEQUENCE_CHECKS[name]:
+        value = arg(key)
+        if value is None or isinstance(value, str):
+            continue
+        try:
+            n = len(value)
+        except TypeError:
+            continue
+        if n != num_axes:
+            raise exc(message or f"{key} must have length equal to input rank")
 
 
 #: the functions that check their modes with CuPy's ``_util._check_mode`` (its filters,
