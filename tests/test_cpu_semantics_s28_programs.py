@@ -72,3 +72,28 @@ def test_ndimage_per_axis_argument_of_wrong_length_is_named(cp, ndi):
     # (with ``axes``, the length wanted is the number of axes filtered)
     assert ndi.gaussian_filter(a, (1.0,), axes=(1,)).shape == (6, 6)
     _raises(RuntimeError, msg("sigma"), lambda: ndi.gaussian_filter(a, (1.0, 1.0), axes=(1,)))
+
+
+# --- sparse constructors (cupyx/scipy/sparse/_compressed.py, _coo.py, _dia.py: __init__) --
+
+def test_sparse_constructor_refuses_a_list_or_host_array(cp, sp):
+    # (none of CuPy's ``__init__`` branches takes one: a device array is ``isdense``, a
+    # shape or a tuple of arrays its own branch; the last ``else`` raises, where SciPy's
+    # constructors build from it)
+    dense = numpy.eye(3)
+    for name, exc, message in (
+            ("csr_matrix", ValueError, "Unsupported initializer format"),
+            ("csc_matrix", ValueError, "Unsupported initializer format"),
+            ("csr_array", ValueError, "Unsupported initializer format"),
+            ("coo_matrix", TypeError, "invalid input format"),
+            ("coo_array", TypeError, "invalid input format"),
+            ("dia_matrix", ValueError, "unrecognized form for dia_matrix constructor")):
+        cls = getattr(sp, name)
+        _raises(exc, message, lambda: cls(dense))
+        _raises(exc, message, lambda: cls(dense.tolist()))
+        assert cls(cp.asarray(dense)).nnz == 3
+    import scipy.sparse
+    assert sp.csr_matrix(scipy.sparse.csr_matrix(dense)).nnz == 3
+    assert sp.csr_matrix((3, 4)).shape == (3, 4)
+    assert sp.csr_matrix((cp.ones(2), (cp.array([0, 1]), cp.array([1, 2]))),
+                         shape=(3, 3)).nnz == 2

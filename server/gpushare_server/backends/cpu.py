@@ -1001,6 +1001,9 @@ OVERRIDES.update({name: _wrap_host_ok(fn) for name, fn in SIGNAL_OVERRIDES.items
 OVERRIDES.update(INDEXING_OVERRIDES)
 OVERRIDES.update({name: _wrap(fn) for name, fn in FFT_OVERRIDES.items()})
 OVERRIDES.update({name: _wrap(fn) for name, fn in cpu_sparse.SPARSE_OVERRIDES.items()})
+for _name in cpu_sparse.SPARSE_CLASSES:  # (CuPy refuses a list or host array)
+    _path = f"cupyx.scipy.sparse.{_name}"
+    OVERRIDES[_path] = cpu_sparse.checks_initializer(_name, OVERRIDES[_path])
 # (CuPy's norm refuses anything not sparse, a host array too, in its own words)
 # (and so do spsolve's checks: ``A must be ...``, ``b must be cupy.ndarray``)
 for _name, _fn in (("norm", cpu_sparse.norm), ("spsolve", cpu_sparse.SPARSE_OVERRIDES[

@@ -48,6 +48,30 @@ def _constructor(name: str) -> Callable[..., Any]:
     return make
 
 
+#: what each format's CuPy constructor raises for an initializer it has no branch for
+#: (``_compressed.py``, ``_coo.py``, ``_dia.py``: ``__init__``'s last ``else``)
+_UNRECOGNIZED = {"csr": (ValueError, "Unsupported initializer format"),
+                 "csc": (ValueError, "Unsupported initializer format"),
+                 "coo": (TypeError, "invalid input format"),
+                 "dia": (ValueError, "unrecognized form for dia_matrix constructor")}
+
+
+def checks_initializer(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The constructor ``fn`` refusing, as CuPy's ``name`` does, a list or a host (NumPy)
+    array as its initializer (neither is a device array, a shape, a tuple of arrays or
+    a SciPy matrix), where SciPy's would build from it."""
+    from gpushare.protocol import HostArray
+    exc, message = _UNRECOGNIZED[name.split("_")[0]]
+
+    @functools.wraps(fn)
+    def make(*args: Any, **kwargs: Any) -> Any:
+        arg1 = args[0] if args else kwargs.get("arg1")
+        if isinstance(arg1, (list, HostArray)):
+            raise exc(message)
+        return fn(*args, **kwargs)
+    return make
+
+
 def _kron(A: Any, B: Any, format: str | None = None) -> Any:
     return _scipy_sparse().kron(A, B, format="coo" if format is None else format)
 
