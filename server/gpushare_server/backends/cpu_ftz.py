@@ -211,3 +211,55 @@ def astype(a: numpy.ndarray, dtype: Any, convert: Any, *args: Any, **kwargs: Any
         if flushed is not out:
             out[...] = flushed  # (its own layout, order= kept)
     return out
+
+
+def converted(value: numpy.ndarray, dtype: numpy.dtype) -> numpy.ndarray:
+    """``value`` (a device array) as a ``-ftz=true`` kernel hands it to ``dtype``: a
+    float32/complex64 one read as a double or a bool flushed (``cvt.ftz.f64.f32``,
+    ``setp.ftz.f32``), a double one written as a float32/complex64 converted and its
+    subnormal results flushed (``cvt.rn.ftz.f32.f64``); else ``value`` itself (NumPy's
+    conversion, where it is one, follows). CuPy's ``elementwise_copy`` (``copyto``,
+    ``__setitem__``, ``put``'s values) and its ufuncs' operands cast to their loop."""
+    if not AVAILABLE:
+        return value
+    src, dst = value.dtype.char, dtype.char
+    if src in _SINGLE:
+        return _ftz.flushed(value) if dst in "dD?" else value
+    if dst in _SINGLE and (src == "d" or src == dst.upper() == "D"):
+        return _ftz.flushed(value.astype(dtype))
+    return value
+
+
+def call(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` with float32 flushing on (a CuPy kernel computing in
+    single precision), or plainly where flushing is not available."""
+    if not AVAILABLE:
+        return fn(*args, **kwargs)
+    return _ftz.call(fn, *args, **kwargs)
+
+
+def single(*arrays: Any) -> bool:
+    """Whether flushing is done here and an array among ``arrays`` is float32 or
+    complex64."""
+    return AVAILABLE and any(type(a) is numpy.ndarray and a.dtype.char in _SINGLE
+                             for a in arrays)
+
+
+def flushed(a: Any) -> Any:
+    """``a`` with its float32/complex64 subnormals zeros of their sign (a copy), or
+    ``a`` itself (no subnormal, another dtype, not an array, no flushing here)."""
+    if AVAILABLE and type(a) is numpy.ndarray and a.dtype.char in _SINGLE:
+        return _ftz.flushed(a)
+    return a
+
+
+def scatter(fn: Any, ufunc: Any, a: Any, key: Any, value: Any) -> None:
+    """``fn(ufunc, a, key, value)`` (``ufunc.at``, ``scatter_add``...) as CuPy's scatter
+    kernels (``_routines_indexing.pyx``: ``atomicAdd``, ``atomicMax``..., built with
+    ``-ftz=true``; the ``atom.add.f32`` instruction flushes in any case) compute into a
+    float32/complex64 array: an element they touch is read, and written, flushed; the
+    others keep their subnormals."""
+    if single(a):
+        _ftz.call(fn, ufunc, a, key, value)
+    else:
+        fn(ufunc, a, key, value)

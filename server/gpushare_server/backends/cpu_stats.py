@@ -17,7 +17,7 @@ import numpy
 from gpushare.cython_args import argument_type_error
 from gpushare.protocol import HostArray
 
-from . import cpu_routines
+from . import cpu_ftz, cpu_routines
 from .cpu_routines import (_BOOL_ERRORS, _half_reduction, _kth, _normalize_axis,
                            _strict_method)
 
@@ -134,16 +134,33 @@ def var(a: numpy.ndarray, axis: Any = None, dtype: Any = None, out: Any = None,
                            else numpy.float64)
         # (``_var_core_float16``/``32``/``64``: the sum in that type, times a float32
         # alpha (float64 for float64))
-        total = _quietly(_sum_of_squares, a, arrmean, axis, keepdims, kind)
+        run = _ftz_kernel(a, kind)
+        total = _quietly(run, _sum_of_squares, a, arrmean, axis, keepdims, kind)
         scale = numpy.float64 if kind == numpy.float64 else numpy.float32
-        return numpy.asarray(_quietly(numpy.multiply, total, scale(alpha))).astype(kind)
-    total = _quietly(_sum_of_squares, a, arrmean, axis, keepdims, out.dtype)  # (_var_core_out)
+        return numpy.asarray(_quietly(run, numpy.multiply, total, scale(alpha))).astype(kind)
+    run = _ftz_kernel(a, out.dtype)  # (_var_core_out)
+    total = _quietly(run, _sum_of_squares, a, arrmean, axis, keepdims, out.dtype)
     if out.dtype.kind in "biu":  # (``U alpha``: the Python float packed into out's dtype
         packed = numpy.empty((), out.dtype)  # as CuPy's ``CScalar.apply_dtype`` does
         packed[()] = alpha  # (1/3 is 0; NaN is NumPy's ValueError)
         alpha = packed
-    numpy.copyto(out, _quietly(numpy.multiply, total, alpha), casting="unsafe")
+    numpy.copyto(out, _quietly(run, numpy.multiply, total, alpha), casting="unsafe")
     return out.astype(dtype_out, copy=False)
+
+
+def _direct(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    return fn(*args, **kwargs)
+
+
+def _ftz_kernel(a: numpy.ndarray, kind: numpy.dtype) -> Callable[..., Any]:
+    """How the reduction kernel (``-ftz=true``) of ``var``/``nanvar`` computes over
+    ``a`` into ``kind``: with float32 flushing on (``cpu_ftz.call``) where its map
+    computes in float32/complex64 or its sum does; its double steps are not touched
+    there, as no double subnormal can reach a float32 result or come from float32
+    operands."""
+    if a.dtype.char in "fF" or kind.char in "fF":
+        return cpu_ftz.call
+    return _direct
 
 
 def std(a: numpy.ndarray, axis: Any = None, dtype: Any = None, out: Any = None,
@@ -175,7 +192,8 @@ def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: A
     axes = axis
     nan = numpy.isnan(a)
     count = (~nan).sum(axis=axes, dtype=numpy.int64, keepdims=True)
-    arrsum = numpy.asarray(numpy.nansum(a, axis=axes, dtype=dtype, keepdims=True))
+    summed, run = cpu_ftz.reduction("nansum", a, axes, dtype)  # (a -ftz=true kernel)
+    arrsum = numpy.asarray(run(numpy.nansum, summed, axis=axes, dtype=dtype, keepdims=True))
     if arrsum.dtype == numpy.float16:  # (CuPy's nansum of float16 sums in float32)
         arrsum = numpy.nansum(a, axis=axes, dtype=numpy.float32,
                               keepdims=True).astype(numpy.float16)
@@ -196,7 +214,8 @@ def nanvar(a: Any, axis: Any = None, dtype: Any = None, out: Any = None, ddof: A
         sq = numpy.where(nan, sq.dtype.type(0), sq)
         return sq / numpy.maximum(count - ddof, 0).astype(sq.dtype)
 
-    result = _quietly(lambda: terms().sum(axis=axes, dtype=kind, keepdims=keepdims))
+    result = _quietly(_ftz_kernel(a, kind), lambda: terms().sum(
+        axis=axes, dtype=kind, keepdims=keepdims))
     if out is None:
         return numpy.asarray(result, kind)
     numpy.copyto(out, result, casting="unsafe")
