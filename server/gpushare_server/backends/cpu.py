@@ -938,7 +938,9 @@ REMOTE_TYPES: dict[str, frozenset[str]] = {
 # Each area keeps its own table; they are merged here.
 from .cpu_indexing import INDEXING_METHODS, INDEXING_OVERRIDES  # noqa: E402
 from .cpu_indexing import getitem as _getitem, setitem as _setitem  # noqa: E402
-from .cpu_indexing import scatter_at as _scatter_at  # noqa: E402
+from .cpu_indexing import scatter_at as _scatter_plain  # noqa: E402
+#: (CuPy's scatter kernels flush float32 as ``-ftz=true`` ones: ``cpu_ftz.scatter``)
+_scatter_at = functools.partial(cpu_ftz.scatter, _scatter_plain)
 from .cpu_kernels import KERNEL_OVERRIDES, KERNEL_REMOTE_TYPES  # noqa: E402
 from .cpu_random import RANDOM_OVERRIDES, RANDOM_REMOTE_TYPES  # noqa: E402
 from . import cpu_ndimage, cpu_routines  # noqa: E402
