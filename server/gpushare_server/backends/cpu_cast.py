@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy
 
+from . import cpu_ftz
+
 #: integer kind and size -> the conversion CUDA makes (its saturating range)
 _CONVERT = {("i", 1): numpy.dtype(numpy.int16), ("u", 1): numpy.dtype(numpy.uint16)}
 
@@ -113,9 +115,14 @@ def astype(a: numpy.ndarray, dtype: Any, *args: Any, **kwargs: Any) -> numpy.nda
 
 def assign(dst: numpy.ndarray, value: Any) -> Any:
     """``value`` ready for assignment into ``dst``: a device float or complex array
-    going into an integer array converted first, as on a GPU; anything else as it is."""
-    if type(value) is numpy.ndarray and changes(value.dtype, dst.dtype):
-        return convert(value, dst.dtype)
+    going into an integer array converted first, as on a GPU, one between float32 and
+    float64 flushed as CuPy's ``-ftz=true`` copy kernel converts it
+    (``cpu_ftz.converted``); anything else as it is."""
+    if type(value) is numpy.ndarray:
+        if changes(value.dtype, dst.dtype):
+            return convert(value, dst.dtype)
+        if value.dtype != dst.dtype:
+            return cpu_ftz.converted(value, dst.dtype)
     return value
 
 

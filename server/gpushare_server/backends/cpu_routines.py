@@ -1408,8 +1408,10 @@ def _cupy_ufunc_loop(name: str, loops: tuple, args: tuple) -> tuple:
             break
     else:
         raise TypeError("Wrong type (%s) of arguments for %s" % (tuple(in_types), name))
-    cast = tuple(v.astype(t, copy=False) if isinstance(v, (numpy.ndarray, numpy.generic))
-                 else numpy.array(v, dtype=t) for v, t in zip(args, types))
+    cast = tuple(  # (a float32 array read as a double: ``cvt.ftz.f64.f32``, cpu_ftz)
+        cpu_ftz.converted(v, t).astype(t, copy=False) if type(v) is numpy.ndarray else
+        v.astype(t, copy=False) if isinstance(v, (numpy.ndarray, numpy.generic))
+        else numpy.array(v, dtype=t) for v, t in zip(args, types))
     return cast, types[-1]
 
 
@@ -1453,6 +1455,7 @@ def _ufunc_out(result: numpy.ndarray, out: Any, operands: tuple = ()) -> Any:
 
 #: ``cupy/_sorting/search.py: _where_ufunc`` (``?XX->X``)
 _WHERE_LOOPS = tuple("?" + c * 3 for c in "?bBhHiIlLqQefdFD")
+_BOOL = numpy.dtype(numpy.bool_)
 
 
 def where(condition: Any, x: Any = None, y: Any = None) -> Any:
@@ -1474,8 +1477,9 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
             f"'{type(condition).__name__}' object has no attribute 'astype'")
     if not isinstance(condition, numpy.ndarray):
         return numpy.where(condition, x, y)
-    (cond, x, y), _ = _cupy_ufunc_loop(
-        "cupy_where", _WHERE_LOOPS, (condition.astype(numpy.bool_, copy=False), x, y))
+    (cond, x, y), _ = _cupy_ufunc_loop(  # (``astype('?')``: setp.ftz.f32, cpu_ftz)
+        "cupy_where", _WHERE_LOOPS,
+        (cpu_ftz.converted(condition, _BOOL).astype(numpy.bool_, copy=False), x, y))
     return numpy.where(cond, x, y)
 
 
@@ -1501,6 +1505,14 @@ def ndarray_clip(a: Any, min: Any = None, max: Any = None, out: Any = None) -> A
         elif kind in "iu":
             max = numpy.iinfo(a.dtype.type).max
     (x, lo, hi), _ = _cupy_ufunc_loop("cupy_clip", _CLIP_LOOPS, (a, min, max))
+    if x.dtype.char == "f" and cpu_ftz.AVAILABLE:  # (``-ftz=true``: the comparisons
+        # read a subnormal as zero, the value chosen is the operand's own bits)
+        x, lo, hi = numpy.asarray(x), numpy.asarray(lo), numpy.asarray(hi)
+        xf, lof, hif = cpu_ftz.flushed(x), cpu_ftz.flushed(lo), cpu_ftz.flushed(hi)
+        if xf is not x or lof is not lo or hif is not hi:
+            result = numpy.where(lof > hif, hi, numpy.where(
+                xf < lof, lo, numpy.where(xf > hif, hi, x)))
+            return _ufunc_out(_c_order(result), out, (a, min, max))
     if lo.ndim == hi.ndim == 0 and bool(lo <= hi):  # (no NaN bound): NumPy's clip is
         # the kernel, without its temporaries
         result = numpy.clip(x, lo, hi)
@@ -1558,8 +1570,8 @@ def _round_float(x: numpy.ndarray, decimals: int) -> numpy.ndarray:
     scale = _pow10_double(abs(decimals))
     wide = numpy.complex128 if x.dtype.kind == "c" else numpy.float64
 
-    def part(v: numpy.ndarray) -> numpy.ndarray:
-        v = v.astype(numpy.float64)
+    def part(v: numpy.ndarray) -> numpy.ndarray:  # (float32 read and written through
+        v = cpu_ftz.flushed(v).astype(numpy.float64)  # cvt.ftz: cpu_ftz)
         return numpy.rint(v / scale) * scale if decimals < 0 else numpy.rint(v * scale) / scale
     if x.dtype.kind == "c":
         result = numpy.empty(x.shape, wide)
@@ -1567,7 +1579,7 @@ def _round_float(x: numpy.ndarray, decimals: int) -> numpy.ndarray:
         result.imag = part(x.imag)
     else:
         result = part(x)
-    return result.astype(x.dtype)
+    return cpu_ftz.converted(result, x.dtype).astype(x.dtype)
 
 
 def _round_neg_int(x: numpy.ndarray, digits: int) -> numpy.ndarray:

@@ -1,0 +1,141 @@
+"""CuPy 14.2's float32 flush-to-zero beyond the ufuncs (session 28): ``ufunc.at``'s
+scatter kernels, ``var``/``std``/``nanvar``/``nanstd``'s reduction kernels, ``where``,
+``clip``, ``round`` and the copy kernel of ``copyto``/``__setitem__``/``put`` are all
+built at run time with ``-ftz=true`` (``cupy/cuda/compiler.py``,
+``_compile_with_cache_cuda``): a float32 instruction reads a subnormal operand as a zero
+of its sign and writes a subnormal result as one; doubles never are; a plain selection
+or copy keeps the bits."""
+from __future__ import annotations
+
+import math
+
+import numpy
+import pytest
+
+pytestmark = pytest.mark.timeout(240)
+
+TINY = 1e-40      # a float32 subnormal (float32's smallest normal is 1.2e-38)
+TINY64 = 1e-310   # a float64 subnormal
+
+
+def _signed(values):
+    return [(v, math.copysign(1.0, v)) for v in numpy.asarray(values).ravel().tolist()]
+
+
+def _f32(cp, values):
+    return cp.asarray(numpy.asarray(values, numpy.float32))
+
+
+KEPT = float(numpy.float32(TINY))
+
+
+# --- ufunc methods (cupy/_core/_kernel.pyx) -------------------------------------------
+
+def test_ufunc_at_flushes_touched_elements(cp):
+    # ``ufunc.at`` -> ``a._scatter_op(indices, b, 'add')`` (_routines_indexing.pyx):
+    # ``atomicAdd`` in a -ftz=true kernel (and atom.add.f32 flushes in any case)
+    a = cp.zeros(3, cp.float32)
+    cp.add.at(a, cp.asarray([0, 0, 1]), _f32(cp, [TINY, TINY, TINY]))
+    assert a.get().tolist() == [0.0, 0.0, 0.0]
+    b = _f32(cp, [TINY, 1.0, TINY])
+    cp.add.at(b, cp.asarray([1]), cp.float32(0))
+    assert b.get().tolist() == [KEPT, 1.0, KEPT]  # (untouched: kept)
+    cp.add.at(b, slice(0, 1), 0)
+    assert b.get().tolist() == [0.0, 1.0, KEPT]
+    # ``atomicMax`` (cupy/atomics.cuh: fmaxf, -ftz=true)
+    m = _f32(cp, [TINY, -TINY, 1.0])
+    cp.maximum.at(m, cp.asarray([0, 1]), cp.float32(-1))
+    assert _signed(m.get()) == [(0.0, 1.0), (0.0, -1.0), (1.0, 1.0)]
+    # float64 keeps its subnormals
+    d = cp.zeros(2, cp.float64)
+    cp.add.at(d, cp.asarray([0, 0]), cp.asarray([TINY64, TINY64]))
+    assert d.get().tolist() == [2 * TINY64, 0.0]
+
+
+def test_ufunc_reduce_accumulate_outer_flush(cp):
+    # reduce/accumulate are ``sum``/``cumsum`` over axis 0 (the latter not CUB's scan)
+    x = _f32(cp, [TINY, TINY, 1.0])
+    assert cp.add.accumulate(x).get().tolist() == [KEPT, 0.0, 1.0]
+    m = _f32(cp, [[TINY, 1.0], [TINY, 1.0]])
+    assert cp.add.reduce(m).get().tolist() == [0.0, 2.0]
+    assert cp.add.outer(x, _f32(cp, [0.0])).get().ravel().tolist() == [0.0, 0.0, 1.0]
+
+
+# --- var, std (_routines_statistics.pyx: _var_core_*, _nanvar_core) --------------------
+
+def test_var_std_flush_float32_squares(cp):
+    v = _f32(cp, [1e-20, -1e-20])  # (each square is 1e-40: a subnormal float32)
+    assert v.var().get().tolist() == 0.0
+    assert v.std().get().tolist() == 0.0
+    assert cp.nanvar(v).get().tolist() == 0.0
+    assert cp.nanstd(v).get().tolist() == 0.0
+    # ``dtype=float64``: the mean stays float32, ``my_norm(x - mean)`` computes in float
+    assert v.var(dtype=cp.float64).get().tolist() == 0.0
+    c = cp.asarray(numpy.complex64([1e-20, -1e-20j]))
+    assert c.var().get().tolist() == 0.0
+    assert cp.nanvar(c).get().tolist() == 0.0
+    # normal values and doubles as before
+    assert _f32(cp, [1.0, 2.0, 3.0]).var().get().tolist() == pytest.approx(2 / 3)
+    w = cp.asarray([1e-160, -1e-160])
+    assert w.var().get().tolist() == pytest.approx(1e-320, rel=1e-2)
+
+
+# --- where, clip, round ----------------------------------------------------------------
+
+def test_where_condition_and_double_loop_flush(cp):
+    x = _f32(cp, [TINY, -TINY, 1.0])
+    # ``condition.astype('?')``: the copy kernel's setp.ftz.f32 (search.py: where)
+    assert cp.where(x, 1, 2).get().tolist() == [2, 2, 1]
+    # '?dd->d': the float32 operand read through cvt.ftz.f64.f32
+    both = cp.where(cp.asarray([True] * 3), x, cp.zeros(3))
+    assert _signed(both.get()) == [(0.0, 1.0), (0.0, -1.0), (1.0, 1.0)]
+    # '?ff->f': ``out0 = in0 ? in1 : in2`` selects the bits
+    same = cp.where(cp.asarray([True] * 3), x, cp.zeros(3, cp.float32))
+    assert same.get().tolist() == [KEPT, -KEPT, 1.0]
+
+
+def test_clip_compares_flushed_and_keeps_the_bits(cp):
+    # ``_clip``: ``in1 > in2 ? in2 : (in0 < in1 ? in1 : (in0 > in2 ? in2 : in0))``
+    x = _f32(cp, [TINY, -TINY, 1.0])
+    assert cp.clip(x, 0, 1).get().tolist() == [KEPT, -KEPT, 1.0]  # (-0 < 0 is false)
+    assert cp.clip(x, -1, 0).get().tolist() == [KEPT, -KEPT, 0.0]
+    assert cp.clip(x, -5, 5).get().tolist() == [KEPT, -KEPT, 1.0]
+    assert x.clip(cp.float32(TINY), None).get().tolist() == [KEPT, -KEPT, 1.0]
+    d = cp.asarray([-TINY64])
+    assert cp.clip(d, 0, 1).get().tolist() == [0.0]
+
+
+def test_round_reads_and_writes_through_ftz_conversions(cp):
+    # ``_round_float``: ``in0`` to double (cvt.ftz.f64.f32), back (cvt.rn.ftz.f32.f64)
+    x = _f32(cp, [1e-39, 5e-39, 2.5])
+    assert cp.round(x, 39).get().tolist()[:2] == [0.0, 0.0]
+    assert cp.around(_f32(cp, [1.5e-38]), 39).get().tolist() == [
+        float(numpy.float32(1.5e-38))]
+
+
+# --- copies with a conversion (elementwise_copy: cvt.rn.ftz.f32.f64, cvt.ftz.f64.f32) --
+
+def test_setitem_and_copyto_conversions_flush(cp):
+    src = cp.asarray([TINY, -TINY, 1e-39, 1.0])
+    y = cp.ones(4, cp.float32)
+    y[...] = src
+    assert _signed(y.get()) == [(0.0, 1.0), (0.0, -1.0), (0.0, 1.0), (1.0, 1.0)]
+    z = cp.ones(4, cp.float32)
+    cp.copyto(z, src)
+    assert z.get().tolist() == [0.0, 0.0, 0.0, 1.0]
+    w = _f32(cp, [TINY, TINY, TINY, TINY])
+    cp.copyto(w, src, where=cp.asarray([False, True, False, True]))
+    assert w.get().tolist() == [KEPT, 0.0, KEPT, 1.0]  # (where= false: untouched)
+    f = cp.ones(3, cp.float64)
+    f[:2] = _f32(cp, [TINY, -TINY])
+    assert _signed(f.get()) == [(0.0, 1.0), (0.0, -1.0), (1.0, 1.0)]
+    g = cp.zeros(3, cp.float32)
+    g[cp.asarray([0, 2])] = cp.asarray([TINY, 2.0])  # (advanced: _scatter_op 'update')
+    assert g.get().tolist() == [0.0, 0.0, 2.0]
+    # same dtype: a copy keeps the bits; double into double too
+    k = cp.zeros(2, cp.float32)
+    k[:] = _f32(cp, [TINY, 1.0])
+    assert k.get().tolist() == [KEPT, 1.0]
+    e = cp.zeros(1, cp.float64)
+    e[:] = cp.asarray([TINY64])
+    assert e.get().tolist() == [TINY64]
