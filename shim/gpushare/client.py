@@ -233,6 +233,7 @@ class Session:
         self._abandoned: set[int] = set()  # the streams of interrupted downloads
         self._lost: BaseException | None = None
         self._closed = False
+        self._forked = False  # this is a fork's copy of a session of the parent's
         self._connections = 0
         self._out = Sender()    # numbered messages to the worker, kept until acknowledged
         #: the express connection (``express.py``): None while not open; False once it
@@ -270,6 +271,7 @@ class Session:
         if self._monitor is not None:
             self._poller.register(self._monitor, zmq.POLLIN)
         atexit.register(self.close)
+        _sessions.add(self)
         from .heartbeat import start_heartbeat, start_idle_flush
         start_heartbeat(self)  # keeps an idle session alive on the server
         start_idle_flush(self, self._queued)  # sends queued calls when the program pauses
@@ -442,6 +444,9 @@ class Session:
 
     def close(self) -> None:
         """End the session: the server frees every array of it."""
+        if self._forked:  # the parent's session: nothing of it is this process's to end
+            self._closed = True
+            return
         with self._lock:
             if self._closed:
                 return
@@ -808,10 +813,22 @@ class Session:
         do it once ``_ping_s`` passes without a word."""
         self._send(Encoder().encode({"t": "ping"}))
 
+    def _after_fork(self) -> None:
+        """In a forked child: the session is the parent's (its sockets, its express
+        connection and shared memory are the parent's too, and a message of the child's
+        there would corrupt the parent's session), so the child only raises what CuPy
+        raises in a child forked after CUDA was initialised."""
+        self._forked = True
+        self._lock = threading.RLock()  # (the parent's may be held by a thread not here)
+        self._on_close = None  # (the embedded server is the parent's)
+        self._lost = _fork_error()
+
     def _lost_error(self) -> BaseException:
         """The error that ended this session, for a call to raise: a kernel fault's CUDA
         error once (CuPy raises it at the first call that waits), then
         ``SessionLostError``."""
+        if self._forked:  # (raised by every call, as CUDA's is in such a child)
+            return _fork_error()
         lost = self._lost
         if type(lost) is errors.CUDARuntimeError:
             self._lost = errors.SessionLostError(
@@ -1463,16 +1480,37 @@ def _handle_of(obj: Any) -> int | None:
 _session: Session | None = None
 _session_lock = threading.Lock()
 _embedded: Any = None
+#: every session of this process, for ``_after_fork_in_child``
+_sessions: "weakref.WeakSet[Session]" = weakref.WeakSet()
+
+
+def _fork_error() -> BaseException:
+    return errors.CUDARuntimeError(3, "cudaErrorInitializationError: initialization error")
+
+
+def _after_fork_in_child() -> None:
+    """``os.fork()`` (``multiprocessing``'s default start on Linux): the child cannot
+    use the parent's sessions, as a CUDA process's child cannot use CUDA; a child of a
+    process that never used gpushare starts a session of its own at its first call."""
+    global _session_lock
+    _session_lock = threading.Lock()
+    for session in list(_sessions):
+        session._after_fork()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def get_session() -> Session:
     """The process's session, connecting (or starting the embedded server) on first use."""
     global _session
     session = _session
-    if session is not None and not session._closed and session._lost is None:
-        return session
+    if session is not None and not session._closed and (session._lost is None or
+                                                        session._forked):
+        return session  # (a fork's copy raises CUDA's error at each call)
     with _session_lock:
-        if _session is not None and _session._lost is not None:
+        if _session is not None and _session._lost is not None and not _session._forked:
             # the loss was raised to the program already (its arrays keep raising it);
             # new work gets a new session rather than failing forever
             _session.close()

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import errors
 from .settings import env_float
@@ -23,8 +23,11 @@ class EmbeddedServer:
     address: str
     proc: subprocess.Popen
     tmpdir: str
+    owner: int = field(default_factory=os.getpid)
 
     def stop(self) -> None:
+        if os.getpid() != self.owner:  # a forked child's copy: the server is the parent's
+            return
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
