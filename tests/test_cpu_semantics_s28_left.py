@@ -92,3 +92,30 @@ def test_geometric_checks_nothing(cp):
     assert got.dtype == numpy.int32
     assert got.get()[0] == 0 and got.get()[2] == 1  # (LONG_MIN's low 32 bits)
     assert rs.geometric(cp.array([0.5, 0.25])).dtype == numpy.int64
+
+
+# --- a ufunc's casting= (cupy/_core/_kernel.pyx: ufunc.__call__ pops it and reads it only
+# in _get_out_args_from_optionals, through cupy/_core/_dtype.pyx: _raise_if_invalid_cast,
+# ``cpdef void _raise_if_invalid_cast(from_dt, to_dt, str casting, ...)``) ---------------
+
+def test_an_invalid_casting_without_out_is_never_read(cp):
+    a, b = cp.arange(3.0), cp.arange(3)
+    got = cp.add(a, b, casting="bogus")
+    assert got.dtype == numpy.float64 and got.tolist() == [0.0, 2.0, 4.0]
+    assert cp.negative(b, casting="bogus").tolist() == [0, -1, -2]
+    assert cp.add(a, b, casting=1).tolist() == [0.0, 2.0, 4.0]
+    got = cp.add(a, b, casting="bogus", dtype="f")
+    assert got.dtype == numpy.float32 and got.tolist() == [0.0, 2.0, 4.0]
+
+
+def test_an_invalid_casting_with_out(cp):
+    a, b = cp.arange(3.0), cp.arange(3)
+    # (the out's dtype is the loop's: ``from_dt is to_dt`` returns first)
+    out = cp.empty(3)
+    assert cp.add(a, b, out=out, casting="bogus") is out and out.tolist() == [0, 2, 4]
+    # (another dtype: ``numpy.can_cast(from_dt, to_dt, casting)``'s own refusal)
+    _raises(ValueError, "casting must be one of 'no', 'equiv', 'safe', 'same_kind', "
+            "'unsafe' (got 'bogus')",
+            lambda: cp.add(b, b, out=cp.empty(3, dtype=cp.int8), casting="bogus"))
+    # (not a str: the Cython argument test of ``str casting``, before anything else)
+    _raises(TypeError, "Expected str, got int", lambda: cp.add(a, b, out=out, casting=1))

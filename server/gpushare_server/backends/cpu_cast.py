@@ -170,20 +170,23 @@ def cupy_casting(uf: numpy.ufunc, args: tuple, kwargs: dict) -> tuple[tuple, dic
     converts as C++ does (``fix_cast_expr``: a complex value's ``.real()``, ``!= 0`` to
     bool; no ComplexWarning); only the outputs' casts are checked
     (``_get_out_args_from_optionals``: ``_dtype._raise_if_invalid_cast``, in its words).
+    So ``casting`` itself is read only there: a value that is not a ``str`` is Cython's
+    TypeError once an output is given, an unknown string ``numpy.can_cast``'s ValueError
+    once an output's dtype is not the loop's, and nothing without outputs.
     The call then goes with ``casting='unsafe'``; as it was where NumPy finds no loop
     (its error is CuPy's ``Wrong type``) or an operand is not a device array or a
     Python scalar."""
     nin, nout = uf.nin, uf.nout
     dtype = kwargs.get("dtype")
     casting = kwargs.get("casting", "same_kind")
-    if not isinstance(casting, str) or casting not in (
-            "no", "equiv", "safe", "same_kind", "unsafe"):
-        return args, kwargs
     inputs = args[:nin]
     outs: Any = args[nin:]
     if not outs:
         outs = kwargs.get("out")
         outs = () if outs is None else outs if type(outs) is tuple else (outs,)
+    if casting is not None and not isinstance(casting, str) and any(
+            o is not None for o in outs):  # (``str casting``: Cython's argument test)
+        raise TypeError(f"Expected str, got {type(casting).__name__}")
     if len(inputs) != nin or any(
             type(o) is not numpy.ndarray for o in outs if o is not None):
         return args, kwargs
