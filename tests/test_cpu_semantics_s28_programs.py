@@ -97,3 +97,21 @@ def test_sparse_constructor_refuses_a_list_or_host_array(cp, sp):
     assert sp.csr_matrix((3, 4)).shape == (3, 4)
     assert sp.csr_matrix((cp.ones(2), (cp.array([0, 1]), cp.array([1, 2]))),
                          shape=(3, 3)).nnz == 2
+
+
+# --- cupy.fft's n-d transforms (cupy/fft/_fft.py: _default_fft_func, _prep_fftn_axes) --
+
+def test_fft_nd_axes_past_the_array_are_cupys_valueerror(cp):
+    # (``_default_fft_func`` calls ``_prep_fftn_axes`` for any C-ordered n-d input before
+    # choosing a path: "The specified axes exceed the array dimensions.", where NumPy
+    # gives IndexError or AxisError; and s and axes of different lengths)
+    a = cp.asarray(numpy.arange(24.0).reshape(4, 6))
+    msg = "The specified axes exceed the array dimensions."
+    _raises(ValueError, msg, lambda: cp.fft.rfft2(a, axes=(0, 2)))
+    _raises(ValueError, msg, lambda: cp.fft.fft2(a, axes=(-3, 1)))
+    _raises(ValueError, msg, lambda: cp.fft.irfftn(a, axes=(5,)))
+    _raises(ValueError, msg, lambda: cp.fft.ifftn(a, None, (0, 1, 2)))
+    _raises(ValueError, "Shape and axes have different lengths.",
+            lambda: cp.fft.fftn(a, s=(4, 4, 4), axes=(0, 1)))
+    assert cp.fft.rfft2(a, axes=(1, 0)).shape == (3, 6)
+    assert cp.fft.fftn(a, axes=(-1,)).shape == (4, 6)

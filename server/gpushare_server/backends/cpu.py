@@ -373,6 +373,11 @@ def _fft_wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         if not isinstance(a, numpy.ndarray):
             raise TypeError("The input array a must be a cupy.ndarray")
         cpu_fft.check_plan("cupy.fft", name, a, args, kwargs)  # (``with plan:``)
+        if multi and a.ndim > 1 and not (a.flags.f_contiguous and (c2r or r2c)):
+            # (``_default_fft_func`` reads the axes before either path: CuPy's words)
+            cpu_fft._prep_fftn_axes(a.ndim, kwargs.get("s", args[0] if args else None),
+                                    kwargs.get("axes", args[1] if len(args) > 1 else
+                                               ((-2, -1) if name.endswith("2") else None)))
         if not multi:
             a, args, kwargs = _cupy_fft_1d(name, a, args, kwargs)
         # a complex-to-real transform along one axis (axes as the caller gave them) ends
