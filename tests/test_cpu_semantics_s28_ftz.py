@@ -139,3 +139,38 @@ def test_setitem_and_copyto_conversions_flush(cp):
     e = cp.zeros(1, cp.float64)
     e[:] = cp.asarray([TINY64])
     assert e.get().tolist() == [TINY64]
+
+
+# --- routines that are CuPy's own kernels (not cuBLAS/cuSOLVER) -------------------------
+
+def test_outer_kron_diff_cross_are_flushing_kernels(cp):
+    # ``linalg/_product.py``: outer, kron are ``cupy.multiply``; ``sumprod.py``: diff
+    # is ``subtract``; cross both
+    v = _f32(cp, [1e-20, 1.0])
+    assert cp.outer(v, v).get()[0, 0] == 0.0
+    assert cp.kron(v, v).get()[0] == 0.0
+    a = _f32(cp, [1e-38, 1.1e-38, 1.0])
+    assert cp.diff(a).get()[0] == 0.0
+    assert cp.ediff1d(a).get()[0] == 0.0
+    u, w = _f32(cp, [1e-20, 0, 0]), _f32(cp, [0, 1e-20, 0])
+    assert cp.cross(u, w).get().tolist() == [0.0, 0.0, 0.0]
+    # a double operand: the 'dd->d' loop, its double result kept
+    wide = cp.outer(cp.asarray([1e-20]), _f32(cp, [1e-20])).get()[0, 0]
+    assert wide == pytest.approx(1e-40, rel=1e-6)
+
+
+def test_trace_det_norm_flush(cp):
+    # ``_ndarray_trace``: ``diagonal().sum(-1)``, a strided view: a reduction kernel
+    m = _f32(cp, [[TINY, 1.0], [2.0, TINY]])
+    assert m.trace().get().tolist() == 0.0
+    assert cp.trace(m).get().tolist() == 0.0
+    assert cp.trace(_f32(cp, [[TINY]])).get().tolist() == KEPT  # (one element: CUB)
+    # ``det``: ``sign * cupy.exp(logdet)``
+    d = _f32(cp, [[1e-20, 0.0], [0.0, 1e-20]])
+    assert cp.linalg.det(d).get().tolist() == 0.0
+    assert cp.linalg.det(cp.asarray([[1e-160, 0.0], [0.0, 1e-160]])).get().tolist() > 0
+    # ``norm``: ``cupy.sqrt((x * x).sum())``
+    assert cp.linalg.norm(_f32(cp, [1e-20, 1e-20])).get().tolist() == 0.0
+    assert cp.linalg.norm(_f32(cp, [3.0, 4.0])).get().tolist() == 5.0
+    assert cp.linalg.norm(_f32(cp, [[3.0, 4.0], [0.0, 0.0]]), 2).get().tolist() == \
+        pytest.approx(5.0)

@@ -1025,7 +1025,8 @@ OVERRIDES.update({name: _wrap_host_ok(fn) for name, fn in
 #: ndarray methods and attributes whose CuPy semantics differ from NumPy's
 METHODS: dict[str, Callable[..., Any]] = {**ROUTINE_METHODS, **INDEXING_METHODS,
                                           **{f"scatter_{op}": fn
-                                             for op, fn in _SCATTERS.items()}}
+                                             for op, fn in _SCATTERS.items()},
+                                          "trace": cpu_ftz.trace}  # (-ftz=true: cpu_ftz)
 ATTRIBUTES: dict[str, Callable[..., Any]] = dict(ROUTINE_ATTRIBUTES)
 OVERRIDES.update(KERNEL_OVERRIDES)
 OVERRIDES.update(RANDOM_OVERRIDES)
@@ -1327,6 +1328,7 @@ class CpuBackend:
             return cpu_ndimage.resolve(name, fn, to_device_result)
         if fn is None:
             raise NotImplementedError(f"{path} is not available on gpushare's CPU backend")
+        fn = cpu_ftz.routine(path, fn)  # (CuPy's own -ftz=true kernels: float32 flushed)
         return _wrap_host_ok(fn) if module in HOST_OK_MODULES else _wrap(fn)
 
     def method(self, obj: Any, name: str) -> Callable[..., Any]:

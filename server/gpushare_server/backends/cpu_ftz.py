@@ -21,6 +21,7 @@ nothing is flushed: NumPy's IEEE answers, as before.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy
@@ -263,3 +264,63 @@ def scatter(fn: Any, ufunc: Any, a: Any, key: Any, value: Any) -> None:
         _ftz.call(fn, ufunc, a, key, value)
     else:
         fn(ufunc, a, key, value)
+
+
+# --- routines that are CuPy's own kernels over NumPy's ----------------------------------
+
+#: dtypes NumPy promotes into float32 beside it (the ``_ftz.Ufunc`` rule)
+_SMALL = frozenset("?bBhHe")
+
+
+def _elementwise(fn: Any) -> Any:
+    """``fn`` (``numpy.outer``, ``numpy.kron``) as CuPy's ``cupy.multiply`` kernel
+    computes it: float32/complex64 array operands flushed, and flushing on where no
+    operand is wider (a double loop's float32 operand is read by ``cvt.ftz.f64.f32``)."""
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        arrays = [a for a in args if type(a) is numpy.ndarray]
+        if not any(a.dtype.char in _SINGLE for a in arrays):
+            return fn(*args, **kwargs)
+        args = tuple(flushed(a) for a in args)
+        if all(a.dtype.char in _SINGLE or a.dtype.char in _SMALL for a in arrays) and \
+                all(type(a) in (int, float, bool, complex, numpy.ndarray) for a in args):
+            return _ftz.call(fn, *args, **kwargs)
+        return fn(*args, **kwargs)
+    return call
+
+
+def _result_flushed(fn: Any) -> Any:
+    """``fn`` whose float32/complex64 result CuPy computes last in a ``-ftz=true``
+    kernel (``linalg.det``: ``sign * cupy.exp(logdet)``)."""
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return _flush_result(fn, *args, **kwargs)
+    return call
+
+
+def trace(a: Any, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: Any = None,
+          out: Any = None) -> Any:
+    """``cupy.trace`` as CuPy computes it (``_routines_math.pyx: _ndarray_trace``):
+    ``a.diagonal(offset, axis1, axis2).sum(-1, dtype, out)``, a view CUB does not take
+    (not contiguous) unless it is one element, so a ``-ftz=true`` reduction kernel."""
+    if type(a) is not numpy.ndarray or a.dtype.char not in _SINGLE or not AVAILABLE:
+        return numpy.trace(a, offset, axis1, axis2, dtype, out)
+    d = numpy.diagonal(a, offset, axis1, axis2)
+    d, run = reduction("sum", d, -1, dtype)
+    return run(numpy.sum, d, axis=-1, dtype=dtype, out=out)
+
+
+#: (``outer``, ``kron``: ``multiply``; ``diff``, ``ediff1d``: ``subtract``; ``cross``:
+#: both, ``_product.py``, ``sumprod.py``)
+_ROUTINES = {"cupy.outer": _elementwise, "cupy.kron": _elementwise,
+             "cupy.diff": _elementwise, "cupy.ediff1d": _elementwise,
+             "cupy.cross": _elementwise, "cupy.linalg.det": _result_flushed,
+             "cupy.trace": lambda fn: trace}
+
+
+def routine(path: str, fn: Any) -> Any:
+    """The NumPy function ``fn`` serving ``path`` as CuPy's ``-ftz=true`` kernels
+    compute it, where they are CuPy's own (``_ROUTINES``; ``linalg.det``: its last
+    ``exp``; ``trace``: a reduction); ``fn`` itself elsewhere."""
+    how = _ROUTINES.get(path)
+    return fn if how is None or not AVAILABLE else how(fn)

@@ -238,8 +238,14 @@ def linalg_norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = Fals
     """See Also: cupy.linalg.norm (``linalg/_norms.py``). An empty array runs CuPy's
     steps, where NumPy's answers 0: ``abs(x).max(axis=...)`` (``min``) of an empty
     axis is the reduction's error, the 2-norms ``cupy.take(svd(...), indices=0)``
-    (``-1``) of no singular values ``take``'s; anything else is NumPy's norm."""
+    (``-1``) of no singular values ``take``'s; anything else is NumPy's norm. Of
+    float32/complex64, CuPy's first step is a ``-ftz=true`` kernel (``x * x``,
+    ``abs(x)``...): subnormals flushed, and the rest computed so (``cpu_ftz``), but
+    for the singular values (cuSOLVER's)."""
     if not isinstance(x, numpy.ndarray) or x.size != 0:
+        if cpu_ftz.single(x) and not (ord in (2, -2, "nuc") and (
+                x.ndim == 2 if axis is None else numpy.ndim(axis) == 1 and len(axis) == 2)):
+            return cpu_ftz.call(numpy.linalg.norm, cpu_ftz.flushed(x), ord, axis, keepdims)
         return numpy.linalg.norm(x, ord, axis, keepdims)
     nd = x.ndim
     if axis is None and (ord is None or (nd == 1 and ord == 2) or
