@@ -1,4 +1,6 @@
-"""A program that forks (``os.fork``, ``multiprocessing``'s default start on Linux)
+"""Child processes of a program that uses gpushare.
+
+A program that forks (``os.fork``, ``multiprocessing``'s default start on Linux)
 after using gpushare: the child shares the parent's sockets, express connection and
 shared memory, so it must never speak on them. It gets what CuPy gives a child forked
 after CUDA was initialised (``cudaErrorInitializationError`` at every call), and the
@@ -76,3 +78,37 @@ def test_a_child_of_a_process_that_never_used_gpushare_has_its_own_session(serve
     out = run_python(code, env={"GPUSHARE_SERVER": server.address}, timeout=100)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split() == ["[6,", "10,", "15]", "21"]
+
+
+def test_gpushare_runs_children_import_its_cupy_and_share_its_server(tmp_path):
+    """``gpushare run`` with the embedded server: a ``multiprocessing`` worker started
+    by ``spawn`` (the default on macOS and Windows, ``forkserver`` from Python 3.14)
+    and a plain subprocess say ``import cupy`` too. They failed there (no CuPy on this
+    machine: the hook was this process's only); now they get gpushare's, and once the
+    program has started the embedded server, they share it."""
+    (tmp_path / "prog.py").write_text(textwrap.dedent("""
+        import multiprocessing, os, subprocess, sys
+        import cupy
+
+        def work(n):
+            return int(cupy.arange(n).sum()), os.environ.get("GPUSHARE_SERVER")
+
+        if __name__ == "__main__":
+            spawn = multiprocessing.get_context("spawn")
+            with spawn.Pool(1) as pool:  # before the program's first call
+                early = pool.map(work, [4])
+            x = cupy.arange(5)
+            address = os.environ["GPUSHARE_SERVER"]
+            with spawn.Pool(2) as pool:
+                late = pool.map(work, [5, 6])
+            child = subprocess.run([sys.executable, "-c",
+                                    "import cupy; print(int(cupy.ones(3).sum()))"],
+                                   capture_output=True, text=True, timeout=60)
+            print(early[0][0], [n for n, _ in late], {a for _, a in late} == {address},
+                  child.stdout.strip() or child.stderr, int(x.sum()))
+    """))
+    env = {"GPUSHARE_SERVER": None, "GPUSHARE_HOOK": None, "GPUSHARE_BACKEND": BACKEND}
+    out = run_python("", env=env, args=["-m", "gpushare", "run", str(tmp_path / "prog.py")],
+                     timeout=110)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip() == "6 [10, 15] True 3 10", out.stdout

@@ -1,8 +1,10 @@
 """Makes ``import cupy`` / ``import cupyx`` resolve to gpushare's modules.
 
 Installed from ``gpushare-hook.pth`` at interpreter start only when
-``GPUSHARE_SERVER`` is set (or by ``gpushare run``); otherwise nothing happens and a
-real CuPy stays untouched.
+``GPUSHARE_SERVER`` or ``GPUSHARE_HOOK`` is set (``gpushare run`` sets the latter, so
+that the program's child processes, ``multiprocessing``'s spawned workers among them,
+import gpushare's ``cupy`` too); otherwise nothing happens and a real CuPy stays
+untouched.
 """
 from __future__ import annotations
 
@@ -13,6 +15,16 @@ import sys
 from typing import Any
 
 ALIASES = {"cupy": "gpushare.cupy", "cupyx": "gpushare.cupyx"}
+#: what makes ``gpushare-hook.pth`` install the hook in a new interpreter
+ENVIRONMENT = ("GPUSHARE_SERVER", "GPUSHARE_HOOK")
+
+
+def environment_without() -> dict:
+    """This process's environment without the variables that activate the hook: for
+    the processes of a server, whose ``import cupy`` must be this machine's CuPy (one
+    that reached gpushare's would look for a server in turn)."""
+    import os
+    return {k: v for k, v in os.environ.items() if k not in ENVIRONMENT}
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -51,7 +63,7 @@ class CupyAliasFinder(importlib.abc.MetaPathFinder):
 
 def install() -> None:
     """Route ``import cupy`` to gpushare (idempotent)."""
-    if not any(isinstance(f, CupyAliasFinder) for f in sys.meta_path):
+    if not installed():
         sys.meta_path.insert(0, CupyAliasFinder())
     for name in list(sys.modules):  # a real CuPy imported before must not shadow us
         if name.split(".")[0] in ALIASES and not getattr(sys.modules[name], "__name__",
@@ -71,5 +83,10 @@ def uninstall() -> None:
 
 def _from_pth() -> None:
     import os
-    if os.environ.get("GPUSHARE_SERVER"):
+    if os.environ.get("GPUSHARE_SERVER") or os.environ.get("GPUSHARE_HOOK"):
         install()
+
+
+def installed() -> bool:
+    """Whether ``import cupy`` means gpushare's in this process."""
+    return any(isinstance(f, CupyAliasFinder) for f in sys.meta_path)

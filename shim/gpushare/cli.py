@@ -76,6 +76,7 @@ def _run(args: argparse.Namespace) -> int:
         os.environ["GPUSHARE_SERVER"] = args.server
     from . import _hook
     _hook.install()
+    os.environ["GPUSHARE_HOOK"] = "1"  # (the program's children: gpushare-hook.pth)
     if args.module:
         import importlib.util
         try:

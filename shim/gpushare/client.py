@@ -1522,11 +1522,14 @@ def get_session() -> Session:
 def _connect() -> Session:
     global _embedded
     address = os.environ.get("GPUSHARE_SERVER", "").strip()
-    if not address:
+    if not address or _embedded is not None and address == _embedded.address:
+        from . import _hook
         from .embedded import start_embedded_server
         _embedded = start_embedded_server()
         address = _embedded.address
         session = Session(address, on_close=_embedded.stop)
+        if _hook.installed():  # the program's children (``import cupy``) share it
+            os.environ["GPUSHARE_SERVER"] = address
     else:
         session = Session(address)
     from .cupy import _ndarray  # installs the proxy factories

@@ -15,6 +15,7 @@ import threading
 from dataclasses import dataclass, field
 
 from . import errors
+from ._hook import environment_without
 from .settings import env_float
 
 
@@ -57,7 +58,9 @@ def start_embedded_server(timeout: float | None = None) -> EmbeddedServer:
     # ``signal.py`` or ``resource.py`` of theirs would stand in for the standard one)
     cmd = [sys.executable, "-P", "-m", "gpushare", "serve", "--bind", address,
            "--backend", backend, "--exit-with-parent", str(os.getpid())]
-    env = {**os.environ, "GPUSHARE_LOG_LEVEL": os.environ.get("GPUSHARE_LOG_LEVEL", "WARNING")}
+    # (not the hook's variables: the server's ``import cupy`` is this machine's CuPy)
+    env = {**environment_without(),
+           "GPUSHARE_LOG_LEVEL": os.environ.get("GPUSHARE_LOG_LEVEL", "WARNING")}
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
                             env=env)
     line: list[str] = []

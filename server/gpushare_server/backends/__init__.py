@@ -153,8 +153,9 @@ def _device_count() -> int:
     """How many GPUs this machine's CuPy sees (0 without CuPy or a GPU), probed once."""
     if not _COUNT:
         probe = "import cupy; print(cupy.cuda.runtime.getDeviceCount())"
-        # without GPUSHARE_SERVER, so that `import cupy` is this machine's CuPy
-        env = {k: v for k, v in os.environ.items() if k != "GPUSHARE_SERVER"}
+        # without the hook's variables, so that `import cupy` is this machine's CuPy
+        from gpushare._hook import environment_without
+        env = environment_without()
         try:
             out = subprocess.run([sys.executable, "-c", probe], capture_output=True,
                                  text=True, timeout=120, env=env)
