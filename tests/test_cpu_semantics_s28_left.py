@@ -119,3 +119,62 @@ def test_an_invalid_casting_with_out(cp):
             lambda: cp.add(b, b, out=cp.empty(3, dtype=cp.int8), casting="bogus"))
     # (not a str: the Cython argument test of ``str casting``, before anything else)
     _raises(TypeError, "Expected str, got int", lambda: cp.add(a, b, out=out, casting=1))
+
+
+# --- writes into an output inside cupy.fuse (cupy/_core/fusion.pyx: _FusionHistory.
+# call_ufunc refuses an output of fewer dimensions, ``Fusion.__call__`` then traces with
+# cupy/_core/_fusion_trace.pyx: TraceImpl.call_ufunc; __setitem__ in both) ------------
+
+def test_fused_write_into_a_smaller_output(cp):
+    a, b, c = cp.arange(3.0), cp.arange(6.0).reshape(2, 3), cp.arange(8.0).reshape(2, 4)
+
+    @cp.fuse()
+    def assign(x, y):
+        x[...] = y
+        return x + 1
+
+    @cp.fuse()
+    def add_into(x, y):
+        return cp.add(x, y, out=x)
+
+    @cp.fuse()
+    def iadd(x, y):
+        x += y
+        return x
+
+    @cp.fuse()
+    def copy(x, y):
+        cp.copyto(x, y)
+        return x
+
+    words = ("non-broadcastable output operand with shape (3,) doesn't match the "
+             "broadcast shape (2, 3)")
+    for fn in (assign, add_into, iadd, copy):
+        _raises(ValueError, words, lambda: fn(a.copy(), b))
+    # (``internal._broadcast_shapes``' own words, 'shapes' glued to the first shape)
+    _raises(ValueError, "operands could not be broadcast together with shapes(3,) (2, 4) (3,)",
+            lambda: iadd(a.copy(), c))
+    # (a larger output broadcasts the input, as outside fuse)
+    assert assign(b.copy(), a).tolist() == [[1.0, 2.0, 3.0]] * 2
+    assert add_into(b.copy(), a).tolist() == [[0.0, 2.0, 4.0], [3.0, 5.0, 7.0]]
+    assert copy(b.copy(), a).tolist() == [[0.0, 1.0, 2.0]] * 2
+    # (and outside fuse nothing changes)
+    _raises(ValueError, "Out shape is mismatched", lambda: cp.add(a, b, out=a.copy()))
+
+
+def test_fused_setitem_takes_only_the_whole_array(cp):
+    @cp.fuse()
+    def first(x, y):
+        x[0] = y
+        return x
+
+    @cp.fuse()
+    def whole(x, y):
+        x[:] = y
+        return x
+
+    _raises(ValueError, "The fusion supports `[...]` or `[:]`.", lambda: first(cp.zeros(3), 1.0))
+    assert whole(cp.zeros(3), 2.0).tolist() == [2.0, 2.0, 2.0]
+    x = cp.zeros(3)
+    x[0] = 1.0
+    assert x.tolist() == [1.0, 0.0, 0.0]

@@ -1141,6 +1141,27 @@ for _name, _position in (("sum", 4), ("prod", 4), ("nansum", 4), ("nanprod", 4),
     _no_keepdims_in_fusion(_name, _position)
 del _name, _position
 
+
+def _copyto_in_fusion() -> None:
+    """``cupy.copyto`` inside ``cupy.fuse`` is ``elementwise_copy(src, dst)`` once its
+    casting check passed (``_manipulation/basic.py``): the fused tracers' refusal of a
+    ``dst`` of fewer dimensions (``_ndarray._fused_into``)."""
+    fn = globals()["copyto"]
+    from ._ndarray import _FUSING, _fused_into
+
+    def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = None) -> Any:
+        if getattr(_FUSING, "depth", 0) and where is None and isinstance(dst, ndarray) \
+                and isinstance(src, ndarray) and isinstance(casting, str) and \
+                numpy.can_cast(src.dtype, dst.dtype, casting):
+            _fused_into((src,), dst)
+        return fn(dst, src, casting=casting, where=where)
+    copyto.__doc__ = fn.__doc__
+    copyto.__wrapped__ = fn  # type: ignore[attr-defined]
+    globals()["copyto"] = copyto
+
+
+_copyto_in_fusion()
+
 # CuPy's functions with two names are one object (``cupy.concat is cupy.concatenate``)
 for _alias, _name in (("permute_dims", "transpose"), ("concat", "concatenate"),
                       ("alltrue", "all"), ("sometrue", "any"), ("trapz", "trapezoid"),

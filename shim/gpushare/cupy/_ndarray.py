@@ -340,6 +340,42 @@ def _no_scalar_in_fuse() -> None:
         raise TypeError("Cannot convert to Python scalar in cupy.fuse")
 
 
+def _fused_into(inputs: Any, out: Any) -> None:
+    """An elementwise write of ``inputs`` into ``out`` (a ufunc's ``out=``, ``out[...] =
+    value``, ``copyto``) inside ``cupy.fuse``: CuPy's first tracer (``fusion.pyx``,
+    ``call_ufunc``) refuses an output of fewer dimensions than its inputs, and CuPy
+    traces again with its second (``_fusion_trace.pyx``, ``call_ufunc``), which raises
+    ``internal._broadcast_shapes``' error (its words: no space after 'shapes') or its
+    own 'non-broadcastable output operand' (eager CuPy would broadcast or say 'Out shape
+    is mismatched')."""
+    if not getattr(_FUSING, "depth", 0) or not isinstance(out, ndarray):
+        return
+    shapes = [tuple(a._shape) if isinstance(a, ndarray) else numpy.shape(a) for a in inputs]
+    oshape = tuple(out._shape)
+    if not shapes or len(oshape) >= max(len(sh) for sh in shapes):
+        return
+    shapes.append(oshape)
+    ndim = max(len(sh) for sh in shapes)
+    result = []
+    for dims in zip(*[(1,) * (ndim - len(sh)) + sh for sh in shapes]):
+        sizes = [d for d in dims if d != 1]
+        size = sizes[0] if sizes else 1
+        if any(d != size for d in sizes):
+            raise ValueError("operands could not be broadcast together with shapes" +
+                             " ".join(str(sh) for sh in shapes))
+        result.append(size)
+    raise ValueError(f"non-broadcastable output operand with shape {oshape} doesn't "
+                     f"match the broadcast shape {tuple(result)}")
+
+
+def _fused_setitem(key: Any, value: Any, out: Any) -> None:
+    """``out[key] = value`` inside ``cupy.fuse``: CuPy's array proxies take ``[...]``
+    and ``[:]`` alone (``fusion.pyx`` and ``_fusion_interface.py``: ``__setitem__``)."""
+    if not (key is Ellipsis or (isinstance(key, slice) and key == slice(None))):
+        raise ValueError("The fusion supports `[...]` or `[:]`.")
+    _fused_into((value,), out)
+
+
 class ndarray(_client.RemoteHandle):
     """Multi-dimensional array on the (remote) GPU.
 
@@ -752,6 +788,8 @@ class ndarray(_client.RemoteHandle):
         return _new(s, hid, shape, self._dtype, strides, flags, base)
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        if getattr(_FUSING, "depth", 0):
+            _fused_setitem(key, value, self)
         s = self._gs_session
         try:
             if self._strides is None or not (_is_proxy(value) or type(value) in (

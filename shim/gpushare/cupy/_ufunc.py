@@ -14,7 +14,8 @@ import numpy
 
 from ..namespace import module_names
 from . import _infer
-from ._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _new, _session_of, given, ndarray, session
+from ._ndarray import (FLAG_C, FLAG_F, FLAG_OWN, _fused_into, _new, _session_of, given,
+                       ndarray, session)
 
 try:  # the operators' fast path in C (shim/gpushare/_accel.c), where it was built
     from .. import _accel
@@ -411,6 +412,8 @@ class ufunc:
             if o is not None and not isinstance(o, ndarray):
                 _check_operand(_plain_scalar(o))
                 raise TypeError("Output arguments type must be cupy.ndarray")
+            if o is not None and self.nin is not None:
+                _fused_into(args[:self.nin], o)  # (inside cupy.fuse: its tracers' words)
         try:
             if s is None or self._np is None or len(args) != self.nin:
                 raise _infer.CannotInfer
