@@ -115,3 +115,41 @@ def test_fft_nd_axes_past_the_array_are_cupys_valueerror(cp):
             lambda: cp.fft.fftn(a, s=(4, 4, 4), axes=(0, 1)))
     assert cp.fft.rfft2(a, axes=(1, 0)).shape == (3, 6)
     assert cp.fft.fftn(a, axes=(-1,)).shape == (4, 6)
+
+
+# --- ndimage filters with a mode per axis (cupyx/scipy/ndimage/_filters_core.py:
+#     _check_nd_args makes ``mode`` one per axis for correlate, convolve and the rank
+#     filters; SciPy's refuse a sequence) -------------------------------------------------
+
+def test_ndimage_correlate_and_rank_filters_take_a_mode_per_axis(cp, ndi):
+    import scipy.ndimage as sndi
+    rs = numpy.random.RandomState(0)
+    ah = rs.rand(6, 7).astype(numpy.float32)
+    u, v = rs.rand(3), rs.rand(4)
+    a = cp.asarray(ah)
+    w = cp.asarray(numpy.outer(u, v).astype(numpy.float32))
+    for modes in (("wrap", "reflect"), ("nearest", "mirror"), ("constant", "wrap")):
+        # (separable weights: the same as one pass per axis, each with its own mode)
+        want = sndi.correlate1d(sndi.correlate1d(ah.astype(numpy.float64), u, 0,
+                                                 mode=modes[0], cval=2.0),
+                                v, 1, mode=modes[1], cval=2.0, origin=1)
+        got = ndi.correlate(a, w, mode=modes, cval=2.0, origin=(0, 1))
+        assert got.dtype == numpy.float32 and got.flags.c_contiguous
+        numpy.testing.assert_allclose(got.get(), want, rtol=1e-5)
+        want = sndi.convolve1d(sndi.convolve1d(ah.astype(numpy.float64), u, 0, mode=modes[0]),
+                               v, 1, mode=modes[1])
+        numpy.testing.assert_allclose(ndi.convolve(a, w, mode=modes).get(), want, rtol=1e-5)
+        # (a rank filter: its interior rows see only the second axis' mode, its interior
+        # columns only the first's)
+        got = ndi.median_filter(a, (3, 5), mode=modes).get()
+        numpy.testing.assert_array_equal(got[:, 3], sndi.median_filter(ah, (3, 5),
+                                                                       mode=modes[0])[:, 3])
+        numpy.testing.assert_array_equal(got[2:4], sndi.median_filter(ah, (3, 5),
+                                                                      mode=modes[1])[2:4])
+    out = cp.empty((6, 7))
+    assert ndi.correlate(a, w, mode=("wrap", "reflect"), output=out) is out
+    numpy.testing.assert_allclose(out.get(), ndi.correlate(a, w, mode=("wrap", "reflect")).get(),
+                                  rtol=1e-6)
+    assert ndi.rank_filter(a, 2, 3, mode=["wrap", "wrap"]).shape == (6, 7)
+    _raises(RuntimeError, "origin must have length equal to input rank",
+            lambda: ndi.correlate(a, w, mode=("wrap", "reflect", "wrap")))

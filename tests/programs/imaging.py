@@ -56,6 +56,12 @@ numpy.testing.assert_allclose(lap.get(), sndi.laplace(img_h.astype(numpy.float64
 med = ndi.median_filter(img, size=3)
 numpy.testing.assert_array_equal(med.get(), sndi.median_filter(img_h, size=3))
 
+# a smoothing periodic along x only: one boundary mode per axis
+g1 = numpy.array([1.0, 2.0, 1.0]) / 4
+cyl = ndi.correlate(img, cupy.asarray(numpy.outer(g1, g1), dtype=cupy.float32), mode=("reflect", "wrap"))
+cyl_h = sndi.correlate1d(sndi.correlate1d(img_h, g1, 0, mode="reflect"), g1, 1, mode="wrap")
+numpy.testing.assert_allclose(cyl.get(), cyl_h, atol=1e-5)
+
 # morphology
 opened = ndi.binary_opening(mask, structure=cupy.ones((3, 3), bool), iterations=2)
 assert (opened.get() == sndi.binary_opening(mask.get(), structure=numpy.ones((3, 3), bool), iterations=2)).all()

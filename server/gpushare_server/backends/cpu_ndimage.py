@@ -99,14 +99,72 @@ def resolve(name: str, scipy_fn: Any, results: Callable[[Any], Any]) -> Callable
             _check_arguments(name, sig, bound.arguments)  # type: ignore[arg-type]
         if name in _CVAL_CHECKED:
             _check_cval(sig, bound.arguments)  # type: ignore[arg-type]
+        crop = _pad_per_axis_modes(sig, bound.arguments) if name in _PADDED else None
         try:
             out = fn(*bound.args, **bound.kwargs)
+            if crop is not None:
+                out = crop(out)
         except RuntimeError as e:
             if str(e) == _SCIPY_SEQUENCE_ERROR and name in _SEQUENCE_CHECKS:
                 _check_sequences(name, sig, bound.arguments)  # type: ignore[arg-type]
             raise
         return results(out)
     return call
+
+
+#: filters CuPy gives a mode per axis (``_filters_core._check_nd_args``) where SciPy's
+#: take one mode, and how ``numpy.pad`` extends an axis as each mode does
+_PADDED = frozenset({"correlate", "convolve", "median_filter", "rank_filter",
+                     "percentile_filter"})
+_PAD_MODES = {"reflect": "symmetric", "grid-reflect": "symmetric", "grid-mirror": "symmetric",
+              "mirror": "reflect", "nearest": "edge", "wrap": "wrap", "grid-wrap": "wrap",
+              "constant": "constant"}
+
+
+def _pad_per_axis_modes(sig: inspect.Signature, arguments: dict) -> Any:
+    """CuPy's modes given one per axis, for a filter whose SciPy counterpart refuses a
+    sequence: the input padded along each axis as its mode extends it (past the reach
+    of the window and its origin) and filtered with the padding in place; gives the
+    function cropping the result back (into ``output`` where one was given). None where
+    there is one mode (set as the one), or ``axes``."""
+    def arg(key: str) -> Any:
+        return _argument(sig, arguments, key)
+    mode, input = arg("mode"), arg("input")
+    if isinstance(mode, str) or mode is None or not isinstance(input, numpy.ndarray) or \
+            arg("axes") is not None:
+        return None
+    modes = list(mode)
+    if len(modes) != input.ndim:
+        raise RuntimeError("origin must have length equal to input rank")
+    if len(set(modes)) == 1:
+        arguments["mode"] = modes[0]
+        return None
+    window = arg("weights") if "weights" in sig.parameters else arg("footprint")
+    if window is not None:
+        shape = list(numpy.shape(window))
+    else:
+        shape = _fix_sequence_arg(arg("size"), input.ndim, "size", int)
+    origins = _fix_sequence_arg(arg("origin"), input.ndim, "origin", int)
+    pads = [w + abs(o) for w, o in zip(shape, origins)]
+    padded = input
+    for axis, (m, p) in enumerate(zip(modes, pads)):
+        width = [(0, 0)] * input.ndim
+        width[axis] = (p, p)
+        kind = _PAD_MODES[m]
+        extra = {"constant_values": arg("cval")} if kind == "constant" else {}
+        padded = numpy.pad(padded, width, mode=kind, **extra)
+    arguments["input"], arguments["mode"] = padded, "constant"
+    output = arg("output")
+    if isinstance(output, numpy.ndarray):
+        arguments["output"] = output.dtype
+    index = tuple(slice(p, p + n) for p, n in zip(pads, input.shape))
+
+    def crop(result: Any) -> Any:
+        if isinstance(output, numpy.ndarray):
+            output[...] = result[index]
+            return output
+        return numpy.ascontiguousarray(result[index])
+    return crop
 
 
 #: SciPy's words for a per-axis argument of the wrong length (``_normalize_sequence``)
