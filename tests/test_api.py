@@ -758,3 +758,24 @@ def test_memory_pool_set_limit_cannot_raise_the_servers(monkeypatch):
     finally:
         client.reset_session()
         srv.stop()
+
+
+def test_a_servers_error_carries_no_context_of_gpushares_own(cp):
+    """A call the client could not lay out goes to the server, from inside gpushare's
+    ``except CannotInfer:`` (or a NumPy ``ValueError`` it caught): the server's error
+    was raised with that as its context, so the program's traceback showed "During
+    handling of the above exception" and gpushare's frames, where CuPy shows its one
+    error. The program's own context stays."""
+    x = cp.arange(5)
+    for attempt in (lambda: cp.add(x, cp.ones(3)),
+                    lambda: x.__setitem__(slice(None), cp.ones(3))):
+        with pytest.raises(ValueError) as info:
+            attempt()
+        assert info.value.__context__ is None
+        assert "During handling" not in "".join(traceback.format_exception(info.value))
+        try:
+            raise KeyError("the program's own")
+        except KeyError:
+            with pytest.raises(ValueError) as info:
+                attempt()
+        assert type(info.value.__context__) is KeyError

@@ -156,6 +156,18 @@ def _where(frame: Any) -> tuple[Any, int] | None:
     return None
 
 
+def _drop_our_context(exc: BaseException) -> None:
+    """A server's error raised while gpushare's own code handled an exception of its
+    own (``CannotInfer``: the call went to the server instead) gets that exception's
+    context instead: the program's traceback shows what CuPy's would, not "During
+    handling of the above exception" and gpushare's frames."""
+    ctx = exc.__context__
+    while ctx is not None and ctx.__traceback__ is not None and \
+            ctx.__traceback__.tb_frame.f_code.co_filename.startswith(_PKG_DIR):
+        ctx = ctx.__context__  # (caught where gpushare's frame had it: ours)
+    exc.__context__ = ctx
+
+
 def user_location(depth: int = 2) -> tuple[Any, int] | None:
     """``_where`` of the frame ``depth`` levels up (the caller's caller by default): the
     user's call."""
@@ -857,6 +869,9 @@ class Session:
                     "(GPUSHARE_SYNC=1 raises errors where they happen)"))
             try:
                 raise exc
+            except BaseException as raised:
+                _drop_our_context(raised)
+                raise
             finally:  # (kept here, a raised exception and this frame would hold each
                 del exc, pending  # other, and the caller's arrays, until a collection)
 

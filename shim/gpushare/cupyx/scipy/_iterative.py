@@ -598,7 +598,9 @@ def routed(name: str, served: Callable[..., Any], local: Callable[..., Any]) -> 
     def solve(A: Any, *args: Any, **kwargs: Any) -> Any:
         try:
             given = signature.bind(A, *args, **kwargs).arguments
-        except TypeError:  # (the server's error)
+        except TypeError:  # (the server's error, raised outside this handler: the
+            given = None   # binding's own is no context of the user's)
+        if given is None:
             return served(A, *args, **kwargs)
         if _runs_here(A, given.get("B"), given.get("M"), callback=given.get("callback")):
             return local(A, *args, **kwargs)
