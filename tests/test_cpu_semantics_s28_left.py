@@ -178,3 +178,38 @@ def test_fused_setitem_takes_only_the_whole_array(cp):
     x = cp.zeros(3)
     x[0] = 1.0
     assert x.tolist() == [1.0, 0.0, 0.0]
+
+
+# --- ReductionKernel's axes (cupy/_core/_reduction.pyx: _AbstractReductionKernel._call,
+# _sort_axis, _set_permuted_args, and the kernel template's _i / _j / _J) -------------
+
+def test_reduction_kernel_indices_over_permuted_axes(cp):
+    kJ = cp.ReductionKernel('T x', 'T y', 'x * _J', 'a + b', 'y = a', '0', 's28_kJ')
+    kj = cp.ReductionKernel('T x', 'T y', '_j', 'max(a, b)', 'y = a', '0', 's28_kj')
+    a = cp.arange(6.0).reshape(2, 3)
+    # (_J counts along the reduced axes; ``axis_permutes = reduce_axis + out_axis``)
+    assert kJ(a, axis=0).tolist() == [3.0, 4.0, 5.0]
+    assert kJ(a, axis=1).tolist() == [5.0, 14.0]
+    assert kJ(a, axis=1, keepdims=True).tolist() == [[5.0], [14.0]]
+    # (``_j = _i + _J * _out_ind.size()``: the reduced axes lead the input's indexer)
+    assert kj(a, axis=1).tolist() == [4.0, 5.0]
+    assert kj(a, axis=0).tolist() == [3.0, 4.0, 5.0]
+    # (one input that is not C-contiguous: its reduced axes sorted by decreasing
+    # strides, so _J runs in memory order: a Fortran array's columns first)
+    assert float(kJ(cp.asfortranarray(a))) == 50.0
+    assert float(kJ(a.T)) == 55.0
+    assert float(kJ(a)) == 55.0
+
+
+def test_reduction_kernel_with_a_raw_param_refuses_a_permutation(cp):
+    kraw = cp.ReductionKernel('T x, raw T w', 'T y', 'x * w[_J]', 'a + b', 'y = a', '0',
+                              's28_kraw')
+    a, w = cp.arange(6.0).reshape(2, 3), cp.arange(3.0)
+    assert kraw(a, cp.arange(2.0), axis=0).tolist() == [3.0, 4.0, 5.0]
+    b = cp.arange(24.0).reshape(2, 3, 4)
+    assert kraw(b, cp.arange(6.0), axis=(0, 1)).tolist() == \
+        (b.get() * numpy.arange(6.0).reshape(2, 3, 1)).sum(axis=(0, 1)).tolist()
+    for kw in ({"axis": 1}, {"axis": 1, "keepdims": True}):
+        _raises(NotImplementedError, "Illegal conditions", lambda: kraw(a, w, **kw))
+    # (the zero-size checks come first)
+    assert kraw(cp.zeros((0, 3)), w, axis=1).shape == (0,)

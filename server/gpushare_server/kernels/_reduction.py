@@ -29,7 +29,7 @@ extern "C" __global__ void {name}({params}) {{
   for (ptrdiff_t _i = _gs_beg; _i < _gs_end; ++_i) {{
     _type_reduce _s = _type_reduce({identity});
     for (ptrdiff_t _J = 0; _J < _gs_red; ++_J) {{
-      const ptrdiff_t _j = _i * _gs_red + _J;
+      const ptrdiff_t _j = _J * _gs_out + _i;
       _in_ind.set(_j);
       {input_expr}
       _type_reduce _a = static_cast<_type_reduce>({map_expr});
@@ -155,6 +155,13 @@ class ReductionKernel:
         ndim = len(in_shape)
         reduce_axis = _get_axis(axis, ndim)
         out_axis = tuple(i for i in range(ndim) if i not in reduce_axis)
+        if len(in_args) == 1 and len(out_axis) <= 1 and isinstance(
+                in_args[0], numpy.ndarray) and not in_args[0].flags.c_contiguous:
+            # (CuPy's ``_sort_axis``: one input, not C-contiguous: its reduced axes in
+            # decreasing order of their strides' sizes, which is the order ``_J``
+            # counts them in)
+            strides = in_args[0].strides
+            reduce_axis = tuple(sorted(reduce_axis, key=lambda i: -abs(strides[i])))
         if keepdims:
             out_shape = tuple(1 if i in reduce_axis else in_shape[i]
                               for i in range(ndim))
@@ -183,6 +190,11 @@ class ReductionKernel:
                 raise ValueError(
                     'zero-size array to reduction operation %s which has no '
                     'identity' % self.name)
+            if reduce_axis + out_axis != tuple(range(ndim)) and any(
+                    p.raw for p in self.in_params):
+                # (``_set_permuted_args``: reduced axes that are not the leading ones
+                # would transpose the arguments, which a raw one refuses)
+                raise NotImplementedError('Illegal conditions')
             self._launch(in_args, out_args, in_shape, reduce_axis, out_axis,
                          keepdims, type_map, reduce_dims)
         return out_args[0]  # (CuPy's ``_call`` returns its first output only)
@@ -208,9 +220,11 @@ class ReductionKernel:
             oshape, o_list = C.reduce_dims(oshape, o_list)
             rshape, r_list = C.reduce_dims(rshape, r_list)
         nin_arr = len(in_idx)
-        full_in = {i: o_list[k] + r_list[k] for k, i in enumerate(in_idx)}
+        # (CuPy's ``axis_permutes = reduce_axis + out_axis``: the reduced axes lead,
+        # ``_j`` is ``_i + _J * _out_ind.size()``)
+        full_in = {i: r_list[k] + o_list[k] for k, i in enumerate(in_idx)}
         full_out = {i: o_list[nin_arr + k] for k, i in enumerate(out_idx)}
-        ishape = tuple(oshape) + tuple(rshape)
+        ishape = tuple(rshape) + tuple(oshape)
 
         decls, blobs, key = [], [], []
         input_expr, output_expr = [], []
