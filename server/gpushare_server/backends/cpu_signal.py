@@ -240,10 +240,48 @@ def hilbert2(x: Any, N: Any = None) -> Any:
     return _signal().hilbert2(x, N)
 
 
+def firwin(numtaps: Any, cutoff: Any, width: Any = None, window: Any = "hamming",
+           pass_zero: Any = True, scale: bool = True, fs: Any = 2) -> Any:
+    """See Also: cupyx.scipy.signal.firwin (CuPy's checks, in its words: 'less than
+    nyq', 'the Nyquist rate', and ``pass_zero`` any truth value; then SciPy's taps)."""
+    nyq = 0.5 * fs
+    cut = numpy.atleast_1d(numpy.asarray(cutoff)) / float(nyq)
+    if cut.ndim > 1:
+        raise ValueError("The cutoff argument must be at most one-dimensional.")
+    if cut.size == 0:
+        raise ValueError("At least one cutoff frequency must be given.")
+    if cut.min() <= 0 or cut.max() >= 1:
+        raise ValueError("Invalid cutoff frequency: frequencies must be "
+                         "greater than 0 and less than nyq.")
+    if numpy.any(numpy.diff(cut) <= 0):
+        raise ValueError("Invalid cutoff frequencies: the frequencies "
+                         "must be strictly increasing.")
+    if isinstance(pass_zero, str):
+        one = "lowpass" if pass_zero in ("bandstop", "lowpass") else "highpass"
+        if pass_zero in ("lowpass", "highpass"):
+            if cut.size != 1:
+                raise ValueError("cutoff must have one element if "
+                                 'pass_zero=="%s", got %s' % (pass_zero, cut.shape))
+        elif pass_zero in ("bandstop", "bandpass"):
+            if cut.size <= 1:
+                raise ValueError("cutoff must have at least two elements if "
+                                 'pass_zero=="%s", got %s' % (pass_zero, cut.shape))
+        else:
+            raise ValueError('pass_zero must be True, False, "bandpass", '
+                             '"lowpass", "highpass", or "bandstop", got '
+                             "{}".format(pass_zero))
+        pass_zero = one == "lowpass"
+    if (bool(cut.size & 1) ^ pass_zero) and numtaps % 2 == 0:
+        raise ValueError("A filter with an even number of coefficients must "
+                         "have zero response at the Nyquist rate.")
+    return _signal().firwin(numtaps, cutoff, width=width, window=window,
+                            pass_zero=bool(pass_zero), scale=scale, fs=fs)
+
+
 #: (``cpu.py`` gives them host arrays as NumPy arrays, as the rest of the module; so
 #: ``linalg.bandwidth``, which takes them as these do: ``cupy.asarray``)
 SIGNAL_OVERRIDES: dict[str, Callable[..., Any]] = {
     f"cupyx.scipy.signal.{fn.__name__}": fn
     for fn in (lfilter, lfiltic, lfilter_zi, sosfilt, sosfilt_zi, qmf, ricker, morlet,
-               morlet2, firls, hilbert2)}
+               morlet2, firls, hilbert2, firwin)}
 SIGNAL_OVERRIDES["cupyx.scipy.linalg.bandwidth"] = bandwidth
