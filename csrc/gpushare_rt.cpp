@@ -489,6 +489,48 @@ void ensure_altstack() {
   if (sigaltstack(&ss, nullptr) != 0) munmap(p, size);
 }
 
+// ------------------------------------------------------------ flush-to-zero
+// CuPy compiles every kernel with -ftz=true: its float32 instructions read and write
+// subnormals as zeros. The server sets the launching thread's flushing bits (x86
+// MXCSR's FTZ and DAZ, aarch64 FPCR.FZ) around the launches it flushes (kernels/
+// _common.py: ftz_launch); each worker takes the launcher's bits for the launch (its
+// fibers start from them: init_fiber) and puts its own back after it.
+#if defined(__x86_64__) || defined(__i386__)
+typedef uint32_t fpmode_t;
+const fpmode_t kFlushBits = 0x8040u;
+inline fpmode_t fp_mode() {
+  uint32_t v;
+  asm volatile("stmxcsr %0" : "=m"(v));
+  return v;
+}
+inline void set_fp_mode(fpmode_t v) { asm volatile("ldmxcsr %0" : : "m"(v)); }
+#elif defined(__aarch64__)
+typedef uint64_t fpmode_t;
+const fpmode_t kFlushBits = (uint64_t)1 << 24;
+inline fpmode_t fp_mode() {
+  uint64_t v;
+  asm volatile("mrs %0, fpcr" : "=r"(v));
+  return v;
+}
+inline void set_fp_mode(fpmode_t v) { asm volatile("msr fpcr, %0" : : "r"(v)); }
+#else
+typedef unsigned fpmode_t;
+const fpmode_t kFlushBits = 0;
+inline fpmode_t fp_mode() { return 0; }
+inline void set_fp_mode(fpmode_t) {}
+#endif
+
+// the launcher's flushing bits on this worker for one launch
+struct FlushScope {
+  fpmode_t saved;
+  explicit FlushScope(fpmode_t bits) : saved(fp_mode()) {
+    if ((saved & kFlushBits) != bits) set_fp_mode((saved & ~kFlushBits) | bits);
+  }
+  ~FlushScope() {
+    if (fp_mode() != saved) set_fp_mode(saved);
+  }
+};
+
 // ------------------------------------------------------------- thread pool
 thread_local bool t_inpool = false;
 bool t_in_pool() { return t_inpool; }
@@ -513,6 +555,7 @@ class Pool {
       std::lock_guard<std::mutex> lk(mu_);
       fn_ = fn;
       ctx_ = ctx;
+      flush_ = fp_mode() & kFlushBits;
       total_ = nitems;
       next_.store(0);
       pending_ = n_ - 1;
@@ -539,12 +582,17 @@ class Pool {
     ensure_altstack();
     unsigned long long seen = 0;
     for (;;) {
+      fpmode_t bits;
       {
         std::unique_lock<std::mutex> lk(mu_);
         cv_.wait(lk, [&] { return gen_ != seen; });
         seen = gen_;
+        bits = flush_;
       }
-      work();
+      {
+        FlushScope flushing(bits);
+        work();
+      }
       {
         std::lock_guard<std::mutex> lk(mu_);
         if (--pending_ == 0) done_cv_.notify_all();
@@ -558,6 +606,7 @@ class Pool {
   std::condition_variable cv_, done_cv_;
   gs_item_fn fn_ = nullptr;
   void* ctx_ = nullptr;
+  fpmode_t flush_ = 0;
   long long total_ = 0;
   std::atomic<long long> next_{0};
   int pending_ = 0;
@@ -617,6 +666,7 @@ class CoopPool {
       }
       fn_ = fn;
       ctx_ = ctx;
+      flush_ = fp_mode() & kFlushBits;
       n_ = n;
       pending_ = n;
       arrived_ = 0;
@@ -647,14 +697,19 @@ class CoopPool {
     for (;;) {
       gs_item_fn fn;
       void* ctx;
+      fpmode_t bits;
       {
         std::unique_lock<std::mutex> lk(mu_);
         cv_.wait(lk, [&] { return gen_ != seen && i < n_; });
         seen = gen_;
         fn = fn_;
         ctx = ctx_;
+        bits = flush_;
       }
-      fn(ctx, i);
+      {
+        FlushScope flushing(bits);
+        fn(ctx, i);
+      }
       std::lock_guard<std::mutex> lk(mu_);
       if (--pending_ == 0) done_cv_.notify_all();
     }
@@ -665,6 +720,7 @@ class CoopPool {
   std::condition_variable cv_, done_cv_, barrier_cv_;
   gs_item_fn fn_ = nullptr;
   void* ctx_ = nullptr;
+  fpmode_t flush_ = 0;
   long long n_ = 0, pending_ = 0, arrived_ = 0;
   unsigned long long gen_ = 0, round_ = 0;
 };

@@ -174,3 +174,71 @@ def test_trace_det_norm_flush(cp):
     assert cp.linalg.norm(_f32(cp, [3.0, 4.0])).get().tolist() == 5.0
     assert cp.linalg.norm(_f32(cp, [[3.0, 4.0], [0.0, 0.0]]), 2).get().tolist() == \
         pytest.approx(5.0)
+
+
+# --- user kernels on the emulator (every kernel CuPy compiles is -ftz=true: compiler.py
+# ``_compile_with_cache_cuda``, RawKernel/RawModule's through ``compile_with_cache``) ---
+
+_SCALE32 = r'''
+extern "C" __global__ void gs_s28_scale(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] * 2.0f;
+}
+'''
+
+_SCALE64 = r'''
+extern "C" __global__ void gs_s28_scale64(const double* x, double* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = x[i] * 2.0;
+}
+'''
+
+_SHARED32 = r'''
+extern "C" __global__ void gs_s28_shared(const float* x, float* y, int n) {
+  __shared__ float s[128];
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  s[threadIdx.x] = i < n ? x[i] : 0.0f;
+  __syncthreads();
+  if (i < n) y[i] = s[threadIdx.x] + 0.0f;
+}
+'''
+
+
+def test_elementwise_and_reduction_kernels_flush(cp):
+    x = _f32(cp, [TINY, -TINY, 1.0] * 4000)
+    k = cp.ElementwiseKernel('float32 x', 'float32 y', 'y = x * 2.0f', 'gs_s28_ew')
+    y = k(x).get()
+    assert _signed(y[:3]) == [(0.0, 1.0), (0.0, -1.0), (2.0, 1.0)]
+    assert not numpy.any((y != 0) & (numpy.abs(y) < 1e-30))
+    kd = cp.ElementwiseKernel('float64 x', 'float64 y', 'y = x * 2.0', 'gs_s28_ewd')
+    assert kd(cp.asarray([TINY64, 1.0])).get().tolist() == [2 * TINY64, 2.0]
+    r = cp.ReductionKernel('float32 x', 'float32 y', 'x', 'a + b', 'y = a', '0',
+                           'gs_s28_sum')
+    assert r(_f32(cp, [TINY] * 3)).get().tolist() == 0.0
+    rd = cp.ReductionKernel('float64 x', 'float64 y', 'x', 'a + b', 'y = a', '0',
+                            'gs_s28_sumd')
+    assert rd(cp.asarray([TINY64] * 3)).get().tolist() == pytest.approx(3 * TINY64)
+
+    @cp.fuse()
+    def twice(a):
+        return a * 2
+    assert twice(_f32(cp, [TINY, 1.0])).get().tolist() == [0.0, 2.0]
+
+
+def test_raw_kernels_flush_on_every_worker_and_restore(cp):
+    # (the emulator runs blocks on a thread pool and a block with a barrier as fibers:
+    # each takes the launcher's flushing bits for the launch, and puts its own back)
+    n = 3 * 4096
+    x = _f32(cp, [TINY, -TINY, 1.0] * (n // 3))
+    y = cp.empty_like(x)
+    cp.RawKernel(_SCALE32, 'gs_s28_scale')((n // 128,), (128,), (x, y, cp.int32(n)))
+    got = y.get()
+    assert (got[0::3] == 0).all() and (got[1::3] == 0).all() and (got[2::3] == 2).all()
+    z = cp.empty_like(x)
+    cp.RawKernel(_SHARED32, 'gs_s28_shared')((n // 128,), (128,), (x, z, cp.int32(n)))
+    assert (z.get()[0::3] == 0).all()
+    d = cp.asarray(numpy.full(n, TINY64))
+    e = cp.empty_like(d)
+    cp.RawKernel(_SCALE64, 'gs_s28_scale64')((n // 128,), (128,), (d, e, cp.int32(n)))
+    assert (e.get() == 2 * TINY64).all()
+    assert (d * 1).get()[0] == TINY64

@@ -248,13 +248,17 @@ def get_function(code, name, options=()):
     return r
 
 
-def launch_linear(compiled, k, n, blobs, sizes):
-    """Launch a generated grid-stride kernel over ``n`` items."""
+ftz_launch = _runtime.ftz_launch
+
+
+def launch_linear(compiled, k, n, blobs, sizes, ftz=False):
+    """Launch a generated grid-stride kernel over ``n`` items (``ftz``: see
+    ``ftz_launch``)."""
     nt = _runtime.num_threads()
     grid = max(1, min(n // 4096, nt * 8))
     params, keep = _raw.pack_args(blobs, sizes)
     r, _ = _runtime.launch(compiled.lib, k, (grid, 1, 1), (1, 1, 1), 0,
-                           params, len(blobs))
+                           params, len(blobs), ftz=ftz)
     del keep
     if r != 0:
         raise RuntimeError('kernel launch failed (%d)' % r)

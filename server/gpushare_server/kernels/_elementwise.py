@@ -244,4 +244,4 @@ class ElementwiseKernel:
         total = 1
         for n in shape:
             total *= n
-        C.launch_linear(compiled, k, total, blobs, sizes)
+        C.launch_linear(compiled, k, total, blobs, sizes, ftz=C.ftz_launch(args))

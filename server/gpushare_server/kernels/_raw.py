@@ -461,7 +461,8 @@ class RawKernel:
                 'invalid argument (kernel %s takes %d arguments, %d given)'
                 % (self.name, len(sizes), len(args)))
         r, _ = _runtime.launch(c.lib, k, g, b, int(shared_mem), params, len(args),
-                               bool(self.enable_cooperative_groups))
+                               bool(self.enable_cooperative_groups),
+                               ftz=_runtime.ftz_launch(args))  # (-ftz=true)
         del keep
         if r == -3:  # GS_COOP_MAX_BLOCKS
             raise CUDADriverError('CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE',

@@ -291,4 +291,4 @@ class ReductionKernel:
         for s in oshape:
             n *= s
         C.launch_linear(compiled, k, n * 4096 if n < 4096 else n, blobs,
-                        sizes)
+                        sizes, ftz=C.ftz_launch(list(in_args) + list(out_args)))

@@ -10,6 +10,13 @@ import cffi
 
 from . import _build
 
+try:  # (the CPU backend's float32 flushing: gpushare_server/_ftz.c)
+    from gpushare_server import _ftz
+    if not _ftz.available:
+        _ftz = None
+except ImportError:
+    _ftz = None
+
 ffi = cffi.FFI()
 ffi.cdef('''
 typedef struct gs_rt_api gs_rt_api;
@@ -117,8 +124,35 @@ def _dispatch_output(text):
         sys.stdout.flush()
 
 
-def launch(lib, k, grid, block, shared_mem, params, nparams, cooperative=False):
-    """Launch entry ``k`` of module ``lib``; returns the printf output."""
+def ftz_launch(args):
+    """Whether a launch over ``args`` (arrays, NumPy scalars, Python scalars) runs with
+    float32 flushing on, as CuPy's ``-ftz=true`` kernels compute (``compiler.py``:
+    every kernel it compiles, RawKernel's too): where an argument is float32 or
+    complex64 and none is float64 or complex128 (nor a Python float, a double
+    parameter), since the processor's flushing would take genuine double subnormals
+    too, which CUDA keeps. Float32 arithmetic, and conversions between float32 and
+    double, are then exact; glibc's float functions given a subnormal are not (logf,
+    log2f, cbrtf, lgammaf misread it under DAZ; sinf, tanf, atanf... return it)."""
+    single = False
+    for a in args:
+        dt = getattr(a, 'dtype', None)
+        if dt is None:
+            if type(a) is float or type(a) is complex:
+                return False
+            continue
+        c = dt.char
+        if c == 'f' or c == 'F':
+            single = True
+        elif c == 'd' or c == 'D':
+            return False
+    return single
+
+
+def launch(lib, k, grid, block, shared_mem, params, nparams, cooperative=False,
+           ftz=False):
+    """Launch entry ``k`` of module ``lib``; returns the printf output. With ``ftz``
+    float32 subnormals are flushed as under CuPy's ``-ftz=true`` (the launching
+    thread's flushing bits on, which the runtime's workers take for the launch)."""
     runtime()
     L = ffi.new('gs_launch_t*')
     L.grid = grid
@@ -126,7 +160,10 @@ def launch(lib, k, grid, block, shared_mem, params, nparams, cooperative=False):
     L.shared_mem = shared_mem
     L.rt = _rt['api']
     L.cooperative = 1 if cooperative else 0
-    r = lib.gs_module_launch(k, L, params, nparams)
+    if ftz and _ftz is not None:
+        r = _ftz.call(lib.gs_module_launch, k, L, params, nparams)
+    else:
+        r = lib.gs_module_launch(k, L, params, nparams)
     text = _take_output()
     _dispatch_output(text)
     return r, text
