@@ -159,6 +159,16 @@ def test_outer_kron_diff_cross_are_flushing_kernels(cp):
     assert wide == pytest.approx(1e-40, rel=1e-6)
 
 
+def test_interp_reads_float32_through_ftz_conversions(cp):
+    # ``_math/misc.py``: ``_get_interp_kernel`` computes in double from its float32
+    # operands (``(real_t)fx[...]``, ``y = fy[...]``, ``y = left[0]``: cvt.ftz.f64.f32)
+    got = cp.interp(_f32(cp, [0.5, 2.0, -1.0]), _f32(cp, [0.0, 1.0]),
+                    _f32(cp, [0.0, 2e-40]), left=TINY)
+    assert got.dtype == numpy.float64 and got.get().tolist() == [0.0, 0.0, 0.0]
+    wide = cp.interp(cp.asarray([0.5]), cp.asarray([0.0, 1.0]), cp.asarray([0.0, 2e-310]))
+    assert wide.get().tolist() == [1e-310]
+
+
 def test_trace_det_norm_flush(cp):
     # ``_ndarray_trace``: ``diagonal().sum(-1)``, a strided view: a reduction kernel
     m = _f32(cp, [[TINY, 1.0], [2.0, TINY]])

@@ -2889,6 +2889,9 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
     if not numpy.can_cast(x_dtype, numpy.float64):
         raise TypeError("Cannot cast array data from {} to {} according to the rule "
                         "'safe'".format(x_dtype, numpy.float64))
+    # (float32 read by -ftz=true kernels: ``searchsorted``'s comparisons, ``astype``,
+    # and the interpolation's conversions to double, cvt.ftz.f64.f32: cpu_ftz)
+    x, xp, fp = cpu_ftz.flushed(x), cpu_ftz.flushed(xp), cpu_ftz.flushed(fp)
     if period is not None:
         if period == 0:
             raise ValueError("period must be a non-zero value")
@@ -2904,8 +2907,8 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
         fp = numpy.concatenate((fp[-1:], fp, fp[0:1]))
     out_dtype = numpy.dtype("D" if fp.dtype.kind == "c" else "d")
     idx = _digitize_search(xp, numpy.asarray(x), True, assume_increasing=True)
-    left = fp[0] if left is None else numpy.array(left, fp.dtype)
-    right = fp[-1] if right is None else numpy.array(right, fp.dtype)
+    left = fp[0] if left is None else cpu_ftz.flushed(numpy.array(left, fp.dtype))
+    right = fp[-1] if right is None else cpu_ftz.flushed(numpy.array(right, fp.dtype))
     left, right = numpy.asarray(left).ravel()[:1], numpy.asarray(right).ravel()[:1]
     if x.size == 0:
         return numpy.empty(x.shape, out_dtype)
