@@ -46,9 +46,16 @@ def test_ufunc_at_flushes_touched_elements(cp):
     m = _f32(cp, [TINY, -TINY, 1.0])
     cp.maximum.at(m, cp.asarray([0, 1]), cp.float32(-1))
     assert _signed(m.get()) == [(0.0, 1.0), (0.0, -1.0), (1.0, 1.0)]
-    # float64 keeps its subnormals
+    # float64 keeps its subnormals; float32 values into it are converted first
+    # (``_scatter_op``: ``v.astype(a.dtype)``, cvt.ftz.f64.f32)
     d = cp.zeros(2, cp.float64)
     cp.add.at(d, cp.asarray([0, 0]), cp.asarray([TINY64, TINY64]))
+    assert d.get().tolist() == [2 * TINY64, 0.0]
+    cp.add.at(d, cp.asarray([1]), _f32(cp, [TINY]))
+    assert d.get().tolist() == [2 * TINY64, 0.0]
+    import gpushare.cupyx as cupyx
+    with pytest.warns(DeprecationWarning):
+        cupyx.scatter_add(d, cp.asarray([1]), _f32(cp, [TINY]))
     assert d.get().tolist() == [2 * TINY64, 0.0]
 
 

@@ -873,7 +873,7 @@ def _scatter(op: str) -> Callable[..., Any]:
                 and a.dtype.char not in types:
             raise TypeError(f"{at_name} only supports {names} as data type")
         value = host(value)
-        value = numpy.asarray(value).astype(a.dtype, copy=False) \
+        value = cpu_ftz.converted(value, a.dtype).astype(a.dtype, copy=False) \
             if isinstance(value, numpy.ndarray) else numpy.array(value, dtype=a.dtype)
         _scatter_at(ufunc, a, key, value)
     return scatter

@@ -259,10 +259,13 @@ def scatter(fn: Any, ufunc: Any, a: Any, key: Any, value: Any) -> None:
     kernels (``_routines_indexing.pyx``: ``atomicAdd``, ``atomicMax``..., built with
     ``-ftz=true``; the ``atom.add.f32`` instruction flushes in any case) compute into a
     float32/complex64 array: an element they touch is read, and written, flushed; the
-    others keep their subnormals."""
+    others keep their subnormals. Float32 values into a double array are converted
+    first (``v.astype(a.dtype)``, ``cvt.ftz.f64.f32``)."""
     if single(a):
         _ftz.call(fn, ufunc, a, key, value)
     else:
+        if type(a) is numpy.ndarray and a.dtype.char in "dD":
+            value = flushed(value)
         fn(ufunc, a, key, value)
 
 
