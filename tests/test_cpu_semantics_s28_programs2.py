@@ -44,3 +44,66 @@ def test_firwin_takes_any_truth_value_and_gives_scipys_taps(cp):
     taps = signal.firwin(31, [100, 140], pass_zero="bandpass", fs=1000.0)
     numpy.testing.assert_allclose(taps.get(), ssig.firwin(31, [100, 140], pass_zero=False, fs=1000.0),
                                   rtol=1e-12, atol=1e-15)
+
+
+# --- cupyx.scipy.stats (cupyx/scipy/stats/_distributions.py, _stats_py.py, _stats.py,
+# _morestats.py): CuPy's own code, not SciPy's --------------------------------------------
+
+def test_entropy_normalises_float_inputs_in_place(cp):
+    from gpushare.cupyx.scipy import stats
+    pk = cp.asarray([1.0, 2.0, 3.0, 4.0])
+    qk = cp.asarray([4.0, 3.0, 2.0, 1.0], dtype=cp.float32)
+    s = stats.entropy(pk, qk)
+    # _normalize: x /= x_sum, after astype(float_type, copy=False): pk (float64) is
+    # normalised in place; qk (float32) is copied to pk's float_type, float64, and kept
+    assert pk.get().tolist() == [0.1, 0.2, 0.3, 0.4]
+    assert qk.get().tolist() == [4.0, 3.0, 2.0, 1.0]
+    assert s.dtype == cp.float64 and abs(float(s) - 0.45643481914678) < 1e-12
+    p32 = cp.asarray([2.0, 2.0], dtype=cp.float32)
+    assert stats.entropy(p32).dtype == cp.float32
+    assert p32.get().tolist() == [0.5, 0.5]
+    p16 = cp.asarray([2.0, 2.0], dtype=cp.float16)  # float_type float32: a copy
+    assert stats.entropy(p16).dtype == cp.float32 and p16.get().tolist() == [2.0, 2.0]
+    ints = cp.asarray([1, 3])
+    assert stats.entropy(ints).dtype == cp.float64 and ints.get().tolist() == [1, 3]
+
+
+def test_entropy_refuses_in_cupys_words(cp):
+    from gpushare.cupyx.scipy import stats
+    pk = cp.ones((2, 4))
+    assert _raises(ValueError, stats.entropy, pk, cp.ones((2, 1))) == "qk and pk must have same shape."
+    assert _raises(TypeError, stats.entropy, pk.astype(cp.complex64)) == "complex dtype not supported"
+    assert _raises(TypeError, stats.entropy, pk, pk.astype(cp.complex128)) == "complex dtype not supported"
+
+
+def test_zscore_and_zmap_as_cupy(cp):
+    import numpy
+    from gpushare.cupyx.scipy import stats
+    a = cp.asarray([1.0, 2.0, 4.0])
+    assert _raises(ValueError, stats.zscore, a, nan_policy="ignore") == (
+        "nan_policy must be one of {'propagate', 'raise', 'omit'}")
+    assert _raises(ValueError, stats.zmap, a, a, nan_policy="skip") == (
+        "nan_policy must be one of {'propagate', 'raise', 'omit'}")
+    # an empty compare: an empty array of compare's shape, whatever the scores
+    out = stats.zmap(a, cp.zeros((0, 2), dtype=cp.int32))
+    assert out.shape == (0, 2) and out.dtype == cp.float64
+    # a constant column: NaN (std set to 1, then the outputs to NaN)
+    z = stats.zscore(cp.asarray([[1.0, 1.0], [1.0, 2.0], [1.0, 3.0]]))
+    zh = z.get()
+    assert numpy.isnan(zh[:, 0]).all()
+    numpy.testing.assert_allclose(zh[:, 1], [-1.224744871391589, 0, 1.224744871391589])
+
+
+def test_trim_mean_and_boxcox_llf_of_nothing(cp):
+    import math
+    from gpushare.cupyx.scipy import stats
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (CuPy warns of nothing; SciPy did)
+        out = stats.trim_mean(cp.zeros(0), 0.1)  # _stats.py: return cp.nan
+        stats.boxcox_llf(0.5, cp.zeros(0))
+    assert type(out) is float and math.isnan(out)
+    llf = stats.boxcox_llf(0.5, cp.zeros(0, dtype=cp.float32))
+    assert llf.dtype == cp.float32 and llf.shape == () and math.isnan(float(llf))
+    assert stats.boxcox_llf(0.5, cp.zeros(0, dtype=cp.int16)).dtype == cp.float64
+    assert _raises(ValueError, stats.trim_mean, cp.arange(10.0), 0.6) == "Proportion too big."

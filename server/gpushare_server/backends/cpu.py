@@ -952,6 +952,7 @@ from . import cpu_ndimage, cpu_routines  # noqa: E402
 from . import cpu_fft  # noqa: E402
 from .cpu_fft import FFT_OVERRIDES, PLAN_CACHE_MEMBERS, PLAN_MEMBERS  # noqa: E402
 from .cpu_signal import SIGNAL_OVERRIDES  # noqa: E402
+from .cpu_scipy_stats import SCIPY_STATS_OVERRIDES  # noqa: E402
 from .cpu_host import HOST_PARAMS, host_params  # noqa: E402
 from . import cpu_sparse  # noqa: E402
 from . import cpu_spatial  # noqa: E402
@@ -1005,6 +1006,7 @@ for _name in cpu_routines._METHOD_CALLS:  # (a list's own AttributeError, as CuP
 for _name in ("nansum", "nanprod"):
     OVERRIDES[f"cupy.{_name}"] = cpu_routines.typed_array(_name, OVERRIDES[f"cupy.{_name}"])
 OVERRIDES.update({name: _wrap_host_ok(fn) for name, fn in SIGNAL_OVERRIDES.items()})
+OVERRIDES.update({name: _wrap(fn) for name, fn in SCIPY_STATS_OVERRIDES.items()})
 OVERRIDES.update(INDEXING_OVERRIDES)
 OVERRIDES.update({name: _wrap(fn) for name, fn in FFT_OVERRIDES.items()})
 OVERRIDES.update({name: _wrap(fn) for name, fn in cpu_sparse.SPARSE_OVERRIDES.items()})
