@@ -322,3 +322,25 @@ def test_a_server_serves_64_sessions_at_once_by_default(server):
     from gpushare.cli import DEFAULT_MAX_SESSIONS, query_status
     assert DEFAULT_MAX_SESSIONS == 64
     assert query_status(server.address, timeout=30, wait=0)["max_sessions"] == 64
+
+
+@pytest.mark.parametrize("address", ["gpubox:5555", "tcp://127.0.0.1", "http://127.0.0.1:80"])
+def test_an_address_that_is_none_is_said_at_once(address):
+    """``GPUSHARE_SERVER=gpubox:5555`` (no scheme), a port left out, another scheme:
+    ZeroMQ refuses to connect, and the failed start then hung in the context's
+    ``term`` (the handshake's monitor socket was left open), for ever."""
+    code = ("import cupy\n"
+            "try:\n"
+            "    cupy.arange(3)\n"
+            "except ConnectionError as exc:\n"
+            "    print(type(exc).__name__, exc)\n")
+    out = run_python(code, env={"GPUSHARE_SERVER": address}, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(f"ServerUnavailableError gpushare: {address!r} is not a "
+                                 "server address ("), out.stdout
+    for command in ("status", "info"):
+        out = subprocess.run([sys.executable, "-m", "gpushare", command, "--server", address],
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 1
+        assert out.stderr.startswith(f"gpushare: {address!r} is not a server address"), \
+            out.stderr

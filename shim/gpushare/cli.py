@@ -206,8 +206,7 @@ def query_status(address: str, timeout: float | None = None,
     sock = ctx.socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 0)
     try:
-        security.configure_client_socket(sock, address)
-        sock.connect(address)
+        security.connect_client_socket(sock, address)
         request: dict = {"t": "status"}
         if wait is not None:
             request["wait"] = float(wait)
@@ -402,7 +401,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except ConnectionError as exc:
-        print(f"gpushare: {exc}", file=sys.stderr)
+        text = str(exc)
+        print(text if text.startswith("gpushare") else f"gpushare: {text}", file=sys.stderr)
         return 1
     except Exception as exc:  # noqa: BLE001 - gpushare's own errors, said plainly
         from .errors import GpushareError

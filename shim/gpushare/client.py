@@ -213,9 +213,8 @@ class Session:
             raise
 
     def _start(self, address: str, on_close: Callable[[], None] | None) -> None:
-        from .security import configure_client_socket
-        configure_client_socket(self._sock, address)
-        self._sock.connect(address)
+        from .security import connect_client_socket
+        connect_client_socket(self._sock, address)
         self._next_id = 1
         self._seq = 0
         #: calls not sent yet: packed (bytes), or an operator's record (``fast_op``: a
@@ -441,6 +440,8 @@ class Session:
         still queued) and end the context; nothing when ``_handshake`` did already."""
         if self._ctx.closed:
             return
+        from .security import release
+        release(self._sock)  # (the handshake's monitor, when it was never waited for)
         if self._monitor is not None:
             for sock in (self._data, self._sock):  # (the monitored one: not known yet
                 if sock is not None:               # when the start failed)

@@ -111,6 +111,21 @@ def configure_client_socket(sock: Any, address: str) -> None:
         pass
 
 
+def connect_client_socket(sock: Any, address: str) -> None:
+    """:func:`configure_client_socket`, then connect ``sock`` to ``address``; an
+    address ZeroMQ refuses (``gpubox:5555``, ``tcp://host`` without a port, another
+    scheme) is a :class:`~gpushare.errors.ServerUnavailableError` that says so."""
+    configure_client_socket(sock, address)
+    try:
+        sock.connect(address)
+    except zmq.ZMQError as exc:
+        release(sock)
+        why = str(exc).split(" (addr=")[0]
+        raise errors.ServerUnavailableError(
+            f"gpushare: {address!r} is not a server address ({why}): give "
+            "tcp://HOST:PORT or ipc:///PATH (GPUSHARE_SERVER, or --server)") from None
+
+
 def _stop_monitor(sock: Any) -> None:
     monitor = _monitors.pop(sock, None)
     if monitor is None:
