@@ -213,3 +213,66 @@ def test_reduction_kernel_with_a_raw_param_refuses_a_permutation(cp):
         _raises(NotImplementedError, "Illegal conditions", lambda: kraw(a, w, **kw))
     # (the zero-size checks come first)
     assert kraw(cp.zeros((0, 3)), w, axis=1).shape == (0,)
+
+
+# --- compile errors of user kernels: NVRTC's log is the CompileException's message
+# (cupy/cuda/compiler.py: _NVRTCProgram.compile; the source is compile_with_cache's
+# four #include lines + _kernel.pyx's / _reduction.pyx's templates, so NVRTC's line
+# numbers count those). The words stay the host compiler's. ---------------------------
+
+def _compile_error(fn):
+    from gpushare.errors import CompileException
+    with pytest.raises(CompileException) as info:
+        fn()
+    return str(info.value)
+
+
+def test_raw_kernel_compile_error_has_nvrtcs_shape(cp):
+    msg = _compile_error(lambda: cp.RawKernel(r'''
+extern "C" __global__ void k(float* x) {
+  x[0] = 1;
+  undeclared_fn(3);
+}''', 'k').compile())
+    lines = msg.split('\n')
+    assert lines[0].startswith('kernel.cu(4): error: ') and '"undeclared_fn"' in lines[0]
+    assert lines[1] == ''
+    assert msg.endswith('\n1 error detected in the compilation of "kernel.cu".\n')
+    assert 'In function' not in msg and '\u2018' not in msg
+    msg = _compile_error(lambda: cp.RawKernel(r'''
+extern "C" __global__ void k(float* x) {
+  undeclared_a(3);
+  undeclared_b(3);
+}''', 'k').compile())
+    assert msg.startswith('kernel.cu(3): error: ')
+    assert '\n\nkernel.cu(4): error: ' in msg
+    assert msg.endswith('\n2 errors detected in the compilation of "kernel.cu".\n')
+
+
+def test_elementwise_compile_error_lines_count_cupys_source(cp):
+    # (line 5 empty, the typedef on 6, line 7 empty: the preamble from line 8, loop_prep
+    # two lines after it, the operation four after that below its parameters' lines)
+    msg = _compile_error(lambda: cp.ElementwiseKernel(
+        'T x', 'T y', 'y = x +* 2;', 's28_e1')(cp.arange(3.0)))
+    assert msg.startswith('kernel.cu(16): error: ')
+    msg = _compile_error(lambda: cp.ElementwiseKernel(
+        'T x', 'T y', 'y = g(x);', 's28_e2',
+        preamble='__device__ double g(double v) {\n  return v +;\n}')(cp.arange(3.0)))
+    assert msg.startswith('kernel.cu(9): error: ')
+    msg = _compile_error(lambda: cp.ElementwiseKernel(
+        'T x', 'T y', 'y = x;', 's28_e3', loop_prep='int q = ;')(cp.arange(3.0)))
+    assert msg.startswith('kernel.cu(10): error: ')
+    assert 'kernel.cu(10): warning: unused variable "q"\n' in msg
+
+
+def test_reduction_compile_error_lines_count_cupys_source(cp):
+    # (the typedefs end with IndexT's: the preamble from line 9, the map expression on
+    # line 39 below the input's declaration)
+    msg = _compile_error(lambda: cp.ReductionKernel(
+        'T x', 'T y', 'x +* 1', 'a + b', 'y = a', '0', 's28_r1')(cp.arange(3.0)))
+    assert msg.startswith('kernel.cu(39): error: ')
+    msg = _compile_error(lambda: cp.ReductionKernel(
+        'T x', 'T y', 'g(x)', 'a + b', 'y = a', '0', 's28_r2',
+        preamble='__device__ double g(double v) {\n  return v +;\n}')(cp.arange(3.0)))
+    assert msg.startswith('kernel.cu(10): error: ')
+    assert float(cp.ReductionKernel('T x', 'T y', 'x', 'a + b', 'y = a', '0',
+                                    's28_r3')(cp.arange(3.0))) == 3.0

@@ -170,6 +170,39 @@ def _nvrtc_words(log: str) -> str:
                                                                            m.group(2)), log)
 
 
+#: a g++ diagnostic (``file:line:column: error: words``) and the lines g++ adds around
+#: them that NVRTC's log has not (the function it is in, template instantiation
+#: steps, notes, the source excerpt, "compilation terminated.")
+_GCC_DIAG_RE = re.compile(r'^([^\s:][^:]*):(\d+):(?:\d+:)? (error|warning): (.*)$')
+
+
+def nvrtc_shape(log: str, closing: bool = True) -> str:
+    """g++'s ``log`` in the shape of NVRTC's (the ``CompileException``'s message, the
+    ``log_stream`` text): each error or warning as ``kernel.cu(LINE): error: words``
+    followed by a blank line, g++'s other lines dropped, and (``closing``) NVRTC's last
+    line, ``N error(s) detected in the compilation of "kernel.cu".``. The words stay
+    g++'s. A log with a catastrophic error (a missing header, ``_nvrtc_words``) is left
+    as it is."""
+    if 'catastrophic error' in log:
+        return log
+    out, errors = [], 0
+    for line in log.splitlines():
+        m = _GCC_DIAG_RE.match(line)
+        if m is None:
+            continue
+        f, n, kind, words = m.groups()
+        errors += kind == 'error'
+        words = words.replace('\u2018', '"').replace('\u2019', '"')  # (NVRTC's quotes)
+        words = re.sub(r'\s*\[-W[^\]]*\]$', '', words)  # (g++'s option name)
+        out.append('%s(%s): %s: %s\n\n' % (f, n, kind, words))
+    if not out:
+        return log  # (nothing g++ would call an error: the log says what it says)
+    if closing and errors:
+        out.append('%d error%s detected in the compilation of "kernel.cu".\n'
+                   % (errors, '' if errors == 1 else 's'))
+    return ''.join(out)
+
+
 def missing_headers(log: str) -> list:
     """The headers a compile log (as :func:`_nvrtc_words` words it) says could not be
     found, as written in the ``#include`` lines."""
@@ -214,11 +247,11 @@ def _compile(src_text: str, out: Path, extra: list, name: str,
         r = subprocess.run(cmd, capture_output=True, text=True)
         log = (r.stderr or r.stdout or '').replace(str(src), name + '.cu')
         if r.returncode != 0:
-            raise CompileException(_nvrtc_words(log), user_source, name, options,
-                                   'nvrtc')
+            raise CompileException(nvrtc_shape(_nvrtc_words(log)), user_source, name,
+                                   options, 'nvrtc')
         # the compile log (the warnings about the user's code), for compile(log_stream=)
         tmp_log = Path(td) / 'out.log'
-        tmp_log.write_text(_user_log(log))
+        tmp_log.write_text(nvrtc_shape(_user_log(log), closing=False))
         os.replace(tmp_log, _log_path(out))
         os.replace(tmp_out, out)
 

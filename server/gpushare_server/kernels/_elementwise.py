@@ -7,7 +7,7 @@ from . import _common as C
 from gpushare.cython_args import argument_type_error, cython_signature
 
 
-_TEMPLATE = '''{typedefs}{preamble}
+_TEMPLATE = '''{typedefs}{line_preamble}{preamble}
 extern "C" __global__ void {name}({params}) {{
   {loop_prep};
   const ptrdiff_t _gs_n = _ind.size();
@@ -19,11 +19,23 @@ extern "C" __global__ void {name}({params}) {{
       _gs_beg + _gs_chunk < _gs_n ? _gs_beg + _gs_chunk : _gs_n;
   for (ptrdiff_t i = _gs_beg; i < _gs_end; ++i) {{
     _ind.set(i);
-    {operation};
+{line_operation}    {operation};
   }}
   {after_loop};
 }}
 '''
+
+
+def cupy_lines(typedefs, preamble, loop_prep):
+    """``#line`` directives giving the preamble and the operation (with its
+    parameters' declarations) the lines they have in CuPy's source, as NVRTC's log
+    counts them: ``compile_with_cache``'s four ``#include`` lines, then
+    ``_get_simple_elementwise_kernel_code``'s template (cupy/_core/_kernel.pyx): the
+    preamble on line 7 + the typedefs' lines, ``loop_prep`` two lines after it, the
+    operation four after that."""
+    first = 7 + typedefs.count('\n')
+    operation = first + preamble.count('\n') + 2 + loop_prep.count('\n') + 4
+    return ('#line %d "kernel.cu"\n' % first, '#line %d "kernel.cu"\n' % operation)
 
 
 #: ``_get_elementwise_kernel``'s parameters after its positional ones, with their
@@ -231,13 +243,17 @@ class ElementwiseKernel:
                         fmt = '{t} &{n} = _raw_{n}[_ind.get()];'
                     op.append(fmt.format(t=p.ctype, n=p.name))
             op.append(self.operation)
-            code = _TEMPLATE.format(
-                typedefs=C.typedef_code(type_map), preamble=self.preamble,
-                name=self.name, params=', '.join(decls),
-                loop_prep=loop_prep, operation='\n'.join(op),
-                after_loop=after_loop)
+            typedefs = C.typedef_code(type_map)
+            fields = dict(typedefs=typedefs, preamble=self.preamble,
+                          name=self.name, params=', '.join(decls),
+                          loop_prep=loop_prep, operation='\n'.join(op),
+                          after_loop=after_loop)
+            code = _TEMPLATE.format(line_preamble='', line_operation='', **fields)
             self._cached_codes[key] = code
-            compiled, k = C.get_function(code, self.name, options)
+            lines = cupy_lines(typedefs, self.preamble, loop_prep)
+            compiled, k = C.get_function(  # (NVRTC's line numbers in its errors)
+                _TEMPLATE.format(line_preamble=lines[0], line_operation=lines[1], **fields),
+                self.name, options)
             fn = (compiled, k, compiled.signature(k))
             self._elementwise_kernel_memo[key] = fn
         compiled, k, sizes = fn

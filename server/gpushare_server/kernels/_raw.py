@@ -90,7 +90,7 @@ def _entry_lines(log, entries):
     """The entries whose lines of the generated launch table the compile log blames
     (``gs_entries`` line ``3 + i`` takes the address of entry ``i``)."""
     blamed = set()
-    for m in re.finditer(r'gs_entries:(\d+):', log or ''):
+    for m in re.finditer(r'gs_entries[:(](\d+)[:)]', log or ''):
         i = int(m.group(1)) - 3
         if 0 <= i < len(entries):
             blamed.add(entries[i])

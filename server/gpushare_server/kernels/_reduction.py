@@ -13,10 +13,10 @@ from . import _common as C
 from gpushare.cython_args import cython_signature
 
 _TEMPLATE = '''{typedefs}typedef {index_type} IndexT;
-{preamble}
-typedef {reduce_type} _type_reduce;
+{line_preamble}{preamble}
 #define REDUCE(a, b) ({reduce_expr})
 #define POST_MAP(a) ({post_map_expr})
+typedef {reduce_type} _type_reduce;
 extern "C" __global__ void {name}({params}) {{
   const ptrdiff_t _gs_out = _out_ind.size();
   const ptrdiff_t _gs_red = _gs_out > 0 ? _in_ind.size() / _gs_out : 0;
@@ -32,7 +32,7 @@ extern "C" __global__ void {name}({params}) {{
       const ptrdiff_t _j = _J * _gs_out + _i;
       _in_ind.set(_j);
       {input_expr}
-      _type_reduce _a = static_cast<_type_reduce>({map_expr});
+{line_map}      _type_reduce _a = static_cast<_type_reduce>({map_expr});
       _s = REDUCE(_s, _a);
     }}
     _out_ind.set(_i);
@@ -41,6 +41,19 @@ extern "C" __global__ void {name}({params}) {{
   }}
 }}
 '''
+
+
+def cupy_lines(typedefs, preamble, n_inputs):
+    """``#line`` directives giving the preamble (the ``REDUCE`` and ``POST_MAP``
+    definitions after it) and the map expression the lines they have in CuPy's source,
+    as NVRTC's log counts them: ``compile_with_cache``'s four ``#include`` lines, then
+    ``_get_reduction_kernel_code``'s template (cupy/_core/_reduction.pyx), whose
+    typedefs end with ``IndexT``'s: the preamble on line 7 + their lines, the map
+    expression 29 lines after the preamble's end, below the inputs' declarations."""
+    first = 7 + typedefs.count('\n') + 1
+    return ('#line %d "kernel.cu"\n' % first,
+            '#line %d "kernel.cu"\n' % (first + preamble.count('\n') + 29
+                                         + max(n_inputs, 1)))
 
 
 def _is_sequence(obj):
@@ -274,16 +287,21 @@ class ReductionKernel:
             # a list is Python's "unhashable type" at the first compile
             hash(self._options_given)
             identity = '' if self.identity is None else str(self.identity)
-            code = _TEMPLATE.format(
-                typedefs=C.typedef_code(type_map), preamble=self.preamble,
+            typedefs = C.typedef_code(type_map)
+            fields = dict(
+                typedefs=typedefs, preamble=self.preamble,
                 index_type=index_type, reduce_type=self.reduce_type, reduce_expr=self.reduce_expr,
                 post_map_expr=self.post_map_expr, name=self.name,
                 params=', '.join(decls), identity=identity,
                 input_expr='\n      '.join(input_expr),
                 map_expr=self.map_expr,
                 output_expr='\n    '.join(output_expr))
+            code = _TEMPLATE.format(line_preamble='', line_map='', **fields)
             self._cached_codes[key] = code
-            compiled, k = C.get_function(code, self.name, self.options)
+            lines = cupy_lines(typedefs, self.preamble, len(input_expr))
+            compiled, k = C.get_function(  # (NVRTC's line numbers in its errors)
+                _TEMPLATE.format(line_preamble=lines[0], line_map=lines[1], **fields),
+                self.name, self.options)
             fn = (compiled, k, compiled.signature(k))
             self._memo[key] = fn
         compiled, k, sizes = fn
