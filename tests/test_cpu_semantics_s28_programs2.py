@@ -107,3 +107,18 @@ def test_trim_mean_and_boxcox_llf_of_nothing(cp):
     assert llf.dtype == cp.float32 and llf.shape == () and math.isnan(float(llf))
     assert stats.boxcox_llf(0.5, cp.zeros(0, dtype=cp.int16)).dtype == cp.float64
     assert _raises(ValueError, stats.trim_mean, cp.arange(10.0), 0.6) == "Proportion too big."
+
+
+# --- cupy.pad (cupy/_padding/pad.py: 'median' is commented out of allowed_kwargs) ----
+
+def test_pad_has_no_median_mode(cp):
+    a = cp.arange(12.0).reshape(3, 4)
+    assert _raises(ValueError, cp.pad, a, 1, mode="median") == "mode 'median' is not supported"
+    assert _raises(ValueError, cp.pad, a, 1, mode="median", stat_length=2) == (
+        "mode 'median' is not supported")
+    # pad_width's checks come first
+    assert _raises(TypeError, cp.pad, a, 1.5, mode="median") == (
+        "`pad_width` must be of integral type.")
+    # the others as before
+    assert cp.pad(a, 1, mode="mean").get()[0, 0] == 5.5
+    assert cp.pad(a, (1, 2), mode="maximum").shape == (6, 7)
