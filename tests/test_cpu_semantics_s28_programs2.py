@@ -122,3 +122,17 @@ def test_pad_has_no_median_mode(cp):
     # the others as before
     assert cp.pad(a, 1, mode="mean").get()[0, 0] == 5.5
     assert cp.pad(a, (1, 2), mode="maximum").shape == (6, 7)
+
+
+# --- cupy.histogramdd (cupy/_statistics/histogram.py: 'of the ' ' sample x.') --------
+
+def test_histogramdd_bins_of_another_dimension_in_cupys_words(cp):
+    words = "The dimension of bins must be equal to the dimension of the  sample x."
+    sample = cp.ones((5, 2))
+    assert _raises(ValueError, cp.histogramdd, sample, bins=(3, 3, 3)) == words
+    assert _raises(ValueError, cp.histogramdd, cp.ones(5), bins=(3, 3)) == words
+    assert _raises(ValueError, cp.histogramdd, [cp.ones(5), cp.ones(5)], bins=(3,)) == words
+    h, edges = cp.histogramdd(sample, bins=(2, 4))
+    assert h.shape == (2, 4) and len(edges) == 2 and float(h.sum()) == 5.0
+    h, _ = cp.histogramdd(cp.arange(4.0), bins=2)
+    assert h.get().tolist() == [2.0, 2.0]

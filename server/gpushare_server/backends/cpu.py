@@ -1055,7 +1055,18 @@ def _histogram2d(x: Any, y: Any, bins: Any = 10, range: Any = None, weights: Any
 
 def _histogramdd(sample: Any, bins: Any = 10, range: Any = None, weights: Any = None,
                  density: bool = False) -> Any:
-    """See Also: cupy.histogramdd (``weights`` before ``density``, NumPy's the other way)"""
+    """See Also: cupy.histogramdd (``weights`` before ``density``, NumPy's the other way;
+    bins of another dimension refused in CuPy's words, two spaces and all)"""
+    if not isinstance(sample, numpy.ndarray) or 1 <= sample.ndim <= 2:
+        ndim = (len(sample) if not isinstance(sample, numpy.ndarray) else
+                1 if sample.ndim == 1 else sample.shape[1])
+        try:
+            nbins = len(bins)
+        except TypeError:  # (an integer)
+            nbins = ndim
+        if nbins != ndim:
+            raise ValueError("The dimension of bins must be equal to the dimension of the "
+                             " sample x.")
     return numpy.histogramdd(sample, bins, range, density, weights)
 
 
