@@ -276,3 +276,31 @@ def test_reduction_compile_error_lines_count_cupys_source(cp):
     assert msg.startswith('kernel.cu(10): error: ')
     assert float(cp.ReductionKernel('T x', 'T y', 'x', 'a + b', 'y = a', '0',
                                     's28_r3')(cp.arange(3.0))) == 3.0
+
+
+# --- float16 nanmean (cupy/_core/_routines_statistics.pyx: _nanmean_func, 'e->e' with
+# nanmean_st<float16>; reduced by cupy/_core/_cub_reduction.pyx's CUB block kernel for
+# contiguous layouts, CuPy's default accelerator) ---------------------------------------
+
+def test_float16_nanmean_sums_in_half_in_cubs_order(cp):
+    # (4 items a thread folded in turn: 2048 + 1 rounds back to 2048 three times, the
+    # next thread's 4 ones are added as 4: 2052 / 8; a float sum would give 2055 / 8)
+    x = cp.array([2048] + [1] * 7, dtype=cp.float16)
+    got = cp.nanmean(x)
+    assert got.dtype == numpy.float16 and float(got) == 256.5
+    assert float(cp.nanmean(cp.array([1.0, nan, 3.0], dtype=cp.float16))) == 2.0
+    assert numpy.isnan(float(cp.nanmean(cp.array([nan, nan], dtype=cp.float16))))
+    m = cp.array([[2048] + [1] * 7, [1] * 8], dtype=cp.float16)
+    assert cp.nanmean(m, axis=1).tolist() == [256.5, 1.0]
+    assert cp.nanmean(m, axis=1, keepdims=True).shape == (2, 1)
+
+
+def test_float16_nanmean_divides_by_the_count_in_half(cp):
+    # (``type_out0_raw(a.count)``: a count from 65520 on is float16's infinity)
+    assert float(cp.nanmean(cp.full(70000, 0.25, dtype=cp.float16))) == 0.0
+    assert numpy.isnan(float(cp.nanmean(cp.ones(100000, dtype=cp.float16))))
+    assert float(cp.nanmean(cp.ones(60000, dtype=cp.float16))) == 1.0
+    # (an F-contiguous array reduced over its leading axis: CuPy's output is F-ordered)
+    f = cp.asfortranarray(cp.ones((4, 3, 2), dtype=cp.float16))
+    got = cp.nanmean(f, axis=0)
+    assert got.shape == (3, 2) and got.flags.f_contiguous

@@ -3173,6 +3173,117 @@ def ndarray_imag(a: numpy.ndarray) -> numpy.ndarray:
     return numpy.zeros_like(a)
 
 
+def _cub_tiles(x: numpy.ndarray) -> numpy.ndarray:
+    """float16 sums of the rows of ``x`` as CuPy's CUB block reduction kernel makes them
+    (``_cub_reduction.pyx``, one block a row, ``_get_cub_block_specs``: 4 items a
+    thread, ``clp2(ceil(n / 4))`` threads within [32, 512]): tile by tile (the last one
+    padded with the identity), each thread's 4 items folded in turn (``ThreadReduce``),
+    each warp's 32 threads in a pairwise tree (``WarpReduceShfl``), the warps in turn,
+    then the tiles in turn onto the identity (``aggregate = op(aggregate, ...)``).
+    Each addition is float's, rounded to half (CuPy's ``float16`` adds as float)."""
+    rows, n = x.shape
+    threads = min(max(1 << max(0, -(-n // 4) - 1).bit_length(), 32), 512)
+    tile = 4 * threads
+    tiles = -(-n // tile)
+    pad = numpy.zeros((rows, tiles * tile), dtype=numpy.float16)
+    pad[:, :n] = x
+    total = numpy.zeros(rows, dtype=numpy.float16)
+    for t in range(tiles):
+        items = pad[:, t * tile:(t + 1) * tile].reshape(rows, threads, 4)
+        s = items[..., 0]
+        for j in range(1, 4):
+            s = s + items[..., j]
+        s = s.reshape(rows, threads // 32, 32)
+        while s.shape[-1] > 1:
+            s = s[..., 0::2] + s[..., 1::2]
+        warps = s[..., 0]
+        block = warps[:, 0]
+        for w in range(1, warps.shape[1]):
+            block = block + warps[:, w]
+        total = total + block
+    return total
+
+
+def _cub_half_nanmean(a: numpy.ndarray, axis: Any, keepdims: bool) -> Any:
+    """CuPy's float16 ``nanmean`` (``_routines_statistics.pyx``: ``_nanmean_func``,
+    'e->e' with ``nanmean_st<float16>``: the non-NaN values summed in float16, their
+    count a ``long long``, ``out0 = a.value / type_out0_raw(a.count)``: the count
+    rounded to float16, infinity from 65520 on) where CuPy hands it to its CUB block
+    reduction (``_cub_reduction._can_use_cub_block_reduction``, CuPy's default
+    ``CUPY_ACCELERATORS=cub``): a C-contiguous array reduced over its trailing axes, an
+    F-contiguous one over its leading axes, in one pass a row, or two (``axis=None``:
+    blocks of up to 2048 values, then their partial sums). None elsewhere (CuPy's
+    generic kernel, whose order is not modelled)."""
+    ndim = a.ndim
+    if ndim == 0 or a.size == 0:
+        return None
+    try:
+        axes = tuple(range(ndim)) if axis is None else tuple(sorted(
+            {numpy.lib.array_utils.normalize_axis_index(int(i), ndim)
+             for i in (axis if isinstance(axis, (tuple, list)) else (axis,))}))
+    except Exception:
+        return None
+    k = len(axes)
+    if a.flags.f_contiguous and axes == tuple(range(k)):
+        order = "F"
+    elif a.flags.c_contiguous and axes == tuple(range(ndim - k, ndim)):
+        order = "C"
+    else:
+        return None
+    out_shape = a.shape[k:] if order == "F" else a.shape[:ndim - k]
+    size = 1
+    for i in axes:
+        size *= a.shape[i]
+    flat = a.ravel(order=order)
+    rows = flat.reshape(-1, size)  # (a row per output, in memory order)
+    nan = numpy.isnan(rows)
+    values = numpy.where(nan, numpy.float16(0), rows)
+    counts = (~nan).sum(axis=1)
+    if out_shape == ():  # (two passes: blocks of ``min(n, 4 * threads)`` values)
+        threads = min(max(1 << max(0, -(-size // 4) - 1).bit_length(), 32), 512)
+        chunk = min(size, 4 * threads)
+        blocks = -(-size // chunk)
+        padded = numpy.zeros(blocks * chunk, dtype=numpy.float16)
+        padded[:size] = values[0]
+        partial = _cub_tiles(padded.reshape(blocks, chunk))
+        total = _cub_tiles_of(partial, threads)
+    else:
+        total = _cub_tiles(values)
+    with numpy.errstate(all="ignore"):
+        mean = (total.astype(numpy.float32)
+                / counts.astype(numpy.float16).astype(numpy.float32)).astype(numpy.float16)
+    result = mean.reshape(out_shape, order=order)
+    if keepdims:
+        result = result.reshape(tuple(1 if i in axes else a.shape[i] for i in range(ndim)),
+                                order=order)
+    return result
+
+
+def _cub_tiles_of(partial: numpy.ndarray, threads: int) -> numpy.ndarray:
+    """The second pass of CuPy's two-pass CUB reduction: one block of ``threads`` (the
+    first pass's) over the partial sums, tile by tile."""
+    n = partial.size
+    tile = 4 * threads
+    tiles = -(-n // tile)
+    pad = numpy.zeros(tiles * tile, dtype=numpy.float16)
+    pad[:n] = partial.ravel()
+    total = numpy.zeros(1, dtype=numpy.float16)
+    for t in range(tiles):
+        items = pad[t * tile:(t + 1) * tile].reshape(1, threads, 4)
+        s = items[..., 0]
+        for j in range(1, 4):
+            s = s + items[..., j]
+        s = s.reshape(1, threads // 32, 32)
+        while s.shape[-1] > 1:
+            s = s[..., 0::2] + s[..., 1::2]
+        warps = s[..., 0]
+        block = warps[:, 0]
+        for w in range(1, warps.shape[1]):
+            block = block + warps[:, w]
+        total = total + block
+    return total
+
+
 def _half_reduction(name: str) -> Callable[..., Any]:
     """``sum``/``prod``/``mean`` of float16: CuPy accumulates in float32 and rounds the
     result to float16 (NumPy accumulates in float16 and loses precision)."""
@@ -3197,8 +3308,10 @@ def _half_reduction(name: str) -> Callable[..., Any]:
             a = a.astype(numpy.float16)
         if isinstance(a, numpy.ndarray) and a.dtype == numpy.float16 and (
                 dtype is None or numpy.dtype(dtype) == numpy.float16):
-            result = host(a, axis=axis, dtype=numpy.float32, keepdims=keepdims)
-            result = numpy.asarray(result).astype(numpy.float16)
+            result = _cub_half_nanmean(a, axis, keepdims) if not to_half else None
+            if result is None:
+                result = host(a, axis=axis, dtype=numpy.float32, keepdims=keepdims)
+                result = numpy.asarray(result).astype(numpy.float16)
             if out is not None:
                 out[...] = result
                 return out
