@@ -304,3 +304,14 @@ def test_float16_nanmean_divides_by_the_count_in_half(cp):
     f = cp.asfortranarray(cp.ones((4, 3, 2), dtype=cp.float16))
     got = cp.nanmean(f, axis=0)
     assert got.shape == (3, 2) and got.flags.f_contiguous
+
+
+def test_float16_nanmean_in_the_generic_kernels_order(cp):
+    # (axis=0 of a C-contiguous array is not CUB's: ``_get_block_specs`` gives
+    # block_stride 64, so 8 threads an output, one value each, then the shared-memory
+    # tree: (2048+1) + (1+1)... = 2048 + 2 + 4 = 2054, / 8; CUB's order would give 2052,
+    # a float sum 2055)
+    m = cp.ones((8, 2), dtype=cp.float16)
+    m[0, 0] = 2048
+    assert cp.nanmean(m, axis=0).tolist() == [256.75, 1.0]
+    assert cp.nanmean(m, axis=0, keepdims=True).shape == (1, 2)

@@ -3212,8 +3212,8 @@ def _cub_half_nanmean(a: numpy.ndarray, axis: Any, keepdims: bool) -> Any:
     reduction (``_cub_reduction._can_use_cub_block_reduction``, CuPy's default
     ``CUPY_ACCELERATORS=cub``): a C-contiguous array reduced over its trailing axes, an
     F-contiguous one over its leading axes, in one pass a row, or two (``axis=None``:
-    blocks of up to 2048 values, then their partial sums). None elsewhere (CuPy's
-    generic kernel, whose order is not modelled)."""
+    blocks of up to 2048 values, then their partial sums); elsewhere CuPy's generic
+    kernel (``_generic_half_nanmean``). None where it cannot tell (NumPy decides)."""
     ndim = a.ndim
     if ndim == 0 or a.size == 0:
         return None
@@ -3229,7 +3229,7 @@ def _cub_half_nanmean(a: numpy.ndarray, axis: Any, keepdims: bool) -> Any:
     elif a.flags.c_contiguous and axes == tuple(range(ndim - k, ndim)):
         order = "C"
     else:
-        return None
+        return _generic_half_nanmean(a, axes, keepdims)
     out_shape = a.shape[k:] if order == "F" else a.shape[:ndim - k]
     size = 1
     for i in axes:
@@ -3256,6 +3256,60 @@ def _cub_half_nanmean(a: numpy.ndarray, axis: Any, keepdims: bool) -> Any:
     if keepdims:
         result = result.reshape(tuple(1 if i in axes else a.shape[i] for i in range(ndim)),
                                 order=order)
+    return result
+
+
+def _generic_half_nanmean(a: numpy.ndarray, axes: tuple, keepdims: bool) -> Any:
+    """``_cub_half_nanmean`` where CuPy runs its generic reduction kernel
+    (``_reduction.pyx``: ``_AbstractReductionKernel._call``, ``_get_block_specs``):
+    the reduced axes first (sorted by decreasing strides for one array that is not
+    C-contiguous), ``block_stride`` outputs a block of 512 threads, so ``T = 512 /
+    block_stride`` threads an output, thread ``t`` folding values ``t, t + T, ...`` onto
+    the identity in turn, then the shared-memory tree (``_REDUCE(_block)``: ``p[j] +=
+    p[j + b]`` for ``b = T/2 ... 1``). None for a reduction too long to model here."""
+    ndim = a.ndim
+    out_axes = tuple(i for i in range(ndim) if i not in axes)
+    reduce_axes = axes
+    if len(out_axes) <= 1 and not a.flags.c_contiguous:
+        reduce_axes = tuple(sorted(axes, key=lambda i: -abs(a.strides[i])))
+    p = a.transpose(reduce_axes + out_axes)
+    out_shape = tuple(a.shape[i] for i in out_axes)
+    size = 1
+    for i in reduce_axes:
+        size *= a.shape[i]
+    outs = 1
+    for n in out_shape:
+        outs *= n
+    contiguous = 1  # (``_get_contiguous_size``: the output's trailing dims contiguous)
+    for j in range(len(out_shape)):
+        if p.strides[ndim - j - 1] != contiguous * a.itemsize:
+            break
+        contiguous *= out_shape[len(out_shape) - j - 1]
+    stride = max(min(contiguous, 32), 512 // max(1, size // outs))
+    stride = 1 << (stride.bit_length() - 1)  # (``clp2(x // 2 + 1)``: down to a power of 2)
+    threads = max(1, 512 // stride)
+    steps = -(-size // threads)
+    if steps > 4096:
+        return None
+    rows = numpy.ascontiguousarray(p).reshape(size, outs).T  # (an output's values, J order)
+    nan = numpy.isnan(rows)
+    values = numpy.zeros((outs, steps * threads), dtype=numpy.float16)
+    values[:, :size] = numpy.where(nan, numpy.float16(0), rows)
+    values = values.reshape(outs, steps, threads)
+    part = numpy.zeros((outs, threads), dtype=numpy.float16)
+    for k in range(steps):
+        part = part + values[:, k]
+    b = threads // 2
+    while b >= 1:
+        part[:, :b] = part[:, :b] + part[:, b:2 * b]
+        b //= 2
+    counts = (~nan).sum(axis=1)
+    with numpy.errstate(all="ignore"):
+        mean = (part[:, 0].astype(numpy.float32)
+                / counts.astype(numpy.float16).astype(numpy.float32)).astype(numpy.float16)
+    result = mean.reshape(out_shape)
+    if keepdims:
+        result = result.reshape(tuple(1 if i in axes else a.shape[i] for i in range(ndim)))
     return result
 
 
