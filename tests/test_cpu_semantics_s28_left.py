@@ -1,8 +1,8 @@
 """CuPy-fidelity items earlier sessions found and left, each read in CuPy 14.2's source:
-the legacy ``RandomState``'s distributions that check nothing, ..."""
+the legacy ``RandomState``'s distributions that check nothing, a ufunc's ``casting=``,
+writes into outputs inside ``cupy.fuse``, ``ReductionKernel``'s axes, NVRTC's shape of
+user kernels' compile errors, float16 ``nanmean``."""
 from __future__ import annotations
-
-import math
 
 import numpy
 import pytest
