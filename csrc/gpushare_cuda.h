@@ -46,6 +46,24 @@ typedef unsigned long long uint64_t;
 #define ddivl gs_glibc_ddivl
 #define dsqrtl gs_glibc_dsqrtl
 #define dfmal gs_glibc_dfmal
+// CuPy compiles every kernel with -ftz=true: a float32 math function reads a subnormal
+// argument as a zero of its sign and gives zero for a subnormal result. The runtime sets
+// MXCSR's DAZ/FTZ around the launches that flush (kernels/_runtime.py: ftz_launch), and
+// under them glibc's float functions read the argument's bits in places and its zero in
+// others (cbrtf(1e-40) gave -5.6e-16, logf(-1e-40) NaN, lgammaf(1e-40) 104). So every call
+// of these, <cmath>'s float overloads included, goes to the symbol gs_ftz_NAME, defined
+// below to flush its argument and its result around glibc's function (the pragma must
+// come before <math.h> declares them). Without MXCSR's bits (a kernel that also takes
+// doubles) the flush is CUDA's all the same.
+#define GS_PRAGMA(x) _Pragma(#x)
+#define GS_FTZ_RENAME(n) GS_PRAGMA(redefine_extname n gs_ftz_##n)
+#define GS_FTZ_UNARY(X) X(sinf) X(cosf) X(tanf) X(asinf) X(acosf) X(atanf) X(sinhf) \
+  X(coshf) X(tanhf) X(asinhf) X(acoshf) X(atanhf) X(expf) X(exp2f) X(exp10f) X(expm1f) \
+  X(logf) X(log2f) X(log10f) X(log1pf) X(cbrtf) X(erff) X(erfcf) X(lgammaf) X(tgammaf)
+#define GS_FTZ_BINARY(X) X(powf) X(atan2f) X(hypotf) X(fmodf) X(remainderf) X(fdimf)
+GS_FTZ_UNARY(GS_FTZ_RENAME)
+GS_FTZ_BINARY(GS_FTZ_RENAME)
+GS_FTZ_RENAME(sincosf)
 #include <fenv.h>
 #include <math.h>
 #include <stdarg.h>
@@ -612,6 +630,23 @@ static inline unsigned long long ullmin(unsigned long long a, unsigned long long
 static inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
 
 // ------------------------------------------------------------------- math
+// (the flushing float functions: see GS_FTZ_RENAME at the top)
+static inline float gs_ftz(float x) {
+  return __builtin_fabsf(x) < FLT_MIN ? __builtin_copysignf(0.0f, x) : x;
+}
+#define GS_FTZ_DEFINE1(n) extern "C" float gs_libm_##n(float) noexcept __asm__(#n); \
+  extern "C" float n(float x) noexcept { return gs_ftz(gs_libm_##n(gs_ftz(x))); }
+#define GS_FTZ_DEFINE2(n) extern "C" float gs_libm_##n(float, float) noexcept __asm__(#n); \
+  extern "C" float n(float x, float y) noexcept { \
+    return gs_ftz(gs_libm_##n(gs_ftz(x), gs_ftz(y))); }
+GS_FTZ_UNARY(GS_FTZ_DEFINE1)
+GS_FTZ_BINARY(GS_FTZ_DEFINE2)
+extern "C" void gs_libm_sincosf(float, float*, float*) noexcept __asm__("sincosf");
+extern "C" void sincosf(float x, float* s, float* c) noexcept {
+  gs_libm_sincosf(gs_ftz(x), s, c);
+  *s = gs_ftz(*s);
+  *c = gs_ftz(*c);
+}
 // (sincos, sincosf, exp10 and exp10f come from glibc's <math.h>)
 // CUDA's fast intrinsics: glibc's <math.h> declares these names (C linkage) but its
 // libm exports none of them, so they are defined here (inline: no symbol is left for

@@ -259,3 +259,30 @@ def test_raw_kernels_flush_on_every_worker_and_restore(cp):
     cp.RawKernel(_SCALE64, 'gs_s28_scale64')((n // 128,), (128,), (d, e, cp.int32(n)))
     assert (e.get() == 2 * TINY64).all()
     assert (d * 1).get()[0] == TINY64
+
+
+def test_float_math_functions_in_kernels_read_and_give_flushed_values(cp):
+    """glibc's float functions under the launch's DAZ read a subnormal's bits in places
+    and its zero in others: ``cbrtf(1e-40)`` gave -5.6e-16 whatever the sign, ``logf``
+    of -1e-40 NaN, ``lgammaf`` 104, ``sinf``/``log1pf`` the subnormal itself. A -ftz=true
+    kernel reads the argument as a zero of its sign (``csrc/gpushare_cuda.h``:
+    ``GS_FTZ_RENAME``), <cmath>'s float overloads as the ``*f`` names."""
+    k = cp.RawKernel(r'''
+    extern "C" __global__ void f(const float* x, float* out) {
+      int i = threadIdx.x;
+      float v = x[i];
+      out[i * 8 + 0] = cbrtf(v);  out[i * 8 + 1] = logf(v);  out[i * 8 + 2] = lgammaf(v);
+      out[i * 8 + 3] = sinf(v);   out[i * 8 + 4] = log1pf(v); out[i * 8 + 5] = cbrt(v);
+      out[i * 8 + 6] = powf(v, 0.5f);
+      float s, c; sincosf(v, &s, &c); out[i * 8 + 7] = s;
+    }''', "f")
+    x = _f32(cp, [TINY, -TINY, 8.0])
+    out = cp.zeros(24, cp.float32)
+    k((1,), (3,), (x, out))
+    got = out.get().reshape(3, 8)
+    inf = math.inf
+    assert _signed(got[0]) == _signed([0.0, -inf, inf, 0.0, 0.0, 0.0, 0.0, 0.0])
+    assert _signed(got[1]) == _signed([-0.0, -inf, inf, -0.0, -0.0, -0.0, 0.0, -0.0])
+    numpy.testing.assert_allclose(got[2], [2.0, math.log(8), math.lgamma(8), math.sin(8),
+                                           math.log(9), 2.0, math.sqrt(8), math.sin(8)],
+                                  rtol=1e-6)
