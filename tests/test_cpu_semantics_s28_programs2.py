@@ -136,3 +136,55 @@ def test_histogramdd_bins_of_another_dimension_in_cupys_words(cp):
     assert h.shape == (2, 4) and len(edges) == 2 and float(h.sum()) == 5.0
     h, _ = cp.histogramdd(cp.arange(4.0), bins=2)
     assert h.get().tolist() == [2.0, 2.0]
+
+
+# --- cupyx.scipy.signal's median filters and upfirdn (_signaltools.py, _upfirdn.py) --
+
+def test_median_filters_check_in_cupys_words(cp):
+    from gpushare.cupyx.scipy import signal
+    img = cp.ones((6, 5))
+    for fn in (signal.medfilt, signal.medfilt2d):
+        assert _raises(ValueError, fn, img.astype(cp.float16)) == "float16 type not supported"
+        assert _raises(ValueError, fn, img.astype(cp.bool_)) == "bool type not supported"
+        assert _raises(ValueError, fn, img.astype(cp.complex128)) == "complex types not supported"
+        assert _raises(ValueError, fn, img, 4) == "Each element of kernel_size should be odd"
+        assert _raises(RuntimeError, fn, img, (3, 3, 3)) == (
+            "kernel_size must have length equal to input rank")
+    assert _raises(ValueError, signal.medfilt2d, cp.ones(5)) == "input must be 2d"
+    # (the dtype first, then the kernel size, then complex: _get_kernel_size between)
+    assert _raises(ValueError, signal.medfilt, img.astype(cp.complex64), 2) == (
+        "Each element of kernel_size should be odd")
+
+
+def test_median_filters_values_and_warning(cp):
+    import numpy
+    from scipy import signal as ssig
+    from gpushare.cupyx.scipy import signal
+    rs = numpy.random.RandomState(0)
+    x_h = rs.randint(0, 100, (7, 9)).astype(numpy.int32)
+    x = cp.asarray(x_h)
+    out = signal.medfilt(x, (3, 5))
+    assert out.dtype == cp.int32
+    numpy.testing.assert_array_equal(out.get(), ssig.medfilt(x_h, (3, 5)))
+    numpy.testing.assert_array_equal(signal.medfilt2d(x.astype(cp.float32), 3).get(),
+                                     ssig.medfilt2d(x_h.astype(numpy.float32), 3))
+    with pytest.warns(UserWarning) as record:
+        signal.medfilt(cp.arange(4.0), 5)
+    assert [str(w.message) for w in record] == [
+        "kernel_size exceeds volume extent: volume will be zero-padded"]
+
+
+def test_upfirdn_has_only_zero_edges(cp):
+    import numpy
+    from scipy import signal as ssig
+    from gpushare.cupyx.scipy import signal
+    h, x = cp.ones(3), cp.arange(6.0)
+    assert _raises(NotImplementedError, signal.upfirdn, h, x, 2, mode="symmetric") == (
+        "mode='symmetric' and cval=0 not implemented.")
+    assert _raises(NotImplementedError, signal.upfirdn, h, x, cval=1.5) == (
+        "mode='constant' and cval=1.5 not implemented.")
+    assert _raises(ValueError, signal.upfirdn, cp.ones((2, 2)), x) == (
+        "h must be 1D with non-zero length")
+    assert _raises(ValueError, signal.upfirdn, h, x, 0) == "Both up and down must be >= 1"
+    numpy.testing.assert_allclose(signal.upfirdn(h, x, 3, 2, mode=None).get(),
+                                  ssig.upfirdn(numpy.ones(3), numpy.arange(6.0), 3, 2))

@@ -15,6 +15,8 @@ The rest of the module is SciPy's (``MIRRORS`` in ``cpu.py``); these take over b
 """
 from __future__ import annotations
 
+import math
+import warnings
 from typing import Any, Callable
 
 import numpy
@@ -278,10 +280,78 @@ def firwin(numtaps: Any, cutoff: Any, width: Any = None, window: Any = "hamming"
                             pass_zero=bool(pass_zero), scale=scale, fs=fs)
 
 
+def _kernel_size(kernel_size: Any, ndim: int) -> list:
+    """CuPy's ``_get_kernel_size`` (``_fix_sequence_arg``'s words for a wrong length)."""
+    if kernel_size is None:
+        kernel_size = (3,) * ndim
+    if isinstance(kernel_size, str) or not hasattr(kernel_size, "__iter__"):
+        kernel_size = [int(kernel_size)] * ndim
+    else:
+        kernel_size = [int(k) for k in kernel_size]
+        if len(kernel_size) != ndim:
+            raise RuntimeError("kernel_size must have length equal to input rank")
+    if any((k % 2) != 1 for k in kernel_size):
+        raise ValueError("Each element of kernel_size should be odd")
+    return kernel_size
+
+
+def _median_dtype(x: numpy.ndarray) -> None:
+    if x.dtype.char == "e":
+        raise ValueError("float16 type not supported")
+    if x.dtype.kind == "b":
+        raise ValueError("bool type not supported")
+
+
+def medfilt(volume: Any, kernel_size: Any = None) -> Any:
+    """See Also: cupyx.scipy.signal.medfilt (CuPy's checks and words, then its
+    ``rank_filter`` with zeros beyond the edges, as SciPy's)."""
+    volume = numpy.asarray(volume)
+    _median_dtype(volume)
+    kernel_size = _kernel_size(kernel_size, volume.ndim)
+    if volume.dtype.kind == "c":
+        raise ValueError("complex types not supported")
+    if any(k > s for k, s in zip(kernel_size, volume.shape)):
+        warnings.warn("kernel_size exceeds volume extent: volume will be zero-padded")
+    size = math.prod(kernel_size)
+    return scipy_module("scipy.ndimage", "cupyx.scipy.signal").rank_filter(
+        volume, size // 2, size=kernel_size, mode="constant")
+
+
+def medfilt2d(input: Any, kernel_size: Any = 3) -> Any:
+    """See Also: cupyx.scipy.signal.medfilt2d (CuPy's checks and words)."""
+    input = numpy.asarray(input)
+    _median_dtype(input)
+    if input.ndim != 2:
+        raise ValueError("input must be 2d")
+    kernel_size = _kernel_size(kernel_size, input.ndim)
+    if input.dtype.kind == "c":
+        raise ValueError("complex types not supported")
+    order = kernel_size[0] * kernel_size[1] // 2
+    return scipy_module("scipy.ndimage", "cupyx.scipy.signal").rank_filter(
+        input, order, size=kernel_size, mode="constant")
+
+
+def upfirdn(h: Any, x: Any, up: Any = 1, down: Any = 1, axis: int = -1,
+            mode: Any = "constant", cval: Any = 0) -> Any:
+    """See Also: cupyx.scipy.signal.upfirdn (CuPy's: zeros beyond the edges only,
+    other modes refused first; ``_UpFIRDn``'s words for ``h``)."""
+    if mode is None:
+        mode = "constant"  # For backwards compatibility
+    if mode != "constant" or cval != 0:
+        raise NotImplementedError(f"{mode=} and {cval=} not implemented.")
+    h = numpy.asarray(h)
+    if h.ndim != 1 or h.size == 0:
+        raise ValueError("h must be 1D with non-zero length")
+    if int(up) < 1 or int(down) < 1:
+        raise ValueError("Both up and down must be >= 1")
+    return _signal().upfirdn(h, x, int(up), int(down), axis)
+
+
 #: (``cpu.py`` gives them host arrays as NumPy arrays, as the rest of the module; so
 #: ``linalg.bandwidth``, which takes them as these do: ``cupy.asarray``)
 SIGNAL_OVERRIDES: dict[str, Callable[..., Any]] = {
     f"cupyx.scipy.signal.{fn.__name__}": fn
     for fn in (lfilter, lfiltic, lfilter_zi, sosfilt, sosfilt_zi, qmf, ricker, morlet,
-               morlet2, firls, hilbert2, firwin)}
+               morlet2, firls, hilbert2, firwin, medfilt, medfilt2d,
+               upfirdn)}
 SIGNAL_OVERRIDES["cupyx.scipy.linalg.bandwidth"] = bandwidth
