@@ -3173,16 +3173,18 @@ def ndarray_imag(a: numpy.ndarray) -> numpy.ndarray:
     return numpy.zeros_like(a)
 
 
-def _cub_tiles(x: numpy.ndarray) -> numpy.ndarray:
+def _cub_tiles(x: numpy.ndarray, threads: int | None = None) -> numpy.ndarray:
     """float16 sums of the rows of ``x`` as CuPy's CUB block reduction kernel makes them
     (``_cub_reduction.pyx``, one block a row, ``_get_cub_block_specs``: 4 items a
     thread, ``clp2(ceil(n / 4))`` threads within [32, 512]): tile by tile (the last one
     padded with the identity), each thread's 4 items folded in turn (``ThreadReduce``),
     each warp's 32 threads in a pairwise tree (``WarpReduceShfl``), the warps in turn,
     then the tiles in turn onto the identity (``aggregate = op(aggregate, ...)``).
-    Each addition is float's, rounded to half (CuPy's ``float16`` adds as float)."""
+    Each addition is float's, rounded to half (CuPy's ``float16`` adds as float).
+    ``threads``: a given block size (the two-pass reduction's second pass)."""
     rows, n = x.shape
-    threads = min(max(1 << max(0, -(-n // 4) - 1).bit_length(), 32), 512)
+    if threads is None:
+        threads = min(max(1 << max(0, -(-n // 4) - 1).bit_length(), 32), 512)
     tile = 4 * threads
     tiles = -(-n // tile)
     pad = numpy.zeros((rows, tiles * tile), dtype=numpy.float16)
@@ -3316,26 +3318,7 @@ def _generic_half_nanmean(a: numpy.ndarray, axes: tuple, keepdims: bool) -> Any:
 def _cub_tiles_of(partial: numpy.ndarray, threads: int) -> numpy.ndarray:
     """The second pass of CuPy's two-pass CUB reduction: one block of ``threads`` (the
     first pass's) over the partial sums, tile by tile."""
-    n = partial.size
-    tile = 4 * threads
-    tiles = -(-n // tile)
-    pad = numpy.zeros(tiles * tile, dtype=numpy.float16)
-    pad[:n] = partial.ravel()
-    total = numpy.zeros(1, dtype=numpy.float16)
-    for t in range(tiles):
-        items = pad[t * tile:(t + 1) * tile].reshape(1, threads, 4)
-        s = items[..., 0]
-        for j in range(1, 4):
-            s = s + items[..., j]
-        s = s.reshape(1, threads // 32, 32)
-        while s.shape[-1] > 1:
-            s = s[..., 0::2] + s[..., 1::2]
-        warps = s[..., 0]
-        block = warps[:, 0]
-        for w in range(1, warps.shape[1]):
-            block = block + warps[:, w]
-        total = total + block
-    return total
+    return _cub_tiles(partial.reshape(1, -1), threads)
 
 
 def _half_reduction(name: str) -> Callable[..., Any]:
