@@ -109,6 +109,26 @@ def test_the_embedded_server_leaves_no_files_behind(program):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def test_the_embedded_server_of_a_killed_program_leaves_no_files_behind():
+    """A program killed outright cannot remove the embedded server's directory; the
+    server, which stops when its parent is gone, removes it once empty."""
+    import shutil
+    from _servers import wait_for
+    tmp = _short_tmpdir()
+    try:
+        env = {**_env_without_server(), "TMPDIR": tmp,
+               "GPUSHARE_BACKEND": os.environ.get("GPUSHARE_TEST_BACKEND", "cpu")}
+        code = ("import os, signal, gpushare.cupy as cp\n"
+                "print(int(cp.arange(4).sum()), flush=True)\n"
+                "os.kill(os.getpid(), signal.SIGKILL)\n")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             timeout=90, env=env)
+        assert out.stdout.strip() == "6", out.stderr
+        wait_for(lambda: os.listdir(tmp) == [], timeout=30)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def test_an_ipc_server_removes_its_socket_files_as_it_stops():
     """``serve --bind ipc://DIR/NAME``: the server's socket file, those of its
     workers' direct paths (beside it) and its private directory go when it stops."""

@@ -956,6 +956,11 @@ class Broker:
         scheme, _, path = self.endpoint.partition("://")
         if scheme == "ipc" and not path.startswith("@"):  # (@: Linux's abstract names)
             _unlink(path)
+            if self.parent_pid:  # an embedded server's private directory, when its
+                try:             # client could not remove it (killed), once empty
+                    os.rmdir(os.path.dirname(path))
+                except OSError:
+                    pass
         log.info("server stopped")
 
 
@@ -967,13 +972,20 @@ def _unlink(path: str) -> None:
 
 
 def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs: a zombie does not (a parent killed outright stays
+    one until its own parent reaps it, which may wait for our output to end first)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:  # (Linux; elsewhere: alive)
+            state = f.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state not in (b"Z", b"X")
 
 
 def serve(bind: str, backend: str = "auto", *, spare_workers: int = 1, parent_pid: int = 0,
