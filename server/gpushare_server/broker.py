@@ -43,6 +43,7 @@ import msgpack
 import zmq
 
 from gpushare import __version__
+from gpushare.embedded import PREFIX as EMBEDDED_PREFIX
 from gpushare.protocol import PROTOCOL_VERSION, Encoder
 from gpushare.reliable import WINDOW, split_envelope
 from gpushare.wire import keep_receive_buffers, send_frames
@@ -956,9 +957,10 @@ class Broker:
         scheme, _, path = self.endpoint.partition("://")
         if scheme == "ipc" and not path.startswith("@"):  # (@: Linux's abstract names)
             _unlink(path)
-            if self.parent_pid:  # an embedded server's private directory, when its
-                try:             # client could not remove it (killed), once empty
-                    os.rmdir(os.path.dirname(path))
+            folder = os.path.dirname(path)
+            if self.parent_pid and os.path.basename(folder).startswith(EMBEDDED_PREFIX):
+                try:  # an embedded server's private directory, when its client could
+                    os.rmdir(folder)  # not remove it (killed), once empty
                 except OSError:
                     pass
         log.info("server stopped")

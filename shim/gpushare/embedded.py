@@ -19,6 +19,11 @@ from ._hook import environment_without
 from .settings import env_float
 
 
+#: the name of an embedded server's private directory (``tempfile.mkdtemp``'s prefix):
+#: the server removes it when its client was killed (``broker.Broker.shutdown``)
+PREFIX = "gpushare-embedded-"
+
+
 @dataclass
 class EmbeddedServer:
     address: str
@@ -51,7 +56,7 @@ def start_embedded_server(timeout: float | None = None) -> EmbeddedServer:
     """Start a local server and return once it listens."""
     if timeout is None:
         timeout = env_float("GPUSHARE_TIMEOUT", 30.0) + 60
-    tmpdir = tempfile.mkdtemp(prefix="gpushare-embedded-")
+    tmpdir = tempfile.mkdtemp(prefix=PREFIX)
     address = f"ipc://{tmpdir}/server"
     backend = os.environ.get("GPUSHARE_BACKEND", "auto") or "auto"
     # (-P: the user's directory is not put first on the server's sys.path, where a
