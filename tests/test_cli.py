@@ -231,6 +231,12 @@ def test_serve_refuses_bad_backend_and_bad_address():
     out = subprocess.run([sys.executable, "-m", "gpushare", "serve", "--bind", "nonsense://x"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode != 0 and "cannot serve" in out.stderr
+    # libzmq binds a port past 65535 modulo 65536 (99999 is 34463) without a word
+    out = subprocess.run([sys.executable, "-m", "gpushare", "serve", "--bind",
+                          "tcp://127.0.0.1:99999"], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 2 and "listening" not in out.stdout
+    assert "port 99999 is out of range (0-65535)" in out.stderr
 
 
 def test_unmodified_program_gives_the_same_answer_as_numpy(server, tmp_path):
@@ -344,7 +350,8 @@ def test_a_server_serves_64_sessions_at_once_by_default(server):
     assert query_status(server.address, timeout=30, wait=0)["max_sessions"] == 64
 
 
-@pytest.mark.parametrize("address", ["gpubox:5555", "tcp://127.0.0.1", "http://127.0.0.1:80"])
+@pytest.mark.parametrize("address", ["gpubox:5555", "tcp://127.0.0.1", "http://127.0.0.1:80",
+                                     "tcp://127.0.0.1:99999"])
 def test_an_address_that_is_none_is_said_at_once(address):
     """``GPUSHARE_SERVER=gpubox:5555`` (no scheme), a port left out, another scheme:
     ZeroMQ refuses to connect, and the failed start then hung in the context's

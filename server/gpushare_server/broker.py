@@ -46,7 +46,7 @@ from gpushare import __version__
 from gpushare.embedded import PREFIX as EMBEDDED_PREFIX
 from gpushare.protocol import PROTOCOL_VERSION, Encoder
 from gpushare.reliable import WINDOW, split_envelope
-from gpushare.wire import keep_receive_buffers, send_frames
+from gpushare.wire import keep_receive_buffers, port_problem, send_frames
 
 
 log = logging.getLogger("gpushare.server")
@@ -186,6 +186,9 @@ class Broker:
         self.backend = backend
         self.spare_target = spare_workers
         self.parent_pid = parent_pid
+        why = port_problem(bind)
+        if why is not None:
+            raise ValueError(f"--bind {bind}: {why}")
         if bool(opts.server_key) != bool(opts.authorized_keys):
             raise ValueError("--server-key and --authorized-keys go together (the server's "
                              "secret key, and the directory of the clients' public keys)")

@@ -114,13 +114,18 @@ def configure_client_socket(sock: Any, address: str) -> None:
 def connect_client_socket(sock: Any, address: str) -> None:
     """:func:`configure_client_socket`, then connect ``sock`` to ``address``; an
     address ZeroMQ refuses (``gpubox:5555``, ``tcp://host`` without a port, another
-    scheme) is a :class:`~gpushare.errors.ServerUnavailableError` that says so."""
+    scheme), or a port past 65535 (``wire.port_problem``), is a
+    :class:`~gpushare.errors.ServerUnavailableError` that says so."""
+    from .wire import port_problem
     configure_client_socket(sock, address)
     try:
-        sock.connect(address)
+        why = port_problem(address)
+        if why is None:
+            sock.connect(address)
     except zmq.ZMQError as exc:
-        release(sock)
         why = str(exc).split(" (addr=")[0]
+    if why is not None:
+        release(sock)
         raise errors.ServerUnavailableError(
             f"gpushare: {address!r} is not a server address ({why}): give "
             "tcp://HOST:PORT or ipc:///PATH (GPUSHARE_SERVER, or --server)") from None

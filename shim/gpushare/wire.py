@@ -29,6 +29,19 @@ MMAP_THRESHOLD, TRIM_THRESHOLD = 4 << 20, 64 << 20
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt's parameters (malloc.h)
 
 
+def port_problem(address: str) -> str | None:
+    """What is wrong with the port of a ``tcp://`` address, or None. libzmq takes a
+    port past 65535 modulo 65536 (``tcp://host:99999`` is port 34463), so a typo
+    would bind, or reach, another port without a word."""
+    scheme, _, rest = address.partition("://")
+    if scheme != "tcp" or ":" not in rest:
+        return None
+    port = rest.rsplit(":", 1)[1]
+    if port == "*" or not port.isdigit() or int(port) <= 65535:
+        return None  # (what is no number at all, libzmq refuses itself)
+    return f"port {port} is out of range (0-65535)"
+
+
 def send_frames(sock: Any, frames: list) -> None:
     """Send ``frames`` as one message; big frames go without a copy."""
     last = len(frames) - 1
