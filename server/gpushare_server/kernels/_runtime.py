@@ -131,8 +131,9 @@ def ftz_launch(args):
     complex64 and none is float64 or complex128 (nor a Python float, a double
     parameter), since the processor's flushing would take genuine double subnormals
     too, which CUDA keeps. Float32 arithmetic, and conversions between float32 and
-    double, are then exact; glibc's float functions given a subnormal are not (logf,
-    log2f, cbrtf, lgammaf misread it under DAZ; sinf, tanf, atanf... return it)."""
+    double, are then exact; glibc's float functions, which misread a subnormal under
+    DAZ, are reached through wrappers that flush it (``gpushare_cuda.h``:
+    ``GS_FTZ_RENAME``)."""
     single = False
     for a in args:
         dt = getattr(a, 'dtype', None)
