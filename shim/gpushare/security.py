@@ -124,8 +124,7 @@ def connect_client_socket(sock: Any, address: str) -> None:
             sock.connect(address)
     except zmq.ZMQError as exc:
         why = str(exc).split(" (addr=")[0]
-    if why is not None:
-        release(sock)
+    if why is not None:  # (the callers release ``sock`` as they close it)
         raise errors.ServerUnavailableError(
             f"gpushare: {address!r} is not a server address ({why}): give "
             "tcp://HOST:PORT or ipc:///PATH (GPUSHARE_SERVER, or --server)") from None
