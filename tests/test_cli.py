@@ -140,7 +140,11 @@ def test_an_ipc_server_removes_its_socket_files_as_it_stops():
         address = f"ipc://{tmp}/run/gpushare"
         srv = ServerProcess(bind=address, env={"TMPDIR": tmp})
         try:
-            code = ("import gpushare.cupy as cp; print(int((cp.arange(6) * 2).sum()))")
+            # (waits enough to open the express connection: a Unix socket beside the
+            # worker's, removed once connected)
+            code = ("import gpushare.cupy as cp; x = cp.arange(6) * 2\n"
+                    "for _ in range(12): float(x.sum())\n"
+                    "print(int(x.sum()))")
             for _ in range(2):  # two sessions, so a worker that ended before is among them
                 out = run_python(code, env={"GPUSHARE_SERVER": address})
                 assert out.returncode == 0, out.stderr

@@ -4,8 +4,11 @@ stay on ZeroMQ, in order; a failed connection loses nothing (the session goes on
 ZeroMQ), and either side can turn it off."""
 from __future__ import annotations
 
+import os
+import shutil
 import socket
 import sys
+import tempfile
 import threading
 
 import numpy
@@ -192,3 +195,62 @@ def test_off_on_the_server(monkeypatch):
     finally:
         client.reset_session()
         server.stop()
+
+
+def test_an_ipc_session_takes_a_unix_socket_and_leaves_no_file(monkeypatch):
+    """Over ``ipc://`` (the embedded server's transport) the express connection is a
+    Unix socket beside the worker's own socket file, 0600 while it listens and removed
+    once the client is connected; a failed one loses nothing there either."""
+    from gpushare import client
+    from gpushare.express import Express
+    tmp = tempfile.mkdtemp(prefix="gpushare-x-", dir="/tmp")
+    server = ServerProcess(bind=f"ipc://{tmp}/server")
+    try:
+        for name in ("GPUSHARE_EXPRESS", "GPUSHARE_SERVER_KEY", "GPUSHARE_CLIENT_KEY"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("GPUSHARE_SERVER", server.address)
+        client.reset_session()
+        import gpushare.cupy as cp
+        _open(cp)
+        session = _session()
+        assert isinstance(session._express, Express)
+        assert session._express.sock.family == socket.AF_UNIX
+        assert not [n for n in os.listdir(tmp) if n.endswith("-x")]
+        x = cp.zeros(1000, dtype=cp.int64)
+        for _ in range(30):
+            x += 1
+        assert int(x.sum()) == 30_000 and session._on_express
+        session._express.sock.shutdown(socket.SHUT_RDWR)
+        for _ in range(30):
+            x += 1
+        assert int(x[0]) == 60 and session._express is False
+    finally:
+        client.reset_session()
+        server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_a_unix_listener_is_private_and_goes_when_closed(tmp_path):
+    from gpushare import lane
+    from gpushare_server.lane import Listener
+    listener = Listener(f"ipc://{tmp_path}/w1", 1)
+    path = f"{tmp_path}/w1-x"
+    assert listener.offer() == {"path": path, "token": listener.token.hex(), "streams": 1}
+    assert os.stat(path).st_mode & 0o777 == 0o600
+    try:
+        socks = lane.connect("", path, listener.token, 1, 5.0)
+        got = listener.accept()
+        socks[0].sendall(b"hi")
+        assert got[0].recv(2) == b"hi"
+        lane.close(socks + got)
+    finally:
+        listener.close()
+    assert not os.path.exists(path)
+    stranger = Listener(f"ipc://{tmp_path}/w2", 1)
+    socks = lane.connect("", f"{tmp_path}/w2-x", b"\0" * lane.TOKEN_BYTES, 1, 5.0)
+    try:
+        with pytest.raises(lane.LaneError):
+            stranger.accept(timeout=1.0)
+    finally:
+        lane.close(socks)
+    assert not os.path.exists(f"{tmp_path}/w2-x")

@@ -47,6 +47,7 @@ from gpushare.embedded import PREFIX as EMBEDDED_PREFIX
 from gpushare.protocol import PROTOCOL_VERSION, Encoder
 from gpushare.reliable import WINDOW, split_envelope
 from gpushare.wire import keep_receive_buffers, port_problem, send_frames
+from .lane import UNIX_SUFFIX
 
 
 log = logging.getLogger("gpushare.server")
@@ -87,6 +88,7 @@ class Worker:
         (libzmq leaves an ipc endpoint's file behind when its socket closes)."""
         if self.ipc_path:
             _unlink(self.ipc_path)
+            _unlink(self.ipc_path + UNIX_SUFFIX)  # (its express listener's, if left)
             self.ipc_path = None
 
 

@@ -14,6 +14,7 @@ client makes no progress that long fails, and the lane is closed.
 from __future__ import annotations
 
 import hmac
+import os
 import secrets
 import socket
 import time
@@ -29,6 +30,8 @@ TIMEOUT = env_float("GPUSHARE_TIMEOUT", 30.0)
 CONNECT_TIMEOUT = 5.0
 #: seconds a new connection has to introduce itself
 HELLO_S = 0.5
+#: an ``ipc://`` worker's express listener: its direct path's file and this
+UNIX_SUFFIX = "-x"
 
 
 def allowed(direct_bind: str | None, curve: bool) -> int:
@@ -39,24 +42,48 @@ def allowed(direct_bind: str | None, curve: bool) -> int:
 
 
 class Listener:
-    """The lane's listening socket, from ``lane_open`` until ``lane_confirm``."""
+    """The lane's listening socket, from ``lane_open`` until ``lane_confirm``: a random
+    port on the interface of a ``tcp://`` direct path, or for an ``ipc://`` one (the
+    express connection only) a Unix socket beside its file (``UNIX_SUFFIX``: 0600,
+    removed once the connection came or the listener closed)."""
 
     def __init__(self, direct_bind: str, streams: int) -> None:
-        host = host_of(direct_bind)
-        if host in ("*", "", "0.0.0.0"):
-            host = None
-        family, kind, proto, _, where = socket.getaddrinfo(
-            host, 0, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
-        self.sock = socket.socket(family, kind, proto)
-        try:
-            self.sock.bind(where[:2] if family == socket.AF_INET else where)
-            self.sock.listen(streams + 4)
-        except BaseException:
-            self.sock.close()
-            raise
-        self.port = self.sock.getsockname()[1]
+        self.path: str | None = None
+        if direct_bind.startswith("ipc://"):
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            path = direct_bind[len("ipc://"):] + UNIX_SUFFIX
+            try:
+                _unlink(path)  # (a listener of a worker killed before its confirm)
+                self.sock.bind(path)
+                self.path = path
+                # (the directory's permissions and the token guard the moment before)
+                os.chmod(path, 0o600)
+                self.sock.listen(streams + 4)
+            except BaseException:
+                self.close()
+                raise
+            self.port = 0
+        else:
+            host = host_of(direct_bind)
+            if host in ("*", "", "0.0.0.0"):
+                host = None
+            family, kind, proto, _, where = socket.getaddrinfo(
+                host, 0, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+            self.sock = socket.socket(family, kind, proto)
+            try:
+                self.sock.bind(where[:2] if family == socket.AF_INET else where)
+                self.sock.listen(streams + 4)
+            except BaseException:
+                self.sock.close()
+                raise
+            self.port = self.sock.getsockname()[1]
         self.streams = streams
         self.token = secrets.token_bytes(TOKEN_BYTES)
+
+    def offer(self) -> dict:
+        """What ``*_open`` answers: where to connect, the token, how many streams."""
+        where = {"path": self.path} if self.path else {"port": self.port}
+        return {**where, "token": self.token.hex(), "streams": self.streams}
 
     def accept(self, timeout: float = CONNECT_TIMEOUT) -> list:
         """The client's connections, in its order; raises ``LaneError`` unless all came
@@ -101,6 +128,16 @@ class Listener:
 
     def close(self) -> None:
         self.sock.close()
+        if self.path:
+            _unlink(self.path)
+            self.path = None
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def _host_bytes(backend: Any, arr: Any) -> Any:

@@ -206,8 +206,7 @@ class SessionExecutor:
             log.debug("no bulk lane: %s", exc)
             return None
         self._lane_listener = listener
-        return {"port": listener.port, "token": listener.token.hex(),
-                "streams": listener.streams}
+        return listener.offer()
 
     def _express_open(self) -> Any:
         """Listen for the client's express connection; answer where, and the token it
@@ -221,7 +220,7 @@ class SessionExecutor:
             log.debug("no express connection: %s", exc)
             return None
         self._express_listener = listener
-        return {"port": listener.port, "token": listener.token.hex(), "streams": 1}
+        return listener.offer()
 
     def _express_confirm(self) -> bool:
         """Take the client's express connection (made before it asked)."""

@@ -285,7 +285,8 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
             # big copies on plain TCP connections, when the session is plaintext
             executor.lane_streams = lane.allowed(endpoint, bool(server_key))
             executor.lane_bind = endpoint
-            if endpoint.startswith("tcp://") and not server_key and expresses.enabled():
+            if endpoint.startswith(("tcp://", "ipc://")) and not server_key and \
+                    expresses.enabled():
                 executor.express_bind = endpoint  # (plaintext, as the bulk lane)
         except (zmq.ZMQError, ValueError, OSError) as exc:  # the broker path still works
             log.warning("no direct data path (%s); traffic goes through the broker", exc)

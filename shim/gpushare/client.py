@@ -1304,13 +1304,15 @@ class Session:
     def _side_connections(self, kind: str, streams: int) -> list:
         """Plain TCP connections straight to the worker (the bulk lane's, ``kind``
         "lane"; the express connection, "express"), over a plaintext ``tcp://`` direct
-        path: ``{kind}_open`` makes the worker listen and answer its port, a token and
-        how many of ``streams`` it takes; we connect them with the token (``lane.connect``)
-        and ``{kind}_confirm`` makes it take them. [] when not offered, refused or
-        failed (the session goes on over ZeroMQ)."""
+        path (the express connection also over an ``ipc://`` one, as a Unix socket):
+        ``{kind}_open`` makes the worker listen and answer its port (or path), a token
+        and how many of ``streams`` it takes; we connect them with the token
+        (``lane.connect``) and ``{kind}_confirm`` makes it take them. [] when not
+        offered, refused or failed (the session goes on over ZeroMQ)."""
         from .security import client_keys
-        if self._data is None or not self.address.startswith("tcp://") or \
-                client_keys() is not None:
+        scheme = self.address.partition("://")[0]
+        if self._data is None or client_keys() is not None or not (
+                scheme == "tcp" or scheme == "ipc" and kind == "express"):
             return []
         socks: list = []
         try:
@@ -1318,8 +1320,10 @@ class Session:
             if not isinstance(info, dict):
                 return []
             port, token, n = info.get("port"), info.get("token"), info.get("streams")
-            if type(port) is not int or type(n) is not int or not 1 <= n <= streams or \
-                    not isinstance(token, str):
+            if scheme == "ipc":
+                port = info.get("path")  # (a Unix socket's)
+            if type(port) is not (int if scheme == "tcp" else str) or type(n) is not int or \
+                    not 1 <= n <= streams or not isinstance(token, str):
                 raise ValueError(f"an odd {kind} offer: {info!r}")
             try:
                 socks = lanes.connect(lanes.host_of(self.address), port,

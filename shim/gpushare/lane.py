@@ -161,19 +161,30 @@ def close(socks: list) -> None:
 
 
 def tune(sock: socket.socket) -> None:
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    if sock.family != getattr(socket, "AF_UNIX", None):  # (an ipc:// express connection)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
-def connect(host: str, port: int, token: bytes, n: int, timeout: float) -> list:
-    """The client's ``n`` connections to a worker's lane port, each introduced by the
-    token and its index (blocking sockets with ``timeout``: a wait without progress
-    that long fails)."""
+def connect(host: str, port: int | str, token: bytes, n: int, timeout: float) -> list:
+    """The client's ``n`` connections to a worker's lane port (or, ``port`` a ``str``,
+    to the Unix socket of that path: an ``ipc://`` worker's express listener), each
+    introduced by the token and its index (blocking sockets with ``timeout``: a wait
+    without progress that long fails)."""
     socks: list = []
     try:
         for k in range(n):
-            sock = socket.create_connection((host, port), timeout=min(timeout, CONNECT_S))
+            if isinstance(port, str):
+                if not hasattr(socket, "AF_UNIX"):
+                    raise OSError("no Unix sockets on this platform")
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                socks.append(sock)
+                sock.settimeout(min(timeout, CONNECT_S))
+                sock.connect(port)
+            else:
+                sock = socket.create_connection((host, port),
+                                                timeout=min(timeout, CONNECT_S))
+                socks.append(sock)
             sock.settimeout(timeout)
-            socks.append(sock)
             tune(sock)
             sock.sendall(token + bytes([k]))
     except BaseException:
