@@ -25,7 +25,7 @@ from gpushare import errors
 from gpushare import lane as lanes
 from gpushare.protocol import (CHUNK_BYTES, FLAG_C, FLAG_F, FLAG_OWN, STREAM_MIN, ArrayMeta,
                                Decoder, Encoder, HandleRef, HostArray, ProtocolError,
-                               RemoteObject, dtype_to_wire)
+                               RemoteObject, dtype_to_wire, packb)
 
 from . import lane
 from .backends import check_view
@@ -552,7 +552,7 @@ class SessionExecutor:
             recording = warnings.catch_warnings(record=True)
         # (the names the loop uses, looked up once: a batch is often one or two calls)
         run, resolve, plain, pack = self._run, self._resolve, _PLAIN, encoder.pack
-        store, after_call, packb = self._store, self.after_call, msgpack.packb
+        store, after_call = self._store, self.after_call
         get, put = self.handles.get, self.handles.put
         function, normalize = self.backend.function, self.backend.normalize
         # An operator's result that the next call alone uses (the client releases it
@@ -741,7 +741,7 @@ class SessionExecutor:
                 reply["output"] = printed
         # plain values only (results are packed already, their buffers in the encoder's
         # frames), so no encoder is needed for the reply itself
-        return [msgpack.packb(reply), *encoder.frames]
+        return [packb(reply), *encoder.frames]
 
     def _error_info(self, exc: BaseException) -> list:
         """``exc`` for the wire, as the backend words it (``Backend.restate_error``,

@@ -29,7 +29,7 @@ from .reliable import (GAP, NEW, WINDOW, Receiver, Sender, control, parse_contro
                        split_envelope)
 from .protocol import (CHUNK_BYTES, INT_END, INT_MIN, PLAIN_TYPES, PROTOCOL_VERSION,
                        ArrayMeta, Decoder, Encoder, Ext, RemoteObject, _pack_int, dtype_ext,
-                       plain_ext)
+                       packb, plain_ext)
 from .settings import env_float
 from .wire import keep_receive_buffers, send_frames, spin
 from . import express as expresses
@@ -748,7 +748,7 @@ class Session:
             first = first.seq if type(first) is PendingCall else _record(calls[0])[0]
             self._sent.append([first, calls, info])
             self._sent_seq = first + len(info) - 1
-        self._send_data([msgpack.packb(header), _pack_calls(calls), *frames])
+        self._send_data([packb(header), _pack_calls(calls), *frames])
         if drain:  # (a caller about to wait reads the replies anyway)
             self._drain()
 

@@ -33,10 +33,13 @@ of the rest, ``<I`` its number of frames, ``<I`` each frame's length, then the f
 from __future__ import annotations
 
 import collections
+import functools
 import os
+import select
 import socket
 import struct
 from time import perf_counter as _perf_counter
+from typing import Any
 
 from .reliable import HeadFrame
 from .wire import give_way
@@ -127,6 +130,14 @@ class Express:
         self._buf = bytearray()  # bytes read of a message not whole yet
         self._ready: collections.deque = collections.deque()  # whole messages read
         self._fd = sock.fileno()
+        # whether the socket has something to read, without reading (a failing ``recv``
+        # costs three times as much, its exception included): each turn of a polling
+        # wait asks it (no ``select.poll`` on every platform: there each turn reads)
+        self._readable: Any = None
+        if hasattr(select, "poll"):
+            poller = select.poll()
+            poller.register(self._fd, select.POLLIN)
+            self._readable = functools.partial(poller.poll, 0)
         # a send that makes no progress for ``stall`` seconds (the other side reads
         # nothing: stopped, or stuck) fails, and with it the connection, rather than
         # hang: the session goes on over ZeroMQ (the socket stays blocking for reads)
@@ -202,6 +213,8 @@ class Express:
         otherwise."""
         ready = self._ready
         if not ready:
+            if self._readable is not None and not self._readable():
+                return None
             self.fill()
         return ready.popleft() if ready else None
 

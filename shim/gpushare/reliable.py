@@ -52,6 +52,9 @@ __all__ = ["NEW", "DUPLICATE", "GAP", "Sender", "Receiver", "HeadFrame", "split_
 
 NEW, DUPLICATE, GAP = "new", "duplicate", "gap"
 
+#: (``msgpack.packb`` without building a Packer per envelope: see ``protocol.packb``)
+_packb = msgpack.Packer().pack
+
 #: bytes of numbered messages a receiver takes before it acknowledges them unasked
 ACK_BYTES = 8 << 20
 #: the most bytes of numbered messages the worker has unacknowledged before it holds
@@ -127,7 +130,7 @@ def stamp_frames(frames: list, n: int, ack: int) -> list:
     """``frames`` as message ``n`` acknowledging ``ack``: the envelope goes in front of
     the first frame (a header: small)."""
     first = frames[0]
-    return [msgpack.packb([n, ack]) + (first if isinstance(first, bytes) else bytes(first)),
+    return [_packb([n, ack]) + (first if isinstance(first, bytes) else bytes(first)),
             *frames[1:]]
 
 
