@@ -54,6 +54,19 @@ def test_every_public_name_exists(cp, module):
     assert not missing, f"{module} lacks {missing}"
 
 
+@pytest.mark.parametrize("module", _MODULES)
+def test_a_missing_name_is_reported_as_cupys_module_would(cp, module):
+    """Python's words for a missing attribute name the module: CuPy's name, not
+    gpushare's (``module 'cupy.linalg' has no attribute ...``)."""
+    mod = _proxy_module(module)
+    if not isinstance(mod, type(importlib)):
+        pytest.skip(f"{module} is an object here (it takes CuPy's settings)")
+    with pytest.raises(AttributeError) as info:
+        getattr(mod, "no_such_name")
+    assert str(info.value) == f"module '{module}' has no attribute 'no_such_name'"
+    assert not hasattr(mod, "no_such_name")
+
+
 def test_every_ndarray_member_exists(cp):
     missing = [n for n in public_names()["cupy.ndarray"]
                if n not in _ARTIFACTS and not hasattr(cp.ndarray, n)]

@@ -21,7 +21,9 @@ from typing import Any
 
 import numpy
 
-from ..layouts import creation_layout as _creation_layout
+from .. import _public
+_public.install()  # (before any submodule: they name themselves as CuPy's)
+from ..layouts import creation_layout as _creation_layout  # noqa: E402
 from ..protocol import STREAM_MIN
 from ..namespace import module_names
 from ..structured import get_typename as _get_typename, unsupported_dtype as _unsupported_dtype

@@ -7,6 +7,8 @@ import sys
 import types
 from typing import Any
 
+from .._public import PublicModule
+
 
 def _message(path: str, why: str) -> str:
     return f"gpushare: {path} is not supported ({why})"
@@ -37,7 +39,7 @@ def module(fullname: str, doc: str, attrs: dict[str, Any] | None = None,
            why: str = "it needs direct access to the GPU") -> types.ModuleType:
     """A module (registered in ``sys.modules``) holding ``attrs`` and unsupported
     ``functions`` and ``classes``; public names follow CuPy's ``cupy.*`` paths."""
-    mod = types.ModuleType(fullname, doc)
+    mod = PublicModule(fullname, doc)
     cupy_path = fullname.replace("gpushare.", "", 1)
     for name in functions:
         setattr(mod, name, function(f"{cupy_path}.{name}", why))

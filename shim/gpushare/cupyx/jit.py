@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy
 
+from .. import _public
 from . import _jit_compile
 from ._jit_compile import ArrayArg, Dim3, Intrinsic, KernelBase, RuntimeData
 
@@ -241,7 +242,7 @@ _n_functions_upperlimit = 100
 def _unservable_module(name: str, names: tuple, doc: str) -> types.ModuleType:
     """``cupyx.jit.cub`` / ``cupyx.jit.thrust``: CuPy's names exist; the emulator has no
     CUB or Thrust device code, so a kernel using one is refused (NotImplementedError)."""
-    mod = types.ModuleType(__name__ + "." + name, doc)
+    mod = _public.PublicModule(__name__ + "." + name, doc)
     for n in names:
         setattr(mod, n, Intrinsic(f"{name}.{n}"))
     sys.modules[mod.__name__] = mod

@@ -7,14 +7,14 @@ cupyx.linalg
 from __future__ import annotations
 
 import sys
-import types
 
+from .._public import PublicModule
 from ..cupy import _remote
 
 invh = _remote("cupyx.linalg.invh")
 cho_solve = _remote("cupyx.linalg.cho_solve")
 
-sparse = types.ModuleType(f"{__name__}.sparse", "cupyx.linalg.sparse, run on the gpushare "
+sparse = PublicModule(f"{__name__}.sparse", "cupyx.linalg.sparse, run on the gpushare "
                                                 "server.")
 sparse.lschol = _remote("cupyx.linalg.sparse.lschol")  # type: ignore[attr-defined]
 sys.modules[sparse.__name__] = sparse

@@ -477,8 +477,8 @@ def _profiler_noop(*args: Any, **kwargs: Any) -> None:
     return None
 
 
-profiler = __import__("types").ModuleType(f"{__name__}.profiler",
-                                          "cupy.cuda.profiler: start/stop are no-ops here.")
+profiler = __import__("gpushare._public", fromlist=["_"]).PublicModule(
+    f"{__name__}.profiler", "cupy.cuda.profiler: start/stop are no-ops here.")
 profiler.start = profiler.stop = profiler.initialize = _profiler_noop
 __import__("sys").modules[profiler.__name__] = profiler
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy
 
 from ... import client, errors
+from ..._public import PublicModule
 from ...cupy import _export_table, _objects, _unsupported
 from ...namespace import (SERVED_CLASSES, SERVED_CLASSMETHODS, SERVED_MODULES,
                           SERVED_NOT_CALLABLE, module_names)
@@ -115,7 +116,7 @@ def _served_class(module: str, name: str, made: dict[str, type]) -> type:
 def _make(name: str) -> types.ModuleType:
     full = f"{__name__}.{name}"
     cupy_module = f"cupyx.scipy.{name}"
-    mod = types.ModuleType(full, f"{cupy_module}, run on the gpushare server.")
+    mod = PublicModule(full, f"{cupy_module}, run on the gpushare server.")
     _export_table(mod, cupy_module, numpy, {})
     made: dict[str, type] = {}
     sparse_classes = _sparse.classes() if name == "sparse" else {}

@@ -1,0 +1,73 @@
+"""CuPy's module names in what gpushare's proxy modules say of themselves.
+
+gpushare's ``cupy.linalg`` is the module ``gpushare.cupy.linalg``, so Python's own
+words for a missing attribute named it: ``module 'gpushare.cupy.linalg' has no
+attribute 'foo'``, where CuPy says ``module 'cupy.linalg' ...``. Each public module
+under ``gpushare.cupy`` and ``gpushare.cupyx`` is made a ``PublicModule`` as it is
+imported (``Finder``, on ``sys.meta_path`` once ``gpushare.cupy`` is imported), which
+words that error as CuPy does. The modules keep their own ``__name__`` (relative
+imports, pickling and the ``import cupy`` hook go by it). A module with a
+``__getattr__`` of its own words its errors itself and is left as it is.
+"""
+from __future__ import annotations
+
+import importlib.machinery
+import sys
+import types
+from typing import Any
+
+PACKAGES = ("gpushare.cupy", "gpushare.cupyx")
+
+
+def public_name(name: str) -> str:
+    """``gpushare.cupy.linalg`` -> ``cupy.linalg``."""
+    return name[len("gpushare."):] if name.startswith(PACKAGES) else name
+
+
+class PublicModule(types.ModuleType):
+    """A module that names itself as CuPy's in its missing-attribute error."""
+
+    def __getattr__(self, name: str) -> Any:
+        own = public_name(str(vars(self).get("__name__", "?")))
+        raise AttributeError(f"module '{own}' has no attribute '{name}'")
+
+
+def make_public(module: types.ModuleType) -> None:
+    if type(module) is types.ModuleType and "__getattr__" not in vars(module):
+        module.__class__ = PublicModule
+
+
+def _is_public(fullname: str) -> bool:
+    top = fullname.split(".")
+    return len(top) > 2 and ".".join(top[:2]) in PACKAGES and \
+        not any(part.startswith("_") for part in top[2:])
+
+
+class _Loader(importlib.machinery.SourceFileLoader):
+    def exec_module(self, module: types.ModuleType) -> None:
+        super().exec_module(module)
+        make_public(module)
+
+
+class Finder:
+    """Finds gpushare's public proxy modules as the path finder does, with a loader
+    that makes them ``PublicModule`` once executed."""
+
+    @classmethod
+    def find_spec(cls, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if not _is_public(fullname):
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+        if spec is not None and type(spec.loader) is importlib.machinery.SourceFileLoader:
+            spec.loader = _Loader(spec.loader.name, spec.loader.path)
+        return spec
+
+
+def install() -> None:
+    """Put ``Finder`` on ``sys.meta_path`` (idempotent), and make the public modules
+    imported before it public."""
+    if Finder not in sys.meta_path:
+        sys.meta_path.insert(0, Finder)
+    for name, module in list(sys.modules.items()):
+        if _is_public(name) and isinstance(module, types.ModuleType):
+            make_public(module)
