@@ -67,6 +67,26 @@ def test_a_missing_name_is_reported_as_cupys_module_would(cp, module):
     assert not hasattr(mod, "no_such_name")
 
 
+@pytest.mark.parametrize("module", _MODULES)
+def test_public_functions_pickle_as_themselves(cp, module):
+    """Pickle finds a function again by its module and name (``multiprocessing``
+    passes them so): each public function of gpushare's modules comes back as
+    itself, also where a factory made it (``import gpushare.cupy``, no hook)."""
+    import pickle
+    import types
+    mod = _proxy_module(module)
+    failed = []
+    for name in public_names()[module]:
+        value = getattr(mod, name, None)
+        if type(value) is types.FunctionType:
+            try:
+                if pickle.loads(pickle.dumps(value)) is not value:
+                    failed.append(name)
+            except (pickle.PicklingError, AttributeError, ImportError) as exc:
+                failed.append(f"{name}: {exc}")
+    assert not failed, f"{module}: {failed}"
+
+
 def test_every_ndarray_member_exists(cp):
     missing = [n for n in public_names()["cupy.ndarray"]
                if n not in _ARTIFACTS and not hasattr(cp.ndarray, n)]

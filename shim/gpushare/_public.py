@@ -5,7 +5,7 @@ words for a missing attribute named it: ``module 'gpushare.cupy.linalg' has no
 attribute 'foo'``, where CuPy says ``module 'cupy.linalg' ...``. Each public module
 under ``gpushare.cupy`` and ``gpushare.cupyx`` is made a ``PublicModule`` as it is
 imported (``Finder``, on ``sys.meta_path`` once ``gpushare.cupy`` is imported), which
-words that error as CuPy does. The modules keep their own ``__name__`` (relative
+words that error as CuPy does; its functions are made to pickle (``by_reference``). The modules keep their own ``__name__`` (relative
 imports, pickling and the ``import cupy`` hook go by it). A module with a
 ``__getattr__`` of its own words its errors itself and is left as it is.
 """
@@ -35,6 +35,22 @@ class PublicModule(types.ModuleType):
 def make_public(module: types.ModuleType) -> None:
     if type(module) is types.ModuleType and "__getattr__" not in vars(module):
         module.__class__ = PublicModule
+    by_reference(module)
+
+
+def by_reference(module: types.ModuleType) -> None:
+    """Make ``module``'s public functions pickle as themselves: pickle finds a function
+    again by its ``__module__`` and ``__qualname__``, and those of a function made by
+    a factory (``_remote``'s, ``_routines``' wrappers) named no place that holds it
+    (CuPy's module, say, which is this one only under the ``import cupy`` hook). Such
+    a function is given the module and name it is exported under."""
+    for name, value in list(vars(module).items()):
+        if type(value) is not types.FunctionType or name.startswith("_"):
+            continue
+        home = sys.modules.get(value.__module__)
+        if home is None or not value.__module__.startswith("gpushare.") or \
+                getattr(home, value.__qualname__, None) is not value:
+            value.__module__, value.__qualname__ = module.__name__, name
 
 
 def _is_public(fullname: str) -> bool:

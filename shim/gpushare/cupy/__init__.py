@@ -1199,3 +1199,6 @@ for _m in _SUBMODULES:
 
 def __dir__() -> list:
     return sorted(set(globals()) | set(_SUBMODULES) | set(_KERNEL_CLASSES))
+
+
+_public.by_reference(sys.modules[__name__])  # (its functions pickle as themselves)

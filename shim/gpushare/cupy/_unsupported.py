@@ -7,7 +7,7 @@ import sys
 import types
 from typing import Any
 
-from .._public import PublicModule
+from .._public import PublicModule, by_reference
 
 
 def _message(path: str, why: str) -> str:
@@ -48,4 +48,5 @@ def module(fullname: str, doc: str, attrs: dict[str, Any] | None = None,
     for name, value in (attrs or {}).items():
         setattr(mod, name, value)
     sys.modules[fullname] = mod
+    by_reference(mod)
     return mod

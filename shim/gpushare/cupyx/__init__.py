@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy
 
+from .. import _public
 from ..cupy import _export_table, _remote
 from ..cupy._ufunc import ufunc as _ufunc
 
@@ -249,3 +250,6 @@ def __getattr__(name: str) -> Any:
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'cupyx' has no attribute '{name}'")
+
+
+_public.by_reference(sys.modules[__name__])  # (its functions pickle as themselves)

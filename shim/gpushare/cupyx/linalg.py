@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from .._public import PublicModule
+from .._public import PublicModule, by_reference
 from ..cupy import _remote
 
 invh = _remote("cupyx.linalg.invh")
@@ -18,3 +18,4 @@ sparse = PublicModule(f"{__name__}.sparse", "cupyx.linalg.sparse, run on the gpu
                                                 "server.")
 sparse.lschol = _remote("cupyx.linalg.sparse.lschol")  # type: ignore[attr-defined]
 sys.modules[sparse.__name__] = sparse
+by_reference(sparse)

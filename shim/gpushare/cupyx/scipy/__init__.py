@@ -19,7 +19,7 @@ from typing import Any
 import numpy
 
 from ... import client, errors
-from ..._public import PublicModule
+from ..._public import PublicModule, by_reference
 from ...cupy import _export_table, _objects, _unsupported
 from ...namespace import (SERVED_CLASSES, SERVED_CLASSMETHODS, SERVED_MODULES,
                           SERVED_NOT_CALLABLE, module_names)
@@ -158,6 +158,7 @@ def _make(name: str) -> types.ModuleType:
     if parent:
         setattr(sys.modules[f"{__name__}.{parent}"], child, mod)
     sys.modules[full] = mod
+    by_reference(mod)  # (its functions pickle as themselves)
     return mod
 
 
