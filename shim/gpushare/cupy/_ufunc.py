@@ -6,6 +6,7 @@ else waits for the server, which raises the error CuPy would.
 """
 from __future__ import annotations
 
+import operator
 import os
 import weakref
 from typing import Any
@@ -496,8 +497,10 @@ class ufunc:
         if self._path != "cupy.add":
             raise NotImplementedError(
                 f"`{_cupy_ufunc_name(self)}.reduceat` is not supported yet")
-        return self._method("reduceat", array, indices,
-                            **given(dict(axis=axis, dtype=dtype, out=out)))
+        if not isinstance(array, ndarray):  # (CuPy calls ``array._add_reduceat``)
+            raise AttributeError(
+                f"'{type(array).__name__}' object has no attribute '_add_reduceat'")
+        return _add_reduceat(array, indices, axis, dtype, out)
 
     def outer(self, A: Any, B: Any, **kwargs: Any) -> Any:  # noqa: N803 - CuPy's names
         """CuPy's ``ufunc.outer`` (``_kernel.pyx``): both operands copied to the device
@@ -577,6 +580,41 @@ def _scatter_indices(indices: Any) -> tuple:
         if kind == "b":
             return indices, False
     return indices, True
+
+
+def _add_reduceat(array: Any, indices: Any, axis: Any, dtype: Any, out: Any) -> Any:
+    """CuPy's ``_add_reduceat`` (``_routines_indexing.pyx``), step by step: differences
+    of a cumulative sum, so its rounding is CuPy's (float32 ``[1e8, 1, 1]`` at
+    ``[0, 1]`` is ``[1e8, 0]``, not NumPy's ``[1e8, 2]``), and indices past either end
+    wrap as ``take``'s do, where NumPy refuses them. Every step pipelines."""
+    import sys
+    cupy = sys.modules[__package__]
+    ndim = array.ndim
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise numpy.exceptions.AxisError(axis, ndim)
+    axis %= ndim
+    indices = cupy.append(indices, array.shape[axis])
+    shape = [1 if i == axis else dim for i, dim in enumerate(array.shape)]
+    acc = array.cumsum(axis, dtype)
+    acc = cupy.append(cupy.zeros(shape, acc.dtype), acc, axis)
+    mask = indices[:-1] >= indices[1:]
+    mask = mask.reshape(-1, *([1] * (ndim - axis - 1)))
+    result = cupy.where(mask, array.take(indices[:-1], axis),
+                        acc.take(indices[1:], axis) - acc.take(indices[:-1], axis))
+    if out is None:
+        return result
+    # (CuPy's ``where`` ufunc writing into ``out``: its checks, in its words)
+    if not isinstance(out, ndarray):
+        raise TypeError("Output arguments type must be cupy.ndarray")
+    if out.shape != result.shape:
+        raise ValueError("Out shape is mismatched")
+    if result.dtype.kind != out.dtype.kind and \
+            not numpy.can_cast(result.dtype, out.dtype, "same_kind"):
+        raise TypeError(f"Cannot cast output operand from {result.dtype!r} to "
+                        f"{out.dtype!r} according to the rule 'same_kind'")
+    cupy.copyto(out, result)
+    return out
 
 
 for _m in ("reduce", "accumulate", "reduceat", "outer", "at"):
