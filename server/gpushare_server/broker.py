@@ -31,6 +31,7 @@ import os
 import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -274,6 +275,8 @@ class Broker:
         self.server_id = uuid.uuid4().hex
         self._signals = 0
         self._draining = False
+        #: a socket a signal makes readable (``serve`` sets it: ``signal.set_wakeup_fd``)
+        self.wake: socket.socket | None = None
         self._drain_deadline = 0.0
         self._last_check = 0.0
         self._last_keys = 0.0
@@ -884,6 +887,9 @@ class Broker:
         poller = zmq.Poller()
         poller.register(self.frontend, zmq.POLLIN)
         poller.register(self.backend_sock, zmq.POLLIN)
+        wake = self.wake
+        if wake is not None:
+            poller.register(wake, zmq.POLLIN)
         try:
             while True:
                 if self._signals and not self._draining:
@@ -898,6 +904,11 @@ class Broker:
                                        or time.monotonic() > self._drain_deadline):
                     break
                 events = dict(poller.poll(100 if self._draining else 200))
+                if wake is not None and wake.fileno() in events:
+                    try:  # (the signal's handler has run: ``_signals`` counts it)
+                        wake.recv(4096)
+                    except OSError:
+                        pass
                 if self.backend_sock in events:
                     self._pump(self.backend_sock, self._on_worker)
                 if self.frontend in events:
@@ -1016,4 +1027,16 @@ def serve(bind: str, backend: str = "auto", *, spare_workers: int = 1, parent_pi
                     options=options)
     signal.signal(signal.SIGTERM, broker.stop)
     signal.signal(signal.SIGINT, broker.stop)
-    broker.serve()
+    # a signal wakes the loop's poll at once (else it waited out its 200 ms, and a
+    # program's exit waited that long for its embedded server to stop)
+    wake_r, wake_w = socket.socketpair()
+    for end in (wake_r, wake_w):
+        end.setblocking(False)
+    old_fd = signal.set_wakeup_fd(wake_w.fileno(), warn_on_full_buffer=False)
+    broker.wake = wake_r
+    try:
+        broker.serve()
+    finally:
+        signal.set_wakeup_fd(old_fd)
+        wake_r.close()
+        wake_w.close()

@@ -13,6 +13,8 @@ CuPy's differences (after CuPy 14.2, MIT licence, ``LICENSE.cupy``):
 """
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import math
 from typing import Any, Callable
 
@@ -495,12 +497,18 @@ def _types_2_and_3(fn: Callable[..., Any], what: str) -> Callable[..., Any]:
     return call
 
 
+def _scipy(module: str, name: str) -> Callable[..., Any]:
+    """SciPy's ``module.name``, imported at its first call: importing ``scipy.fft`` took
+    a third of a second of every worker's start (a session's first call waits for it)."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
 def _overrides() -> dict[str, Callable[..., Any]]:
-    try:
-        import scipy.fft
-        import scipy.fftpack
-    except ImportError:  # the modules say so at their first call (cpu.py)
-        return {}
+    if importlib.util.find_spec("scipy") is None:
+        return {}  # the modules say so at their first call (cpu.py)
     out: dict[str, Callable[..., Any]] = {
         "cupyx.scipy.fft.get_fft_plan": get_fft_plan,
         "cupyx.scipy.fftpack.get_fft_plan": get_fft_plan,
@@ -508,14 +516,14 @@ def _overrides() -> dict[str, Callable[..., Any]]:
     for name in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2",
                  "irfft2", "rfftn", "irfftn", "hfft", "ihfft", "hfft2", "ihfft2", "hfftn",
                  "ihfftn"):
-        out[f"cupyx.scipy.fft.{name}"] = _taking_plan(getattr(scipy.fft, name), None)
+        out[f"cupyx.scipy.fft.{name}"] = _taking_plan(_scipy("scipy.fft", name), None)
     for name in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft"):
-        out[f"cupyx.scipy.fftpack.{name}"] = _taking_plan(getattr(scipy.fftpack, name), 4,
+        out[f"cupyx.scipy.fftpack.{name}"] = _taking_plan(_scipy("scipy.fftpack", name), 4,
                                                           "cupyx.scipy.fftpack")
     for name in ("dct", "idct", "dctn", "idctn"):
-        out[f"cupyx.scipy.fft.{name}"] = _types_2_and_3(getattr(scipy.fft, name), "DCT")
+        out[f"cupyx.scipy.fft.{name}"] = _types_2_and_3(_scipy("scipy.fft", name), "DCT")
     for name in ("dst", "idst", "dstn", "idstn"):
-        out[f"cupyx.scipy.fft.{name}"] = _types_2_and_3(getattr(scipy.fft, name), "DST")
+        out[f"cupyx.scipy.fft.{name}"] = _types_2_and_3(_scipy("scipy.fft", name), "DST")
     return out
 
 
