@@ -180,15 +180,22 @@ def test_off_on_the_client(express_cp, monkeypatch):
     assert _session()._express is False
 
 
+def _use(server, monkeypatch):
+    """gpushare's ``cupy``, its session on ``server``, plaintext, express allowed."""
+    from gpushare import client
+    for name in ("GPUSHARE_EXPRESS", "GPUSHARE_SERVER_KEY", "GPUSHARE_CLIENT_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GPUSHARE_SERVER", server.address)
+    client.reset_session()
+    import gpushare.cupy as cp
+    return cp
+
+
 def test_off_on_the_server(monkeypatch):
     from gpushare import client
     server = ServerProcess(env={"GPUSHARE_EXPRESS": "0"})
     try:
-        for name in ("GPUSHARE_EXPRESS", "GPUSHARE_SERVER_KEY", "GPUSHARE_CLIENT_KEY"):
-            monkeypatch.delenv(name, raising=False)
-        monkeypatch.setenv("GPUSHARE_SERVER", server.address)
-        client.reset_session()
-        import gpushare.cupy as cp
+        cp = _use(server, monkeypatch)
         _open(cp)
         assert _session()._express is False
         assert float(cp.arange(3.0).sum()) == 3.0
@@ -206,11 +213,7 @@ def test_an_ipc_session_takes_a_unix_socket_and_leaves_no_file(monkeypatch):
     tmp = tempfile.mkdtemp(prefix="gpushare-x-", dir="/tmp")
     server = ServerProcess(bind=f"ipc://{tmp}/server")
     try:
-        for name in ("GPUSHARE_EXPRESS", "GPUSHARE_SERVER_KEY", "GPUSHARE_CLIENT_KEY"):
-            monkeypatch.delenv(name, raising=False)
-        monkeypatch.setenv("GPUSHARE_SERVER", server.address)
-        client.reset_session()
-        import gpushare.cupy as cp
+        cp = _use(server, monkeypatch)
         _open(cp)
         session = _session()
         assert isinstance(session._express, Express)
