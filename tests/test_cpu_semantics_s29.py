@@ -38,8 +38,8 @@ def test_add_reduceat_axes_dtypes_and_out(cp):
     expected = numpy.add.reduceat(numpy.arange(12, dtype=numpy.float32).reshape(3, 4),
                                   [0, 2, 1], axis=1)
     _same(cp.add.reduceat(b, [0, 2, 1], axis=-1), expected, cp.float32)
-    _same(cp.add.reduceat(b, [0, 2], axis=0, dtype=cp.float64), [[4, 6, 8, 10], [8, 9, 10, 11]],
-          cp.float64)
+    _same(cp.add.reduceat(b, [0, 2], axis=0, dtype=cp.float64),
+          [[4, 6, 8, 10], [8, 9, 10, 11]], cp.float64)
     _same(cp.add.reduceat(cp.asarray([True, True, False]), [0, 2]), [2, 0], cp.int64)
     out = cp.empty((3, 3), dtype=cp.float64)
     assert cp.add.reduceat(b, [0, 2, 1], axis=1, out=out) is out

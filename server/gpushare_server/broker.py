@@ -48,6 +48,7 @@ from gpushare.embedded import PREFIX as EMBEDDED_PREFIX
 from gpushare.protocol import PROTOCOL_VERSION, Encoder
 from gpushare.reliable import WINDOW, split_envelope
 from gpushare.wire import keep_receive_buffers, port_problem, send_frames
+
 from .lane import UNIX_SUFFIX
 
 

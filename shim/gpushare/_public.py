@@ -5,9 +5,10 @@ words for a missing attribute named it: ``module 'gpushare.cupy.linalg' has no
 attribute 'foo'``, where CuPy says ``module 'cupy.linalg' ...``. Each public module
 under ``gpushare.cupy`` and ``gpushare.cupyx`` is made a ``PublicModule`` as it is
 imported (``Finder``, on ``sys.meta_path`` once ``gpushare.cupy`` is imported), which
-words that error as CuPy does; its functions are made to pickle (``by_reference``). The modules keep their own ``__name__`` (relative
-imports, pickling and the ``import cupy`` hook go by it). A module with a
-``__getattr__`` of its own words its errors itself and is left as it is.
+words that error as CuPy does, and its functions are made to pickle as themselves
+(``by_reference``). The modules keep their own ``__name__`` (relative imports,
+pickling and the ``import cupy`` hook go by it). A module with a ``__getattr__`` of
+its own words its errors itself and keeps its class.
 """
 from __future__ import annotations
 

@@ -11,10 +11,10 @@ printing) pays that at every wait.
 So a session whose calls travel in plaintext (no CurveZMQ: the same terms as the bulk
 lane, ``lane.py``) opens, once it has waited ``OPEN_AFTER`` times, one plain TCP
 connection to its worker (over ``ipc://``, the embedded server's transport, a Unix
-socket beside the worker's own socket file), and sends its numbered messages of up to ``EXPRESS_MAX``
-bytes on it; the worker answers each on the connection it came on. Bigger messages
-(upload chunks) stay on ZeroMQ. Both channels carry the same numbered messages
-(``reliable.py``), and a client switches channel only once the worker has
+socket beside the worker's own socket file), and sends its numbered messages of up to
+``EXPRESS_MAX`` bytes on it; the worker answers each on the connection it came on.
+Bigger messages (upload chunks) stay on ZeroMQ. Both channels carry the same numbered
+messages (``reliable.py``), and a client switches channel only once the worker has
 acknowledged everything sent on the other one, so the worker takes them in order.
 When the connection fails, either side closes it; the client then resends what the
 worker has not acknowledged, and asks the worker to resend, on ZeroMQ (the numbering
@@ -22,10 +22,11 @@ drops what arrived twice), and the session goes on without it.
 ``GPUSHARE_EXPRESS=0`` on either side turns it off.
 
 Opening (``Session._open_express``, two round trips): ``express_open`` makes the worker
-listen on a port of its own (its direct path's interface; over ``ipc://``, a Unix socket
-at its direct path's file plus ``-x``, 0600, removed once connected) and answer the port
-(or path) and a random token; the client connects and writes the token (``lane.connect``'s hello);
-``express_confirm`` makes the worker accept it, check the token and stop listening.
+listen on a port of its own (its direct path's interface; over ``ipc://``, a Unix
+socket at its direct path's file plus ``-x``, 0600, removed once connected) and answer
+the port (or path) and a random token; the client connects and writes the token
+(``lane.connect``'s hello); ``express_confirm`` makes the worker accept it, check the
+token and stop listening.
 
 Framing (``encode``/``decode``; ``Express`` does the I/O): a message is ``<I`` the length
 of the rest, ``<I`` its number of frames, ``<I`` each frame's length, then the frames.
