@@ -257,3 +257,27 @@ def test_a_unix_listener_is_private_and_goes_when_closed(tmp_path):
     finally:
         lane.close(socks)
     assert not os.path.exists(f"{tmp_path}/w2-x")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux's abstract names")
+def test_beside_an_abstract_ipc_name_the_listener_is_abstract_too(tmp_path, monkeypatch):
+    """``ipc://@NAME`` (libzmq's abstract namespace): the express listener takes an
+    abstract name too, and makes no file (not ``@NAME-w...-x`` in the working
+    directory)."""
+    import secrets
+    from gpushare import lane
+    from gpushare_server.lane import Listener
+    monkeypatch.chdir(tmp_path)
+    name = f"gpushare-test-{secrets.token_hex(6)}"
+    listener = Listener(f"ipc://@{name}", 1)
+    try:
+        offer = listener.offer()
+        assert offer["path"] == f"\0{name}-x"
+        socks = lane.connect("", offer["path"], listener.token, 1, 5.0)
+        got = listener.accept()
+        socks[0].sendall(b"ok")
+        assert got[0].recv(2) == b"ok"
+        lane.close(socks + got)
+    finally:
+        listener.close()
+    assert os.listdir(tmp_path) == []

@@ -45,19 +45,25 @@ class Listener:
     """The lane's listening socket, from ``lane_open`` until ``lane_confirm``: a random
     port on the interface of a ``tcp://`` direct path, or for an ``ipc://`` one (the
     express connection only) a Unix socket beside its file (``UNIX_SUFFIX``: 0600,
-    removed once the connection came or the listener closed)."""
+    removed once the connection came or the listener closed; beside an abstract name,
+    ``ipc://@NAME`` on Linux, an abstract name too, with no file)."""
 
     def __init__(self, direct_bind: str, streams: int) -> None:
-        self.path: str | None = None
+        self.path: str | None = None  # the socket file, while there is one
+        self.address: str | None = None  # a Unix socket's address, for the offer
         if direct_bind.startswith("ipc://"):
             self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            path = direct_bind[len("ipc://"):] + UNIX_SUFFIX
+            name = direct_bind[len("ipc://"):] + UNIX_SUFFIX
+            abstract = name.startswith("@")  # (libzmq's spelling; Python's is a NUL)
+            self.address = "\0" + name[1:] if abstract else name
             try:
-                _unlink(path)  # (a listener of a worker killed before its confirm)
-                self.sock.bind(path)
-                self.path = path
-                # (the directory's permissions and the token guard the moment before)
-                os.chmod(path, 0o600)
+                if not abstract:
+                    _unlink(name)  # (a listener of a worker killed before its confirm)
+                self.sock.bind(self.address)
+                if not abstract:
+                    self.path = name
+                    # (the directory's permissions and the token guard the moment before)
+                    os.chmod(name, 0o600)
                 self.sock.listen(streams + 4)
             except BaseException:
                 self.close()
@@ -82,7 +88,7 @@ class Listener:
 
     def offer(self) -> dict:
         """What ``*_open`` answers: where to connect, the token, how many streams."""
-        where = {"path": self.path} if self.path else {"port": self.port}
+        where = {"path": self.address} if self.address else {"port": self.port}
         return {**where, "token": self.token.hex(), "streams": self.streams}
 
     def accept(self, timeout: float = CONNECT_TIMEOUT) -> list:
