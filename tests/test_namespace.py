@@ -70,15 +70,16 @@ def test_a_missing_name_is_reported_as_cupys_module_would(cp, module):
 @pytest.mark.parametrize("module", _MODULES)
 def test_public_functions_pickle_as_themselves(cp, module):
     """Pickle finds a function again by its module and name (``multiprocessing``
-    passes them so): each public function of gpushare's modules comes back as
-    itself, also where a factory made it (``import gpushare.cupy``, no hook)."""
+    passes them so): each public function and ufunc of gpushare's modules comes back
+    as itself, also where a factory made it (``import gpushare.cupy``, no hook)."""
     import pickle
     import types
+    from gpushare.cupy._ufunc import ufunc
     mod = _proxy_module(module)
     failed = []
     for name in public_names()[module]:
         value = getattr(mod, name, None)
-        if type(value) is types.FunctionType:
+        if type(value) is types.FunctionType or isinstance(value, ufunc):
             try:
                 if pickle.loads(pickle.dumps(value)) is not value:
                     failed.append(name)

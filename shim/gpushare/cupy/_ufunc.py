@@ -210,6 +210,12 @@ class ufunc:
                 self._fast2 = _accel.Op(self, 2, ufunc._fast2.__get__(self))
                 self._fast_into = _accel.Op(self, 3, ufunc._fast_into.__get__(self))
 
+    def __reduce__(self) -> Any:
+        # by reference, as functions pickle: the ufunc of that name in its module
+        # (``multiprocessing`` passes callables so; its state holds C objects)
+        module, _, name = self._path.rpartition(".")
+        return _exported, (f"gpushare.{module}", name)
+
     def __repr__(self) -> str:
         return f"<ufunc '{self.name}'>"
 
@@ -580,6 +586,12 @@ def _scatter_indices(indices: Any) -> tuple:
         if kind == "b":
             return indices, False
     return indices, True
+
+
+def _exported(module: str, name: str) -> Any:
+    """The ufunc ``module`` exports as ``name`` (unpickling one)."""
+    import importlib
+    return getattr(importlib.import_module(module), name)
 
 
 def _add_reduceat(array: Any, indices: Any, axis: Any, dtype: Any, out: Any) -> Any:
