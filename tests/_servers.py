@@ -23,8 +23,9 @@ class ServerProcess:
     def __init__(self, *extra: str, backend: str = BACKEND, bind: str | None = None,
                  env: dict | None = None) -> None:
         self.address = bind or f"tcp://127.0.0.1:{free_port()}"
+        # (it stops with this process: a test run killed midway leaves no server)
         cmd = [sys.executable, "-m", "gpushare", "serve", "--bind", self.address,
-               "--backend", backend, *extra]
+               "--backend", backend, "--exit-with-parent", str(os.getpid()), *extra]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True, env={**os.environ, **(env or {})})
         self.lines: list[str] = []
