@@ -233,13 +233,9 @@ def test_an_ipc_session_takes_a_unix_socket_and_leaves_no_file(monkeypatch):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def test_a_unix_listener_is_private_and_goes_when_closed(tmp_path):
+def _connect_and_talk(listener, path) -> None:
+    """Connect to ``listener`` at ``path`` with its token, and pass a few bytes; close."""
     from gpushare import lane
-    from gpushare_server.lane import Listener
-    listener = Listener(f"ipc://{tmp_path}/w1", 1)
-    path = f"{tmp_path}/w1-x"
-    assert listener.offer() == {"path": path, "token": listener.token.hex(), "streams": 1}
-    assert os.stat(path).st_mode & 0o777 == 0o600
     try:
         socks = lane.connect("", path, listener.token, 1, 5.0)
         got = listener.accept()
@@ -248,6 +244,16 @@ def test_a_unix_listener_is_private_and_goes_when_closed(tmp_path):
         lane.close(socks + got)
     finally:
         listener.close()
+
+
+def test_a_unix_listener_is_private_and_goes_when_closed(tmp_path):
+    from gpushare import lane
+    from gpushare_server.lane import Listener
+    listener = Listener(f"ipc://{tmp_path}/w1", 1)
+    path = f"{tmp_path}/w1-x"
+    assert listener.offer() == {"path": path, "token": listener.token.hex(), "streams": 1}
+    assert os.stat(path).st_mode & 0o777 == 0o600
+    _connect_and_talk(listener, path)
     assert not os.path.exists(path)
     stranger = Listener(f"ipc://{tmp_path}/w2", 1)
     socks = lane.connect("", f"{tmp_path}/w2-x", b"\0" * lane.TOKEN_BYTES, 1, 5.0)
@@ -265,19 +271,10 @@ def test_beside_an_abstract_ipc_name_the_listener_is_abstract_too(tmp_path, monk
     abstract name too, and makes no file (not ``@NAME-w...-x`` in the working
     directory)."""
     import secrets
-    from gpushare import lane
     from gpushare_server.lane import Listener
     monkeypatch.chdir(tmp_path)
     name = f"gpushare-test-{secrets.token_hex(6)}"
     listener = Listener(f"ipc://@{name}", 1)
-    try:
-        offer = listener.offer()
-        assert offer["path"] == f"\0{name}-x"
-        socks = lane.connect("", offer["path"], listener.token, 1, 5.0)
-        got = listener.accept()
-        socks[0].sendall(b"ok")
-        assert got[0].recv(2) == b"ok"
-        lane.close(socks + got)
-    finally:
-        listener.close()
+    assert listener.offer()["path"] == f"\0{name}-x"
+    _connect_and_talk(listener, f"\0{name}-x")
     assert os.listdir(tmp_path) == []
