@@ -104,6 +104,31 @@ class CUDADriverError(_CupyNamed, RuntimeError):
         super().__init__(*args) if args else super().__init__(status)
 
 
+#: NVRTC's words for its status codes (``nvrtcGetErrorString``, CUDA 12)
+NVRTC_ERRORS = (
+    "NVRTC_SUCCESS", "NVRTC_ERROR_OUT_OF_MEMORY", "NVRTC_ERROR_PROGRAM_CREATION_FAILURE",
+    "NVRTC_ERROR_INVALID_INPUT", "NVRTC_ERROR_INVALID_PROGRAM", "NVRTC_ERROR_INVALID_OPTION",
+    "NVRTC_ERROR_COMPILATION", "NVRTC_ERROR_BUILTIN_OPERATION_FAILURE",
+    "NVRTC_ERROR_NO_NAME_EXPRESSIONS_AFTER_COMPILATION",
+    "NVRTC_ERROR_NO_LOWERED_NAMES_BEFORE_COMPILATION", "NVRTC_ERROR_NAME_EXPRESSION_NOT_VALID",
+    "NVRTC_ERROR_INTERNAL_ERROR", "NVRTC_ERROR_TIME_FILE_WRITE_FAILED")
+
+
+class NVRTCError(_CupyNamed, RuntimeError):
+    """An error of NVRTC on the server (cupy.cuda.nvrtc.NVRTCError): ``status`` is the
+    ``nvrtcResult``, ``str(e)`` NVRTC's name for it and the code, as CuPy words it."""
+
+    __module__ = "cupy_backends.cuda.libs.nvrtc"
+
+    def __init__(self, status: Any = None, *args: Any) -> None:
+        self.status = status
+        if not args:
+            name = NVRTC_ERRORS[status] if type(status) is int and \
+                0 <= status < len(NVRTC_ERRORS) else "NVRTC_ERROR unknown"
+            args = (f"{name} ({status})",)
+        super().__init__(*args)
+
+
 class CompileException(_CupyNamed, Exception):
     """A kernel failed to compile (cupy.cuda.compiler.CompileException)."""
 
@@ -158,7 +183,8 @@ class BadCoefficients(UserWarning):
 
 _CUPY_NAMED: dict[str, type[BaseException]] = {
     cls.__qualname__: cls for cls in (OutOfMemoryError, CUDARuntimeError, CUDADriverError,
-                                      CompileException, JitifyException, PerformanceWarning)}
+                                      NVRTCError, CompileException, JitifyException,
+                                      PerformanceWarning)}
 
 
 def _table() -> dict[str, type[BaseException]]:
@@ -176,6 +202,7 @@ def _table() -> dict[str, type[BaseException]]:
     table["cupy.cuda.memory.OutOfMemoryError"] = OutOfMemoryError
     table["cupy.cuda.runtime.CUDARuntimeError"] = CUDARuntimeError
     table["cupy.cuda.driver.CUDADriverError"] = CUDADriverError
+    table["cupy.cuda.nvrtc.NVRTCError"] = NVRTCError
     table["cupy.cuda.compiler.CompileException"] = CompileException
     table["cupy.cuda.compiler.JitifyException"] = JitifyException
     table["gpushare.KernelUnknown"] = KernelUnknownError
@@ -258,7 +285,7 @@ def build_error(info: Any, context: str | None = None) -> BaseException:
         message = f"{message}\n  [gpushare] {context}"
     if cls is numpy.exceptions.AxisError:
         exc: BaseException = numpy.exceptions.AxisError(message)
-    elif cls is CUDARuntimeError or cls is CUDADriverError:
+    elif cls is CUDARuntimeError or cls is CUDADriverError or cls is NVRTCError:
         exc = cls(status, message)
     elif cls is KeyError:
         exc = KeyError(message)

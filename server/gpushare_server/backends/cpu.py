@@ -907,6 +907,10 @@ OVERRIDES: dict[str, Callable[..., Any]] = {
     # (NumPy's FFTs, not cuFFT: the version of CUDA 12.0's, whose features, JIT
     # callbacks among them, it does not claim)
     "cupy.cuda.cufft.getVersion": lambda: 11000,
+    # NVRTC's, of the CUDA the emulator compiles for (12.0) and the architectures it lists
+    "cupy.cuda.nvrtc.getVersion": lambda: (EMULATED_CUDA // 1000, EMULATED_CUDA % 1000 // 10),
+    "cupy.cuda.nvrtc.getSupportedArchs": lambda: (50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86,
+                                                  87, 89, 90),
 }
 for _fft_name in ("fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2",
                   "irfft2", "rfftn", "irfftn", "hfft", "ihfft"):

@@ -77,6 +77,7 @@ class CupyBackend:
             cupy.cuda.memory.OutOfMemoryError: "cupy.cuda.memory.OutOfMemoryError",
             cupy.cuda.runtime.CUDARuntimeError: "cupy.cuda.runtime.CUDARuntimeError",
             cupy.cuda.driver.CUDADriverError: "cupy.cuda.driver.CUDADriverError",
+            cupy.cuda.nvrtc.NVRTCError: "cupy.cuda.nvrtc.NVRTCError",
             cupy.cuda.compiler.CompileException: "cupy.cuda.compiler.CompileException",
             cupy.cuda.compiler.JitifyException: "cupy.cuda.compiler.JitifyException",
         }
@@ -103,6 +104,9 @@ class CupyBackend:
         if path == "cupy.fft.config.get_plan_cache":  # (config is no module in the table)
             import cupy.fft.config
             return cupy.fft.config.get_plan_cache
+        if path in ("cupy.cuda.nvrtc.getVersion", "cupy.cuda.nvrtc.getSupportedArchs"):
+            # (cupy.cuda's attribute, cupy_backends' module: no cupy.cuda.nvrtc to import)
+            return getattr(self.cupy.cuda.nvrtc, path.rpartition(".")[2])
         if path.startswith("cupy.cuda.") or path in ("cupy.cuda",):
             if not _CUDA_ALLOWED.get(path.rsplit(".", 1)[0], set()) & {path.rsplit(".", 1)[1]}:
                 raise AttributeError(f"gpushare: {path} is not served")
@@ -265,6 +269,7 @@ _CUDA_ALLOWED = {
                           "runtimeGetVersion", "driverGetVersion", "deviceSynchronize"},
     "cupy.cuda.driver": {"get_build_version"},
     "cupy.cuda.cufft": {"getVersion"},
+    "cupy.cuda.nvrtc": {"getVersion", "getSupportedArchs"},
     "cupy.cuda.texture": {"ChannelFormatDescriptor", "CUDAarray", "ResourceDescriptor",
                           "TextureDescriptor", "TextureObject", "SurfaceObject"},
 }

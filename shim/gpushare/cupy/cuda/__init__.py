@@ -494,6 +494,7 @@ import contextlib  # noqa: E402,F401  (CuPy's cupy.cuda exposes these modules to
 import warnings  # noqa: E402,F401
 
 from .. import _unsupported  # noqa: E402
+from ... import errors as _errors  # noqa: E402
 
 _WHY_MEM = "device memory is managed by the gpushare server"
 
@@ -538,9 +539,50 @@ memory_hook = _unsupported.module(f"{__name__}.memory_hook", "cupy.cuda.memory_h
                                   {"MemoryHook": MemoryHook})
 memory_hooks = _unsupported.module(f"{__name__}.memory_hooks", "cupy.cuda.memory_hooks",
                                    classes=("DebugPrintHook", "LineProfileHook"), why=_WHY_MEM)
+
+
+def _nvrtc_version() -> tuple:
+    """The server's NVRTC version, ``(major, minor)`` (the CPU backend's: the CUDA its
+    kernel emulator compiles for).
+
+    See Also
+    --------
+    cupy.cuda.nvrtc.getVersion
+    """
+    s = _client.get_session()
+    version = s.__dict__.get("_nvrtc_version")
+    if version is None:  # (a server's does not change)
+        version = s.__dict__["_nvrtc_version"] = tuple(
+            int(v) for v in s.call("call", "cupy.cuda.nvrtc.getVersion", ()))
+    return version
+
+
+def _nvrtc_archs() -> tuple:
+    """The GPU architectures the server's NVRTC compiles for (``nvrtcGetSupportedArchs``).
+
+    See Also
+    --------
+    cupy.cuda.nvrtc.getSupportedArchs
+    """
+    return tuple(int(v) for v in _client.get_session().call(
+        "call", "cupy.cuda.nvrtc.getSupportedArchs", ()))
+
+
+def _nvrtc_check_status(status: int) -> None:
+    if status != 0:
+        raise _errors.NVRTCError(status)
+
+
+_nvrtc_version.__name__ = _nvrtc_version.__qualname__ = "getVersion"
+_nvrtc_archs.__name__ = _nvrtc_archs.__qualname__ = "getSupportedArchs"
+_nvrtc_check_status.__name__ = _nvrtc_check_status.__qualname__ = "check_status"
 nvrtc = _unsupported.module(f"{__name__}.nvrtc", "cupy.cuda.nvrtc: kernels compile on the server",
-                            functions=("getVersion", "compileProgram", "createProgram",
-                                       "destroyProgram", "getPTX", "getCUBIN", "getProgramLog"),
+                            {"NVRTCError": _errors.NVRTCError, "getVersion": _nvrtc_version,
+                             "getSupportedArchs": _nvrtc_archs,
+                             "check_status": _nvrtc_check_status},
+                            functions=("compileProgram", "createProgram", "destroyProgram",
+                                       "getPTX", "getCUBIN", "getLTOIR", "getProgramLog",
+                                       "addNameExpression", "getLoweredName"),
                             why="kernels are compiled on the server")
 nvtx = _unsupported.module(f"{__name__}.nvtx", "cupy.cuda.nvtx: markers are accepted, no-ops",
                            {"available": True,  # (accepted: the markers are no-ops)
