@@ -21,7 +21,7 @@ PROGRAM = textwrap.dedent("""
     assert get_plan_cache().get_size() >= -1
     x = cupy.arange(10, dtype=cupy.float32)
     y = (x * 2).sum()
-    print(cupy.__name__, type(x).__module__, float(y), sys.argv[1:])
+    print(cupy.__spec__.name, cupy.__name__, type(x).__module__, float(y), sys.argv[1:])
 """)
 
 
@@ -42,8 +42,8 @@ def test_plain_import_cupy_with_gpushare_server(server, program):
     out = run_python("", env={"GPUSHARE_SERVER": server.address},
                      args=[str(program), "a", "b"])
     assert out.returncode == 0, out.stderr
-    # gpushare's cupy, whose arrays are named as CuPy's are
-    assert out.stdout.split() == ["gpushare.cupy", "cupy", "90.0", "['a',", "'b']"]
+    # gpushare's cupy, which names itself and its arrays as CuPy does
+    assert out.stdout.split() == ["gpushare.cupy", "cupy", "cupy", "90.0", "['a',", "'b']"]
 
 
 def test_hook_costs_nothing_without_gpushare_server():
@@ -303,11 +303,11 @@ def test_server_side_reaches_the_real_cupy_with_gpushare_server_set(server, tmp_
     code = textwrap.dedent("""
         import sys
         import cupy
-        print(cupy.__name__)
+        print(cupy.__spec__.name)
         from gpushare import _hook
         _hook.uninstall()
         import cupy
-        print(cupy.__name__, getattr(cupy, "REAL", False))
+        print(cupy.__spec__.name, getattr(cupy, "REAL", False))
         from gpushare_server.backends import resolve_backend_name
         print(resolve_backend_name("auto"))
     """)

@@ -48,3 +48,50 @@ def test_an_nvrtc_error_crosses_the_wire_with_its_status():
     exc = errors.build_error(info)
     assert type(exc) is errors.NVRTCError and exc.status == 5
     assert str(exc) == "NVRTC_ERROR_INVALID_OPTION (5)"
+
+
+def test_load_returns_a_pickles_object_as_it_is(cp, tmp_path):
+    # cupy/_io/npz.py: load converts a NumPy array only ("else: return obj")
+    import pickle as pickle_
+    path = tmp_path / "obj.pkl"
+    with open(path, "wb") as f:
+        pickle_.dump({"lr": 0.1, "steps": [1, 2]}, f)
+    assert cp.load(str(path), allow_pickle=True) == {"lr": 0.1, "steps": [1, 2]}
+    x = cp.arange(4, dtype=cp.float32)
+    with open(tmp_path / "x.pkl", "wb") as f:
+        x.dump(f)
+    back = cp.load(str(tmp_path / "x.pkl"), allow_pickle=True)
+    assert isinstance(back, cp.ndarray) and back.dtype == cp.float32
+    assert back.tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_modules_say_their_names_are_cupys(cp):
+    # array-agnostic code compares ``get_array_module(x).__name__`` with 'cupy'
+    # (array_api_compat's is_cupy_namespace, SciPy's array API dispatch)
+    import pickle as pickle_
+    x = cp.arange(3)
+    assert cp.get_array_module(x).__name__ == "cupy" and cp.__name__ == "cupy"
+    assert cp.linalg.__name__ == "cupy.linalg" and cp.cuda.nvrtc.__name__ == "cupy.cuda.nvrtc"
+    import gpushare.cupyx as cupyx
+    assert cupyx.__name__ == "cupyx"
+    assert cupyx.scipy.sparse.linalg.__name__ == "cupyx.scipy.sparse.linalg"
+    assert cupyx.scipy.get_array_module(x).__name__ == "cupyx.scipy"
+    # what the import system and pickle go by is unchanged: gpushare's own names
+    assert cp.__spec__.name == "gpushare.cupy"
+    assert pickle_.loads(pickle_.dumps(cp.linalg.norm)) is cp.linalg.norm
+    assert pickle_.loads(pickle_.dumps(cp.arange)) is cp.arange
+    # reloading, and importing a private submodule not imported yet (``from . import
+    # _x``), which the import system does by the real name (in a process of its own:
+    # both make new module objects)
+    import subprocess
+    import sys
+    code = ("import importlib, gpushare.cupy as cp\n"
+            "assert importlib.reload(cp.polynomial) is cp.polynomial\n"
+            "from gpushare.cupy import _indexing\n"
+            "assert _indexing.__name__ == 'gpushare.cupy._indexing'\n"
+            "assert cp.__name__ == 'cupy'\n")
+    env = {k: v for k, v in __import__("os").environ.items()
+           if k not in ("GPUSHARE_SERVER", "GPUSHARE_HOOK")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env=env)
+    assert out.returncode == 0, out.stderr

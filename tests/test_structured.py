@@ -70,7 +70,7 @@ def test_an_aligned_dtype_travels_with_its_metadata(cp):
 
 def test_get_typename_names_structs_and_checks_their_alignment(cp):
     # (``cupy._core._scalar`` under the hook)
-    get_typename = importlib.import_module(f"{cp.__name__}._core._scalar").get_typename
+    get_typename = importlib.import_module(f"{cp.__spec__.name}._core._scalar").get_typename
     decls: set = set()
     name = get_typename(numpy.dtype("i,i"), decls)
     assert name == ("cupy::StructView<cupy::raw_structview_storage<8, 4>, "

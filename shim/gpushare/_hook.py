@@ -61,13 +61,22 @@ class CupyAliasFinder(importlib.abc.MetaPathFinder):
                                               is_package=True)
 
 
+def _ours(module: Any) -> bool:
+    """Whether ``module`` is one of gpushare's (by the name it was imported under: its
+    ``__name__`` attribute says CuPy's, ``_public.NamedModule``)."""
+    own = getattr(module, "__dict__", None)
+    name = own.get("__name__") if isinstance(own, dict) else None
+    if name is None:
+        name = getattr(module, "__name__", "")
+    return str(name).startswith("gpushare")
+
+
 def install() -> None:
     """Route ``import cupy`` to gpushare (idempotent)."""
     if not installed():
         sys.meta_path.insert(0, CupyAliasFinder())
     for name in list(sys.modules):  # a real CuPy imported before must not shadow us
-        if name.split(".")[0] in ALIASES and not getattr(sys.modules[name], "__name__",
-                                                         "").startswith("gpushare"):
+        if name.split(".")[0] in ALIASES and not _ours(sys.modules[name]):
             del sys.modules[name]
 
 
@@ -76,8 +85,7 @@ def uninstall() -> None:
     started with ``GPUSHARE_SERVER`` in its environment (the hook came with it)."""
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, CupyAliasFinder)]
     for name in list(sys.modules):
-        if name.split(".")[0] in ALIASES and getattr(sys.modules[name], "__name__",
-                                                     "").startswith("gpushare"):
+        if name.split(".")[0] in ALIASES and _ours(sys.modules[name]):
             del sys.modules[name]
 
 

@@ -8,7 +8,15 @@ imported (``Finder``, on ``sys.meta_path`` once ``gpushare.cupy`` is imported), 
 words that error as CuPy does, and its functions are made to pickle as themselves
 (``by_reference``). The modules keep their own ``__name__`` (relative imports,
 pickling and the ``import cupy`` hook go by it). A module with a ``__getattr__`` of
-its own words its errors itself and keeps its class.
+its own words its errors itself and is made a ``NamedModule``.
+
+What a module says its name is (``cupy.__name__``, ``cupy.get_array_module(x).__name__``,
+which array-agnostic code compares with ``'cupy'``) is CuPy's too: ``NamedModule``'s
+``__name__`` is a property, which attribute lookup takes before the module's own dict.
+The dict keeps the real name, so the module's own code (its ``__name__`` global, the
+``__module__`` of what it defines, its relative imports) and the import system, which
+asks for the real one (``from gpushare.cupy import _x`` of a submodule not imported
+yet), are unchanged; so is gpushare's own code, which asks ``real_name``.
 """
 from __future__ import annotations
 
@@ -25,8 +33,37 @@ def public_name(name: str) -> str:
     return name[len("gpushare."):] if name.startswith(PACKAGES) else name
 
 
-class PublicModule(types.ModuleType):
-    """A module that names itself as CuPy's in its missing-attribute error."""
+#: the callers that are given a module's real name (the import system's own modules)
+_REAL_NAME_CALLERS = ("importlib", "_frozen_importlib")
+
+
+def real_name(module: Any) -> str:
+    """The name ``module`` is imported under (``gpushare.cupy``; ``__name__`` says
+    ``cupy``)."""
+    own = getattr(module, "__dict__", None)
+    if isinstance(own, dict) and "__name__" in own:
+        return str(own["__name__"])
+    return str(getattr(module, "__name__", ""))
+
+
+class NamedModule(types.ModuleType):
+    """A module whose ``__name__`` is CuPy's name for it (``real_name`` is its own)."""
+
+    @property  # type: ignore[override]
+    def __name__(self) -> str:
+        own = str(vars(self).get("__name__", "?"))
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        if type(caller) is str and caller.startswith(_REAL_NAME_CALLERS):
+            return own
+        return public_name(own)
+
+    @__name__.setter
+    def __name__(self, value: str) -> None:
+        vars(self)["__name__"] = value
+
+
+class PublicModule(NamedModule):
+    """A module that names itself as CuPy's, in its missing-attribute error too."""
 
     def __getattr__(self, name: str) -> Any:
         own = public_name(str(vars(self).get("__name__", "?")))
@@ -34,8 +71,8 @@ class PublicModule(types.ModuleType):
 
 
 def make_public(module: types.ModuleType) -> None:
-    if type(module) is types.ModuleType and "__getattr__" not in vars(module):
-        module.__class__ = PublicModule
+    if type(module) is types.ModuleType:
+        module.__class__ = NamedModule if "__getattr__" in vars(module) else PublicModule
     by_reference(module)
 
 
@@ -51,7 +88,7 @@ def by_reference(module: types.ModuleType) -> None:
         home = sys.modules.get(value.__module__)
         if home is None or not value.__module__.startswith("gpushare.") or \
                 getattr(home, value.__qualname__, None) is not value:
-            value.__module__, value.__qualname__ = module.__name__, name
+            value.__module__, value.__qualname__ = real_name(module), name
 
 
 def _is_public(fullname: str) -> bool:

@@ -844,7 +844,8 @@ def load(file: Any, mmap_mode: Any = None, allow_pickle: Any = None) -> Any:
     obj = numpy.load(file, mmap_mode=mmap_mode, allow_pickle=bool(allow_pickle))
     if isinstance(obj, numpy.lib.npyio.NpzFile):
         return _NpzFile(obj)
-    return array(obj)
+    # (a pickle's object, anything but a NumPy array, comes back as it is: CuPy's rule)
+    return array(obj) if isinstance(obj, numpy.ndarray) else obj
 
 
 def savetxt(fname: Any, X: Any, *args: Any, **kwargs: Any) -> None:
@@ -1201,4 +1202,5 @@ def __dir__() -> list:
     return sorted(set(globals()) | set(_SUBMODULES) | set(_KERNEL_CLASSES))
 
 
-_public.by_reference(sys.modules[__name__])  # (its functions pickle as themselves)
+# (says its name is CuPy's; its functions pickle as themselves)
+_public.make_public(sys.modules[__name__])

@@ -252,4 +252,5 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'cupyx' has no attribute '{name}'")
 
 
-_public.by_reference(sys.modules[__name__])  # (its functions pickle as themselves)
+# (says its name is CuPy's; its functions pickle as themselves)
+_public.make_public(sys.modules[__name__])

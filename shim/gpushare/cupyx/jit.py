@@ -233,7 +233,7 @@ cg = _CooperativeGroups(__name__ + ".cg")
 for _name in ("this_thread_block", "this_grid", "sync", "memcpy_async", "wait",
               "wait_prior"):
     setattr(cg, _name, Intrinsic("cg." + _name))
-sys.modules[cg.__name__] = cg
+sys.modules[_public.real_name(cg)] = cg
 
 #: CuPy's ``cupyx.jit._n_functions_upperlimit`` (cupyx/jit/__init__.py)
 _n_functions_upperlimit = 100
@@ -245,7 +245,7 @@ def _unservable_module(name: str, names: tuple, doc: str) -> types.ModuleType:
     mod = _public.PublicModule(__name__ + "." + name, doc)
     for n in names:
         setattr(mod, n, Intrinsic(f"{name}.{n}"))
-    sys.modules[mod.__name__] = mod
+    sys.modules[_public.real_name(mod)] = mod
     return mod
 
 

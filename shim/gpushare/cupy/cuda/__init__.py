@@ -480,7 +480,7 @@ def _profiler_noop(*args: Any, **kwargs: Any) -> None:
 profiler = __import__("gpushare._public", fromlist=["_"]).PublicModule(
     f"{__name__}.profiler", "cupy.cuda.profiler: start/stop are no-ops here.")
 profiler.start = profiler.stop = profiler.initialize = _profiler_noop
-__import__("sys").modules[profiler.__name__] = profiler
+__import__("sys").modules[f"{__name__}.profiler"] = profiler
 
 from . import device  # noqa: E402,F401
 from . import graph  # noqa: E402,F401
