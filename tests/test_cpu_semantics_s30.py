@@ -95,3 +95,36 @@ def test_modules_say_their_names_are_cupys(cp):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, env=env)
     assert out.returncode == 0, out.stderr
+
+
+def test_memory_async_pool_as_the_allocator(cp):
+    # cupy/cuda/memory.pyx: MemoryAsyncPool (CUDA's stream-ordered allocator), set as
+    # CuPy's allocator the common way
+    pool = cp.cuda.MemoryAsyncPool()
+    cp.cuda.set_allocator(pool.malloc)
+    try:
+        assert cp.cuda.get_allocator() == pool.malloc
+        x = cp.arange(1000, dtype=cp.float64)
+        assert float((x * 2).sum()) == 999000.0
+        mem = cp.cuda.alloc(1000)
+        assert isinstance(mem.mem, cp.cuda.MemoryAsync) and mem.mem.size == 1024
+        assert mem.mem.stream_ref() == cp.cuda.get_current_stream()
+        assert pool.used_bytes() >= x.nbytes and pool.total_bytes() >= pool.used_bytes()
+        assert pool.free_bytes() == pool.total_bytes() - pool.used_bytes()
+        with pytest.raises(NotImplementedError, match="not supported in MemoryAsyncPool"):
+            pool.n_free_blocks()
+        assert pool.get_limit() == 2 ** 64 - 1  # (CuPy's "no limit": never shrink)
+        pool.set_limit(size=1024)
+        assert pool.get_limit() == 1024
+        with pytest.raises(cp.cuda.memory.OutOfMemoryError, match="limit set to: 1,024"):
+            pool.malloc(pool.total_bytes() + (1 << 20))
+        pool.set_limit(size=0)
+        assert pool.get_limit() == 2 ** 64 - 1
+        del mem
+        pool.free_all_blocks()
+        with pytest.raises(ValueError, match="handle must be"):
+            cp.cuda.MemoryAsyncPool("elsewhere")
+        with pytest.raises(NotImplementedError, match="cudaMemPoolCreate"):
+            cp.cuda.MemoryAsyncPool("create")
+    finally:
+        cp.cuda.set_allocator(cp.get_default_memory_pool().malloc)

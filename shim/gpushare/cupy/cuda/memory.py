@@ -226,7 +226,7 @@ def _check_allocator(allocator: Any) -> None:
     the program runs on as it would with CuPy's default allocator."""
     owner = getattr(allocator, "__self__", None)
     if allocator in _GPUSHARE_ALLOCATORS or allocator == _session_malloc or \
-            isinstance(owner, (MemoryPool, SingleDeviceMemoryPool)):
+            isinstance(owner, (MemoryPool, SingleDeviceMemoryPool, MemoryAsyncPool)):
         return
     warnings.warn(
         "gpushare: arrays are allocated by the gpushare server's memory pool; the allocator "
@@ -680,9 +680,66 @@ _DEFAULT_POOL: MemoryPool = _SessionMemoryPool()
 
 
 class MemoryAsyncPool:
-    """Refused: CUDA's stream-ordered pool is the server's affair (see
-    cupy.cuda.MemoryAsyncPool)."""
+    """CUDA's stream-ordered pool (see cupy.cuda.MemoryAsyncPool), as
+    ``set_allocator(MemoryAsyncPool().malloc)`` uses it: ``malloc`` allocates on the
+    current stream (``malloc_async``). Arrays come from the session's memory on the
+    server whatever allocator is set, so the figures (``used_bytes``, ``total_bytes``)
+    are the session's, as ``cupy.get_default_memory_pool()`` gives them, and
+    ``free_all_blocks`` releases the session's free blocks once the stream's work is
+    done. The limit is CuPy's soft one (the pool's release threshold): ``malloc``
+    refuses what would grow the pool past it; ``set_limit`` on the default pool is the
+    session's hard one."""
 
     def __init__(self, pool_handles: Any = "current") -> None:
-        raise NotImplementedError("gpushare: cupy.cuda.MemoryAsyncPool: device memory is "
-                                  "managed by the gpushare server")
+        from . import runtime
+        count = runtime.getDeviceCount()
+        handles = pool_handles if isinstance(pool_handles, (list, tuple)) else \
+            [pool_handles] * count
+        for handle in handles[:count]:
+            if handle == "create":
+                raise NotImplementedError("cudaMemPoolCreate is not yet supported")
+            if handle not in ("default", "current") and not isinstance(handle, int):
+                raise ValueError("handle must be 'default' (for the device's default pool), "
+                                 "'current' (for the device's current pool), or int (a "
+                                 "pointer to cudaMemPool_t)")
+        self.memoryAsyncHasStat = True
+        self._threshold = _UINT64_MAX
+        self.set_limit(**_parse_limit_string())
+
+    def malloc(self, size: int) -> MemoryPointer:
+        """``size`` bytes (rounded up to 512) on the current stream."""
+        from . import get_current_stream
+        rounded = _round_size(_ndarray._size(size))
+        limit = self.get_limit()
+        if limit != _UINT64_MAX:  # (no limit: nothing to ask the server)
+            total = self.total_bytes()
+            if total - self.used_bytes() < rounded and max(limit, total) < total + rounded:
+                raise _oom(size, total, limit)
+        return MemoryPointer(MemoryAsync(rounded, get_current_stream()), 0)
+
+    def free_all_blocks(self, stream: Any = None) -> None:
+        """Wait for ``stream`` (the current one by default), then release what is free."""
+        from . import get_current_stream
+        (get_current_stream() if stream is None else stream).synchronize()
+        _DEFAULT_POOL.free_all_blocks()
+
+    def n_free_blocks(self) -> int:
+        raise NotImplementedError("This function is not supported in MemoryAsyncPool")
+
+    def used_bytes(self) -> int:
+        return _DEFAULT_POOL.used_bytes()
+
+    def free_bytes(self) -> int:
+        return self.total_bytes() - self.used_bytes()
+
+    def total_bytes(self) -> int:
+        return _DEFAULT_POOL.total_bytes()
+
+    def set_limit(self, size: Any = None, fraction: Any = None) -> None:
+        """The soft limit, in bytes or a ``fraction`` of the device's memory (neither, or
+        0: none)."""
+        limit = _limit_size(size, fraction)
+        self._threshold = limit or _UINT64_MAX
+
+    def get_limit(self) -> int:
+        return self._threshold
