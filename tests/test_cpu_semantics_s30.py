@@ -128,3 +128,60 @@ def test_memory_async_pool_as_the_allocator(cp):
             cp.cuda.MemoryAsyncPool("create")
     finally:
         cp.cuda.set_allocator(cp.get_default_memory_pool().malloc)
+
+
+@pytest.mark.parametrize("name", ["cabs", "carg", "cexp", "creal"])
+def test_a_kernel_named_as_a_c_library_builtin_runs_the_users_code(cp, name):
+    # g++ gives a builtin's name default visibility, and the module's own reference
+    # to it went to the process's libm: libm's cabs ran on the kernel's parameters,
+    # silently (NVRTC declares no cabs: on a GPU the kernel is the user's)
+    x = cp.asarray([1.0, 4.0], dtype=cp.float32)
+    k = cp.ElementwiseKernel("float32 x", "float32 y", "y = x + 1", name)
+    assert k(x).tolist() == [2.0, 5.0]
+    c = cp.asarray([3 + 4j], dtype=cp.complex64)
+    norm = cp.ElementwiseKernel("complex64 x", "float32 y", "y = norm(x)", "c" + "norm")
+    arg = cp.ElementwiseKernel("complex64 x", "float32 y", "y = arg(x)", "carg")
+    assert norm(c).tolist() == [25.0]
+    assert abs(arg(c).tolist()[0] - 0.9272952) < 1e-6
+
+
+@pytest.mark.parametrize("name", ["div", "select", "time", "read", "random", "rand"])
+def test_a_kernel_may_be_named_as_a_host_c_library_function(cp, name):
+    # NVRTC declares none of these (g++'s host headers do): CuPy compiles the kernel
+    x = cp.asarray([1.0, 4.0], dtype=cp.float32)
+    assert cp.ElementwiseKernel("float32 x", "float32 y", "y = x / 2", name)(x).tolist() \
+        == [0.5, 2.0]
+    raw = cp.RawKernel('extern "C" __global__ void %s(const float* a, float* b) '
+                       '{ b[threadIdx.x] = a[threadIdx.x] * 3; }' % name, name)
+    out = cp.zeros(2, dtype=cp.float32)
+    raw((1,), (2,), (x, out))
+    assert out.tolist() == [3.0, 12.0]
+    red = cp.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", name)
+    assert float(red(x)) == 5.0
+
+
+def test_renamed_kernels_keep_their_globals_and_other_errors(cp):
+    mod = cp.RawModule(code='__device__ float write[2];\n'
+                            'extern "C" __global__ void close(float* b) {\n'
+                            '  write[threadIdx.x] = b[threadIdx.x] * 2;\n'
+                            '  b[threadIdx.x] = write[threadIdx.x]; }\n')
+    b = cp.asarray([1.0, 2.0], dtype=cp.float32)
+    mod.get_function("close")((1,), (2,), (b,))
+    assert b.tolist() == [2.0, 4.0]
+    g = cp.ndarray((2,), cp.float32, memptr=mod.get_global("write"))
+    assert g.tolist() == [2.0, 4.0]
+    # another error of the same kernel is NVRTC's, without the renaming's trace
+    bad = cp.RawKernel('extern "C" __global__ void read(float* b) { b[0] = oops; }', "read")
+    with pytest.raises(cp.cuda.compiler.CompileException) as info:
+        bad((1,), (1,), (b,))
+    assert '"oops"' in str(info.value) and "gs_user" not in str(info.value)
+    assert "conflicting" not in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["exp", "sqrt", "y0"])
+def test_a_kernel_named_as_a_cuda_math_function_fails_as_with_nvrtc(cp, name):
+    # CUDA declares these C functions for device code: NVRTC refuses the kernel too
+    x = cp.asarray([1.0], dtype=cp.float32)
+    with pytest.raises(cp.cuda.compiler.CompileException,
+                       match="conflicting declaration of C function"):
+        cp.ElementwiseKernel("float32 x", "float32 y", "y = x", name)(x)

@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -22,8 +23,15 @@ from ._errors import CompileException
 _lock = threading.RLock()
 _state: dict = {}
 
+#: ``-Bsymbolic`` (GNU ld): a module's own references bind to its own functions. A kernel
+#: named as a C library function g++ knows as a builtin (``cabs``, ``carg``, ``y0``...)
+#: keeps default visibility (g++ ignores ``hidden`` on a builtin's name), and its
+#: address, taken by the entry table, was otherwise the process's libm's function: the
+#: launch ran libm's ``cabs`` on the kernel's parameters, silently. NVRTC declares no
+#: such function, so on a GPU the kernel is the user's.
 CXXFLAGS = ('-std=c++17', '-O2', '-fPIC', '-shared', '-fno-strict-aliasing',
-            '-fvisibility=hidden')
+            '-fvisibility=hidden') + (('-Wl,-Bsymbolic',) if sys.platform.startswith('linux')
+                                      else ())
 #: the warnings NVRTC gives by default about user code (#177-D "declared but never
 #: referenced", #550-D "set but never used"); only those in the user's source are
 #: kept in a compile log (``_user_log``)
@@ -228,6 +236,45 @@ def _log_path(out: Path) -> Path:
     return out.with_suffix('.log')
 
 
+_CUDA_MATH = (
+    'acos acosh asin asinh atan atan2 atanh cbrt ceil copysign cos cosh cospi '
+    'cyl_bessel_i0 cyl_bessel_i1 erf erfc erfcinv erfcx erfinv exp exp10 exp2 expm1 fabs '
+    'fdim floor fma fmax fmin fmod frexp hypot ilogb j0 j1 jn ldexp lgamma llrint llround '
+    'log log10 log1p log2 logb lrint lround modf nan nearbyint nextafter norm norm3d '
+    'norm4d normcdf normcdfinv pow rcbrt remainder remquo rhypot rint rnorm rnorm3d '
+    'rnorm4d round rsqrt scalbln scalbn sin sincos sincospi sinh sinpi sqrt tan tanh '
+    'tgamma trunc y0 y1 yn').split()
+#: the C functions CUDA declares for device code (its math library, float versions
+#: too, and the device runtime's): a kernel named as one of them fails to compile
+#: with NVRTC as with g++ ("conflicting declaration of C function")
+CUDA_C_FUNCTIONS = frozenset(_CUDA_MATH + [f + 'f' for f in _CUDA_MATH] + [
+    'fdividef', 'abs', 'labs', 'llabs', 'printf', 'malloc', 'free', 'memcpy', 'memset',
+    'clock', 'clock64', 'min', 'max'])
+_CONFLICT_RE = re.compile(r'conflicting declaration of C function ["\u2018\']'
+                          r'[^"\u2019\'(]*?\b(\w+)\(')
+_REDECLARED_RE = re.compile(r'["\u2018\']([^"\u2019\']+)["\u2019\'] redeclared as '
+                            r'different kind of')
+#: the prefix a kernel's name takes when the host's C library has one of its own
+_RENAMED = 'gs_user_fn_'
+
+
+def _renames(src_text: str, log: str) -> str:
+    """``#define``s that rename the user's functions whose names only the host's C
+    library declares (``div``, ``select``, ``time``, ``read``...: a kernel may be named
+    so under NVRTC, which declares none of them), for the code after the headers;
+    empty when there are none (or the text has no user part to put them before)."""
+    found = {m.group(1) for m in _CONFLICT_RE.finditer(log)}
+    for m in _REDECLARED_RE.finditer(log):  # (a variable: ``__device__ float write[2]``)
+        name = re.search(r'(\w+)(?:\s*\[[^\]]*\])*\s*$', m.group(1))
+        if name:
+            found.add(name.group(1))
+    names = sorted(found - CUDA_C_FUNCTIONS)
+    names = [n for n in names if not n.startswith(_RENAMED)]
+    if not names or '"kernel.cu"\n' not in src_text:
+        return ''
+    return ''.join('#define %s %s%s\n' % (n, _RENAMED, n) for n in names)
+
+
 def _compile(src_text: str, out: Path, extra: list, name: str,
              options: tuple, user_source: str) -> None:
     cxx = find_compiler()
@@ -246,6 +293,13 @@ def _compile(src_text: str, out: Path, extra: list, name: str,
                str(src), '-lpthread']
         r = subprocess.run(cmd, capture_output=True, text=True)
         log = (r.stderr or r.stdout or '').replace(str(src), name + '.cu')
+        renames = _renames(src_text, log) if r.returncode != 0 else ''
+        if renames:  # once more, the user's functions renamed after the headers
+            at = src_text.index('#line ', src_text.index('"kernel.cu"\n') - 16)
+            src.write_text(src_text[:at] + renames + src_text[at:])
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            log = (r.stderr or r.stdout or '').replace(str(src), name + '.cu') \
+                .replace(_RENAMED, '')
         if r.returncode != 0:
             raise CompileException(nvrtc_shape(_nvrtc_words(log)), user_source, name,
                                    options, 'nvrtc')
