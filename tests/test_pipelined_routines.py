@@ -213,6 +213,50 @@ CASES = [
     ("squeeze axis", [((3, 1, 4, 1), "f4")], lambda xp, a: a.squeeze(axis=-1)),
     ("swapaxes", [((2, 3, 4), "f4")], lambda xp, a: a.swapaxes(0, -1)),
     ("swapaxes of a slice", [((6, 4), "f4")], lambda xp, a: a[::2].swapaxes(1, 0)),
+    # (session 30) indices given as lists and host arrays, as CuPy takes them
+    ("list index", [((5, 3), "f4")], lambda xp, a: a[[4, 0, -1]]),
+    ("nested list index", [((6,), "i4")], lambda xp, a: a[[[1, 2], [0, 5]]]),
+    ("list index, then an operator", [((5,), "f8")], lambda xp, a: a[[1, 2]] * 2),
+    ("list and slice", [((4, 5), "f4")], lambda xp, a: a[1:, [0, 3]]),
+    ("two lists", [((4, 5), "i2")], lambda xp, a: a[[0, 3], [4, 1]]),
+    ("empty list", [((4, 5), "f4")], lambda xp, a: a[[]]),
+    ("bool list", [((4,), "f4")], lambda xp, a: a[[True, False, True, True]]),
+    ("host bool mask", [((3, 4), "f4")],
+     lambda xp, a: a[numpy.array([[True, False] * 2] * 3)]),
+    ("host int array", [((3, 4), "u1")], lambda xp, a: a[:, numpy.array([3, 1], "u2")]),
+    # (session 30) reductions with positional arguments
+    ("sum positional axis", [((3, 4), "f4")], lambda xp, a: a.sum(0)),
+    ("mean positional axis dtype", [((3, 4), "i4")], lambda xp, a: a.mean(1, xp.float32)),
+    ("max keepdims positional", [((3, 4), "f8")], lambda xp, a: a.max(0, None, True)),
+    ("var ddof positional", [((3, 4), "f4")], lambda xp, a: a.var(1, None, None, 1)),
+    ("argmin positional", [((3, 4), "f4")], lambda xp, a: a.argmin(1)),
+    ("any positional", [((3, 4), "?")], lambda xp, a: a.any(0)),
+    # (session 30) CuPy's functions that are a method, or a few pipelined calls
+    ("real of complex", [((3, 4), "c8")], lambda xp, a: xp.real(a)),
+    ("imag of a complex view", [((3, 4), "c16")], lambda xp, a: a[:, ::2].imag),
+    ("imag of real", [((3, 4), "f4")], lambda xp, a: a.imag),
+    ("real of real", [((3, 4), "i4")], lambda xp, a: a.T.real),
+    ("conj", [((3, 4), "c8")], lambda xp, a: a.conj()),
+    ("conjugate of real", [((3, 4), "f4")], lambda xp, a: a.conjugate()),
+    ("diagonal", [((3, 4), "f4")], lambda xp, a: xp.diagonal(a)),
+    ("diagonal offset axes", [((3, 4, 5), "f4")], lambda xp, a: a.diagonal(-1, 2, 0)),
+    ("diagonal past the edge", [((3, 4), "f4")], lambda xp, a: a.diagonal(7)),
+    ("trace", [((3, 4), "i4")], lambda xp, a: xp.trace(a)),
+    ("trace offset dtype", [((3, 4, 5), "f4")], lambda xp, a: a.trace(1, 1, 2, xp.float64)),
+    ("around", [((3, 4), "f4")], lambda xp, a: xp.around(a, 1)),
+    ("round complex", [((3, 4), "c16")], lambda xp, a: xp.round(a, 2)),
+    ("round int negative", [((3, 4), "i4")], lambda xp, a: (a * 1234).round(-2)),
+    ("round bool", [((3, 4), "?")], lambda xp, a: a.round()),
+    ("swapaxes function", [((2, 3, 4), "f4")], lambda xp, a: xp.swapaxes(a, 0, 2)),
+    ("argsort method", [((3, 4), "f4")], lambda xp, a: a.argsort(0)),
+    ("take method", [((3, 4), "f4"), ((2,), "i4")], lambda xp, a, i: a.take(i % 4, 1)),
+    ("diff", [((3, 5), "f4")], lambda xp, a: xp.diff(a)),
+    ("diff twice along 0", [((4, 3), "i2")], lambda xp, a: xp.diff(a, 2, axis=0)),
+    ("diff bool", [((6,), "?")], lambda xp, a: xp.diff(a)),
+    ("norm along an axis", [((3, 4), "f4")], lambda xp, a: xp.linalg.norm(a, axis=1)),
+    ("norm complex keepdims", [((3, 4), "c8")],
+     lambda xp, a: xp.linalg.norm(a, axis=0, keepdims=True)),
+    ("norm of integers", [((3, 4), "i4")], lambda xp, a: xp.linalg.norm(a, 2, -1)),
 ]
 
 
@@ -235,6 +279,47 @@ def test_routine_pipelines_with_the_servers_layout(cp, synchronous_calls, name, 
     got = out.get()
     assert got.dtype == expected.dtype and got.shape == expected.shape
     numpy.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, a: xp.split(a, 3, axis=1), lambda xp, a: xp.array_split(a, 4),
+    lambda xp, a: xp.array_split(a, [1, -1, 10], axis=1), lambda xp, a: xp.hsplit(a, 2),
+    lambda xp, a: xp.vsplit(a, [1]), lambda xp, a: xp.array_split(a[:0], 3),
+    lambda xp, a: xp.dsplit(a.reshape(2, 2, 6), [2, 2, 5])])
+def test_splits_pipeline_as_views_with_the_servers_layout(cp, synchronous_calls, call):
+    host = numpy.arange(24, dtype=numpy.float32).reshape(4, 6)
+    a = cp.asarray(host)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    parts = call(cp, a)
+    assert synchronous_calls == []
+    expected = call(numpy, host)
+    assert len(parts) == len(expected)
+    for part, want in zip(parts, expected):
+        _layout_matches_server(part)
+        assert part.base is not None  # (a view, as CuPy's array_split makes)
+        numpy.testing.assert_array_equal(part.get(), want)
+
+
+def test_split_keeps_cupys_rules(cp):
+    a = cp.arange(12.0).reshape(3, 4)
+    assert cp.split(a, 1)[0] is a and cp.array_split(a, -2)[0] is a  # (no indices)
+    with pytest.raises(ValueError, match="must divide the size"):
+        cp.split(a, 2)
+    with pytest.raises(IndexError, match="Axis exceeds ndim"):
+        cp.array_split(a, 2, axis=2)
+    with pytest.raises(ZeroDivisionError):
+        cp.array_split(a, 0)
+    with pytest.raises(ValueError, match="Cannot vsplit"):
+        cp.vsplit(a[0], 2)
+    with pytest.raises(ValueError, match="order must be non-negative"):
+        cp.diff(a, -1)
+    with pytest.raises(numpy.exceptions.AxisError):
+        cp.diff(a, axis=2)
+    x = cp.arange(3.0)
+    assert x.real is x and x.conj() is x and cp.diff(x, 0) is x
+    z = cp.asarray([1 + 2j])
+    assert z.real.base is z and z.imag.base is z
 
 
 CREATIONS = [

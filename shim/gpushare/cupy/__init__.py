@@ -914,13 +914,7 @@ def get_default_pinned_memory_pool() -> Any:
 
 
 # --- reductions: numpy in, numpy out (CuPy ends in ``a.sum(...)``); proxies pipeline ----
-_REDUCTION_PARAMS = {
-    "sum": ("axis", "dtype", "out", "keepdims"), "prod": ("axis", "dtype", "out", "keepdims"),
-    "mean": ("axis", "dtype", "out", "keepdims"),
-    "var": ("axis", "dtype", "out", "ddof", "keepdims"),
-    "std": ("axis", "dtype", "out", "ddof", "keepdims"),
-    "amax": ("axis", "out", "keepdims"), "amin": ("axis", "out", "keepdims"),
-    "max": ("axis", "out", "keepdims"), "min": ("axis", "out", "keepdims")}
+from ._ndarray import REDUCTION_PARAMS as _REDUCTION_PARAMS  # noqa: E402
 
 
 def _reduction(name: str) -> Any:

@@ -196,15 +196,34 @@ def ghost(shape: tuple, dtype: numpy.dtype, strides: tuple | None = None) -> num
     return as_strided(base, shape=shape, strides=(0,) * len(shape), writeable=False)
 
 
+def _host_index(k: Any) -> numpy.ndarray:
+    """A list or NumPy array in an index, as CuPy takes it (``_prepare_slice_list``:
+    made an array, an empty list an integer one): integers as a ghost of their shape
+    (their values are the server's business: CuPy wraps what NumPy would refuse),
+    booleans as they are (here, unlike a device mask, the data is at hand)."""
+    try:
+        arr = numpy.asarray(k)
+    except (TypeError, ValueError):  # (ragged, or holding device arrays)
+        raise CannotInfer from None
+    if isinstance(k, list) and arr.size == 0:
+        arr = arr.astype(numpy.intp)
+    if arr.dtype.kind in "iu":
+        return ghost(arr.shape, arr.dtype)
+    if arr.dtype.kind == "b" and arr.ndim:
+        return arr
+    raise CannotInfer  # (the server words CuPy's IndexError)
+
+
 def _index_ghosts(key: Any, is_proxy: Any) -> Any:
-    """Replace proxies in an index by ghosts of their shape (integer arrays only)."""
+    """Replace proxies in an index by ghosts of their shape (integer arrays only), and
+    lists and NumPy arrays by what ``_host_index`` makes of them."""
     def one(k: Any) -> Any:
         if is_proxy(k):
             if k.dtype.kind not in "iu":
                 raise CannotInfer  # boolean masks: the shape depends on the data
             return ghost(k.shape, k.dtype)
         if isinstance(k, (list, numpy.ndarray)):
-            raise CannotInfer
+            return _host_index(k)
         if isinstance(k, slice):
             for part in (k.start, k.stop, k.step):
                 if part is not None and not isinstance(part, (int, numpy.integer)):
@@ -277,6 +296,9 @@ def _getitem_result(shape: tuple, dtype: numpy.dtype, strides: tuple, key: Any,
     except IndexError as exc:
         if advanced and 0 in shape:  # (an index array into an empty axis: the server's)
             raise CannotInfer from None
+        if any(isinstance(k, (list, numpy.ndarray))
+               for k in (key if isinstance(key, tuple) else (key,))):
+            raise CannotInfer from None  # (a host mask that does not fit: CuPy's words)
         message = str(exc)
         if message.startswith("index ") and " is out of bounds for axis " in message:
             # an integer index: CuPy's words (``_routines_indexing.pyx``)

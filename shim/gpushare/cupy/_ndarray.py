@@ -524,7 +524,11 @@ class ndarray(_client.RemoteHandle):
 
     @property
     def real(self) -> "ndarray":
-        return _sync_attr(self, "real")
+        # CuPy's ``_ndarray_real_getter``: a real array is its own real part; a complex
+        # one's is a view of the real dtype with its strides
+        if self._dtype.kind != "c":
+            return self
+        return _part_view(self, "real")
 
     @real.setter
     def real(self, value: Any) -> None:
@@ -532,7 +536,12 @@ class ndarray(_client.RemoteHandle):
 
     @property
     def imag(self) -> "ndarray":
-        return _sync_attr(self, "imag")
+        # CuPy's ``_ndarray_imag_getter``: a complex array's is a view; a real one's a
+        # new array of zeros
+        if self._dtype.kind != "c":
+            return _pipelined_getattr(self, "imag", self._shape, self._dtype,
+                                      _infer.c_strides(self._shape, self._dtype.itemsize))
+        return _part_view(self, "imag")
 
     @imag.setter
     def imag(self, value: Any) -> None:
@@ -988,6 +997,52 @@ class ndarray(_client.RemoteHandle):
         perm[a1], perm[a2] = perm[a2], perm[a1]
         return self.transpose(perm)  # (CuPy's swapaxes is this transpose)
 
+    def diagonal(self, offset: Any = 0, axis1: Any = 0, axis2: Any = 1) -> "ndarray":
+        """A view of the diagonals (CuPy's ``_diagonal``: the two axes last, sliced and
+        seen with their strides summed); its layout is the server's."""
+        try:
+            off, a1, a2 = (operator.index(v) for v in (offset, axis1, axis2))
+        except TypeError:
+            return _method_sync(self, "diagonal", (offset, axis1, axis2), {})
+        ndim = self.ndim
+        if ndim < 2 or not (-ndim <= a1 < ndim and -ndim <= a2 < ndim) or \
+                a1 % ndim == a2 % ndim:
+            return _method_sync(self, "diagonal", (offset, axis1, axis2), {})  # CuPy's error
+        a1, a2 = a1 % ndim, a2 % ndim
+        rest = tuple(n for i, n in enumerate(self._shape) if i not in (a1, a2))
+        rows, cols = (self._shape[a1], self._shape[a2]) if off >= 0 else \
+            (self._shape[a2], self._shape[a1])
+        size = max(0, min(rows, cols - abs(off)))
+        return _pipelined_method(self, "diagonal", (off, a1, a2), {}, rest + (size,),
+                                 self._dtype, None)
+
+    def trace(self, offset: Any = 0, axis1: Any = 0, axis2: Any = 1, dtype: Any = None,
+              out: Any = None) -> "ndarray":
+        """CuPy's: ``self.diagonal(offset, axis1, axis2).sum(-1, dtype, out, False)``."""
+        return self.diagonal(offset, axis1, axis2).sum(-1, dtype, out, False)
+
+    def conj(self) -> "ndarray":
+        """CuPy's ``_ndarray_conj``: a complex array's conjugate; any other, itself."""
+        return _cupy.conjugate(self) if self._dtype.kind == "c" else self
+
+    def conjugate(self) -> "ndarray":
+        return self.conj()
+
+    def round(self, decimals: Any = 0, out: Any = None) -> "ndarray":
+        """CuPy's ``_round_ufunc`` (a bool array rounds to float16); the layout is the
+        server's."""
+        if out is not None or type(decimals) is not int or self._dtype.kind not in "biufc":
+            return _method_sync(self, "round", (decimals,), {"out": out} if out is not None
+                                else {})
+        dtype = numpy.dtype(numpy.float16) if self._dtype.kind == "b" else self._dtype
+        return _pipelined_method(self, "round", (decimals,), {}, self._shape, dtype, None)
+
+    def argsort(self, axis: Any = -1, kind: Any = None) -> "ndarray":
+        return _cupy.argsort(self, axis, kind)  # (cupy.argsort is this method: the same)
+
+    def take(self, indices: Any, axis: Any = None, out: Any = None) -> "ndarray":
+        return _cupy.take(self, indices, axis, out)  # (cupy.take is this method)
+
     def dot(self, b: Any, out: Any = None) -> Any:
         return _cupy.dot(self, b, out=out)
 
@@ -1124,6 +1179,31 @@ def _result_strides(a: ndarray, order: str, itemsize: int) -> tuple | None:
     return None  # order K of a non-contiguous array: the server knows the layout
 
 
+def _pipelined_getattr(a: ndarray, name: str, shape: tuple, dtype: numpy.dtype,
+                       strides: tuple | None, base: Any = None) -> ndarray:
+    """``a.<name>``, queued: a new array (C ``strides``) or, with ``base``, a view."""
+    s = a._gs_session
+    hid = s.new_id()
+    s.submit("getattr", name, (a,), out_id=hid, description=f"ndarray.{name}")
+    flags = None
+    if strides is not None:
+        c, f = _contiguity(shape, strides, dtype.itemsize)
+        flags = (FLAG_C if c else 0) | (FLAG_F if f else 0) | (0 if base is not None
+                                                                 else FLAG_OWN)
+    return _new(s, hid, shape, dtype, strides, flags, base)
+
+
+def _part_view(a: ndarray, name: str) -> ndarray:
+    """``a.real`` or ``a.imag`` of a complex ``a``: a view of the real dtype with a's
+    strides, whose base is a's base, or a (its layout is the server's until a's is
+    known here)."""
+    dtype = numpy.dtype(a._dtype.char.lower())
+    if not a._meta_ok:
+        return _pipelined_getattr(a, name, a._shape, dtype, None)
+    return _pipelined_getattr(a, name, a._shape, dtype, a._strides,
+                              a._base if a._base is not None else a)
+
+
 def _pipelined_method(a: ndarray, name: str, args: tuple, kwargs: dict, shape: tuple,
                       dtype: numpy.dtype, strides: tuple | None, view: bool = False,
                       owns: bool = True) -> ndarray:
@@ -1148,10 +1228,6 @@ def given(kwargs: dict) -> dict:
 
 def _method_sync(a: ndarray, name: str, args: tuple, kwargs: dict) -> Any:
     return a._gs_session.call("method", name, (a, *args), given(kwargs))
-
-
-def _sync_attr(a: ndarray, name: str) -> Any:
-    return a._gs_session.call("getattr", name, (a,))
 
 
 def _new(s: _client.Session, hid: int, shape: tuple, dtype: numpy.dtype, strides: Any,
@@ -1211,8 +1287,26 @@ def install(s: _client.Session) -> None:
 
 
 # --- methods forwarded as they are ------------------------------------------------------
+#: the reduction functions' parameters, in order (``cupy.sum``...: CuPy's Python
+#: signatures; ``cupy.max`` is ``amax``)
+REDUCTION_PARAMS = {
+    **dict.fromkeys(("sum", "prod", "mean"), ("axis", "dtype", "out", "keepdims")),
+    **dict.fromkeys(("var", "std"), ("axis", "dtype", "out", "ddof", "keepdims")),
+    **dict.fromkeys(("amax", "amin", "max", "min"), ("axis", "out", "keepdims"))}
+#: the reduction methods' (``core.pyx``'s ``cpdef`` methods): their positional
+#: arguments are named, so ``m.sum(0)`` is inferred as ``m.sum(axis=0)`` is
+_METHOD_PARAMS = {
+    **REDUCTION_PARAMS, "all": ("axis", "out", "keepdims"), "any": ("axis", "out", "keepdims"),
+    **dict.fromkeys(("argmax", "argmin"), ("axis", "out", "dtype", "keepdims"))}
+
+
 def _forwarded_method(name: str) -> Any:
+    params = _METHOD_PARAMS.get(name, ())
+
     def method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
+        if args and len(args) <= len(params) and not kwargs.keys() & params[:len(args)]:
+            kwargs = {**given(dict(zip(params, args))), **kwargs}
+            args = ()
         if name in _infer.REDUCTIONS and not args:
             try:
                 shape, dtype = _infer.reduction_result(name, self._shape, self._dtype, kwargs)

@@ -14,6 +14,7 @@ are views, made here by slicing and transposing as CuPy does.
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any, Callable
 
 import numpy
@@ -646,23 +647,201 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             return None  # CuPy's IndexError, at the call
         return _submit(s, "cupy.take", (a, indices), {"axis": axis}, shape, a._dtype)
 
+    # --- CuPy's Python functions that are their array's method, or short compositions
+    # of pipelined calls: run here as CuPy's source runs them (``cupy/_manipulation``,
+    # ``_math``, ``_indexing``, ``_creation``), on proxies; anything else to the server
+    def via_method(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        far = remote(f"cupy.{name}")
+
+        def fn(a: Any, *args: Any, **kwargs: Any) -> Any:
+            return method(a, *args, **kwargs) if type(a) is ndarray else far(a, *args, **kwargs)
+        fn.__name__, fn.__doc__ = name, f"See Also: cupy.{name}"
+        return fn
+
+    def _swapaxes(a: Any, axis1: Any, axis2: Any) -> Any:
+        return a.swapaxes(axis1, axis2)
+
+    def _diagonal(a: Any, offset: Any = 0, axis1: Any = 0, axis2: Any = 1) -> Any:
+        return a.diagonal(offset, axis1, axis2)
+
+    def _trace(a: Any, offset: Any = 0, axis1: Any = 0, axis2: Any = 1, dtype: Any = None,
+               out: Any = None) -> Any:
+        return a.trace(offset, axis1, axis2, dtype, out)
+
+    def _around(a: Any, decimals: Any = 0, out: Any = None) -> Any:
+        return a.round(decimals, out=out)
+
+    def _real_of(val: Any) -> Any:
+        return val.real
+
+    def _imag_of(val: Any) -> Any:
+        return val.imag
+
+    swapaxes = via_method("swapaxes", _swapaxes)
+    diagonal = via_method("diagonal", _diagonal)
+    trace = via_method("trace", _trace)
+    around = via_method("around", _around)
+    round_ = via_method("round", _around)
+    real = via_method("real", _real_of)
+    imag = via_method("imag", _imag_of)
+
+    def identity(n: Any, dtype: Any = float) -> Any:
+        """See Also: cupy.identity (CuPy's ``eye(n, dtype=dtype)``)"""
+        return eye(n, dtype=dtype)
+
+    def diff(a: Any, n: Any = 1, axis: Any = -1, prepend: Any = None,
+             append: Any = None) -> Any:
+        """See Also: cupy.diff (CuPy's: slices of the array subtracted, ``n`` times)"""
+        from . import asanyarray, broadcast_to, not_equal, subtract
+        from . import concatenate as concat
+        if n == 0:
+            return a
+        if n < 0:
+            raise ValueError("order must be non-negative but got " + repr(n))
+        a = asanyarray(a)
+        nd = a.ndim
+        axis = operator.index(axis)
+        if not -nd <= axis < nd:
+            raise numpy.exceptions.AxisError(axis, nd)
+        axis %= nd
+        combined = []
+        for value in (prepend, a, append):
+            if value is None:
+                continue
+            if value is not a:
+                value = asanyarray(value)
+                if value.ndim == 0:
+                    shape = list(a.shape)
+                    shape[axis] = 1
+                    value = broadcast_to(value, tuple(shape))
+            combined.append(value)
+        if len(combined) > 1:
+            a = concat(combined, axis)
+        slice1 = [slice(None)] * nd
+        slice2 = [slice(None)] * nd
+        slice1[axis] = slice(1, None)
+        slice2[axis] = slice(None, -1)
+        op = not_equal if a.dtype == numpy.bool_ else subtract
+        for _ in range(n):
+            a = op(a[tuple(slice1)], a[tuple(slice2)])
+        return a
+
+    def array_split(ary: Any, indices_or_sections: Any, axis: Any = 0) -> Any:
+        """See Also: cupy.array_split (views of ``ary``, CuPy's sizes; their layouts are
+        the server's)"""
+        far = remote("cupy.array_split")
+        if type(ary) is not ndarray or type(axis) is not int:
+            return far(ary, indices_or_sections, axis)
+        ndim = ary.ndim
+        if -ndim > axis or ndim <= axis:
+            raise IndexError("Axis exceeds ndim")
+        axis %= ndim
+        size = ary._shape[axis]
+        sections = indices_or_sections
+        if numpy.isscalar(sections):
+            if type(sections) is not int:
+                return far(ary, sections, axis)  # (CuPy's error)
+            if sections == 0:  # (CuPy's Cython division by it)
+                raise ZeroDivisionError("integer division or modulo by zero")
+            each, large = (size - 1) // sections, (size - 1) % sections + 1
+            indices = [i * each + min(i, large) for i in range(1, sections)]
+        else:
+            try:
+                indices = [operator.index(i) for i in sections]
+            except TypeError:
+                return far(ary, sections, axis)
+            indices = [i if i >= 0 else size + i for i in indices]
+            if any(i < 0 for i in indices):
+                return far(ary, sections, axis)
+        if not indices:
+            return [ary]
+        sizes, prev = [], 0
+        for index in indices:
+            index = min(index, size)
+            sizes.append(max(index - prev, 0))
+            prev = index
+        sizes.append(size - prev)
+        s = ary._gs_session
+        ids = [s.new_id() for _ in sizes]
+        s.submit("call", "cupy.array_split", (ary, indices_or_sections, axis), {},
+                 out_id=ids, description="cupy.array_split")
+        return [_new(s, hid, ary._shape[:axis] + (n,) + ary._shape[axis + 1:], ary._dtype,
+                     None, None, None) for hid, n in zip(ids, sizes)]
+
+    def split(ary: Any, indices_or_sections: Any, axis: Any = 0) -> Any:
+        """See Also: cupy.split"""
+        if type(ary) is not ndarray:
+            return remote("cupy.split")(ary, indices_or_sections, axis)
+        if ary.ndim <= axis:
+            raise IndexError("Axis exceeds ndim")
+        size = ary.shape[axis]
+        if numpy.isscalar(indices_or_sections) and type(indices_or_sections) is int and \
+                indices_or_sections and size % indices_or_sections != 0:
+            raise ValueError("indices_or_sections must divide the size along the axes.\n"
+                             "If you want to split the array into non-equally-sized "
+                             "arrays, use array_split instead.")
+        return array_split(ary, indices_or_sections, axis)
+
+    def hsplit(ary: Any, indices_or_sections: Any) -> Any:
+        """See Also: cupy.hsplit"""
+        if type(ary) is not ndarray:
+            return remote("cupy.hsplit")(ary, indices_or_sections)
+        if ary.ndim == 0:
+            raise ValueError("Cannot hsplit a zero-dimensional array")
+        return split(ary, indices_or_sections, 0 if ary.ndim == 1 else 1)
+
+    def vsplit(ary: Any, indices_or_sections: Any) -> Any:
+        """See Also: cupy.vsplit"""
+        if type(ary) is not ndarray:
+            return remote("cupy.vsplit")(ary, indices_or_sections)
+        if ary.ndim <= 1:
+            raise ValueError("Cannot vsplit an array with less than 2 dimensions")
+        return split(ary, indices_or_sections, 0)
+
+    def dsplit(ary: Any, indices_or_sections: Any) -> Any:
+        """See Also: cupy.dsplit"""
+        if type(ary) is not ndarray:
+            return remote("cupy.dsplit")(ary, indices_or_sections)
+        if ary.ndim <= 2:
+            raise ValueError("Cannot dsplit an array with less than 3 dimensions")
+        return split(ary, indices_or_sections, 2)
+
     return {fn.__name__: fn for fn in (matmul, dot, tensordot, outer, isclose, allclose,
                                        moveaxis, where, clip, expand_dims, broadcast_to,
                                        roll, pad, concatenate, stack, vstack, hstack, tile, repeat,
                                        flip, fliplr, flipud, triu, tril, arange, linspace,
-                                       diag, eye, sort, argsort, cumsum, cumprod, take)}
+                                       diag, eye, sort, argsort, cumsum, cumprod, take,
+                                       swapaxes, diagonal, trace, around, round_, real, imag,
+                                       identity, diff, array_split, split, hsplit, vsplit,
+                                       dsplit)}
 
 
 def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
-    """``cupy.linalg.norm``: the 2-norm of a whole float or complex array pipelines."""
+    """``cupy.linalg.norm``: the 2-norm of a whole float or complex array, and the
+    vector 2-norm along one axis, pipeline."""
     @_pipelines(remote)
     def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
         """See Also: cupy.linalg.norm"""
         s = _arrays((x,))
-        if s is None or ord is not None or axis is not None or keepdims or \
-                x._dtype.kind not in "fc" or len(x._shape) > 2:
+        if s is None or ord not in (None, 2) or keepdims and axis is None:
             return None
-        return _submit(s, "cupy.linalg.norm", (x,), {}, (), _real(x._dtype))
+        # (CuPy computes in float64 what is no float or complex)
+        dtype = _real(x._dtype) if x._dtype.kind in "fc" else numpy.dtype(numpy.float64)
+        if axis is None:
+            if ord is not None and len(x._shape) != 1 or x._dtype.kind not in "fc" or \
+                    len(x._shape) > 2:
+                return None
+            return _submit(s, "cupy.linalg.norm", (x,), {}, (), dtype)
+        if type(axis) is not int:
+            return None
+        # one axis: CuPy's ``_norm_ord2`` reduction along it (its layout the server's)
+        shape, _ = _infer.reduction_result("sum", x._shape, x._dtype,
+                                           {"axis": axis, "keepdims": keepdims})
+        hid = s.new_id()
+        s.submit("call", "cupy.linalg.norm", (x,), {"ord": ord, "axis": axis,
+                                                    "keepdims": keepdims},
+                 out_id=hid, description="cupy.linalg.norm")
+        return _new(s, hid, shape, dtype, None, None, None)
     return norm
 
 
