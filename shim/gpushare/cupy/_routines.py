@@ -790,21 +790,17 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             raise ValueError("Cannot hsplit a zero-dimensional array")
         return split(ary, indices_or_sections, 0 if ary.ndim == 1 else 1)
 
-    def vsplit(ary: Any, indices_or_sections: Any) -> Any:
-        """See Also: cupy.vsplit"""
-        if type(ary) is not ndarray:
-            return remote("cupy.vsplit")(ary, indices_or_sections)
-        if ary.ndim <= 1:
-            raise ValueError("Cannot vsplit an array with less than 2 dimensions")
-        return split(ary, indices_or_sections, 0)
-
-    def dsplit(ary: Any, indices_or_sections: Any) -> Any:
-        """See Also: cupy.dsplit"""
-        if type(ary) is not ndarray:
-            return remote("cupy.dsplit")(ary, indices_or_sections)
-        if ary.ndim <= 2:
-            raise ValueError("Cannot dsplit an array with less than 3 dimensions")
-        return split(ary, indices_or_sections, 2)
+    def axis_split(name: str, axis: int, words: str) -> Callable[..., Any]:
+        """``vsplit`` (along axis 0) or ``dsplit`` (2): arrays of more dimensions only."""
+        def fn(ary: Any, indices_or_sections: Any) -> Any:
+            if type(ary) is not ndarray:
+                return remote(f"cupy.{name}")(ary, indices_or_sections)
+            if ary.ndim <= max(axis, 1):
+                raise ValueError(f"Cannot {name} an array with less than {words} dimensions")
+            return split(ary, indices_or_sections, axis)
+        fn.__name__, fn.__doc__ = name, f"See Also: cupy.{name}"
+        return fn
+    vsplit, dsplit = axis_split("vsplit", 0, "2"), axis_split("dsplit", 2, "3")
 
     return {fn.__name__: fn for fn in (matmul, dot, tensordot, outer, isclose, allclose,
                                        moveaxis, where, clip, expand_dims, broadcast_to,
