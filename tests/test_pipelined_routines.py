@@ -257,6 +257,14 @@ CASES = [
     ("norm complex keepdims", [((3, 4), "c8")],
      lambda xp, a: xp.linalg.norm(a, axis=0, keepdims=True)),
     ("norm of integers", [((3, 4), "i4")], lambda xp, a: xp.linalg.norm(a, 2, -1)),
+    ("ascontiguousarray of a transpose", [((3, 4), "f4")],
+     lambda xp, a: xp.ascontiguousarray(a.T)),
+    ("ascontiguousarray to a dtype", [((3, 4), "i2")],
+     lambda xp, a: xp.ascontiguousarray(a, dtype=xp.float64)),
+    ("asfortranarray", [((3, 4), "f8")], lambda xp, a: xp.asfortranarray(a)),
+    ("asfortranarray of a slice", [((3, 4), "c8")], lambda xp, a: xp.asfortranarray(a[:, 1:])),
+    ("fftshift", [((4, 5), "c8")], lambda xp, a: xp.fft.fftshift(a)),
+    ("ifftshift along an axis", [((4, 5), "f4")], lambda xp, a: xp.fft.ifftshift(a, axes=1)),
 ]
 
 
@@ -299,6 +307,34 @@ def test_splits_pipeline_as_views_with_the_servers_layout(cp, synchronous_calls,
         _layout_matches_server(part)
         assert part.base is not None  # (a view, as CuPy's array_split makes)
         numpy.testing.assert_array_equal(part.get(), want)
+
+
+def test_frequencies_and_copyto_pipeline(cp, synchronous_calls):
+    freqs = [cp.fft.fftfreq(8, 0.1), cp.fft.fftfreq(7), cp.fft.rfftfreq(9, 2.0)]
+    dst = cp.zeros((3, 4), dtype=cp.float32)
+    cp.copyto(dst, 2)
+    cp.copyto(dst, cp.arange(4, dtype=cp.int64), casting="same_kind")
+    cp.copyto(dst, cp.ones((1, 1, 4), dtype=cp.float32) * 9, where=dst > 1.5)
+    assert synchronous_calls == []
+    # (CuPy's own formula: the positive and negative halves, divided by n * d)
+    expected = [numpy.hstack((numpy.arange(0, 4.0), numpy.arange(-4.0, 0))) / (8 * 0.1),
+                numpy.hstack((numpy.arange(0, 4.0), numpy.arange(-3.0, 0))) / 7,
+                numpy.arange(0, 5.0) / 18.0]
+    for got, want in zip(freqs, expected):
+        assert got.dtype == numpy.float64
+        numpy.testing.assert_array_equal(got.get(), want)
+    assert dst.tolist() == [[0.0, 1.0, 9.0, 9.0]] * 3
+
+
+def test_copyto_keeps_cupys_errors_at_the_call(cp):
+    dst = cp.zeros((3, 4), dtype=cp.float32)
+    with pytest.raises(TypeError, match="Cannot cast complex128 to float32"):
+        cp.copyto(dst, cp.ones(4) + 1j)
+    with pytest.raises(ValueError, match="could not broadcast"):
+        cp.copyto(dst, cp.ones(3, dtype=cp.float32))
+    with pytest.raises(OverflowError):
+        cp.copyto(cp.zeros(2, dtype=cp.uint8), 300)
+    assert dst.tolist() == [[0.0] * 4] * 3
 
 
 def test_split_keeps_cupys_rules(cp):

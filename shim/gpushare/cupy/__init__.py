@@ -404,20 +404,43 @@ def asanyarray(a: Any, dtype: Any = None, order: Any = None, *, copy: Any = None
     return asarray(a, dtype, order, copy=copy)
 
 
+def _contiguous_copy(a: Any, dtype: Any, order: str) -> Any:
+    """``cupy.ascontiguousarray`` (``order`` C) or ``asfortranarray`` (F) of a proxy
+    ``a`` (CuPy's ``core.pyx``): ``a`` itself when it is so already, else its copy,
+    queued; the server's answer, waited for, for a 0-d ``a`` (CuPy's is 1-d) or a
+    ``dtype`` NumPy does not take (CuPy's error)."""
+    name = "ascontiguousarray" if order == "C" else "asfortranarray"
+    try:
+        want = a._dtype if dtype is None else numpy.dtype(dtype)
+    except TypeError:
+        want = None
+    if not a._shape or want is None or want.kind not in "biufc" or a._flags is None:
+        return _remote(f"cupy.{name}")(a, dtype=dtype)
+    if want == a._dtype and a._flags & (FLAG_C if order == "C" else FLAG_F):
+        return a
+    s = a._gs_session
+    hid = s.new_id()
+    s.submit("call", f"cupy.{name}", (a,), {"dtype": dtype}, out_id=hid,
+             description=f"cupy.{name}")
+    if order == "C":  # (a new C-ordered array; F: CuPy's transposed copies, the server's)
+        strides = _infer.c_strides(a._shape, want.itemsize)
+        c, f = _contiguity(a._shape, strides, want.itemsize)
+        return _new(s, hid, a._shape, want, strides,
+                    (FLAG_C if c else 0) | (FLAG_F if f else 0) | FLAG_OWN, None)
+    return _new(s, hid, a._shape, want, None, None, None)
+
+
 def ascontiguousarray(a: Any, dtype: Any = None) -> ndarray:
     """See Also: cupy.ascontiguousarray"""
     if isinstance(a, ndarray):
-        if a.ndim and a.flags.c_contiguous and (dtype is None or
-                                                 numpy.dtype(dtype) == a.dtype):
-            return a
-        return _remote("cupy.ascontiguousarray")(a, dtype=dtype)  # 0-d: 1-d, as NumPy
+        return _contiguous_copy(a, dtype, "C")
     raise _not_an_ndarray(a)
 
 
 def asfortranarray(a: Any, dtype: Any = None) -> ndarray:
     """See Also: cupy.asfortranarray"""
     if isinstance(a, ndarray):
-        return _remote("cupy.asfortranarray")(a, dtype=dtype)
+        return _contiguous_copy(a, dtype, "F")
     raise _not_an_ndarray(a)
 
 
@@ -1139,6 +1162,41 @@ for _name, _position in (("sum", 4), ("prod", 4), ("nansum", 4), ("nanprod", 4),
 del _name, _position
 
 
+def _queued_copyto(dst: Any, src: Any, casting: Any, where: Any) -> bool:
+    """Queue ``cupy.copyto(dst, src)`` (nothing to wait for) once CuPy's own checks of it
+    (``_manipulation/basic.py``: the cast, the broadcast) passed here: for a proxy
+    ``dst`` and a proxy or Python scalar ``src`` (and ``where``) of its session. False
+    for anything else: the server runs it, and raises CuPy's error, at the call."""
+    if type(dst) is not ndarray or type(casting) is not str or \
+            where is not None and (type(where) is not ndarray or
+                                   where._gs_session is not dst._gs_session):
+        return False
+    s = dst._gs_session
+    if type(src) in (bool, int, float, complex):
+        try:
+            numpy.copyto(numpy.empty((), dtype=dst.dtype), src, casting=casting)
+        except (TypeError, ValueError, OverflowError):
+            return False
+    elif type(src) is ndarray and src._gs_session is s:
+        try:
+            if not numpy.can_cast(src.dtype, dst.dtype, casting):
+                return False
+        except (TypeError, ValueError):
+            return False
+        # (``any`` and ``max`` are CuPy's in this module)
+        ds, ss = dst._shape, src._shape
+        lead = len(ss) - len(ds) if len(ss) > len(ds) else 0
+        if ss[:lead].count(1) != lead or \
+                [n for n, d in zip(reversed(ss), reversed(ds)) if n not in (d, 1)]:
+            return False
+    else:
+        return False
+    s.submit("call", "cupy.copyto", (dst, src),
+             {"casting": casting} if where is None else {"casting": casting, "where": where},
+             description="cupy.copyto")
+    return True
+
+
 def _copyto_in_fusion() -> None:
     """``cupy.copyto`` inside ``cupy.fuse`` is ``elementwise_copy(src, dst)`` once its
     casting check passed (``_manipulation/basic.py``): the fused tracers' refusal of a
@@ -1147,10 +1205,12 @@ def _copyto_in_fusion() -> None:
     from ._ndarray import _FUSING, _fused_into
 
     def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = None) -> Any:
-        if getattr(_FUSING, "depth", 0) and where is None and isinstance(dst, ndarray) \
-                and isinstance(src, ndarray) and isinstance(casting, str) and \
-                numpy.can_cast(src.dtype, dst.dtype, casting):
-            _fused_into((src,), dst)
+        if getattr(_FUSING, "depth", 0):
+            if where is None and isinstance(dst, ndarray) and isinstance(src, ndarray) and \
+                    isinstance(casting, str) and numpy.can_cast(src.dtype, dst.dtype, casting):
+                _fused_into((src,), dst)
+        elif _queued_copyto(dst, src, casting, where):
+            return None
         return fn(dst, src, casting=casting, where=where)
     copyto.__doc__ = fn.__doc__
     copyto.__wrapped__ = fn  # type: ignore[attr-defined]

@@ -975,8 +975,35 @@ def ffts(remote: Callable[[str, str], Callable[..., Any]]) -> dict:
         fn.__name__ = fn.__qualname__ = name
         fn.__doc__ = f"See Also: cupy.fft.{name}"
         return _pipelines(remote(f"cupy.fft.{name}", name))(fn)
+    # CuPy's Python (``cupy/fft/_fft.py``): calls that pipeline, made here
+    def fftfreq(n: Any, d: Any = 1.0) -> Any:
+        """See Also: cupy.fft.fftfreq"""
+        from .. import cupy as cp_
+        return cp_.hstack((cp_.arange(0, (n - 1) // 2 + 1, dtype=numpy.float64),
+                           cp_.arange(-(n // 2), 0, dtype=numpy.float64))) / (n * d)
+
+    def rfftfreq(n: Any, d: Any = 1.0) -> Any:
+        """See Also: cupy.fft.rfftfreq"""
+        from .. import cupy as cp_
+        return cp_.arange(0, n // 2 + 1, dtype=numpy.float64) / (n * d)
+
+    def shifting(name: str, sign: int) -> Callable[..., Any]:
+        def shift(x: Any, axes: Any = None) -> Any:
+            from .. import cupy as cp_
+            x = cp_.asarray(x)
+            if axes is None:
+                axes = list(range(x.ndim))
+            elif isinstance(axes, int):
+                axes = (axes,)
+            return cp_.roll(x, [sign * (x.shape[axis] // 2) for axis in axes], axes)
+        shift.__name__ = shift.__qualname__ = name
+        shift.__doc__ = f"See Also: cupy.fft.{name}"
+        return shift
+
     return {**{name: transform(name) for name in _FFT_LENGTH},
-            **{name: transform_nd(name) for name in _FFT_ND}}
+            **{name: transform_nd(name) for name in _FFT_ND},
+            "fftfreq": fftfreq, "rfftfreq": rfftfreq, "fftshift": shifting("fftshift", 1),
+            "ifftshift": shifting("ifftshift", -1)}
 
 
 #: the n-d transforms that pipeline (over their default axes)
