@@ -265,6 +265,19 @@ CASES = [
     ("asfortranarray of a slice", [((3, 4), "c8")], lambda xp, a: xp.asfortranarray(a[:, 1:])),
     ("fftshift", [((4, 5), "c8")], lambda xp, a: xp.fft.fftshift(a)),
     ("ifftshift along an axis", [((4, 5), "f4")], lambda xp, a: xp.fft.ifftshift(a, axes=1)),
+    ("einsum matmul", [((3, 4), "f4"), ((4, 5), "f4")],
+     lambda xp, a, b: xp.einsum("ij,jk->ik", a, b)),
+    ("einsum implicit", [((3, 4), "f4"), ((4, 5), "f8")], lambda xp, a, b: xp.einsum("ij,jk", a, b)),
+    ("einsum transpose (a view)", [((3, 4), "f4")], lambda xp, a: xp.einsum("ij->ji", a)),
+    ("einsum diagonal", [((4, 4), "i4")], lambda xp, a: xp.einsum("ii->i", a)),
+    ("einsum trace", [((4, 4), "f4")], lambda xp, a: xp.einsum("ii", a)),
+    ("einsum ellipsis batch", [((2, 3, 4), "f8"), ((4, 5), "f8")],
+     lambda xp, a, b: xp.einsum("...ij,jk->...ik", a, b)),
+    ("einsum rows dot", [((3, 4), "c8"), ((3, 4), "c8")],
+     lambda xp, a, b: xp.einsum("ij,ij->i", a, b)),
+    ("einsum size-1 label", [((3, 4), "f4"), ((1, 4), "f4")],
+     lambda xp, a, b: xp.einsum("ij,kj->ik", a, b)),
+    ("einsum total", [((3, 4), "f4")], lambda xp, a: xp.einsum("ij->", a)),
 ]
 
 

@@ -647,6 +647,41 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             return None  # CuPy's IndexError, at the call
         return _submit(s, "cupy.take", (a, indices), {"axis": axis}, shape, a._dtype)
 
+    @_pipelines(remote("cupy.einsum"))
+    def einsum(*operands: Any, **kwargs: Any) -> Any:
+        """See Also: cupy.einsum (the result's shape from the subscripts, as CuPy's
+        ``_einsum.py`` sizes each label, a label of size 1 taking another's; its dtype
+        ``result_type`` of the operands; its layout, a view's at times, the server's)"""
+        subscripts, arrays = (operands[0], operands[1:]) if operands else (None, ())
+        if kwargs or type(subscripts) is not str or not arrays or _arrays(arrays) is None:
+            return None
+        if "->" not in subscripts and not subscripts.replace(",", "").replace(
+                ".", "").replace(" ", "").islower():
+            return None  # (an implicit output's order: CuPy's, of mixed-case labels)
+        try:
+            from numpy._core.einsumfunc import _parse_einsum_input
+        except ImportError:  # (NumPy 1)
+            return None
+        ins, out, _ = _parse_einsum_input(
+            [subscripts, *(_infer.ghost(a._shape, a._dtype) for a in arrays)])
+        sizes: dict = {}
+        for labels, a in zip(ins.split(","), arrays):
+            if len(labels) != len(a._shape):
+                return None
+            for label, n in zip(labels, a._shape):
+                have = sizes.get(label)
+                if have is None or have == 1:
+                    sizes[label] = n
+                elif n not in (1, have):
+                    return None  # CuPy's ValueError, from the server
+        if len(set(out)) != len(out) or not set(out) <= set(sizes):
+            return None
+        s = arrays[0]._gs_session
+        hid = s.new_id()
+        s.submit("call", "cupy.einsum", operands, {}, out_id=hid, description="cupy.einsum")
+        return _new(s, hid, tuple(sizes[label] for label in out),
+                    numpy.result_type(*(a._dtype for a in arrays)), None, None, None)
+
     # --- CuPy's Python functions that are their array's method, or short compositions
     # of pipelined calls: run here as CuPy's source runs them (``cupy/_manipulation``,
     # ``_math``, ``_indexing``, ``_creation``), on proxies; anything else to the server
@@ -809,7 +844,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                        diag, eye, sort, argsort, cumsum, cumprod, take,
                                        swapaxes, diagonal, trace, around, round_, real, imag,
                                        identity, diff, array_split, split, hsplit, vsplit,
-                                       dsplit)}
+                                       dsplit, einsum)}
 
 
 def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
