@@ -278,6 +278,11 @@ CASES = [
     ("einsum size-1 label", [((3, 4), "f4"), ((1, 4), "f4")],
      lambda xp, a, b: xp.einsum("ij,kj->ik", a, b)),
     ("einsum total", [((3, 4), "f4")], lambda xp, a: xp.einsum("ij->", a)),
+    ("atleast_2d", [((4,), "f4")], lambda xp, a: xp.atleast_2d(a)),
+    ("atleast_3d of a matrix", [((2, 3), "i4")], lambda xp, a: xp.atleast_3d(a)),
+    ("atleast_1d of a 0-d", [((4,), "f8")], lambda xp, a: xp.atleast_1d(a[2])),
+    ("view", [((3, 4), "f4")], lambda xp, a: a.T.view()),
+    ("view as another dtype of its size", [((3, 4), "f8")], lambda xp, a: a[:, 1:].view("i8")),
 ]
 
 
@@ -337,6 +342,28 @@ def test_frequencies_and_copyto_pipeline(cp, synchronous_calls):
         assert got.dtype == numpy.float64
         numpy.testing.assert_array_equal(got.get(), want)
     assert dst.tolist() == [[0.0, 1.0, 9.0, 9.0]] * 3
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, x, y: xp.meshgrid(x, y), lambda xp, x, y: xp.meshgrid(x, y, indexing="ij"),
+    lambda xp, x, y: xp.meshgrid(x, y, sparse=True, copy=False),
+    lambda xp, x, y: xp.broadcast_arrays(x[None, :], y[:, None]),
+    lambda xp, x, y: xp.atleast_2d(x, y[0])])
+def test_routines_of_several_arrays_pipeline(cp, synchronous_calls, call):
+    hosts = numpy.arange(3.0), numpy.arange(4, dtype=numpy.float32)
+    devs = [cp.asarray(h) for h in hosts]
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    outs = call(cp, *devs)
+    assert synchronous_calls == []
+    expected = call(numpy, *hosts)
+    assert len(outs) == len(expected)
+    for got, want in zip(outs, expected):
+        _layout_matches_server(got)
+        assert got.dtype == want.dtype
+        numpy.testing.assert_array_equal(got.get(), want)
+    same = cp.arange(3)
+    assert cp.broadcast_arrays(same, same)[0] is same  # (as CuPy's broadcast leaves it)
 
 
 def test_copyto_keeps_cupys_errors_at_the_call(cp):

@@ -647,6 +647,64 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             return None  # CuPy's IndexError, at the call
         return _submit(s, "cupy.take", (a, indices), {"axis": axis}, shape, a._dtype)
 
+    def broadcast_arrays(*args: Any) -> Any:
+        """See Also: cupy.broadcast_arrays (CuPy's ``broadcast(*args).values``: an array
+        of the broadcast shape as it is, any other a view, as ``broadcast_to`` makes)"""
+        if not args or _arrays(args) is None:
+            return remote("cupy.broadcast_arrays")(*args)
+        try:
+            shape = numpy.broadcast_shapes(*(a._shape for a in args))
+        except ValueError:
+            return remote("cupy.broadcast_arrays")(*args)  # (CuPy's error)
+        return tuple(a if a._shape == shape else broadcast_to(a, shape) for a in args)
+
+    def meshgrid(*xi: Any, **kwargs: Any) -> Any:
+        """See Also: cupy.meshgrid (CuPy's Python: views of each vector, broadcast and
+        copied)"""
+        indexing = kwargs.pop("indexing", "xy")
+        copy = bool(kwargs.pop("copy", True))
+        sparse = bool(kwargs.pop("sparse", False))
+        if kwargs:
+            raise TypeError("meshgrid() got an unexpected keyword argument '{}'".format(
+                list(kwargs)[0]))
+        if indexing not in ["xy", "ij"]:
+            raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+        for x in xi:
+            if x.ndim != 1:
+                raise ValueError("input has to be 1d")
+            if not isinstance(x, ndarray):
+                raise ValueError("input has to be cupy.ndarray")
+        if len(xi) <= 1:
+            return tuple(xi)
+        meshes = []
+        for i, x in enumerate(xi):
+            left = (1 if i == 0 else 0 if i == 1 else i) if indexing == "xy" else i
+            meshes.append(x[(None,) * left + (slice(None),) + (None,) * (len(xi) - left - 1)])
+        out = meshes if sparse else list(broadcast_arrays(*meshes))
+        if copy:
+            out = [m.copy() for m in out]
+        return tuple(out)
+
+    def atleast(n: int) -> Callable[..., Any]:
+        """``atleast_1d``, ``_2d`` or ``_3d`` (CuPy's ``_atleast_nd_helper``: reshapes)"""
+        grow = {(1, 0): lambda sh: (1,), (2, 0): lambda sh: (1, 1),
+                (2, 1): lambda sh: (1,) + sh, (3, 0): lambda sh: (1, 1, 1),
+                (3, 1): lambda sh: (1,) + sh + (1,), (3, 2): lambda sh: sh + (1,)}
+
+        def fn(*arys: Any) -> Any:
+            from . import asarray
+            res = []
+            for a in arys:
+                a = asarray(a)
+                if a.ndim < n:
+                    a = a.reshape(*grow[(n, a.ndim)](a.shape))
+                res.append(a)
+            return res[0] if len(res) == 1 else res
+        fn.__name__ = fn.__qualname__ = f"atleast_{n}d"
+        fn.__doc__ = f"See Also: cupy.atleast_{n}d"
+        return fn
+    atleast_1d, atleast_2d, atleast_3d = atleast(1), atleast(2), atleast(3)
+
     @_pipelines(remote("cupy.einsum"))
     def einsum(*operands: Any, **kwargs: Any) -> Any:
         """See Also: cupy.einsum (the result's shape from the subscripts, as CuPy's
@@ -844,7 +902,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                        diag, eye, sort, argsort, cumsum, cumprod, take,
                                        swapaxes, diagonal, trace, around, round_, real, imag,
                                        identity, diff, array_split, split, hsplit, vsplit,
-                                       dsplit, einsum)}
+                                       dsplit, einsum, broadcast_arrays, meshgrid, atleast_1d,
+                                       atleast_2d, atleast_3d)}
 
 
 def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
