@@ -366,6 +366,74 @@ def test_routines_of_several_arrays_pipeline(cp, synchronous_calls, call):
     assert cp.broadcast_arrays(same, same)[0] is same  # (as CuPy's broadcast leaves it)
 
 
+def _rebuilt(name, outs):
+    """The matrix a decomposition's factors multiply back to (NumPy, on the host)."""
+    if name in ("qr", "qr complete"):
+        q, r = outs
+        return q @ r
+    if name.startswith("svd") and len(outs) == 3:
+        u, sv, vh = outs
+        k = sv.shape[-1]
+        return (u[..., :k] * sv[..., None, :]) @ vh[..., :k, :]
+    if name.startswith("eigh"):
+        w, v = outs
+        return (v * w[..., None, :]) @ numpy.swapaxes(v, -1, -2).conj()
+    return None
+
+
+@pytest.mark.parametrize("name, shape, dtype, call", [
+    ("det", (3, 3), "f4", lambda xp, a: xp.linalg.det(a)),
+    ("det of a stack of integers", (2, 3, 3), "i4", lambda xp, a: xp.linalg.det(a)),
+    ("cholesky", (3, 3), "f8", lambda xp, a: xp.linalg.cholesky(a)),
+    ("cholesky complex", (3, 3), "c8", lambda xp, a: xp.linalg.cholesky(a)),
+    ("eigh", (3, 3), "f4", lambda xp, a: xp.linalg.eigh(a)),
+    ("eigh upper, complex stack", (2, 3, 3), "c16", lambda xp, a: xp.linalg.eigh(a, "U")),
+    ("eigvalsh", (3, 3), "f8", lambda xp, a: xp.linalg.eigvalsh(a)),
+    ("qr", (4, 3), "f4", lambda xp, a: xp.linalg.qr(a)),
+    ("qr complete", (3, 4), "c8", lambda xp, a: xp.linalg.qr(a, mode="complete")),
+    ("qr r", (4, 3), "f8", lambda xp, a: xp.linalg.qr(a, mode="r")),
+    ("svd", (4, 3), "f4", lambda xp, a: xp.linalg.svd(a)),
+    ("svd thin stack", (2, 3, 5), "f8", lambda xp, a: xp.linalg.svd(a, full_matrices=False)),
+    ("svd values", (3, 4), "c8", lambda xp, a: xp.linalg.svd(a, compute_uv=False)),
+])
+def test_decompositions_pipeline(cp, synchronous_calls, name, shape, dtype, call):
+    rng = numpy.random.default_rng(1)
+    host = _host(rng, shape, dtype)
+    if name.startswith(("cholesky", "eigh", "eigvalsh")):  # (Hermitian, positive definite)
+        host = (host @ numpy.swapaxes(host, -1, -2).conj() +
+                shape[-1] * numpy.eye(shape[-1])).astype(dtype)
+    a = cp.asarray(host)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    got = call(cp, a)
+    assert synchronous_calls == [], f"{name} waited for the server"
+    expected = call(numpy, host)
+    got = got if isinstance(got, tuple) else (got,)
+    expected = tuple(expected) if isinstance(expected, tuple) else (expected,)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        _layout_matches_server(g)
+        assert g.shape == numpy.shape(e) and g.dtype == numpy.asarray(e).dtype
+    outs = [g.get() for g in got]
+    rebuilt = _rebuilt(name, outs)
+    if rebuilt is not None:
+        numpy.testing.assert_allclose(rebuilt, host, rtol=1e-4, atol=1e-4)
+    elif not name.startswith("qr r"):  # (R is unique up to the signs of its rows)
+        numpy.testing.assert_allclose(outs[0], expected[0], rtol=1e-4, atol=1e-4)
+
+
+def test_decompositions_wait_where_cupy_raises(cp, synchronous_calls):
+    with pytest.raises(numpy.linalg.LinAlgError):
+        cp.linalg.det(cp.ones((2, 3)))  # (not square: CuPy's error, at the call)
+    with pytest.raises(TypeError, match="float16"):
+        cp.linalg.svd(cp.ones((2, 2), dtype=cp.float16))
+    import gpushare.cupyx as cupyx
+    with cupyx.errstate(linalg="raise"):  # (the data may raise: the call waits)
+        synchronous_calls.clear()
+        cp.linalg.cholesky(cp.eye(2))
+        assert synchronous_calls != []
+
+
 def test_copyto_keeps_cupys_errors_at_the_call(cp):
     dst = cp.zeros((3, 4), dtype=cp.float32)
     with pytest.raises(TypeError, match="Cannot cast complex128 to float32"):

@@ -984,6 +984,108 @@ def inv(remote: Callable[..., Any]) -> Callable[..., Any]:
     return inv
 
 
+def _linalg_dtype(dtype: numpy.dtype) -> numpy.dtype | None:
+    """CuPy's ``linalg_common_type`` result dtype of one array's (``_util.py``): floats
+    and complex as they are, booleans and integers float64; None for float16 (CuPy's
+    TypeError) and anything else."""
+    if dtype.kind in "biu":
+        return numpy.dtype(numpy.float64)
+    return dtype if dtype.char in "fdFD" else None
+
+
+def _stacked(a: Any, square: bool) -> Any:
+    """The session of ``a``, a proxy of a non-empty (stack of) matrices, square if
+    ``square``, under ``linalg='ignore'`` (so the data raise nothing); else None."""
+    s = _arrays((a,))
+    if s is None or len(a._shape) < 2 or 0 in a._shape or \
+            square and a._shape[-1] != a._shape[-2] or _linalg_dtype(a._dtype) is None or \
+            not _linalg_ignores_errors():
+        return None
+    return s
+
+
+def _queue_results(s: Any, path: str, args: tuple, kwargs: dict, results: list) -> Any:
+    """Queue ``path(*args, **kwargs)``, a call with one result of each ``(shape, dtype)``
+    in ``results`` (a tuple of them when more than one); their layouts are the
+    server's."""
+    ids = [s.new_id() for _ in results]
+    s.submit("call", path, args, kwargs, out_id=ids if len(ids) > 1 else ids[0],
+             description=path)
+    made = [_new(s, hid, shape, dtype, None, None, None)
+            for hid, (shape, dtype) in zip(ids, results)]
+    return tuple(made) if len(made) > 1 else made[0]
+
+
+def decompositions(remote: Callable[[str, str], Callable[..., Any]]) -> dict:
+    """``cupy.linalg``'s ``det``, ``cholesky``, ``eigh``, ``eigvalsh``, ``qr`` and ``svd``
+    of non-empty matrices under ``linalg='ignore'``: their results' shapes and dtypes
+    follow from the argument's (CuPy's ``linalg_common_type``)."""
+    @_pipelines(remote("cupy.linalg.det", "det"))
+    def det(a: Any) -> Any:
+        """See Also: cupy.linalg.det"""
+        s = _stacked(a, True)
+        if s is None:
+            return None
+        return _queue_results(s, "cupy.linalg.det", (a,), {},
+                              [(a._shape[:-2], _linalg_dtype(a._dtype))])
+
+    @_pipelines(remote("cupy.linalg.cholesky", "cholesky"))
+    def cholesky(a: Any) -> Any:
+        """See Also: cupy.linalg.cholesky"""
+        s = _stacked(a, True)
+        if s is None:
+            return None
+        return _queue_results(s, "cupy.linalg.cholesky", (a,), {},
+                              [(a._shape, _linalg_dtype(a._dtype))])
+
+    def eigen(name: str, vectors: bool) -> Callable[..., Any]:
+        def fn(a: Any, UPLO: str = "L") -> Any:
+            s = _stacked(a, True)
+            if s is None or UPLO not in ("L", "U"):
+                return None
+            dtype = _linalg_dtype(a._dtype)
+            w = (a._shape[:-1], _real(dtype))
+            return _queue_results(s, f"cupy.linalg.{name}", (a,), {"UPLO": UPLO},
+                                  [w, (a._shape, dtype)] if vectors else [w])
+        fn.__name__ = fn.__qualname__ = name
+        fn.__doc__ = f"See Also: cupy.linalg.{name}"
+        return _pipelines(remote(f"cupy.linalg.{name}", name))(fn)
+
+    @_pipelines(remote("cupy.linalg.qr", "qr"))
+    def qr(a: Any, mode: str = "reduced") -> Any:
+        """See Also: cupy.linalg.qr"""
+        s = _stacked(a, False)
+        if s is None or len(a._shape) != 2 or mode not in ("reduced", "complete", "r"):
+            return None
+        (m, n), dtype = a._shape, _linalg_dtype(a._dtype)
+        k = min(m, n)
+        r = ((m if mode == "complete" else k, n), dtype)
+        if mode == "r":
+            return _queue_results(s, "cupy.linalg.qr", (a,), {"mode": mode}, [r])
+        return _queue_results(s, "cupy.linalg.qr", (a,), {"mode": mode},
+                              [((m, m if mode == "complete" else k), dtype), r])
+
+    @_pipelines(remote("cupy.linalg.svd", "svd"))
+    def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True) -> Any:
+        """See Also: cupy.linalg.svd"""
+        s = _stacked(a, False)
+        if s is None or type(full_matrices) is not bool or type(compute_uv) is not bool:
+            return None
+        dtype = _linalg_dtype(a._dtype)
+        batch, (m, n) = a._shape[:-2], a._shape[-2:]
+        k = min(m, n)
+        sv = (batch + (k,), _real(dtype))
+        kwargs = {"full_matrices": full_matrices, "compute_uv": compute_uv}
+        if not compute_uv:
+            return _queue_results(s, "cupy.linalg.svd", (a,), kwargs, [sv])
+        u = (batch + (m, m if full_matrices else k), dtype)
+        vh = (batch + (n if full_matrices else k, n), dtype)
+        return _queue_results(s, "cupy.linalg.svd", (a,), kwargs, [u, sv, vh])
+
+    return {"det": det, "cholesky": cholesky, "eigh": eigen("eigh", True),
+            "eigvalsh": eigen("eigvalsh", False), "qr": qr, "svd": svd}
+
+
 #: the 1-D transforms that pipeline, with the length of their output's last axis
 _FFT_LENGTH: dict[str, Callable[[int], int]] = {
     "fft": lambda n: n, "ifft": lambda n: n,

@@ -1,5 +1,6 @@
 """``cupy.linalg``: every public function runs on the server (see ``_export_table``);
-``norm`` of a whole array, and ``solve`` and ``inv`` of one square matrix under
+``norm`` of a whole array or along an axis, and ``solve``, ``inv``, ``det``, ``cholesky``,
+``eigh``, ``eigvalsh``, ``qr`` and ``svd`` of non-empty matrices under
 ``linalg='ignore'``, pipeline (``_routines``)."""
 from __future__ import annotations
 
@@ -13,5 +14,6 @@ from .. import _export_table, _remote, _routines
 _export_table(sys.modules[__name__], "cupy.linalg", numpy.linalg,
               {"norm": _routines.norm(_remote("cupy.linalg.norm", "norm")),
                "solve": _routines.solve(_remote("cupy.linalg.solve", "solve")),
-               "inv": _routines.inv(_remote("cupy.linalg.inv", "inv"))})
+               "inv": _routines.inv(_remote("cupy.linalg.inv", "inv")),
+               **_routines.decompositions(_remote)})
 LinAlgError = numpy.linalg.LinAlgError
