@@ -603,3 +603,25 @@ def test_matmul_shapes_are_numpys_or_left_to_the_server(a, b):
             _matmul_shape(a, b)
     else:
         assert _matmul_shape(a, b) == expected
+
+
+def test_a_realistic_step_waits_only_where_it_must(cp, synchronous_calls):
+    """``benchmarks/pipelining.py``'s step (PCA and clustering, as users write it): its
+    final ``float`` waits, and three calls on arrays whose layout the client does not
+    know (a decomposition's factor sliced, a column's FFT, a roll of a view); nothing
+    else does (it waited 17 times a step before session 30)."""
+    import os
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    from benchmarks.pipelining import step
+    X = cp.random.RandomState(0).standard_normal((64, 16)).astype(cp.float32)
+    expected = step(numpy, X.get())
+    step(cp, X)
+    synchronous_calls.clear()
+    got = step(cp, X)
+    waited = [c for c in synchronous_calls if not c[0].startswith("express_")]  # (its
+    assert len(waited) <= 4, waited                        # connection's, opened once)
+    assert ("method", "__float__") in waited
+    assert abs(got - expected) <= 1e-3 * max(1.0, abs(expected))
