@@ -283,6 +283,12 @@ CASES = [
     ("atleast_1d of a 0-d", [((4,), "f8")], lambda xp, a: xp.atleast_1d(a[2])),
     ("view", [((3, 4), "f4")], lambda xp, a: a.T.view()),
     ("view as another dtype of its size", [((3, 4), "f8")], lambda xp, a: a[:, 1:].view("i8")),
+    ("nansum", [((3, 4), "f4")], lambda xp, a: xp.nansum(xp.where(a > 1, xp.nan, a))),
+    ("nansum positional axis", [((3, 4), "f8")], lambda xp, a: xp.nansum(a, 0)),
+    ("nanmean keepdims", [((3, 4), "f4")], lambda xp, a: xp.nanmean(a, axis=1, keepdims=True)),
+    ("nanmax", [((3, 4), "f8")], lambda xp, a: xp.nanmax(a, 1)),
+    ("nanmin of the whole array", [((3, 4), "f4")], lambda xp, a: xp.nanmin(a)),
+    ("nanprod dtype", [((3, 4), "f4")], lambda xp, a: xp.nanprod(a, 0, xp.float64)),
 ]
 
 

@@ -647,6 +647,32 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             return None  # CuPy's IndexError, at the call
         return _submit(s, "cupy.take", (a, indices), {"axis": axis}, shape, a._dtype)
 
+    def nan_reduction(name: str, params: tuple) -> Callable[..., Any]:
+        """``nansum``, ``nanprod``, ``nanmax``, ``nanmin``, ``nanmean`` of a float32 or
+        float64 proxy: the result's shape and dtype as a reduction's (``_infer``), its
+        layout the server's."""
+        def fn(a: Any, *args: Any, **kwargs: Any) -> Any:
+            if args:
+                if len(args) > len(params) or kwargs.keys() & set(params[:len(args)]):
+                    return None
+                kwargs = {**dict(zip(params, args)), **kwargs}
+            kwargs = {k: v for k, v in kwargs.items() if v is not None or k == "axis"}
+            s = _arrays((a,))
+            if s is None or a._dtype.char not in "fd" or "out" in kwargs or \
+                    set(kwargs) - set(params):
+                return None
+            shape, dtype = _infer.reduction_result(name, a._shape, a._dtype, kwargs)
+            hid = s.new_id()
+            s.submit("call", f"cupy.{name}", (a,), kwargs, out_id=hid,
+                     description=f"cupy.{name}")
+            return _new(s, hid, shape, dtype, None, None, None)
+        fn.__name__ = fn.__qualname__ = name
+        fn.__doc__ = f"See Also: cupy.{name}"
+        return _pipelines(remote(f"cupy.{name}"))(fn)
+    nansum, nanprod, nanmean = (nan_reduction(n, ("axis", "dtype", "out", "keepdims"))
+                                for n in ("nansum", "nanprod", "nanmean"))
+    nanmax, nanmin = (nan_reduction(n, ("axis", "out", "keepdims")) for n in ("nanmax", "nanmin"))
+
     def broadcast_arrays(*args: Any) -> Any:
         """See Also: cupy.broadcast_arrays (CuPy's ``broadcast(*args).values``: an array
         of the broadcast shape as it is, any other a view, as ``broadcast_to`` makes)"""
@@ -903,7 +929,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                        swapaxes, diagonal, trace, around, round_, real, imag,
                                        identity, diff, array_split, split, hsplit, vsplit,
                                        dsplit, einsum, broadcast_arrays, meshgrid, atleast_1d,
-                                       atleast_2d, atleast_3d)}
+                                       atleast_2d, atleast_3d, nansum, nanprod, nanmean,
+                                       nanmax, nanmin)}
 
 
 def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
