@@ -6,9 +6,8 @@ attribute 'foo'``, where CuPy says ``module 'cupy.linalg' ...``. Each public mod
 under ``gpushare.cupy`` and ``gpushare.cupyx`` is made a ``PublicModule`` as it is
 imported (``Finder``, on ``sys.meta_path`` once ``gpushare.cupy`` is imported), which
 words that error as CuPy does, and its functions are made to pickle as themselves
-(``by_reference``). The modules keep their own ``__name__`` (relative imports,
-pickling and the ``import cupy`` hook go by it). A module with a ``__getattr__`` of
-its own words its errors itself and is made a ``NamedModule``.
+(``by_reference``). A module with a ``__getattr__`` of its own words its errors itself
+and is made a ``NamedModule``.
 
 What a module says its name is (``cupy.__name__``, ``cupy.get_array_module(x).__name__``,
 which array-agnostic code compares with ``'cupy'``) is CuPy's too: ``NamedModule``'s
