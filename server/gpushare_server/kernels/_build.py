@@ -24,7 +24,7 @@ _lock = threading.RLock()
 _state: dict = {}
 
 #: ``-Bsymbolic`` (GNU ld): a module's own references bind to its own functions. A kernel
-#: named as a C library function g++ knows as a builtin (``cabs``, ``carg``, ``y0``...)
+#: named as a C library function g++ knows as a builtin (``cabs``, ``carg``, ``cexp``...)
 #: keeps default visibility (g++ ignores ``hidden`` on a builtin's name), and its
 #: address, taken by the entry table, was otherwise the process's libm's function: the
 #: launch ran libm's ``cabs`` on the kernel's parameters, silently. NVRTC declares no
@@ -270,7 +270,8 @@ def _renames(src_text: str, log: str) -> str:
             found.add(name.group(1))
     names = sorted(found - CUDA_C_FUNCTIONS)
     names = [n for n in names if not n.startswith(_RENAMED)]
-    if not names or '"kernel.cu"\n' not in src_text:
+    if not names or '"kernel.cu"\n' not in src_text or \
+            src_text.rfind('#line ', 0, src_text.index('"kernel.cu"\n')) < 0:
         return ''
     return ''.join('#define %s %s%s\n' % (n, _RENAMED, n) for n in names)
 
@@ -295,7 +296,7 @@ def _compile(src_text: str, out: Path, extra: list, name: str,
         log = (r.stderr or r.stdout or '').replace(str(src), name + '.cu')
         renames = _renames(src_text, log) if r.returncode != 0 else ''
         if renames:  # once more, the user's functions renamed after the headers
-            at = src_text.index('#line ', src_text.index('"kernel.cu"\n') - 16)
+            at = src_text.rfind('#line ', 0, src_text.index('"kernel.cu"\n'))
             src.write_text(src_text[:at] + renames + src_text[at:])
             r = subprocess.run(cmd, capture_output=True, text=True)
             log = (r.stderr or r.stdout or '').replace(str(src), name + '.cu') \

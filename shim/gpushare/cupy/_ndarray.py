@@ -539,8 +539,9 @@ class ndarray(_client.RemoteHandle):
         # CuPy's ``_ndarray_imag_getter``: a complex array's is a view; a real one's a
         # new array of zeros
         if self._dtype.kind != "c":
-            return _pipelined_getattr(self, "imag", self._shape, self._dtype,
-                                      _infer.c_strides(self._shape, self._dtype.itemsize))
+            return _pipelined_method(self, "imag", (), {}, self._shape, self._dtype,
+                                     _infer.c_strides(self._shape, self._dtype.itemsize),
+                                     op="getattr")
         return _part_view(self, "imag")
 
     @imag.setter
@@ -1188,38 +1189,21 @@ def _result_strides(a: ndarray, order: str, itemsize: int) -> tuple | None:
     return None  # order K of a non-contiguous array: the server knows the layout
 
 
-def _pipelined_getattr(a: ndarray, name: str, shape: tuple, dtype: numpy.dtype,
-                       strides: tuple | None, base: Any = None) -> ndarray:
-    """``a.<name>``, queued: a new array (C ``strides``) or, with ``base``, a view."""
-    s = a._gs_session
-    hid = s.new_id()
-    s.submit("getattr", name, (a,), out_id=hid, description=f"ndarray.{name}")
-    flags = None
-    if strides is not None:
-        c, f = _contiguity(shape, strides, dtype.itemsize)
-        flags = (FLAG_C if c else 0) | (FLAG_F if f else 0) | (0 if base is not None
-                                                                 else FLAG_OWN)
-    return _new(s, hid, shape, dtype, strides, flags, base)
-
-
 def _part_view(a: ndarray, name: str) -> ndarray:
     """``a.real`` or ``a.imag`` of a complex ``a``: a view of the real dtype with a's
-    strides, whose base is a's base, or a (its layout is the server's until a's is
-    known here)."""
-    dtype = numpy.dtype(a._dtype.char.lower())
-    if not a._meta_ok:
-        return _pipelined_getattr(a, name, a._shape, dtype, None)
-    return _pipelined_getattr(a, name, a._shape, dtype, a._strides,
-                              a._base if a._base is not None else a)
+    strides (its layout is the server's until a's is known here)."""
+    return _pipelined_method(a, name, (), {}, a._shape, numpy.dtype(a._dtype.char.lower()),
+                             a._strides if a._meta_ok else None, view=True, op="getattr")
 
 
 def _pipelined_method(a: ndarray, name: str, args: tuple, kwargs: dict, shape: tuple,
                       dtype: numpy.dtype, strides: tuple | None, view: bool = False,
-                      owns: bool = True) -> ndarray:
-    """``view``: the result is a view of ``a``; not ``owns``: a view of some new array."""
+                      owns: bool = True, op: str = "method") -> ndarray:
+    """``view``: the result is a view of ``a``; not ``owns``: a view of some new array.
+    ``op`` ``getattr``: ``a.<name>``, a property (``args`` and ``kwargs`` empty)."""
     s = a._gs_session
     hid = s.new_id()
-    s.submit("method", name, (a, *args), kwargs, out_id=hid, description=f"ndarray.{name}")
+    s.submit(op, name, (a, *args), kwargs, out_id=hid, description=f"ndarray.{name}")
     flags = None
     if strides is not None:
         c, f = _contiguity(shape, strides, dtype.itemsize)
@@ -1309,13 +1293,21 @@ _METHOD_PARAMS = {
     **dict.fromkeys(("argmax", "argmin"), ("axis", "out", "dtype", "keepdims"))}
 
 
+def named(params: tuple, args: tuple, kwargs: dict) -> dict | None:
+    """``kwargs`` with the positional ``args`` named by ``params``, as Python binds them
+    (None where they do not bind: too many, or one given twice); defaults (None, but
+    ``axis``'s) left out, as ``given``."""
+    if len(args) > len(params) or kwargs.keys() & set(params[:len(args)]):
+        return None
+    return given({**dict(zip(params, args)), **kwargs})
+
+
 def _forwarded_method(name: str) -> Any:
     params = _METHOD_PARAMS.get(name, ())
 
     def method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
-        if args and len(args) <= len(params) and not kwargs.keys() & params[:len(args)]:
-            kwargs = {**given(dict(zip(params, args))), **kwargs}
-            args = ()
+        if args and params and (bound := named(params, args, kwargs)) is not None:
+            kwargs, args = bound, ()
         if name in _infer.REDUCTIONS and not args:
             try:
                 shape, dtype = _infer.reduction_result(name, self._shape, self._dtype, kwargs)

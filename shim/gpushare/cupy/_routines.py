@@ -21,7 +21,7 @@ import numpy
 
 from ..layouts import broadcast_strides, moved_axis_strides
 from . import _infer
-from ._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _contiguity, _new, ndarray
+from ._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _contiguity, _new, named, ndarray
 
 #: dtype kinds whose results these routines infer (not strings, objects, datetimes)
 _NUMERIC = frozenset("biufc")
@@ -652,15 +652,12 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         float64 proxy: the result's shape and dtype as a reduction's (``_infer``), its
         layout the server's."""
         def fn(a: Any, *args: Any, **kwargs: Any) -> Any:
-            if args:
-                if len(args) > len(params) or kwargs.keys() & set(params[:len(args)]):
-                    return None
-                kwargs = {**dict(zip(params, args)), **kwargs}
-            kwargs = {k: v for k, v in kwargs.items() if v is not None or k == "axis"}
+            bound = named(params, args, kwargs)
             s = _arrays((a,))
-            if s is None or a._dtype.char not in "fd" or "out" in kwargs or \
-                    set(kwargs) - set(params):
+            if s is None or bound is None or a._dtype.char not in "fd" or "out" in bound or \
+                    set(bound) - set(params):
                 return None
+            kwargs = bound
             shape, dtype = _infer.reduction_result(name, a._shape, a._dtype, kwargs)
             hid = s.new_id()
             s.submit("call", f"cupy.{name}", (a,), kwargs, out_id=hid,
@@ -1047,23 +1044,19 @@ def decompositions(remote: Callable[[str, str], Callable[..., Any]]) -> dict:
     """``cupy.linalg``'s ``det``, ``cholesky``, ``eigh``, ``eigvalsh``, ``qr`` and ``svd``
     of non-empty matrices under ``linalg='ignore'``: their results' shapes and dtypes
     follow from the argument's (CuPy's ``linalg_common_type``)."""
-    @_pipelines(remote("cupy.linalg.det", "det"))
-    def det(a: Any) -> Any:
-        """See Also: cupy.linalg.det"""
-        s = _stacked(a, True)
-        if s is None:
-            return None
-        return _queue_results(s, "cupy.linalg.det", (a,), {},
-                              [(a._shape[:-2], _linalg_dtype(a._dtype))])
-
-    @_pipelines(remote("cupy.linalg.cholesky", "cholesky"))
-    def cholesky(a: Any) -> Any:
-        """See Also: cupy.linalg.cholesky"""
-        s = _stacked(a, True)
-        if s is None:
-            return None
-        return _queue_results(s, "cupy.linalg.cholesky", (a,), {},
-                              [(a._shape, _linalg_dtype(a._dtype))])
+    def of_square(name: str, shape_of: Callable[[tuple], tuple]) -> Callable[..., Any]:
+        """``det`` or ``cholesky``: one result, of the argument's linalg dtype."""
+        def fn(a: Any) -> Any:
+            s = _stacked(a, True)
+            if s is None:
+                return None
+            return _queue_results(s, f"cupy.linalg.{name}", (a,), {},
+                                  [(shape_of(a._shape), _linalg_dtype(a._dtype))])
+        fn.__name__ = fn.__qualname__ = name
+        fn.__doc__ = f"See Also: cupy.linalg.{name}"
+        return _pipelines(remote(f"cupy.linalg.{name}", name))(fn)
+    det = of_square("det", lambda shape: shape[:-2])
+    cholesky = of_square("cholesky", lambda shape: shape)
 
     def eigen(name: str, vectors: bool) -> Callable[..., Any]:
         def fn(a: Any, UPLO: str = "L") -> Any:
