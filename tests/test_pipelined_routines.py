@@ -631,3 +631,17 @@ def test_a_realistic_step_waits_only_where_it_must(cp, synchronous_calls):
     assert len(waited) <= 4, waited                        # connection's, opened once)
     assert ("method", "__float__") in waited
     assert abs(got - expected) <= 1e-3 * max(1.0, abs(expected))
+
+
+def test_einsum_and_copyto_keep_cupys_errors_at_the_call(cp):
+    # (CuPy's own tests: ``test_einsum.py::TestEinSumError``, ``test_basic.py``)
+    with pytest.raises(ValueError):
+        cp.einsum("...->", cp.zeros((2, 2, 2)))  # an ellipsis the output drops
+    with pytest.raises(ValueError):
+        cp.einsum("ii", cp.arange(3).reshape(1, 3))  # a diagonal of unequal axes
+    a = cp.arange(6, dtype=cp.int32)
+    with pytest.raises(TypeError):
+        cp.copyto(a, a[::-1], where=cp.arange(6.0))  # a mask that is no bool array
+    with pytest.raises(ValueError):
+        cp.copyto(a, 1, where=cp.ones(4, dtype=bool))  # one that does not broadcast
+    assert a.tolist() == list(range(6))

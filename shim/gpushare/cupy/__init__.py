@@ -1162,14 +1162,23 @@ for _name, _position in (("sum", 4), ("prod", 4), ("nansum", 4), ("nanprod", 4),
 del _name, _position
 
 
+def _fits(shape: tuple, into: tuple) -> bool:
+    """Whether an array of ``shape`` broadcasts into ``into`` (``copyto``'s rule: leading
+    axes of 1 may be dropped). (``any`` and ``max`` are CuPy's in this module.)"""
+    lead = len(shape) - len(into) if len(shape) > len(into) else 0
+    return shape[:lead].count(1) == lead and \
+        not [n for n, d in zip(reversed(shape), reversed(into)) if n not in (d, 1)]
+
+
 def _queued_copyto(dst: Any, src: Any, casting: Any, where: Any) -> bool:
     """Queue ``cupy.copyto(dst, src)`` (nothing to wait for) once CuPy's own checks of it
     (``_manipulation/basic.py``: the cast, the broadcast) passed here: for a proxy
     ``dst`` and a proxy or Python scalar ``src`` (and ``where``) of its session. False
     for anything else: the server runs it, and raises CuPy's error, at the call."""
     if type(dst) is not ndarray or type(casting) is not str or \
-            where is not None and (type(where) is not ndarray or
-                                   where._gs_session is not dst._gs_session):
+            where is not None and (type(where) is not ndarray or where._dtype.kind != "b" or
+                                   where._gs_session is not dst._gs_session or
+                                   not _fits(where._shape, dst._shape)):
         return False
     s = dst._gs_session
     if type(src) in (bool, int, float, complex):
@@ -1183,11 +1192,7 @@ def _queued_copyto(dst: Any, src: Any, casting: Any, where: Any) -> bool:
                 return False
         except (TypeError, ValueError):
             return False
-        # (``any`` and ``max`` are CuPy's in this module)
-        ds, ss = dst._shape, src._shape
-        lead = len(ss) - len(ds) if len(ss) > len(ds) else 0
-        if ss[:lead].count(1) != lead or \
-                [n for n, d in zip(reversed(ss), reversed(ds)) if n not in (d, 1)]:
+        if not _fits(src._shape, dst._shape):
             return False
     else:
         return False

@@ -736,9 +736,11 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         subscripts, arrays = (operands[0], operands[1:]) if operands else (None, ())
         if kwargs or type(subscripts) is not str or not arrays or _arrays(arrays) is None:
             return None
-        if "->" not in subscripts and not subscripts.replace(",", "").replace(
-                ".", "").replace(" ", "").islower():
-            return None  # (an implicit output's order: CuPy's, of mixed-case labels)
+        if "->" not in subscripts and not subscripts.replace(",", "").replace(" ", "").isalpha() \
+                or "->" not in subscripts and not subscripts.islower():
+            return None  # (an implicit output's order: CuPy's, of mixed case or ellipses)
+        if "..." in subscripts.partition("->")[0] and "..." not in subscripts.partition("->")[2]:
+            return None  # (CuPy refuses an ellipsis the output drops: at the call)
         try:
             from numpy._core.einsumfunc import _parse_einsum_input
         except ImportError:  # (NumPy 1)
@@ -749,6 +751,9 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         for labels, a in zip(ins.split(","), arrays):
             if len(labels) != len(a._shape):
                 return None
+            own = dict(zip(labels, a._shape))
+            if [n for label, n in zip(labels, a._shape) if own[label] != n]:
+                return None  # (a diagonal of unequal axes: CuPy's ValueError)
             for label, n in zip(labels, a._shape):
                 have = sizes.get(label)
                 if have is None or have == 1:
