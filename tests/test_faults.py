@@ -348,6 +348,38 @@ def test_sigterm_finishes_in_flight_calls_then_tells_clients(path):
         fresh_server.stop()
 
 
+def test_a_wait_its_replies_satisfy_returns_though_the_shutdown_word_came_first():
+    """On the direct path the worker's last replies and the broker's word that the
+    server stopped come on two connections, in either order: a wait that those replies
+    satisfy returns (the calls ran), and the next call raises the session's end."""
+    fresh_server = ServerProcess()
+    from gpushare import errors
+    s = open_session(fresh_server.address, timeout=20)
+    direct = s._data
+    try:
+        m = s.call("call", "cupy.ones", ((200, 200),))
+        with s._lock:
+            for _ in range(20):
+                hid = s.new_id()
+                s.submit("call", "cupy.matmul", (m, m), out_id=hid)
+                s.release(hid)
+            s.flush()
+            last = s._seq
+        fresh_server.proc.send_signal(signal.SIGTERM)
+        assert fresh_server.proc.wait(20) == 0  # both words are on their way, or here
+        # (read every socket at once, the broker's first: as a wait does once the
+        # worker has been silent a while)
+        s._data = None
+        s.synchronize()
+        assert s._done_seq >= last
+        with pytest.raises(errors.SessionLostError, match="shut down"):
+            s.call("method", "sum", (m,))
+    finally:
+        s._data = direct  # (closed with the others)
+        s.close()
+        fresh_server.stop()
+
+
 # --- a crashing session beside a healthy one ---------------------------------------------
 
 def test_killed_worker_costs_only_its_session(short_server):

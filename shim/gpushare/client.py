@@ -39,6 +39,9 @@ from .express import EXPRESS_MAX, ExpressClosed
 BATCH_CALLS = 512
 #: how long (ms) a wait listens to the direct socket alone before it watches the rest
 QUICK_WAIT_MS = 50
+#: how long (s) a wait still reads the worker's replies once the broker has said the
+#: session ended (``Session._late_replies``)
+LATE_REPLIES_S = 1.0
 _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -243,6 +246,7 @@ class Session:
         self._poisoned: dict[int, Any] = {}  # result id -> its call's error info
         self._abandoned: set[int] = set()  # the streams of interrupted downloads
         self._lost: BaseException | None = None
+        self._stopped = False  # the session ended because the server stops
         self._closed = False
         self._forked = False  # this is a fork's copy of a session of the parent's
         self._connections = 0
@@ -815,10 +819,35 @@ class Session:
             elif not pinged and silent > self._ping_s:
                 self._ping()
                 pinged = True
+        ended = self._lost is not None
+        if ended and self._stopped:
+            # the broker's word that the server stops came while we waited: the
+            # worker's own replies, sent before it, travel on another connection and
+            # may come just after it
+            ended = not self._late_replies(seq, delivered)
         if self._warnings:  # before any error: CuPy warns, then raises
             items, self._warnings = self._warnings, []
             errors.reissue_warnings(items, stacklevel=4)
-        self._raise_pending(own_call)
+        self._raise_pending(own_call, ended)
+
+    def _late_replies(self, seq: int, delivered: int) -> bool:
+        """Read what comes for up to ``LATE_REPLIES_S`` until the wait for call ``seq``
+        (and delivery ``delivered``) is satisfied; whether it is. Then the calls waited
+        for ran, and the session's end is raised by the next call instead."""
+        out = self._out
+        deadline = _monotonic() + LATE_REPLIES_S
+        while True:
+            if (self._done_seq >= seq or self._error is not None) and \
+                    (not delivered or out.delivered(delivered)):
+                return True
+            left = deadline - _monotonic()
+            if left <= 0:
+                return False
+            try:
+                for sock in self._poll(max(1, int(left * 1000))):
+                    self._on_reply(sock.recv_multipart(copy=False))
+            except (zmq.ZMQError, ExpressClosed):
+                return False
 
     def _ping(self) -> None:
         """Ping the broker, which answers while the worker computes or copies (the
@@ -857,8 +886,10 @@ class Session:
             f"gpushare: the server at {self.address} stopped answering "
             f"({silent:.0f} s without a reply); the session's arrays may be lost")
 
-    def _raise_pending(self, own_call: int | None = None) -> None:
-        if self._lost is not None:
+    def _raise_pending(self, own_call: int | None = None, ended: bool = True) -> None:
+        """Raise the session's end (unless not ``ended``: a wait it did not cut short),
+        else the error of a call, if any."""
+        if ended and self._lost is not None:
             raise self._lost_error()
         if self._error is not None:
             pending, exc = self._error
@@ -979,6 +1010,9 @@ class Session:
                 self._lost = errors.CUDARuntimeError(reply.get("status"), message)
             else:
                 self._lost = errors.SessionLostError(message)
+                # (the server stops: its worker answered every call it ran before the
+                # broker said so, on another connection: ``_late_replies``)
+                self._stopped = key == "gpushare.ServerStopped"
         elif kind == "pong":
             if not reply.get("alive"):
                 self._lost = errors.SessionLostError(
