@@ -645,3 +645,39 @@ def test_einsum_and_copyto_keep_cupys_errors_at_the_call(cp):
     with pytest.raises(ValueError):
         cp.copyto(a, 1, where=cp.ones(4, dtype=bool))  # one that does not broadcast
     assert a.tolist() == list(range(6))
+
+
+@pytest.mark.parametrize("dtype", ["?", "i1", "u4", "i8", "f2", "f4", "f8", "c8"])
+def test_whole_array_reductions_queue_as_records(cp, synchronous_calls, dtype):
+    """``x.sum()``, ``x.max()``... with no argument travel as an operator's record
+    (``cupy.sum(x)``, which CuPy's ``x.sum()`` is): queued without waiting, the 0-d
+    result's layout and value the server's, for every reduction and dtype; an empty
+    array's ``max`` still raises CuPy's error at the call."""
+    from gpushare.cupy._ndarray import _RECORD_REDUCTIONS
+    rng = numpy.random.default_rng(7)
+    host = _host(rng, (4, 5), dtype)
+    x = cp.asarray(host)[:, ::2]  # (not contiguous: the reduction sees strides)
+    h = host[:, ::2]
+    for name in _RECORD_REDUCTIONS:
+        getattr(x, name)()  # the first of a dtype fills the client's dtype cache
+    cp.cuda.Device().synchronize()
+    s = x._gs_session
+    before = len(synchronous_calls)
+    queued = s._seq
+    with s._lock:  # (the idle flush waits: the queue is read below)
+        got = {name: getattr(x, name)() for name in _RECORD_REDUCTIONS}
+        assert [(c[1], c[2], c[3]) for c in s._queue[-len(got):]] == [
+            (4, target, x._gs_id) for target in _RECORD_REDUCTIONS.values()]
+    assert len(synchronous_calls) == before  # nothing waited
+    assert s._seq == queued + len(got)
+    for name, r in got.items():
+        _layout_matches_server(r)
+        want = getattr(h, name)()
+        assert r.dtype == want.dtype or name in ("mean", "var", "std") and \
+            dtype == "f2" and r.dtype == numpy.float16, (name, r.dtype, want.dtype)
+        numpy.testing.assert_allclose(r.get(), want, rtol=2e-2 if dtype == "f2" else 1e-5,
+                                      err_msg=name)
+    empty = cp.zeros((0, 3), dtype=dtype)
+    with pytest.raises(ValueError):
+        empty.max()
+    assert empty.sum().get() == 0

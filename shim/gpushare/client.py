@@ -612,7 +612,8 @@ class Session:
         self.__dict__["_pool_limit"] = int(limit)
         self.__dict__.pop("_alloc_wait_bytes", None)
 
-    def fast_op(self, kinds: int, target: str, a: Any, b: Any, out_id: int = 0) -> int:
+    def fast_op(self, kinds: int, target: str, a: Any, b: Any, out_id: int = 0,
+                depth: int = 3) -> int:
         """The operators' fast path: queue ``target(a, b)`` with its result under a new
         id, and return the id. ``kinds`` says which of ``a`` and ``b`` are handle ids
         (bit 0: ``a``, bit 1: ``b``), the others being plain Python scalars; 4:
@@ -620,7 +621,8 @@ class Session:
         out=a)``, ``out_id`` being ``a`` (returned: no new array). The call travels as
         the record ``[seq, kinds, target, a, b, out_id]``. 0 when the general path must
         take the call (a closed or lost session, sync mode, a failed call's arrays
-        about: ``submit`` says why)."""
+        about: ``submit`` says why). ``depth``: how many frames up the user's call is
+        (3: an operator's, below)."""
         with self._lock:
             if self._closed or self._lost is not None or self.sync or self._poisoned:
                 return 0
@@ -637,7 +639,7 @@ class Session:
             # (frames up: this, ufunc._fast1, _fast2 or _fast_into, the operator or
             # ufunc.__call__: the user's, unless gpushare's own code calls)
             try:
-                frame = _getframe(3)
+                frame = _getframe(depth)
                 code = frame.f_code
                 self._queue_info.append((code, frame.f_lasti)
                                         if _OURS.get(code.co_filename) is False

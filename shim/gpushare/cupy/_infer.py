@@ -397,14 +397,14 @@ REDUCTIONS = {"sum": True, "prod": True, "mean": True, "max": False, "min": Fals
 
 
 #: reductions that raise on an empty axis
-_NO_EMPTY = frozenset({"max", "min", "amax", "amin", "argmax", "argmin", "nanmax", "nanmin"})
+NO_EMPTY = frozenset({"max", "min", "amax", "amin", "argmax", "argmin", "nanmax", "nanmin"})
 
 
 def reduction_result(name: str, shape: tuple, dtype: numpy.dtype, kwargs: dict) -> tuple:
     """``(shape, dtype)`` of a reduction; raise AxisError/ValueError as CuPy would."""
     if not kwargs:  # the whole array, a dtype seen before: what the code below gives
         out_dtype = _REDUCTION_DTYPES.get((name, dtype, None, None))
-        if out_dtype is not None and (0 not in shape or name not in _NO_EMPTY):
+        if out_dtype is not None and (0 not in shape or name not in NO_EMPTY):
             return (), out_dtype
     allowed = {"axis", "keepdims", "dtype", "ddof"}
     if set(kwargs) - allowed or (not REDUCTIONS[name] and "dtype" in kwargs):
@@ -419,7 +419,7 @@ def reduction_result(name: str, shape: tuple, dtype: numpy.dtype, kwargs: dict) 
             raise CannotInfer
     axes = normalize_axes(axis, len(shape))
     for a in axes:
-        if shape[a] == 0 and name in _NO_EMPTY:
+        if shape[a] == 0 and name in NO_EMPTY:
             raise CannotInfer  # the server raises CuPy's message
     if keepdims:
         out_shape = tuple(1 if i in axes else n for i, n in enumerate(shape))

@@ -1302,10 +1302,34 @@ def named(params: tuple, args: tuple, kwargs: dict) -> dict | None:
     return given({**dict(zip(params, args)), **kwargs})
 
 
+#: the reductions whose whole-array form (``x.sum()``, no argument) travels as an
+#: operator's record (``Session.fast_op``: ``cupy.sum(x)``, which is ``x.sum()`` in CuPy)
+_RECORD_REDUCTIONS = {
+    **{n: "cupy." + n for n in ("sum", "prod", "mean", "var", "std", "any", "all",
+                                "argmax", "argmin")},
+    "max": "cupy.amax", "min": "cupy.amin"}
+_SCALAR_FLAGS = FLAG_C | FLAG_F | FLAG_OWN
+
+
 def _forwarded_method(name: str) -> Any:
     params = _METHOD_PARAMS.get(name, ())
+    record = _RECORD_REDUCTIONS.get(name)
+    known = _infer._REDUCTION_DTYPES
+    no_empty = name in _infer.NO_EMPTY
+    arg = name in ("argmax", "argmin")
 
     def method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
+        if record is not None and not args and not kwargs:
+            # the whole array, of a dtype seen before (``reduction_result`` below adds
+            # it): an operator's record, the cheapest call to queue and to run
+            dtype = known.get((name, self._dtype, None, None))
+            if dtype is not None and not (no_empty and 0 in self._shape) and not (
+                    arg and arg_reduce_is_view(name, self._dtype, self.flags.c_contiguous,
+                                               self.flags.f_contiguous, self.size)):
+                s = self._gs_session
+                hid = s.fast_op(4, record, self._gs_id, None, depth=2)
+                if hid:
+                    return _new(s, hid, (), dtype, (), _SCALAR_FLAGS, None)
         if args and params and (bound := named(params, args, kwargs)) is not None:
             kwargs, args = bound, ()
         if name in _infer.REDUCTIONS and not args:
