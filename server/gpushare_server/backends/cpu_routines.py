@@ -441,6 +441,13 @@ def ndarray_partition(a: numpy.ndarray, kth: Any, axis: int = -1) -> None:
         a.partition(ks, axis=axis)
 
 
+def resize(a: Any, new_shape: Any) -> numpy.ndarray:
+    """CuPy's ``resize``: a new array of its own (``cupy.empty(new_shape)`` filled by a
+    kernel), where NumPy's may be a view of a concatenation."""
+    out = numpy.resize(a, new_shape)
+    return out if out.flags.owndata and out.flags.c_contiguous else out.copy(order="C")
+
+
 def partition(a: Any, kth: Any, axis: Any = -1) -> numpy.ndarray:
     """See Also: cupy.partition (a copy's ``ndarray.partition``)."""
     _require_array(a)
@@ -3668,6 +3675,7 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.array_equiv": array_equiv,
     "cupy.in1d": in1d,
     "cupy.msort": msort,
+    "cupy.resize": resize,
     "cupy.round_": round_,
     "cupy.round": around,
     "cupy.around": around,

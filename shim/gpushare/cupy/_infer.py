@@ -393,11 +393,12 @@ REDUCTIONS = {"sum": True, "prod": True, "mean": True, "max": False, "min": Fals
               "any": False, "all": False, "argmax": False, "argmin": False,
               "var": True, "std": True, "nansum": True, "nanprod": True,
               "nanmax": False, "nanmin": False, "nanmean": True, "amax": False,
-              "amin": False}
+              "amin": False, "ptp": False}
 
 
 #: reductions that raise on an empty axis
-NO_EMPTY = frozenset({"max", "min", "amax", "amin", "argmax", "argmin", "nanmax", "nanmin"})
+NO_EMPTY = frozenset({"max", "min", "amax", "amin", "argmax", "argmin", "nanmax", "nanmin",
+                      "ptp"})
 
 
 def reduction_result(name: str, shape: tuple, dtype: numpy.dtype, kwargs: dict) -> tuple:

@@ -1285,7 +1285,7 @@ def install(s: _client.Session) -> None:
 REDUCTION_PARAMS = {
     **dict.fromkeys(("sum", "prod", "mean"), ("axis", "dtype", "out", "keepdims")),
     **dict.fromkeys(("var", "std"), ("axis", "dtype", "out", "ddof", "keepdims")),
-    **dict.fromkeys(("amax", "amin", "max", "min"), ("axis", "out", "keepdims"))}
+    **dict.fromkeys(("amax", "amin", "max", "min", "ptp"), ("axis", "out", "keepdims"))}
 #: the reduction methods' (``core.pyx``'s ``cpdef`` methods): their positional
 #: arguments are named, so ``m.sum(0)`` is inferred as ``m.sum(axis=0)`` is
 _METHOD_PARAMS = {
@@ -1307,7 +1307,7 @@ def named(params: tuple, args: tuple, kwargs: dict) -> dict | None:
 _RECORD_REDUCTIONS = {
     **{n: "cupy." + n for n in ("sum", "prod", "mean", "var", "std", "any", "all",
                                 "argmax", "argmin")},
-    "max": "cupy.amax", "min": "cupy.amin"}
+    "max": "cupy.amax", "min": "cupy.amin", "ptp": "cupy.ptp"}
 _SCALAR_FLAGS = FLAG_C | FLAG_F | FLAG_OWN
 
 

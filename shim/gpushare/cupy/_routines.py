@@ -13,6 +13,7 @@ are views, made here by slicing and transposing as CuPy does.
 """
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from typing import Any, Callable
@@ -215,7 +216,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         if x is None or y is None:
             return None  # the indices of nonzero elements: their count is the server's
         arrays = [v for v in (condition, x, y) if type(v) is ndarray]
-        s = _arrays(arrays, c_contiguous=True)
+        s = _arrays(arrays)  # (a ufunc's result, C-ordered whatever the operands')
         if s is None or condition is not arrays[0] or len(arrays) < 2:
             return None
         if type(x) is ndarray and type(y) is ndarray:
@@ -373,25 +374,26 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         if not isinstance(arrays, (list, tuple)) or not arrays:
             return None
         s = _arrays(arrays)  # (CuPy writes any layout into a new C-ordered array)
-        if s is None or len({a._dtype for a in arrays}) != 1:
+        if s is None:
             return None
+        # (``concatenate_method``: the dtypes promoted, each castable to that)
+        dtype = functools.reduce(numpy.promote_types, {a._dtype for a in arrays})
         first = arrays[0]._shape
         if axis is None and not new_axis:  # flattened, whatever the shapes
-            return s, (sum(a.size for a in arrays),), arrays[0]._dtype
+            return s, (sum(a.size for a in arrays),), dtype
         if len({a._shape for a in arrays} if new_axis else
                {len(a._shape) for a in arrays}) != 1:
             return None
         if new_axis:
             (ax,) = _infer.normalize_axes(axis, len(first) + 1)
-            return s, first[:ax] + (len(arrays),) + first[ax:], arrays[0]._dtype
+            return s, first[:ax] + (len(arrays),) + first[ax:], dtype
         if not first:
             return None  # 0-d arrays cannot be concatenated: CuPy raises
         (ax,) = _infer.normalize_axes(axis, len(first))
         rest = {a._shape[:ax] + a._shape[ax + 1:] for a in arrays}
         if len(rest) != 1:
             return None
-        return s, first[:ax] + (sum(a._shape[ax] for a in arrays),) + first[ax + 1:], \
-            arrays[0]._dtype
+        return s, first[:ax] + (sum(a._shape[ax] for a in arrays),) + first[ax + 1:], dtype
 
     def joining(name: str, new_axis: bool) -> Callable[..., Any]:
         """``concatenate`` (along an axis) or ``stack`` (along a new one)."""
@@ -923,6 +925,135 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         return fn
     vsplit, dsplit = axis_split("vsplit", 0, "2"), axis_split("dsplit", 2, "3")
 
+    @_pipelines(remote("cupy.count_nonzero"))
+    def count_nonzero(a: Any, axis: Any = None) -> Any:
+        """See Also: cupy.count_nonzero (a reduction: a 0-d array for the whole array,
+        never a Python int)"""
+        s = _arrays((a,))
+        if s is None:
+            return None
+        axes = _axes(axis, len(a._shape))
+        shape = tuple(n for i, n in enumerate(a._shape) if i not in axes)
+        return _submit(s, "cupy.count_nonzero", (a,),
+                       {} if axis is None else {"axis": axis}, shape,
+                       numpy.dtype(numpy.int64))
+
+    @_pipelines(remote("cupy.vdot"))
+    def vdot(a: Any, b: Any) -> Any:
+        """See Also: cupy.vdot (``tensordot_core`` of the flattened arrays: 0-d)"""
+        s = _arrays((a, b))
+        if s is None or a.size != b.size:
+            return None  # (CuPy's ValueError, from the server)
+        return _submit(s, "cupy.vdot", (a, b), {}, (), _promoted(a, b))
+
+    @_pipelines(remote("cupy.inner"))
+    def inner(a: Any, b: Any) -> Any:
+        """See Also: cupy.inner (``tensordot_core`` over the last axes: a new array)"""
+        s = _arrays((a, b))
+        if s is None or not a._shape or not b._shape or a._shape[-1] != b._shape[-1]:
+            return None  # (0-d: CuPy's multiply; a mismatch: its ValueError)
+        return _submit(s, "cupy.inner", (a, b), {}, a._shape[:-1] + b._shape[:-1],
+                       _promoted(a, b))
+
+    def take_along_axis(a: Any, indices: Any, axis: Any) -> Any:
+        """See Also: cupy.take_along_axis (CuPy's Python: ``a`` indexed by ``indices``
+        and ranges along the other axes)"""
+        from . import arange
+        if type(a) is not ndarray or type(indices) is not ndarray:
+            return remote("cupy.take_along_axis")(a, indices, axis)
+        if indices.dtype.kind not in ("i", "u"):
+            raise IndexError("`indices` must be an integer array")
+        if axis is None:
+            a = a.ravel()
+            axis = 0
+        ndim = a.ndim
+        axis = operator.index(axis)
+        if not -ndim <= axis < ndim:
+            raise numpy.exceptions.AxisError(axis, ndim)
+        axis %= ndim
+        if ndim != indices.ndim:
+            raise ValueError("`indices` and `a` must have the same number of dimensions")
+        fancy_index = []
+        for i, n in enumerate(a.shape):
+            if i == axis:
+                fancy_index.append(indices)
+            else:
+                ind_shape = (1,) * i + (-1,) + (1,) * (ndim - i - 1)
+                fancy_index.append(arange(n).reshape(ind_shape))
+        return a[tuple(fancy_index)]
+
+    @_pipelines(remote("cupy.nan_to_num"))
+    def nan_to_num(x: Any, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
+                   neginf: Any = None) -> Any:
+        """See Also: cupy.nan_to_num (into ``empty_like(x)``: x's order when it is
+        contiguous)"""
+        s = _arrays((x,))
+        if s is None or copy is not True or not x._meta_ok or \
+                not x._flags & (FLAG_C | FLAG_F):
+            return None
+        if type(nan) not in (int, float) or any(
+                v is not None and type(v) not in (int, float) for v in (posinf, neginf)):
+            return None
+        order = _infer.c_strides if x._flags & FLAG_C else _infer.f_strides
+        return _submit(s, "cupy.nan_to_num", (x,),
+                       {"nan": nan, "posinf": posinf, "neginf": neginf}, x._shape,
+                       x._dtype, strides=order(x._shape, x._dtype.itemsize))
+
+    @_pipelines(remote("cupy.tri"))
+    def tri(N: Any, M: Any = None, k: Any = 0, dtype: Any = float) -> Any:
+        """See Also: cupy.tri (into ``cupy.empty((N, M), dtype)``)"""
+        from . import _device_dtype, _shape_tuple, session
+        if type(k) is not int or type(N) is not int or M is not None and type(M) is not int:
+            return None
+        shape = _shape_tuple((N, N if M is None else M))
+        if min(shape) < 0:
+            return None
+        dt = _device_dtype(dtype)
+        return _submit(session(), "cupy.tri", shape, {"k": k, "dtype": dt}, shape, dt)
+
+    def indices(dimensions: Any, dtype: Any = int) -> Any:
+        """See Also: cupy.indices (CuPy's Python: ranges written into a new array)"""
+        from . import arange, empty
+        dimensions = tuple(dimensions)
+        n = len(dimensions)
+        shape = (1,) * n
+        res = empty((n,) + dimensions, dtype=dtype)
+        for i, dim in enumerate(dimensions):
+            res[i] = arange(dim, dtype=dtype).reshape(shape[:i] + (dim,) + shape[i + 1:])
+        return res
+
+    def logspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
+                 base: Any = 10.0, dtype: Any = None, axis: Any = 0) -> Any:
+        """See Also: cupy.logspace (CuPy's Python: ``power(base, linspace(...))``)"""
+        from . import float64, power
+        y = linspace(start, stop, num=num, endpoint=endpoint, axis=axis)
+        if dtype is None:
+            return power(base, y)
+        if numpy.dtype(dtype).kind in "iu":
+            y = y.astype(float64)
+        return power(base, y).astype(dtype)
+
+    def append(arr: Any, values: Any, axis: Any = None) -> Any:
+        """See Also: cupy.append (CuPy's Python: a concatenation)"""
+        from . import asarray
+        arr = asarray(arr)
+        values = asarray(values)
+        if axis is None:
+            return concatenate((arr.ravel(), values.ravel()), 0).ravel()
+        return concatenate((arr, values), axis)
+
+    @_pipelines(remote("cupy.resize"))
+    def resize(a: Any, new_shape: Any) -> Any:
+        """See Also: cupy.resize (a new array of ``new_shape``, ``a`` repeated in it)"""
+        from . import _shape_tuple
+        s = _arrays((a,))
+        if s is None:
+            return None
+        shape = _shape_tuple(new_shape)
+        if min(shape, default=0) < 0:
+            return None
+        return _submit(s, "cupy.resize", (a, new_shape), {}, shape, a._dtype)
+
     return {fn.__name__: fn for fn in (matmul, dot, tensordot, outer, isclose, allclose,
                                        moveaxis, where, clip, expand_dims, broadcast_to,
                                        roll, pad, concatenate, stack, vstack, hstack, tile, repeat,
@@ -932,7 +1063,9 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                        identity, diff, array_split, split, hsplit, vsplit,
                                        dsplit, einsum, broadcast_arrays, meshgrid, atleast_1d,
                                        atleast_2d, atleast_3d, nansum, nanprod, nanmean,
-                                       nanmax, nanmin)}
+                                       nanmax, nanmin, count_nonzero, vdot, inner,
+                                       take_along_axis, nan_to_num, tri, indices,
+                                       logspace, append, resize)}
 
 
 def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
@@ -1011,6 +1144,34 @@ def inv(remote: Callable[..., Any]) -> Callable[..., Any]:
             a._shape, a._dtype.itemsize)
         return _submit(s, "cupy.linalg.inv", (a,), {}, a._shape, a._dtype, strides=strides)
     return inv
+
+
+def matrix_power(remote: Callable[..., Any]) -> Callable[..., Any]:
+    """``cupy.linalg.matrix_power`` of a positive power (or a negative one, through a
+    pipelined ``inv``) as CuPy's Python computes it: products of pipelined ``matmul``."""
+    def matrix_power(M: Any, n: Any) -> Any:
+        """See Also: cupy.linalg.matrix_power"""
+        from . import matmul
+        if type(M) is not ndarray or M.ndim < 2 or M._shape[-1] != M._shape[-2] or \
+                not isinstance(n, int) or n == 0:
+            return remote(M, n)  # (CuPy's errors, and the stacked identity of n == 0)
+        if n < 0:
+            from .linalg import inv
+            M = inv(M)
+            n *= -1
+        if n <= 3:
+            if n == 1:
+                return M
+            if n == 2:
+                return matmul(M, M)
+            return matmul(matmul(M, M), M)
+        result, z = None, None
+        for b in numpy.binary_repr(n)[::-1]:
+            z = M if z is None else matmul(z, z)
+            if b == "1":
+                result = z if result is None else matmul(result, z)
+        return result
+    return matrix_power
 
 
 def _linalg_dtype(dtype: numpy.dtype) -> numpy.dtype | None:

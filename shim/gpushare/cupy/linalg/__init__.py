@@ -15,5 +15,7 @@ _export_table(sys.modules[__name__], "cupy.linalg", numpy.linalg,
               {"norm": _routines.norm(_remote("cupy.linalg.norm", "norm")),
                "solve": _routines.solve(_remote("cupy.linalg.solve", "solve")),
                "inv": _routines.inv(_remote("cupy.linalg.inv", "inv")),
+               "matrix_power": _routines.matrix_power(
+                   _remote("cupy.linalg.matrix_power", "matrix_power")),
                **_routines.decompositions(_remote)})
 LinAlgError = numpy.linalg.LinAlgError
