@@ -323,6 +323,17 @@ CASES = [
     ("resize", [((3, 4), "f4")], lambda xp, a: xp.resize(a, (5, 3))),
     ("resize of a transpose", [((3, 4), "i2")], lambda xp, a: xp.resize(a.T, 7)),
     ("resize empty", [((0,), "f4")], lambda xp, a: xp.resize(a, (2, 2))),
+    ("column_stack", [((4,), "f4"), ((4, 2), "f8")], lambda xp, a, b: xp.column_stack((a, b))),
+    ("dstack", [((4,), "i4"), ((1, 4), "i4")], lambda xp, a, b: xp.dstack([a, b])),
+    ("rot90", [((3, 4), "f4")], lambda xp, a: xp.rot90(a)),
+    ("rot90 twice", [((3, 4, 2), "f4")], lambda xp, a: xp.rot90(a, 2, axes=(0, -1))),
+    ("rot90 back", [((3, 4, 2), "i2")], lambda xp, a: xp.rot90(a, -1, (2, 1))),
+    ("rot90 none", [((3, 4), "f8")], lambda xp, a: xp.rot90(a, 4)),
+    ("angle", [((5,), "c8")], lambda xp, a: xp.angle(a)),
+    ("angle of reals", [((2, 3), "f4")], lambda xp, a: xp.angle(a)),
+    ("angle of int8", [((4,), "i1")], lambda xp, a: xp.angle(a)),
+    ("angle of int32", [((4,), "i4")], lambda xp, a: xp.angle(a.T)),
+    ("angle of bools", [((4,), "?")], lambda xp, a: xp.angle(a)),
     ("matrix_power", [((3, 3), "f8")], lambda xp, a: xp.linalg.matrix_power(a, 5)),
     ("matrix_power stacked", [((2, 3, 3), "f4")], lambda xp, a: xp.linalg.matrix_power(a, 2)),
     ("matrix_power negative", [((3, 3), "f8")],
@@ -735,3 +746,20 @@ def test_whole_array_reductions_queue_as_records(cp, synchronous_calls, dtype):
     with pytest.raises(ValueError):
         empty.max()
     assert empty.sum().get() == 0
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, None])
+def test_put_along_axis_pipelines(cp, synchronous_calls, axis):
+    host = numpy.arange(12, dtype=numpy.float32).reshape(3, 4)
+    a = cp.asarray(host)
+    idx = numpy.array([[0], [2], [1]]) if axis in (1, -1) else \
+        numpy.array([[2, 0, 1, 1]]) if axis == 0 else numpy.array([5, 0, 11])
+    i = cp.asarray(idx)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    assert cp.put_along_axis(a, i, -1.5, axis) is None
+    assert synchronous_calls == []
+    numpy.put_along_axis(host, idx, -1.5, axis)
+    numpy.testing.assert_array_equal(a.get(), host)
+    with pytest.raises(IndexError, match="integer array"):
+        cp.put_along_axis(a, i.astype(cp.float32), 0, 0)

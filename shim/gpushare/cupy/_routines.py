@@ -1054,6 +1054,108 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             return None
         return _submit(s, "cupy.resize", (a, new_shape), {}, shape, a._dtype)
 
+    def column_stack(tup: Any) -> Any:
+        """See Also: cupy.column_stack (CuPy's Python: vectors as columns, joined)"""
+        if any(not isinstance(a, ndarray) for a in tup):
+            raise TypeError("Only cupy arrays can be column stacked")
+        lst = list(tup)
+        for i, a in enumerate(lst):
+            if a.ndim == 1:
+                lst[i] = a[:, None]
+            elif a.ndim != 2:
+                raise ValueError("Only 1 or 2 dimensional arrays can be column stacked")
+        return concatenate(lst, axis=1)
+
+    def dstack(tup: Any) -> Any:
+        """See Also: cupy.dstack (CuPy's Python: ``atleast_3d`` of each, joined)"""
+        return concatenate([atleast_3d(m) for m in tup], 2)
+
+    def rot90(a: Any, k: Any = 1, axes: Any = (0, 1)) -> Any:
+        """See Also: cupy.rot90 (CuPy's Python: a view, flipped and transposed)"""
+        if type(a) is not ndarray:
+            return remote("cupy.rot90")(a, k, axes)
+        a_ndim = a.ndim
+        if a_ndim < 2:
+            raise ValueError("Input must be >= 2-d")
+        axes = tuple(axes)
+        if len(axes) != 2:
+            raise ValueError("len(axes) must be 2")
+        if axes[0] == axes[1] or abs(axes[0] - axes[1]) == a_ndim:
+            raise ValueError("axes must be different")
+        if not (-a_ndim <= axes[0] < a_ndim and -a_ndim <= axes[1] < a_ndim):
+            raise ValueError("axes must be >= %d and < %d" % (-a_ndim, a_ndim))
+        k = k % 4
+        if k == 0:
+            return a[:]
+        if k == 2:
+            return _reversed(a, tuple(ax % a_ndim for ax in axes))
+        axes_t = list(range(0, a_ndim))
+        axes_t[axes[0]], axes_t[axes[1]] = axes_t[axes[1]], axes_t[axes[0]]
+        if k == 1:
+            return _reversed(a, (axes[1] % a_ndim,)).transpose(axes_t)
+        return _reversed(a.transpose(axes_t), (axes[1] % a_ndim,))
+
+    def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> Any:
+        """See Also: cupy.put_along_axis (CuPy's Python: an assignment through
+        ``indices`` and ranges along the other axes)"""
+        from . import arange, integer, issubdtype, put
+        if type(arr) is not ndarray or type(indices) is not ndarray:
+            return remote("cupy.put_along_axis")(arr, indices, values, axis)
+        if axis is None:
+            if indices.ndim != 1:
+                raise NotImplementedError("Tuple setitem isn't supported for flatiter.")
+            put(arr, indices, values)
+            return None
+        ndim = arr.ndim
+        axis = operator.index(axis)
+        if not -ndim <= axis < ndim:
+            raise numpy.exceptions.AxisError(axis, ndim)
+        axis %= ndim
+        if not issubdtype(indices.dtype, integer):
+            raise IndexError("`indices` must be an integer array")
+        if ndim != indices.ndim:
+            raise ValueError(
+                "`indices` and `arr` must have the same number of dimensions")
+        shape_ones = (1,) * indices.ndim
+        fancy_index = []
+        for dim, n in enumerate(arr.shape):
+            if dim == axis:
+                fancy_index.append(indices)
+            else:
+                ind_shape = shape_ones[:dim] + (-1,) + shape_ones[dim + 1:]
+                fancy_index.append(arange(n).reshape(ind_shape))
+        arr[tuple(fancy_index)] = values
+        return None
+
+    def put(a: Any, ind: Any, v: Any, mode: str = "wrap") -> None:
+        """See Also: cupy.put (``a.put``: queued when nothing can raise, that is integer
+        indices on the device and values of ``a``'s dtype or a Python scalar, wrapped
+        or clipped)"""
+        if type(a) is ndarray and type(ind) is ndarray and mode in ("wrap", "clip") and \
+                ind._dtype.kind in "iu" and ind._gs_session is a._gs_session and (
+                    type(v) in (int, float, bool) and _weak_fits(v, a._dtype) or
+                    type(v) is ndarray and v._dtype == a._dtype and
+                    v._gs_session is a._gs_session):
+            a._gs_session.submit("method", "put", (a, ind, v), {"mode": mode},
+                                 description="cupy.put")
+            return None
+        return remote("cupy.put")(a, ind, v, mode=mode)
+
+    #: ``_core.angle``'s loops (input, output), in the order CuPy tries them
+    angle_loops = (("?", "d"), ("e", "e"), ("f", "f"), ("d", "d"), ("F", "f"), ("D", "d"))
+
+    @_pipelines(remote("cupy.angle"))
+    def angle(z: Any, deg: Any = False) -> Any:
+        """See Also: cupy.angle (CuPy's ``_core.angle`` ufunc: a new C-ordered array of
+        the first loop ``z``'s dtype casts to safely)"""
+        s = _arrays((z,))
+        if s is None or deg:
+            return None
+        for loop_in, loop_out in angle_loops:
+            if numpy.can_cast(z._dtype, loop_in):
+                return _submit(s, "cupy.angle", (z,), {}, z._shape, numpy.dtype(loop_out))
+        return None
+
     return {fn.__name__: fn for fn in (matmul, dot, tensordot, outer, isclose, allclose,
                                        moveaxis, where, clip, expand_dims, broadcast_to,
                                        roll, pad, concatenate, stack, vstack, hstack, tile, repeat,
@@ -1065,7 +1167,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                        atleast_2d, atleast_3d, nansum, nanprod, nanmean,
                                        nanmax, nanmin, count_nonzero, vdot, inner,
                                        take_along_axis, nan_to_num, tri, indices,
-                                       logspace, append, resize)}
+                                       logspace, append, resize, column_stack, dstack,
+                                       rot90, put_along_axis, angle, put)}
 
 
 def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
