@@ -763,3 +763,55 @@ def test_put_along_axis_pipelines(cp, synchronous_calls, axis):
     numpy.testing.assert_array_equal(a.get(), host)
     with pytest.raises(IndexError, match="integer array"):
         cp.put_along_axis(a, i.astype(cp.float32), 0, 0)
+
+
+STATISTICS = [
+    ("median", lambda xp, a: xp.median(a)),
+    ("median along an axis", lambda xp, a: xp.median(a, axis=1)),
+    ("median keepdims", lambda xp, a: xp.median(a, axis=-1, keepdims=True)),
+    ("median of the whole keepdims", lambda xp, a: xp.median(a, keepdims=True)),
+    ("percentile", lambda xp, a: xp.percentile(a, 30)),
+    ("percentile several", lambda xp, a: xp.percentile(a, [10, 50.5, 90], axis=0)),
+    ("percentile host q keepdims", lambda xp, a: xp.percentile(
+        a, numpy.array([25.0, 75.0]), axis=1, keepdims=True)),
+    ("percentile lower", lambda xp, a: xp.percentile(a, 40, axis=(0, 1), method="lower")),
+    ("quantile", lambda xp, a: xp.quantile(a, 0.25)),
+    ("quantile midpoint", lambda xp, a: xp.quantile(a, [0.5, 0.1], axis=1, method="midpoint")),
+    ("quantile nearest keepdims", lambda xp, a: xp.quantile(a, 0.7, method="nearest",
+                                                           keepdims=True)),
+    ("average", lambda xp, a: xp.average(a)),
+    ("average along an axis", lambda xp, a: xp.average(a, axis=0)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["i4", "f4", "f8"])
+@pytest.mark.parametrize("name, fn", STATISTICS, ids=[c[0] for c in STATISTICS])
+def test_statistics_pipeline_with_the_servers_shape_and_dtype(cp, synchronous_calls, name,
+                                                              fn, dtype):
+    rng = numpy.random.default_rng(3)
+    host = _host(rng, (4, 5, 3), dtype)
+    a = cp.asarray(host)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    out = fn(cp, a)
+    assert synchronous_calls == [], f"{name} waited for the server"
+    shape, server_dtype = out._gs_session.call("meta", None, (out,))[:2]
+    assert (tuple(shape), numpy.dtype(server_dtype)) == (out.shape, out.dtype)
+    expected = fn(numpy, host)
+    assert out.shape == numpy.shape(expected)
+    numpy.testing.assert_allclose(out.get().astype(float), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_statistics_keep_cupys_errors_and_dtypes(cp):
+    a = cp.arange(12, dtype=cp.int32).reshape(3, 4)
+    with pytest.raises(ValueError, match="Percentiles must be in the range"):
+        cp.percentile(a, 150)
+    with pytest.raises(ValueError, match="Quantiles must be in the range"):
+        cp.quantile(a, [-1, -2])
+    with pytest.raises(ValueError, match="not yet supported"):
+        cp.quantile(a, 0.5, method="hazen")
+    # (CuPy's result_type of the array and a Python int: int32, where NumPy's is float64)
+    assert cp.quantile(a, 1).dtype == cp.int32
+    avg, scl = cp.average(a, axis=1, returned=True)
+    assert avg.dtype == scl.dtype == cp.float64 and scl.shape == (3,)
+    numpy.testing.assert_array_equal(scl.get(), [4.0, 4.0, 4.0])

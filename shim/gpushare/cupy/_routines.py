@@ -1141,6 +1141,82 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             return None
         return remote("cupy.put")(a, ind, v, mode=mode)
 
+    @_pipelines(remote("cupy.median"))
+    def median(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
+               keepdims: bool = False) -> Any:
+        """See Also: cupy.median (CuPy's ``_median``: the mean of the middle of a
+        partition, a NaN where the data has one: shaped and typed as that mean)"""
+        s = _arrays((a,))
+        if s is None or out is not None or overwrite_input or 0 in a._shape or \
+                axis is not None and not isinstance(axis, (int, numpy.integer)):
+            return None  # (axes as a sequence: a reshaped result, its layout the server's)
+        shape, dtype = _infer.reduction_result(
+            "mean", a._shape, a._dtype, {"axis": axis, "keepdims": bool(keepdims)})
+        return _submit(s, "cupy.median", (a,), {"axis": axis, "keepdims": keepdims},
+                       shape, dtype)
+
+    def quantiles(name: str, scale: float) -> Callable[..., Any]:
+        """``percentile`` (``q`` in percent) or ``quantile``: CuPy's
+        ``_quantile_unchecked``, shaped and typed here for ``q`` on the host (checked
+        there as CuPy checks it), its layout the server's"""
+        far = remote(f"cupy.{name}")
+
+        @_pipelines(far)
+        def fn(a: Any, q: Any, axis: Any = None, out: Any = None,
+               overwrite_input: bool = False, method: str = "linear",
+               keepdims: bool = False, *, interpolation: Any = None) -> Any:
+            s = _arrays((a,))
+            if s is None or out is not None or interpolation is not None or \
+                    not a.size or method not in ("linear", "lower", "higher",
+                                                 "midpoint", "nearest"):
+                return None
+            given_q = q
+            if isinstance(q, (tuple, list)):
+                q = numpy.asarray(q)
+            if not isinstance(q, (int, float, numpy.ndarray)) or isinstance(q, bool) or \
+                    isinstance(q, numpy.ndarray) and (q.ndim > 1 or q.dtype.kind not in "iuf"):
+                return None
+            q = q / scale if scale != 1 else q
+            if not (numpy.count_nonzero(0.0 <= q) and numpy.count_nonzero(q <= 1.0)):
+                return None  # (CuPy's ValueError, from the server)
+            axes = None if axis is None else _axes(axis, a.ndim)
+            q_shape = numpy.shape(q)
+            dtype = a._dtype if method in ("lower", "higher", "nearest") else \
+                numpy.result_type(a._dtype, q)
+            if axes is None:
+                kept: tuple = ()
+                keepdim = (1,) * a.ndim
+            else:
+                kept = tuple(n for i, n in enumerate(a._shape) if i not in axes)
+                keepdim = tuple(1 if i in axes else n for i, n in enumerate(a._shape))
+            shape = q_shape + kept
+            if keepdims:
+                shape = ((numpy.size(q),) if numpy.size(q) > 1 else ()) + keepdim
+            hid = s.new_id()
+            s.submit("call", f"cupy.{name}", (a, given_q),
+                     {"axis": axis, "method": method, "keepdims": keepdims},
+                     out_id=hid, description=f"cupy.{name}")
+            return _new(s, hid, shape, numpy.dtype(dtype), None, None, None)
+        fn.__name__, fn.__doc__ = name, f"See Also: cupy.{name}"
+        return fn
+    percentile, quantile = quantiles("percentile", 100), quantiles("quantile", 1)
+
+    def average(a: Any, axis: Any = None, weights: Any = None, returned: bool = False, *,
+                keepdims: bool = False) -> Any:
+        """See Also: cupy.average (CuPy's Python; weights make it wait, as in CuPy)"""
+        from . import asarray, broadcast_to
+        from . import array as array_
+        if weights is not None:
+            return remote("cupy.average")(a, axis, weights, returned, keepdims=keepdims)
+        a = asarray(a)
+        avg = a.mean(axis=axis, keepdims=keepdims)
+        scl = avg.dtype.type(a.size / avg.size)
+        if returned:
+            if scl.shape != avg.shape:
+                scl = broadcast_to(array_(scl), avg.shape).copy()
+            return avg, scl
+        return avg
+
     #: ``_core.angle``'s loops (input, output), in the order CuPy tries them
     angle_loops = (("?", "d"), ("e", "e"), ("f", "f"), ("d", "d"), ("F", "f"), ("D", "d"))
 
@@ -1168,7 +1244,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                        nanmax, nanmin, count_nonzero, vdot, inner,
                                        take_along_axis, nan_to_num, tri, indices,
                                        logspace, append, resize, column_stack, dstack,
-                                       rot90, put_along_axis, angle, put)}
+                                       rot90, put_along_axis, angle, put, median,
+                                       percentile, quantile, average)}
 
 
 def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
