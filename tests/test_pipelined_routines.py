@@ -323,6 +323,13 @@ CASES = [
     ("resize", [((3, 4), "f4")], lambda xp, a: xp.resize(a, (5, 3))),
     ("resize of a transpose", [((3, 4), "i2")], lambda xp, a: xp.resize(a.T, 7)),
     ("resize empty", [((0,), "f4")], lambda xp, a: xp.resize(a, (2, 2))),
+    ("partition", [((3, 7), "f4")], lambda xp, a: xp.sort(xp.partition(a, 3), axis=1)),
+    ("partition along axis 0", [((6, 2), "i4")],
+     lambda xp, a: xp.partition(a, [1, -2], axis=0)[[1, 4]]),
+    ("partition flat", [((3, 4), "f8")], lambda xp, a: xp.partition(a, 5, axis=None)[5]),
+    ("sort_complex", [((6,), "c8")], lambda xp, a: xp.sort_complex(a)),
+    ("sort_complex of int16", [((6,), "i2")], lambda xp, a: xp.sort_complex(a)),
+    ("sort_complex of float32", [((6,), "f4")], lambda xp, a: xp.sort_complex(a)),
     ("column_stack", [((4,), "f4"), ((4, 2), "f8")], lambda xp, a, b: xp.column_stack((a, b))),
     ("dstack", [((4,), "i4"), ((1, 4), "i4")], lambda xp, a, b: xp.dstack([a, b])),
     ("rot90", [((3, 4), "f4")], lambda xp, a: xp.rot90(a)),
@@ -815,3 +822,32 @@ def test_statistics_keep_cupys_errors_and_dtypes(cp):
     avg, scl = cp.average(a, axis=1, returned=True)
     assert avg.dtype == scl.dtype == cp.float64 and scl.shape == (3,)
     numpy.testing.assert_array_equal(scl.get(), [4.0, 4.0, 4.0])
+
+
+@pytest.mark.parametrize("name", ["isin", "in1d"])
+@pytest.mark.parametrize("invert", [False, True])
+def test_membership_pipelines(cp, synchronous_calls, name, invert):
+    host = numpy.arange(12).reshape(3, 4) % 5
+    test = numpy.array([1, 3, 7])
+    a, t = cp.asarray(host), cp.asarray(test)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    out = getattr(cp, name)(a, t, invert=invert)
+    empty = getattr(cp, name)(a, t[:0], invert=invert)
+    assert synchronous_calls == []
+    want = numpy.isin(host, test, invert=invert)
+    want = want if name == "isin" else want.ravel()
+    assert out.shape == want.shape and out.dtype == want.dtype
+    _layout_matches_server(out)
+    numpy.testing.assert_array_equal(out.get(), want)
+    numpy.testing.assert_array_equal(empty.get(), numpy.full(want.shape, invert))
+
+
+def test_partition_keeps_cupys_checks(cp):
+    a = cp.arange(10, dtype=cp.float32)
+    with pytest.raises(ValueError, match="out of bounds"):
+        cp.partition(a, 10)
+    with pytest.raises(ValueError, match="out of bounds"):
+        cp.partition(a, [1, -11])
+    with pytest.raises(numpy.exceptions.AxisError):
+        cp.partition(a, 1, axis=1)

@@ -1217,6 +1217,50 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             return avg, scl
         return avg
 
+    @_pipelines(remote("cupy.partition"))
+    def partition(a: Any, kth: Any, axis: Any = -1) -> Any:
+        """See Also: cupy.partition (a C-ordered copy, partitioned in place; ``kth``
+        checked as CuPy checks it)"""
+        s = _arrays((a,))
+        if s is None or not a._shape or a._dtype.kind == "c":
+            return None
+        shape = (a.size,) if axis is None else a._shape
+        (ax,) = _axes(-1 if axis is None else axis, len(shape))
+        length = shape[ax]
+        ks = (kth,) if isinstance(kth, int) else kth
+        if not isinstance(ks, (tuple, list)) or not ks or \
+                any(type(k) is not int or not -length <= k < length for k in ks):
+            return None  # (CuPy's ValueError, from the server)
+        return _submit(s, "cupy.partition", (a, kth), {"axis": axis}, shape, a._dtype)
+
+    @_pipelines(remote("cupy.sort_complex"))
+    def sort_complex(a: Any) -> Any:
+        """See Also: cupy.sort_complex (a complex copy, sorted)"""
+        s = _arrays((a,), c_contiguous=True)
+        if s is None or not a._shape:
+            return None
+        dtype = numpy.dtype("F" if a._dtype.char in "bhBHF" else "D")
+        return _submit(s, "cupy.sort_complex", (a,), {}, a._shape, dtype)
+
+    def membership(name: str) -> Callable[..., Any]:
+        """``isin`` (``element``'s shape) or ``in1d`` (flat): CuPy's search of a sorted
+        copy, a bool array (its layout the server's: a reshape's view, at times)"""
+        @_pipelines(remote(f"cupy.{name}"))
+        def fn(element: Any, test_elements: Any, assume_unique: bool = False,
+               invert: bool = False) -> Any:
+            s = _arrays((element, test_elements))
+            if s is None:
+                return None
+            shape = element._shape if name == "isin" else (element.size,)
+            hid = s.new_id()
+            s.submit("call", f"cupy.{name}", (element, test_elements),
+                     {"assume_unique": assume_unique, "invert": invert}, out_id=hid,
+                     description=f"cupy.{name}")
+            return _new(s, hid, shape, numpy.dtype(numpy.bool_), None, None, None)
+        fn.__name__, fn.__doc__ = name, f"See Also: cupy.{name}"
+        return fn
+    isin, in1d = membership("isin"), membership("in1d")
+
     #: ``_core.angle``'s loops (input, output), in the order CuPy tries them
     angle_loops = (("?", "d"), ("e", "e"), ("f", "f"), ("d", "d"), ("F", "f"), ("D", "d"))
 
@@ -1245,7 +1289,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                        take_along_axis, nan_to_num, tri, indices,
                                        logspace, append, resize, column_stack, dstack,
                                        rot90, put_along_axis, angle, put, median,
-                                       percentile, quantile, average)}
+                                       percentile, quantile, average, partition,
+                                       sort_complex, isin, in1d)}
 
 
 def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
