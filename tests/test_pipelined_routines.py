@@ -330,6 +330,18 @@ CASES = [
     ("sort_complex", [((6,), "c8")], lambda xp, a: xp.sort_complex(a)),
     ("sort_complex of int16", [((6,), "i2")], lambda xp, a: xp.sort_complex(a)),
     ("sort_complex of float32", [((6,), "f4")], lambda xp, a: xp.sort_complex(a)),
+    ("cov", [((3, 6), "f4")], lambda xp, a: xp.cov(a)),
+    ("cov of integers by column", [((5, 3), "i4")], lambda xp, a: xp.cov(a, rowvar=False)),
+    ("cov with y", [((2, 5), "f8"), ((5,), "f4")], lambda xp, a, b: xp.cov(a, b, bias=True)),
+    ("cov complex ddof", [((3, 4), "c8")], lambda xp, a: xp.cov(a, ddof=0)),
+    ("cov dtype", [((3, 4), "i2")], lambda xp, a: xp.cov(a, dtype=xp.float32)),
+    ("array copy", [((3, 4), "f4")], lambda xp, a: xp.array(a)),
+    ("array copy to a dtype", [((3, 4), "i4")], lambda xp, a: xp.array(a, dtype=xp.float64)),
+    ("array ndmin", [((4,), "f4")], lambda xp, a: xp.array(a, ndmin=3)),
+    ("array of a transpose", [((3, 4), "f8")], lambda xp, a: xp.array(a.T)),
+    ("array of a slice in C", [((3, 4), "u1")], lambda xp, a: xp.array(a[:, ::2], order="C")),
+    ("array copy=None to a dtype", [((3, 4), "f4")],
+     lambda xp, a: xp.array(a, dtype="f8", copy=None, ndmin=3)),
     ("column_stack", [((4,), "f4"), ((4, 2), "f8")], lambda xp, a, b: xp.column_stack((a, b))),
     ("dstack", [((4,), "i4"), ((1, 4), "i4")], lambda xp, a, b: xp.dstack([a, b])),
     ("rot90", [((3, 4), "f4")], lambda xp, a: xp.rot90(a)),
@@ -851,3 +863,14 @@ def test_partition_keeps_cupys_checks(cp):
         cp.partition(a, [1, -11])
     with pytest.raises(numpy.exceptions.AxisError):
         cp.partition(a, 1, axis=1)
+
+
+def test_squeeze_with_nothing_to_squeeze_is_the_array_itself(cp, synchronous_calls):
+    """CuPy's ``_ndarray_squeeze`` returns ``self`` when no axis has size one (or
+    ``axis=()``): the same proxy, no call."""
+    a = cp.ones((3, 4))
+    synchronous_calls.clear()
+    assert a.squeeze() is a and a.squeeze(axis=()) is a and cp.squeeze(a) is a
+    b = a[None]
+    assert b.squeeze() is not b and b.squeeze().shape == (3, 4)
+    assert synchronous_calls == []

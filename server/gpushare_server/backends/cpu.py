@@ -283,8 +283,9 @@ def _array(obj: Any, dtype: Any = None, copy: bool = True, order: str = "K", sub
     anything else, a sequence of device arrays too, is copied whatever ``copy`` says,
     as CuPy's ``_array_from_nested_sequence`` and ``_array_default`` do)."""
     if isinstance(obj, HostArray):
-        # host data always lands in new device memory
-        return numpy.array(obj.array, dtype=dtype, copy=True, order=order, ndmin=ndmin)
+        # host data always lands in new device memory (converted on the host: NumPy's)
+        out = numpy.array(obj.array, dtype=dtype, copy=True, order=order)
+        return _with_ndmin(out, None, ndmin)
     if copy is False and not isinstance(obj, numpy.ndarray):
         copy = True
     if dtype is not None and type(obj) in (list, tuple) and _holds_device_array(obj):
@@ -293,8 +294,19 @@ def _array(obj: Any, dtype: Any = None, copy: bool = True, order: str = "K", sub
         out = numpy.array(obj, copy=True, order=order, ndmin=ndmin)
         return cpu_cast.astype(out, dtype, copy=False)
     with numpy.errstate(invalid="ignore"):
-        out = numpy.array(obj, dtype=dtype, copy=copy, order=order, ndmin=ndmin)
-    return _device_cast(out, obj)
+        out = _device_cast(numpy.array(obj, dtype=dtype, copy=copy, order=order), obj)
+    return _with_ndmin(out, obj, ndmin)
+
+
+def _with_ndmin(out: numpy.ndarray, obj: Any, ndmin: int) -> numpy.ndarray:
+    """``out`` with leading ones up to ``ndmin`` dimensions, as CuPy's ``array`` sets
+    them into a new array's shape (it still owns its memory; NumPy's ``ndmin`` gives a
+    view): a view only of ``obj`` itself, not copied."""
+    if ndmin > out.ndim:
+        if out is obj:
+            out = out.view()
+        out.shape = (1,) * (ndmin - out.ndim) + out.shape
+    return out
 
 
 def _holds_device_array(seq: Any) -> bool:

@@ -332,6 +332,10 @@ def array(obj: Any, dtype: Any = None, copy: Any = True, order: str = "K", subok
             if obj.ndim >= ndmin:
                 return obj
             return obj[(None,) * (ndmin - obj.ndim)]  # a view, as in CuPy
+        if copy is True or copy is None:  # (None: a copy is needed, as above)
+            copied = _copied(obj, dtype, order, ndmin)
+            if copied is not None:
+                return copied
         # the server decides whether a view will do (copy=False raises if it will not)
         return _remote("cupy.array")(obj, dtype=dtype, copy=copy, order=order, ndmin=ndmin)
     if _has_proxy(obj) and _device_sequence(obj):
@@ -371,6 +375,34 @@ def _array_like(a: Any) -> Any:
         if hasattr(a, "__cuda_array_interface__"):
             return _from_cuda_array_interface(a)
     return a
+
+
+def _copied(a: ndarray, dtype: Any, order: Any, ndmin: Any) -> ndarray | None:
+    """``cupy.array(a, dtype, copy=True, order, ndmin)`` of a proxy, pipelined (CuPy's
+    ``_array_from_cupy_ndarray``: ``a.astype(dtype, order=order)``, leading ones set
+    into its shape): C-ordered for a C-contiguous ``a`` in order K, A or C, else laid out
+    by the server. None where the server must answer (its errors, a ComplexWarning)."""
+    from ._routines import _arrays
+    s = _arrays((a,))
+    if s is None or type(ndmin) is not int or not isinstance(order, str) or \
+            order.upper() not in ("K", "A", "C", "F"):
+        return None
+    try:
+        dt = a._dtype if dtype is None else _device_dtype(dtype)
+    except (TypeError, ValueError):
+        return None
+    if dt.kind not in "biufc" or a._dtype.kind == "c" and dt.kind != "c":
+        return None
+    shape = (1,) * builtins.max(0, ndmin - len(a._shape)) + a._shape
+    hid = s.new_id()
+    s.submit("call", "cupy.array", (a,), {"dtype": dt, "order": order, "ndmin": ndmin},
+             out_id=hid, description="cupy.array")
+    if a._meta_ok and a._flags & FLAG_C and order.upper() != "F":
+        strides = _infer.c_strides(shape, dt.itemsize)
+        c, f = _contiguity(shape, strides, dt.itemsize)
+        return _new(s, hid, shape, dt, strides,
+                    (FLAG_C if c else 0) | (FLAG_F if f else 0) | FLAG_OWN, None)
+    return _new(s, hid, shape, dt, None, None, None)
 
 
 def _order_ok(a: ndarray, order: Any) -> bool:

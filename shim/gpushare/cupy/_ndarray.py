@@ -989,6 +989,8 @@ class ndarray(_client.RemoteHandle):
             return _method_sync(self, "squeeze", (), {"axis": axis})
         if self._strides is None or not self._shape or any(self._shape[i] != 1 for i in axes):
             return _method_sync(self, "squeeze", (), {"axis": axis})  # CuPy's error
+        if not axes:  # (nothing to squeeze out: CuPy returns the array itself)
+            return self
         keep = [i for i in range(self.ndim) if i not in axes]
         return _pipelined_method(self, "squeeze", (), {"axis": axes},
                                  tuple(self._shape[i] for i in keep), self._dtype,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import math
 import operator
+import warnings
 from typing import Any, Callable
 
 import numpy
@@ -1261,6 +1262,48 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         return fn
     isin, in1d = membership("isin"), membership("in1d")
 
+    def cov(a: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None,
+            fweights: Any = None, aweights: Any = None, *, dtype: Any = None) -> Any:
+        """See Also: cupy.cov (CuPy's Python, without weights: a mean removed in place,
+        a product; weights go to the server)"""
+        from . import array as array_
+        if fweights is not None or aweights is not None or type(a) is not ndarray or \
+                y is not None and type(y) is not ndarray:
+            return remote("cupy.cov")(a, y, rowvar, bias, ddof, fweights, aweights,
+                                      dtype=dtype)
+        if ddof is not None and ddof != int(ddof):
+            raise ValueError("ddof must be integer")
+        if a.ndim > 2:
+            raise ValueError("Input must be <= 2-d")
+        if dtype is None:
+            if y is None:
+                dtype = numpy.promote_types(a.dtype, numpy.float64)
+            else:
+                if y.ndim > 2:
+                    raise ValueError("y must be <= 2-d")
+                dtype = functools.reduce(numpy.promote_types,
+                                         (a.dtype, y.dtype, numpy.float64))
+        X = array_(a, ndmin=2, dtype=dtype)
+        if not rowvar and a.ndim != 1:
+            X = X.T
+        if X.shape[0] == 0:
+            return array_([]).reshape(0, 0)
+        if y is not None:
+            y = array_(y, copy=None, ndmin=2, dtype=dtype)
+            if not rowvar and y.shape[0] != 1:
+                y = y.T
+            X = concatenate((X, y), axis=0)
+        if ddof is None:
+            ddof = 0 if bias else 1
+        # (CuPy's ``average(X, axis=1, returned=True)`` here serves only weights)
+        fact = X.shape[1] - ddof
+        if fact <= 0:
+            warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+            fact = 0.0
+        X -= X.mean(axis=1)[:, None]
+        out = X.dot(X.T.conj()) / fact
+        return out.squeeze()
+
     #: ``_core.angle``'s loops (input, output), in the order CuPy tries them
     angle_loops = (("?", "d"), ("e", "e"), ("f", "f"), ("d", "d"), ("F", "f"), ("D", "d"))
 
@@ -1290,7 +1333,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                        logspace, append, resize, column_stack, dstack,
                                        rot90, put_along_axis, angle, put, median,
                                        percentile, quantile, average, partition,
-                                       sort_complex, isin, in1d)}
+                                       sort_complex, isin, in1d, cov)}
 
 
 def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
