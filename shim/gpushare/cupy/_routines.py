@@ -1304,6 +1304,33 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         out = X.dot(X.T.conj()) / fact
         return out.squeeze()
 
+    def _searched(s: Any, path: str, args: tuple, kwargs: dict, v: Any) -> Any:
+        """``_searchsorted``'s result: ``cupy.zeros(v.shape, int64)`` written by a
+        kernel (``v`` a proxy or a Python scalar)"""
+        shape = v._shape if type(v) is ndarray else ()
+        return _submit(s, path, args, kwargs, shape, numpy.dtype(numpy.int64))
+
+    @_pipelines(remote("cupy.searchsorted"))
+    def searchsorted(a: Any, v: Any, side: str = "left", sorter: Any = None) -> Any:
+        """See Also: cupy.searchsorted (CuPy's checks, then a kernel: nothing to wait for)"""
+        s = _arrays((a,) + ((v,) if type(v) is ndarray else ()) +
+                    ((sorter,) if sorter is not None else ()))
+        if s is None or len(a._shape) != 1 or \
+                type(v) is not ndarray and type(v) not in (int, float, complex) or \
+                sorter is not None and (sorter._dtype.kind not in "iu" or
+                                        sorter.size != a.size):
+            return None  # (CuPy's errors, from the server)
+        return _searched(s, "cupy.searchsorted", (a, v),
+                         {"side": side, "sorter": sorter}, v)
+
+    @_pipelines(remote("cupy.digitize"))
+    def digitize(x: Any, bins: Any, right: bool = False) -> Any:
+        """See Also: cupy.digitize (``_searchsorted`` of ``x`` in ``bins``)"""
+        s = _arrays((x, bins))
+        if s is None or x._dtype.kind == "c" or len(bins._shape) != 1:
+            return None  # (CuPy's errors, from the server)
+        return _searched(s, "cupy.digitize", (x, bins), {"right": right}, x)
+
     #: ``_core.angle``'s loops (input, output), in the order CuPy tries them
     angle_loops = (("?", "d"), ("e", "e"), ("f", "f"), ("d", "d"), ("F", "f"), ("D", "d"))
 
@@ -1333,7 +1360,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                        logspace, append, resize, column_stack, dstack,
                                        rot90, put_along_axis, angle, put, median,
                                        percentile, quantile, average, partition,
-                                       sort_complex, isin, in1d, cov)}
+                                       sort_complex, isin, in1d, cov, searchsorted,
+                                       digitize)}
 
 
 def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
