@@ -723,6 +723,26 @@ def test_a_realistic_step_waits_only_where_it_must(cp, synchronous_calls):
     assert abs(got - expected) <= 1e-3 * max(1.0, abs(expected))
 
 
+def test_a_data_summary_step_waits_only_where_it_must(cp, synchronous_calls):
+    """``benchmarks/pipelining.py``'s statistics step (robust scaling, covariance,
+    histograms, ranks, quantiles): its final ``float`` waits, and the layout of the
+    percentiles once (unpacked: indexed); nothing else (15 waits a step in session 30)."""
+    import os
+    import sys
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    from benchmarks.pipelining import stats_step
+    X = cp.random.RandomState(0).standard_normal((64, 16)).astype(cp.float32)
+    expected = stats_step(numpy, X.get())
+    stats_step(cp, X)
+    synchronous_calls.clear()
+    got = stats_step(cp, X)
+    waited = [c for c in synchronous_calls if not c[0].startswith("express_")]
+    assert sorted(waited) == [("meta", None), ("method", "__float__")], waited
+    assert abs(got - expected) <= 1e-3 * max(1.0, abs(expected))
+
+
 def test_einsum_and_copyto_keep_cupys_errors_at_the_call(cp):
     # (CuPy's own tests: ``test_einsum.py::TestEinSumError``, ``test_basic.py``)
     with pytest.raises(ValueError):
@@ -885,3 +905,20 @@ def test_squeeze_with_nothing_to_squeeze_is_the_array_itself(cp, synchronous_cal
     b = a[None]
     assert b.squeeze() is not b and b.squeeze().shape == (3, 4)
     assert synchronous_calls == []
+
+
+def test_a_result_of_unknown_layout_is_asked_for_once(cp, synchronous_calls):
+    """Indexing a result whose layout only the server knows asks for that layout once;
+    every later view of it is inferred (each used to wait)."""
+    a = cp.arange(24, dtype=cp.float32).reshape(4, 6)
+    q = cp.percentile(a, [10, 90], axis=0)
+    assert q._strides is None
+    synchronous_calls.clear()
+    lo, hi = q
+    row = q[1, ::2]
+    assert synchronous_calls == [("meta", None)]
+    _layout_matches_server(row)
+    want = numpy.percentile(numpy.arange(24, dtype=numpy.float32).reshape(4, 6), [10, 90], 0)
+    numpy.testing.assert_allclose(lo.get(), want[0], rtol=1e-6)
+    numpy.testing.assert_allclose(hi.get(), want[1], rtol=1e-6)
+    numpy.testing.assert_allclose(row.get(), want[1, ::2], rtol=1e-6)

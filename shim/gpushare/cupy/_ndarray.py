@@ -784,7 +784,9 @@ class ndarray(_client.RemoteHandle):
         s = self._gs_session
         try:
             if self._strides is None:
-                raise _infer.CannotInfer
+                if self._meta_ok:
+                    raise _infer.CannotInfer
+                self._meta()  # (a layout the server knows: asked once, then inferred)
             shape, strides, view = _infer.getitem_result(self._shape, self._dtype,
                                                           self._strides, key, _is_proxy)
         except _infer.CannotInfer:
