@@ -922,3 +922,29 @@ def test_a_result_of_unknown_layout_is_asked_for_once(cp, synchronous_calls):
     numpy.testing.assert_allclose(lo.get(), want[0], rtol=1e-6)
     numpy.testing.assert_allclose(hi.get(), want[1], rtol=1e-6)
     numpy.testing.assert_allclose(row.get(), want[1, ::2], rtol=1e-6)
+
+
+def test_permutation_and_shuffle_pipeline(cp, synchronous_calls):
+    """``permutation`` of an int (an argsort: int64) or of an array (``a[perm]``: a new
+    C-ordered array) and ``shuffle`` (in place) queue without waiting; the same seed
+    gives the same permutation as before (the server draws them)."""
+    x = cp.arange(12, dtype=cp.float32).reshape(6, 2)
+    f = cp.asfortranarray(x)
+    cp.random.seed(3)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    p = cp.random.permutation(10)
+    q = cp.random.permutation(f)
+    cp.random.shuffle(x)
+    assert synchronous_calls == []
+    for v in (p, q):
+        _layout_matches_server(v)
+    assert p.dtype == cp.int64 and sorted(p.get().tolist()) == list(range(10))
+    assert sorted(q.get()[:, 0].tolist()) == [0, 2, 4, 6, 8, 10]
+    rows = x.get()
+    assert sorted(rows[:, 0].tolist()) == [0, 2, 4, 6, 8, 10]
+    assert (rows[:, 1] == rows[:, 0] + 1).all()  # (whole rows moved)
+    cp.random.seed(3)
+    assert cp.random.permutation(10).get().tolist() == p.get().tolist()
+    with pytest.raises(ValueError):
+        cp.random.permutation(-1)

@@ -312,6 +312,10 @@ class RandomState(RemoteObjectProxy):
             raise TypeError("The array must be cupy.ndarray")
         if a.ndim == 0:
             raise TypeError("An array whose ndim is 0 is not supported")
+        if a._gs_session is self._gs_session:  # (``a[:] = a[perm]``: nothing to wait for)
+            self._gs_session.submit("method", "shuffle", (self, a), {},
+                                    description="cupy.random.RandomState.shuffle")
+            return
         self._run("shuffle", a)
 
     def permutation(self, a: Any) -> Any:
@@ -323,6 +327,11 @@ class RandomState(RemoteObjectProxy):
             # ``numpy_array[cupy_array]``: NumPy converts the cupy index implicitly
             raise TypeError("Implicit conversion to a NumPy array is not allowed. Please use "
                             "`.get()` to construct a NumPy array explicitly.")
+        from .._ndarray import ndarray
+        if type(a) is int and a >= 0:  # (an argsort of cuRAND's draws: int64)
+            return self._submit("permutation", (a,), numpy.dtype(numpy.int64), a)
+        if type(a) is ndarray and a.ndim and a._gs_session is self._gs_session:
+            return self._submit("permutation", a.shape, a.dtype, a)  # (``a[perm]``)
         return self._run("permutation", a)
 
     def gumbel(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None,
