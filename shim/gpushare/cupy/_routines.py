@@ -351,12 +351,19 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
     @_pipelines(remote("cupy.clip"))
     def clip(a: Any, a_min: Any, a_max: Any, out: Any = None,
              **kwargs: Any) -> Any:
-        """See Also: cupy.clip"""
-        s = _arrays((a,), c_contiguous=True)
-        if s is None or out is not None or kwargs or (a_min is None and a_max is None) or \
+        """See Also: cupy.clip (CuPy's ``_clip`` ufunc: a new C-ordered array, or
+        written into ``out`` of ``a``'s shape and dtype, which it returns)"""
+        s = _arrays((a,) if out is None else (a, out))
+        if s is None or kwargs or (a_min is None and a_max is None) or \
                 a._dtype.kind == "c" or \
                 not all(v is None or _weak_fits(v, a._dtype) for v in (a_min, a_max)):
             return None
+        if out is not None:
+            if out._shape != a._shape or out._dtype != a._dtype:
+                return None
+            s.submit("call", "cupy.clip", (a, a_min, a_max), {"out": out},
+                     description="cupy.clip")
+            return out
         return _submit(s, "cupy.clip", (a, a_min, a_max), {}, a._shape, a._dtype)
 
     @_pipelines(remote("cupy.expand_dims"))
@@ -1331,6 +1338,26 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             return None  # (CuPy's errors, from the server)
         return _searched(s, "cupy.digitize", (x, bins), {"right": right}, x)
 
+    def corrcoef(a: Any, y: Any = None, rowvar: bool = True, bias: Any = None,
+                 ddof: Any = None, *, dtype: Any = None) -> Any:
+        """See Also: cupy.corrcoef (CuPy's Python: ``cov`` scaled in place, clipped)"""
+        from . import iscomplexobj, sqrt
+        if bias is not None or ddof is not None:
+            warnings.warn("bias and ddof have no effect and are deprecated",
+                          DeprecationWarning)  # (CuPy's own stack level: its module)
+        out = cov(a, y, rowvar, dtype=dtype)
+        try:
+            d = diag(out)
+        except ValueError:
+            return out / out
+        stddev = sqrt(d.real)
+        out /= stddev[:, None]
+        out /= stddev[None, :]
+        clip(out.real, -1, 1, out=out.real)
+        if iscomplexobj(out):
+            clip(out.imag, -1, 1, out=out.imag)
+        return out
+
     #: ``_core.angle``'s loops (input, output), in the order CuPy tries them
     angle_loops = (("?", "d"), ("e", "e"), ("f", "f"), ("d", "d"), ("F", "f"), ("D", "d"))
 
@@ -1360,8 +1387,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                        logspace, append, resize, column_stack, dstack,
                                        rot90, put_along_axis, angle, put, median,
                                        percentile, quantile, average, partition,
-                                       sort_complex, isin, in1d, cov, searchsorted,
-                                       digitize)}
+                                       sort_complex, isin, in1d, cov, corrcoef,
+                                       searchsorted, digitize)}
 
 
 def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
