@@ -346,6 +346,12 @@ CASES = [
      lambda xp, x, b: xp.digitize(x, xp.sort(b))),
     ("digitize right", [((6,), "i4"), ((4,), "i4")],
      lambda xp, x, b: xp.digitize(x, xp.sort(b), right=True)),
+    ("kron", [((2, 3), "f4"), ((3, 2), "f4")], lambda xp, a, b: xp.kron(a, b)),
+    ("kron of unequal ranks", [((4,), "i4"), ((2, 3), "f8")], lambda xp, a, b: xp.kron(a, b)),
+    ("require", [((3, 4), "f4")], lambda xp, a: xp.require(a)),
+    ("require fortran", [((3, 4), "f4")], lambda xp, a: xp.require(a, requirements="F")),
+    ("require owndata of a view", [((3, 4), "f8")],
+     lambda xp, a: xp.require(a[:, 1:], "f4", ["C", "O"])),
     ("corrcoef", [((3, 6), "f4")], lambda xp, a: xp.corrcoef(a)),
     ("corrcoef by column with y", [((6, 2), "f8"), ((6, 1), "f8")],
      lambda xp, a, b: xp.corrcoef(a, b, rowvar=False)),
@@ -957,3 +963,53 @@ def test_permutation_and_shuffle_pipeline(cp, synchronous_calls):
     assert cp.random.permutation(10).get().tolist() == p.get().tolist()
     with pytest.raises(ValueError):
         cp.random.permutation(-1)
+
+
+@pytest.mark.parametrize("axes", [{}, {"axis": 0}, {"axisa": 0, "axisb": -1, "axisc": 0}])
+def test_cross_pipelines_with_the_servers_shape_and_dtype(cp, synchronous_calls, axes):
+    rng = numpy.random.default_rng(5)
+    ha = rng.standard_normal((3, 4, 3)).astype(numpy.float32)
+    hb = rng.standard_normal((3, 3) if "axisa" in axes else (3, 4, 3))
+    a, b = cp.asarray(ha), cp.asarray(hb)
+    if "axis" in axes:  # (the axis of 3s is the first)
+        ha, a = ha.transpose(2, 1, 0), a.transpose(2, 1, 0)
+        hb, b = hb.transpose(2, 1, 0), b.transpose(2, 1, 0)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    out = cp.cross(a, b, **axes)
+    assert synchronous_calls == []
+    want = numpy.cross(ha, hb, **axes)
+    assert out.shape == want.shape and out.dtype == want.dtype
+    _layout_matches_server(out)
+    numpy.testing.assert_allclose(out.get(), want, rtol=1e-5, atol=1e-6)
+
+
+def test_ix_pipelines_for_indices_and_waits_for_masks_as_cupy(cp, synchronous_calls):
+    a = cp.arange(20).reshape(4, 5)
+    i, j = cp.asarray([0, 3]), cp.asarray([1, 2, 4])
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    rows, cols = cp.ix_(i, j)
+    picked = a[rows, cols]
+    assert synchronous_calls == []
+    assert rows.shape == (2, 1) and cols.shape == (1, 3)
+    numpy.testing.assert_array_equal(picked.get(), numpy.arange(20).reshape(4, 5)[
+        numpy.ix_([0, 3], [1, 2, 4])])
+    mask, = cp.ix_(cp.asarray([True, False, True]))  # (nonzero: data-dependent)
+    numpy.testing.assert_array_equal(mask.get(), [0, 2])
+    with pytest.raises(ValueError, match="1 dimensional"):
+        cp.ix_(a)
+
+
+def test_an_empty_result_is_both_c_and_f_contiguous(cp, synchronous_calls):
+    """An array of no elements is C- and F-contiguous at once (CuPy's flags, NumPy's):
+    the operators' inferred layout says so too (it said only C for (2, 0, 4))."""
+    a = cp.asarray(numpy.float64(2))
+    b = cp.empty((2, 0, 4))
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    results = [a * b, b + 1, -b, cp.kron(a, b), cp.multiply(b, b)]
+    assert synchronous_calls == []
+    for r in results:
+        assert r.flags.c_contiguous and r.flags.f_contiguous
+        _layout_matches_server(r)

@@ -13,8 +13,10 @@ are views, made here by slicing and transposing as CuPy does.
 """
 from __future__ import annotations
 
+import builtins
 import functools
 import math
+import numbers
 import operator
 import warnings
 from typing import Any, Callable
@@ -1358,6 +1360,103 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             clip(out.imag, -1, 1, out=out.imag)
         return out
 
+    def kron(a: Any, b: Any) -> Any:
+        """See Also: cupy.kron (CuPy's Python: a broadcast product, reshaped)"""
+        from . import multiply
+        a_isnumber, b_isnumber = isinstance(a, numbers.Number), isinstance(b, numbers.Number)
+        if a_isnumber and b_isnumber:
+            return a * b
+        if a_isnumber or b_isnumber:
+            return multiply(a, b)
+        if type(a) is not ndarray or type(b) is not ndarray:
+            return remote("cupy.kron")(a, b)
+        a_ndim, b_ndim = a.ndim, b.ndim
+        if a_ndim == 0 or b_ndim == 0:
+            return multiply(a, b)
+        ndim = builtins.max(a_ndim, b_ndim)
+        a_shape = (1,) * (ndim - a_ndim) + a.shape
+        b_shape = (1,) * (ndim - b_ndim) + b.shape
+        a_arr = expand_dims(a.reshape(a_shape), axis=tuple(range(1, ndim * 2, 2)))
+        b_arr = expand_dims(b.reshape(b_shape), axis=tuple(range(0, ndim * 2, 2)))
+        out_shape = tuple(s_a * s_b for s_a, s_b in zip(a_shape, b_shape))
+        return multiply(a_arr, b_arr).reshape(out_shape)
+
+    @_pipelines(remote("cupy.cross"))
+    def cross(a: Any, b: Any, axisa: Any = -1, axisb: Any = -1, axisc: Any = -1,
+              axis: Any = None) -> Any:
+        """See Also: cupy.cross (of 3-vectors: shaped and typed here, laid out by the
+        server, its result being a ``moveaxis`` view)"""
+        if axis is not None:
+            axisa, axisb, axisc = (axis,) * 3
+        s = _arrays((a, b))
+        if s is None or not a._shape or not b._shape:
+            return None
+        (ax_a,) = _axes(axisa, a.ndim)
+        (ax_b,) = _axes(axisb, b.ndim)
+        if a._shape[ax_a] != 3 or b._shape[ax_b] != 3:
+            return None  # (2-vectors warn in CuPy; other sizes raise: the server's)
+        rest_a = a._shape[:ax_a] + a._shape[ax_a + 1:]
+        rest_b = b._shape[:ax_b] + b._shape[ax_b + 1:]
+        shape = numpy.broadcast_shapes(rest_a, rest_b) + (3,)
+        (ax_c,) = _axes(axisc, len(shape))
+        shape = shape[:-1][:ax_c] + (3,) + shape[:-1][ax_c:]
+        hid = s.new_id()
+        s.submit("call", "cupy.cross", (a, b),
+                 {"axisa": axisa, "axisb": axisb, "axisc": axisc}, out_id=hid,
+                 description="cupy.cross")
+        return _new(s, hid, shape, _promoted(a, b), None, None, None)
+
+    def ix_(*args: Any) -> Any:
+        """See Also: cupy.ix_ (CuPy's Python: reshapes; a bool array's ``nonzero``
+        waits, as in CuPy)"""
+        from . import asarray, bool_, intp, issubdtype
+        out = []
+        nd = len(args)
+        for k, new in enumerate(args):
+            new = asarray(new)
+            if new.ndim != 1:
+                raise ValueError("Cross index must be 1 dimensional")
+            if new.size == 0:
+                new = new.astype(intp)
+            if issubdtype(new.dtype, bool_):
+                new, = new.nonzero()
+            new = new.reshape((1,) * k + (new.size,) + (1,) * (nd - k - 1))
+            out.append(new)
+        return tuple(out)
+
+    def require(a: Any, dtype: Any = None, requirements: Any = None) -> Any:
+        """See Also: cupy.require (CuPy's Python: ``asanyarray``, or ``array`` in the
+        order asked)"""
+        from . import array as array_
+        from . import asanyarray
+        possible_flags = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C",
+                          "F": "F", "F_CONTIGUOUS": "F", "FORTRAN": "F",
+                          "O": "OWNDATA", "OWNDATA": "OWNDATA"}
+        if not requirements:
+            try:
+                return asanyarray(a, dtype=dtype)
+            except TypeError:
+                raise ValueError('Incorrect dtype "{}" provided'.format(dtype)) from None
+        try:
+            requirements = {possible_flags[x.upper()] for x in requirements}
+        except KeyError:
+            raise ValueError('Incorrect flag "{}" in requirements'.format(
+                (set(requirements) - set(possible_flags.keys())).pop())) from None
+        order = "A"
+        if requirements >= {"C", "F"}:
+            raise ValueError('Cannot specify both "C" and "F" order')
+        elif "F" in requirements:
+            order = "F"
+            requirements.remove("F")
+        elif "C" in requirements:
+            order = "C"
+            requirements.remove("C")
+        copy = True if "OWNDATA" in requirements else None
+        try:
+            return array_(a, dtype=dtype, order=order, copy=copy, subok=False)
+        except TypeError:
+            raise ValueError('Incorrect dtype "{}" provided'.format(dtype)) from None
+
     #: ``_core.angle``'s loops (input, output), in the order CuPy tries them
     angle_loops = (("?", "d"), ("e", "e"), ("f", "f"), ("d", "d"), ("F", "f"), ("D", "d"))
 
@@ -1388,7 +1487,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                        rot90, put_along_axis, angle, put, median,
                                        percentile, quantile, average, partition,
                                        sort_complex, isin, in1d, cov, corrcoef,
-                                       searchsorted, digitize)}
+                                       searchsorted, digitize, kron, cross, ix_,
+                                       require)}
 
 
 def norm(remote: Callable[..., Any]) -> Callable[..., Any]:

@@ -98,7 +98,7 @@ def _c_layout(shape: tuple, itemsize: int) -> tuple:
     if layout is None:
         if len(_C_LAYOUTS) >= 4096:
             _C_LAYOUTS.clear()
-        flags = FLAG_C | FLAG_OWN | (FLAG_F if len(shape) <= 1 or
+        flags = FLAG_C | FLAG_OWN | (FLAG_F if len(shape) <= 1 or 0 in shape or
                                       sum(n > 1 for n in shape) <= 1 else 0)
         layout = _C_LAYOUTS[shape, itemsize] = (_infer.c_strides(shape, itemsize), flags)
     return layout
