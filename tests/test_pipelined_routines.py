@@ -1013,3 +1013,25 @@ def test_an_empty_result_is_both_c_and_f_contiguous(cp, synchronous_calls):
     for r in results:
         assert r.flags.c_contiguous and r.flags.f_contiguous
         _layout_matches_server(r)
+
+
+@pytest.mark.parametrize("shape, kth, axis", [((40,), 5, -1), ((3, 50), [2, -3], 1),
+                                              ((50, 3), 10, 0), ((4, 10), 7, None)])
+def test_argpartition_pipelines(cp, synchronous_calls, shape, kth, axis):
+    host = numpy.random.default_rng(2).permutation(numpy.prod(shape)).reshape(shape)
+    host = host.astype(numpy.float32)
+    a = cp.asarray(host)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    idx = cp.argpartition(a, kth, axis=axis)
+    assert synchronous_calls == []
+    got = idx.get()
+    assert idx.shape == got.shape and got.dtype == numpy.int64
+    flat = host.ravel() if axis is None else host
+    ax = -1 if axis is None else axis
+    part = numpy.take_along_axis(flat, got, axis=ax)
+    for k in ([kth] if isinstance(kth, int) else kth):  # (a valid partition at each kth)
+        numpy.testing.assert_array_equal(numpy.take(part, k, axis=ax),
+                                         numpy.take(numpy.sort(flat, axis=ax), k, axis=ax))
+    with pytest.raises(ValueError, match="out of bounds"):
+        cp.argpartition(a, 1000, axis=axis)

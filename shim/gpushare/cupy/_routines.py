@@ -1243,6 +1243,26 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             return None  # (CuPy's ValueError, from the server)
         return _submit(s, "cupy.partition", (a, kth), {"axis": axis}, shape, a._dtype)
 
+    @_pipelines(remote("cupy.argpartition"))
+    def argpartition(a: Any, kth: Any, axis: Any = -1) -> Any:
+        """See Also: cupy.argpartition (int64 indices of ``a``'s shape, flat for
+        ``axis=None``; ``kth`` checked as CuPy checks it; the layout the server's: a
+        reshape's view, rolled back)"""
+        s = _arrays((a,))
+        if s is None or not a._shape or a._dtype.kind == "c":
+            return None
+        shape = (a.size,) if axis is None else a._shape
+        (ax,) = _axes(-1 if axis is None else axis, len(shape))
+        length = shape[ax]
+        ks = (kth,) if isinstance(kth, int) else kth
+        if not length or not isinstance(ks, (tuple, list)) or not ks or \
+                any(type(k) is not int or not -length <= k < length for k in ks):
+            return None  # (CuPy's ValueError, or its flat empty result: the server's)
+        hid = s.new_id()
+        s.submit("call", "cupy.argpartition", (a, kth), {"axis": axis}, out_id=hid,
+                 description="cupy.argpartition")
+        return _new(s, hid, shape, numpy.dtype(numpy.int64), None, None, None)
+
     @_pipelines(remote("cupy.sort_complex"))
     def sort_complex(a: Any) -> Any:
         """See Also: cupy.sort_complex (a complex copy, sorted)"""
@@ -1488,7 +1508,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                        percentile, quantile, average, partition,
                                        sort_complex, isin, in1d, cov, corrcoef,
                                        searchsorted, digitize, kron, cross, ix_,
-                                       require)}
+                                       require, argpartition)}
 
 
 def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
