@@ -2919,8 +2919,12 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
     left, right = numpy.asarray(left).ravel()[:1], numpy.asarray(right).ravel()[:1]
     if x.size == 0:
         return numpy.empty(x.shape, out_dtype)
-    return _interp_values(numpy.asarray(x), numpy.asarray(idx), xp, fp, left[0], right[0],
-                          out_dtype).reshape(x.shape)
+    out = _interp_values(numpy.asarray(x), numpy.asarray(idx), xp, fp, left[0], right[0],
+                         out_dtype)
+    if not out.flags.owndata:  # (CuPy's output is ``cupy.empty(x.shape)``: its own)
+        out = out.copy()
+    out.shape = x.shape
+    return out
 
 
 def searchsorted(a: Any, v: Any, side: Any = "left", sorter: Any = None) -> Any:

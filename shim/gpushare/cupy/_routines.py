@@ -152,6 +152,19 @@ def _weak_fits(value: Any, dtype: numpy.dtype) -> bool:
         _infer.int_fits(value, dtype)
 
 
+def _casts_quietly(value: Any, dtype: numpy.dtype) -> bool:
+    """Whether ``cupy.array(value, dtype)`` of a Python int or float neither raises
+    (an integer out of range: OverflowError) nor warns (a float beyond the type's)."""
+    if type(value) is int:
+        return _infer.int_fits(value, dtype)
+    if type(value) is not float:
+        return False
+    if dtype.kind in "fc":
+        return not math.isfinite(value) or abs(value) <= numpy.finfo(dtype).max
+    return math.isfinite(value) and dtype.kind in "iu" and \
+        numpy.iinfo(dtype).min <= value < numpy.iinfo(dtype).max + 1
+
+
 def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
     """The pipelined routines, by CuPy name; ``remote(path)`` is the waiting call."""
 
@@ -1243,6 +1256,22 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             return None  # (CuPy's ValueError, from the server)
         return _submit(s, "cupy.partition", (a, kth), {"axis": axis}, shape, a._dtype)
 
+    @_pipelines(remote("cupy.interp"))
+    def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
+               period: Any = None) -> Any:
+        """See Also: cupy.interp (CuPy's checks, then its kernel into a new float64, or
+        complex128, array of ``x``'s shape)"""
+        s = _arrays((x, xp, fp))
+        if s is None or period is not None or len(xp._shape) != 1 or \
+                len(fp._shape) != 1 or xp.size != fp.size or not xp.size or \
+                not x._meta_ok or not x._flags & FLAG_C or \
+                {x._dtype.kind, xp._dtype.kind} & {"b", "c"} or \
+                not all(v is None or _casts_quietly(v, fp._dtype) for v in (left, right)):
+            return None  # (CuPy's errors, and ``period``: the server's)
+        dtype = numpy.dtype("D" if fp._dtype.kind == "c" else "d")
+        return _submit(s, "cupy.interp", (x, xp, fp), {"left": left, "right": right},
+                       x._shape, dtype)
+
     @_pipelines(remote("cupy.argpartition"))
     def argpartition(a: Any, kth: Any, axis: Any = -1) -> Any:
         """See Also: cupy.argpartition (int64 indices of ``a``'s shape, flat for
@@ -1508,7 +1537,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                        percentile, quantile, average, partition,
                                        sort_complex, isin, in1d, cov, corrcoef,
                                        searchsorted, digitize, kron, cross, ix_,
-                                       require, argpartition)}
+                                       require, argpartition, interp)}
 
 
 def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
