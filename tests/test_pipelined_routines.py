@@ -1041,3 +1041,24 @@ def test_argpartition_pipelines(cp, synchronous_calls, shape, kth, axis):
                                          numpy.take(numpy.sort(flat, axis=ax), k, axis=ax))
     with pytest.raises(ValueError, match="out of bounds"):
         cp.argpartition(a, 1000, axis=axis)
+
+
+def test_binomial_and_poisson_pipeline_with_the_same_draws(cp, synchronous_calls):
+    """``binomial``/``poisson`` of Python numbers or device arrays, with the default
+    dtype, queue without waiting (CuPy draws them into ``cupy.empty(size)``, checking
+    nothing); the same seed gives the same numbers as the waiting path."""
+    lam = cp.asarray([1.0, 5.0, 20.0])
+    rs = cp.random.RandomState(4)
+    cp.random.poisson(1.0)  # (the global state, made at its first use: a call)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    outs = [rs.binomial(10, 0.3, 5), rs.binomial(10, 0.5), rs.poisson(lam),
+            rs.poisson(3.0, (2, 2)), cp.random.binomial(5, 0.5, 3)]
+    assert synchronous_calls == []
+    for o, shape in zip(outs, [(5,), (), (3,), (2, 2), (3,)]):
+        assert o.shape == shape and o.dtype == cp.int64
+        _layout_matches_server(o)
+    again = cp.random.RandomState(4)
+    waited = again.binomial(10, 0.3, 5, dtype="i4")  # (another dtype: the server's)
+    numpy.testing.assert_array_equal(waited.get(), outs[0].get())
+    assert (outs[2].get() >= 0).all() and (outs[0].get() <= 10).all()

@@ -118,9 +118,34 @@ class RandomState(RemoteObjectProxy):
         """See Also: cupy.random.RandomState.beta"""
         return self._run("beta", a, b, size, dtype)
 
+    def _drawn(self, name: str, params: tuple, size: Any, dtype: Any,
+               default: str) -> Any:
+        """A distribution CuPy draws into ``cupy.empty(size, dtype)`` by a kernel, its
+        parameters made arrays and never checked (``binomial``, ``poisson``): queued
+        when the shape is plain (``size``, else the parameters' broadcast, each a
+        Python number or a proxy of this session) and ``dtype`` the default."""
+        from .._ndarray import ndarray
+        shapes = []
+        for v in params:
+            if type(v) is ndarray and v._gs_session is self._gs_session:
+                shapes.append(v.shape)
+            elif type(v) in (int, float):
+                shapes.append(())
+            else:
+                return None
+        try:
+            dt = numpy.dtype(dtype)
+            shape = _shape_of(size) if size is not None else numpy.broadcast_shapes(*shapes)
+        except (TypeError, ValueError):
+            return None
+        if shape is None or dt != numpy.dtype(default):
+            return None
+        return self._submit(name, shape, dt, *params, size, dtype)
+
     def binomial(self, n: Any, p: Any, size: Any = None, dtype: Any = int) -> Any:
         """See Also: cupy.random.RandomState.binomial"""
-        return self._run("binomial", n, p, size, dtype)
+        drawn = self._drawn("binomial", (n, p), size, dtype, "l")
+        return drawn if drawn is not None else self._run("binomial", n, p, size, dtype)
 
     def chisquare(self, df: Any, size: Any = None, dtype: Any = float) -> Any:
         """See Also: cupy.random.RandomState.chisquare"""
@@ -210,7 +235,8 @@ class RandomState(RemoteObjectProxy):
 
     def poisson(self, lam: Any = 1.0, size: Any = None, dtype: Any = "l") -> Any:
         """See Also: cupy.random.RandomState.poisson"""
-        return self._run("poisson", lam, size, dtype)
+        drawn = self._drawn("poisson", (lam,), size, dtype, "l")
+        return drawn if drawn is not None else self._run("poisson", lam, size, dtype)
 
     def power(self, a: Any, size: Any = None, dtype: Any = float) -> Any:
         """See Also: cupy.random.RandomState.power"""
