@@ -1240,10 +1240,10 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             return avg, scl
         return avg
 
-    @_pipelines(remote("cupy.partition"))
-    def partition(a: Any, kth: Any, axis: Any = -1) -> Any:
-        """See Also: cupy.partition (a C-ordered copy, partitioned in place; ``kth``
-        checked as CuPy checks it)"""
+    def _partitioned(a: Any, kth: Any, axis: Any) -> tuple | None:
+        """(session, result shape) of ``partition``/``argpartition``: ``a``'s shape, flat
+        for ``axis=None``; None where CuPy raises (``kth`` out of bounds, checked as it
+        checks it: ValueError from the server) or the axis is empty"""
         s = _arrays((a,))
         if s is None or not a._shape or a._dtype.kind == "c":
             return None
@@ -1251,9 +1251,18 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         (ax,) = _axes(-1 if axis is None else axis, len(shape))
         length = shape[ax]
         ks = (kth,) if isinstance(kth, int) else kth
-        if not isinstance(ks, (tuple, list)) or not ks or \
+        if not length or not isinstance(ks, (tuple, list)) or not ks or \
                 any(type(k) is not int or not -length <= k < length for k in ks):
-            return None  # (CuPy's ValueError, from the server)
+            return None
+        return s, shape
+
+    @_pipelines(remote("cupy.partition"))
+    def partition(a: Any, kth: Any, axis: Any = -1) -> Any:
+        """See Also: cupy.partition (a C-ordered copy, partitioned in place)"""
+        found = _partitioned(a, kth, axis)
+        if found is None:
+            return None
+        s, shape = found
         return _submit(s, "cupy.partition", (a, kth), {"axis": axis}, shape, a._dtype)
 
     @_pipelines(remote("cupy.interp"))
@@ -1274,19 +1283,12 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
 
     @_pipelines(remote("cupy.argpartition"))
     def argpartition(a: Any, kth: Any, axis: Any = -1) -> Any:
-        """See Also: cupy.argpartition (int64 indices of ``a``'s shape, flat for
-        ``axis=None``; ``kth`` checked as CuPy checks it; the layout the server's: a
+        """See Also: cupy.argpartition (int64 indices; the layout the server's: a
         reshape's view, rolled back)"""
-        s = _arrays((a,))
-        if s is None or not a._shape or a._dtype.kind == "c":
-            return None
-        shape = (a.size,) if axis is None else a._shape
-        (ax,) = _axes(-1 if axis is None else axis, len(shape))
-        length = shape[ax]
-        ks = (kth,) if isinstance(kth, int) else kth
-        if not length or not isinstance(ks, (tuple, list)) or not ks or \
-                any(type(k) is not int or not -length <= k < length for k in ks):
-            return None  # (CuPy's ValueError, or its flat empty result: the server's)
+        found = _partitioned(a, kth, axis)
+        if found is None:
+            return None  # (and an empty axis: CuPy's flat empty result)
+        s, shape = found
         hid = s.new_id()
         s.submit("call", "cupy.argpartition", (a, kth), {"axis": axis}, out_id=hid,
                  description="cupy.argpartition")
