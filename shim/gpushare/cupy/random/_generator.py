@@ -136,9 +136,11 @@ class RandomState(RemoteObjectProxy):
         try:
             dt = numpy.dtype(dtype)
             shape = _shape_of(size) if size is not None else numpy.broadcast_shapes(*shapes)
+            # (the kernel broadcasts the parameters with ``y``: its error, at the call)
+            fits = shape is not None and numpy.broadcast_shapes(*shapes, shape) == shape
         except (TypeError, ValueError):
             return None
-        if shape is None or dt != numpy.dtype(default):
+        if not fits or dt != numpy.dtype(default):
             return None
         return self._submit(name, shape, dt, *params, size, dtype)
 
