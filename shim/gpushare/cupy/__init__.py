@@ -382,7 +382,7 @@ def _copied(a: ndarray, dtype: Any, order: Any, ndmin: Any) -> ndarray | None:
     ``_array_from_cupy_ndarray``: ``a.astype(dtype, order=order)``, leading ones set
     into its shape): C-ordered for a C-contiguous ``a`` in order K, A or C, else laid out
     by the server. None where the server must answer (its errors, a ComplexWarning)."""
-    from ._routines import _arrays
+    from ._routines import _arrays, _submit
     s = _arrays((a,))
     if s is None or type(ndmin) is not int or not isinstance(order, str) or \
             order.upper() not in ("K", "A", "C", "F"):
@@ -394,15 +394,9 @@ def _copied(a: ndarray, dtype: Any, order: Any, ndmin: Any) -> ndarray | None:
     if dt.kind not in "biufc" or a._dtype.kind == "c" and dt.kind != "c":
         return None
     shape = (1,) * builtins.max(0, ndmin - len(a._shape)) + a._shape
-    hid = s.new_id()
-    s.submit("call", "cupy.array", (a,), {"dtype": dt, "order": order, "ndmin": ndmin},
-             out_id=hid, description="cupy.array")
-    if a._meta_ok and a._flags & FLAG_C and order.upper() != "F":
-        strides = _infer.c_strides(shape, dt.itemsize)
-        c, f = _contiguity(shape, strides, dt.itemsize)
-        return _new(s, hid, shape, dt, strides,
-                    (FLAG_C if c else 0) | (FLAG_F if f else 0) | FLAG_OWN, None)
-    return _new(s, hid, shape, dt, None, None, None)
+    return _submit(s, "cupy.array", (a,), {"dtype": dt, "order": order, "ndmin": ndmin},
+                   shape, dt, laid_out=bool(a._meta_ok and a._flags & FLAG_C and
+                                            order.upper() != "F"))
 
 
 def _order_ok(a: ndarray, order: Any) -> bool:

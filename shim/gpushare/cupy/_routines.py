@@ -49,12 +49,15 @@ def _arrays(values: Any, c_contiguous: bool = False) -> Any:
 
 def _submit(s: Any, path: str, args: tuple, kwargs: dict, shape: tuple,
             dtype: numpy.dtype, owns: bool = True, strides: tuple | None = None,
-            view_of: ndarray | None = None) -> ndarray:
+            view_of: ndarray | None = None, laid_out: bool = True) -> ndarray:
     """Queue ``path(*args, **kwargs)``; its result is a new C-contiguous array (seen
     through a reshape when not ``owns``: ``tile`` and ``repeat`` return it so), or a view
-    of one with these ``strides``, or a view of the array ``view_of``."""
+    of one with these ``strides``, or a view of the array ``view_of``; not ``laid_out``:
+    of a layout the server knows (asked for when it is needed)."""
     hid = s.new_id()
     s.submit("call", path, args, kwargs, out_id=hid, description=path)
+    if not laid_out:
+        return _new(s, hid, shape, dtype, None, None, None)
     strides = strides or _infer.c_strides(shape, dtype.itemsize)
     c, f = _contiguity(shape, strides, dtype.itemsize)
     base = None
@@ -684,10 +687,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                 return None
             kwargs = bound
             shape, dtype = _infer.reduction_result(name, a._shape, a._dtype, kwargs)
-            hid = s.new_id()
-            s.submit("call", f"cupy.{name}", (a,), kwargs, out_id=hid,
-                     description=f"cupy.{name}")
-            return _new(s, hid, shape, dtype, None, None, None)
+            return _submit(s, f"cupy.{name}", (a,), kwargs, shape, dtype, laid_out=False)
         fn.__name__ = fn.__qualname__ = name
         fn.__doc__ = f"See Also: cupy.{name}"
         return _pipelines(remote(f"cupy.{name}"))(fn)
@@ -788,10 +788,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         if len(set(out)) != len(out) or not set(out) <= set(sizes):
             return None
         s = arrays[0]._gs_session
-        hid = s.new_id()
-        s.submit("call", "cupy.einsum", operands, {}, out_id=hid, description="cupy.einsum")
-        return _new(s, hid, tuple(sizes[label] for label in out),
-                    numpy.result_type(*(a._dtype for a in arrays)), None, None, None)
+        return _submit(s, "cupy.einsum", operands, {}, tuple(sizes[label] for label in out),
+                       numpy.result_type(*(a._dtype for a in arrays)), laid_out=False)
 
     # --- CuPy's Python functions that are their array's method, or short compositions
     # of pipelined calls: run here as CuPy's source runs them (``cupy/_manipulation``,
@@ -978,10 +976,19 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         return _submit(s, "cupy.inner", (a, b), {}, a._shape[:-1] + b._shape[:-1],
                        _promoted(a, b))
 
+    def _along_axis(shape: tuple, indices: Any, axis: int) -> tuple:
+        """The fancy index of ``take_along_axis`` and ``put_along_axis`` (CuPy's
+        ``_make_along_axis_idx``): ``indices`` along ``axis``, a range along each other
+        axis, shaped to broadcast against it."""
+        from . import arange
+        ones = (1,) * len(shape)
+        return tuple(indices if i == axis else arange(n).reshape(ones[:i] + (-1,) +
+                                                                 ones[i + 1:])
+                     for i, n in enumerate(shape))
+
     def take_along_axis(a: Any, indices: Any, axis: Any) -> Any:
         """See Also: cupy.take_along_axis (CuPy's Python: ``a`` indexed by ``indices``
         and ranges along the other axes)"""
-        from . import arange
         if type(a) is not ndarray or type(indices) is not ndarray:
             return remote("cupy.take_along_axis")(a, indices, axis)
         if indices.dtype.kind not in ("i", "u"):
@@ -996,14 +1003,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         axis %= ndim
         if ndim != indices.ndim:
             raise ValueError("`indices` and `a` must have the same number of dimensions")
-        fancy_index = []
-        for i, n in enumerate(a.shape):
-            if i == axis:
-                fancy_index.append(indices)
-            else:
-                ind_shape = (1,) * i + (-1,) + (1,) * (ndim - i - 1)
-                fancy_index.append(arange(n).reshape(ind_shape))
-        return a[tuple(fancy_index)]
+        return a[_along_axis(a.shape, indices, axis)]
 
     @_pipelines(remote("cupy.nan_to_num"))
     def nan_to_num(x: Any, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
@@ -1121,7 +1121,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
     def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> Any:
         """See Also: cupy.put_along_axis (CuPy's Python: an assignment through
         ``indices`` and ranges along the other axes)"""
-        from . import arange, integer, issubdtype, put
+        from . import integer, issubdtype, put
         if type(arr) is not ndarray or type(indices) is not ndarray:
             return remote("cupy.put_along_axis")(arr, indices, values, axis)
         if axis is None:
@@ -1139,15 +1139,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         if ndim != indices.ndim:
             raise ValueError(
                 "`indices` and `arr` must have the same number of dimensions")
-        shape_ones = (1,) * indices.ndim
-        fancy_index = []
-        for dim, n in enumerate(arr.shape):
-            if dim == axis:
-                fancy_index.append(indices)
-            else:
-                ind_shape = shape_ones[:dim] + (-1,) + shape_ones[dim + 1:]
-                fancy_index.append(arange(n).reshape(ind_shape))
-        arr[tuple(fancy_index)] = values
+        arr[_along_axis(arr.shape, indices, axis)] = values
         return None
 
     def put(a: Any, ind: Any, v: Any, mode: str = "wrap") -> None:
@@ -1215,11 +1207,9 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             shape = q_shape + kept
             if keepdims:
                 shape = ((numpy.size(q),) if numpy.size(q) > 1 else ()) + keepdim
-            hid = s.new_id()
-            s.submit("call", f"cupy.{name}", (a, given_q),
-                     {"axis": axis, "method": method, "keepdims": keepdims},
-                     out_id=hid, description=f"cupy.{name}")
-            return _new(s, hid, shape, numpy.dtype(dtype), None, None, None)
+            return _submit(s, f"cupy.{name}", (a, given_q),
+                           {"axis": axis, "method": method, "keepdims": keepdims}, shape,
+                           numpy.dtype(dtype), laid_out=False)
         fn.__name__, fn.__doc__ = name, f"See Also: cupy.{name}"
         return fn
     percentile, quantile = quantiles("percentile", 100), quantiles("quantile", 1)
@@ -1289,10 +1279,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         if found is None:
             return None  # (and an empty axis: CuPy's flat empty result)
         s, shape = found
-        hid = s.new_id()
-        s.submit("call", "cupy.argpartition", (a, kth), {"axis": axis}, out_id=hid,
-                 description="cupy.argpartition")
-        return _new(s, hid, shape, numpy.dtype(numpy.int64), None, None, None)
+        return _submit(s, "cupy.argpartition", (a, kth), {"axis": axis}, shape,
+                       numpy.dtype(numpy.int64), laid_out=False)
 
     @_pipelines(remote("cupy.sort_complex"))
     def sort_complex(a: Any) -> Any:
@@ -1313,11 +1301,9 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             if s is None:
                 return None
             shape = element._shape if name == "isin" else (element.size,)
-            hid = s.new_id()
-            s.submit("call", f"cupy.{name}", (element, test_elements),
-                     {"assume_unique": assume_unique, "invert": invert}, out_id=hid,
-                     description=f"cupy.{name}")
-            return _new(s, hid, shape, numpy.dtype(numpy.bool_), None, None, None)
+            return _submit(s, f"cupy.{name}", (element, test_elements),
+                           {"assume_unique": assume_unique, "invert": invert}, shape,
+                           numpy.dtype(numpy.bool_), laid_out=False)
         fn.__name__, fn.__doc__ = name, f"See Also: cupy.{name}"
         return fn
     isin, in1d = membership("isin"), membership("in1d")
@@ -1451,11 +1437,9 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         shape = numpy.broadcast_shapes(rest_a, rest_b) + (3,)
         (ax_c,) = _axes(axisc, len(shape))
         shape = shape[:-1][:ax_c] + (3,) + shape[:-1][ax_c:]
-        hid = s.new_id()
-        s.submit("call", "cupy.cross", (a, b),
-                 {"axisa": axisa, "axisb": axisb, "axisc": axisc}, out_id=hid,
-                 description="cupy.cross")
-        return _new(s, hid, shape, _promoted(a, b), None, None, None)
+        return _submit(s, "cupy.cross", (a, b),
+                       {"axisa": axisa, "axisb": axisb, "axisc": axisc}, shape,
+                       _promoted(a, b), laid_out=False)
 
     def ix_(*args: Any) -> Any:
         """See Also: cupy.ix_ (CuPy's Python: reshapes; a bool array's ``nonzero``
@@ -1563,11 +1547,9 @@ def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
         # one axis: CuPy's ``_norm_ord2`` reduction along it (its layout the server's)
         shape, _ = _infer.reduction_result("sum", x._shape, x._dtype,
                                            {"axis": axis, "keepdims": keepdims})
-        hid = s.new_id()
-        s.submit("call", "cupy.linalg.norm", (x,), {"ord": ord, "axis": axis,
-                                                    "keepdims": keepdims},
-                 out_id=hid, description="cupy.linalg.norm")
-        return _new(s, hid, shape, dtype, None, None, None)
+        return _submit(s, "cupy.linalg.norm", (x,),
+                       {"ord": ord, "axis": axis, "keepdims": keepdims}, shape, dtype,
+                       laid_out=False)
     return norm
 
 
