@@ -175,6 +175,9 @@ CASES = [
     ("irfft", [((3, 5), "c8")], lambda xp, a: xp.fft.irfft(a)),
     ("irfft n", [((5,), "c16")], lambda xp, a: xp.fft.irfft(a, 7, norm="backward")),
     ("irfft of reals", [((4, 5), "f8")], lambda xp, a: xp.fft.irfft(a, axis=-1)),
+    ("fft of a reversed view", [((7,), "f4")], lambda xp, a: xp.fft.fft(a[::-2])),
+    ("rfft of a transpose", [((5, 3), "f8")], lambda xp, a: xp.fft.rfft(a.T, 8)),
+    ("irfft of a fortran array", [((3, 4), "c8", "F")], lambda xp, a: xp.fft.irfft(a)),
     ("broadcast_to", [((1, 3), "f4")], lambda xp, a: xp.broadcast_to(a, (2, 1, 3))),
     ("broadcast_to fortran column", [((3, 1), "i4", "F")],
      lambda xp, a: xp.broadcast_to(a, (3, 4))),
@@ -385,6 +388,38 @@ CASES = [
     ("angle of int8", [((4,), "i1")], lambda xp, a: xp.angle(a)),
     ("angle of int32", [((4,), "i4")], lambda xp, a: xp.angle(a.T)),
     ("angle of bools", [((4,), "?")], lambda xp, a: xp.angle(a)),
+    ("convolve", [((9,), "f8"), ((4,), "f8")], lambda xp, a, v: xp.convolve(a, v)),
+    ("convolve same, swapped", [((3,), "f4"), ((8,), "f4")],
+     lambda xp, a, v: xp.convolve(a, v, "same")),
+    ("convolve valid, complex", [((10,), "c8"), ((4,), "c8")],
+     lambda xp, a, v: xp.convolve(a, v, mode="valid")),
+    ("convolve ints", [((7,), "i4"), ((3,), "i2")], lambda xp, a, v: xp.convolve(a, v)),
+    ("convolve int8 same", [((4,), "i1"), ((6,), "i1")],
+     lambda xp, a, v: xp.convolve(a, v, "same")),
+    ("convolve bools", [((5,), "?"), ((2,), "?")],
+     lambda xp, a, v: xp.convolve(a, v, "valid")),
+    ("convolve mixed", [((6,), "i4"), ((3,), "f4")], lambda xp, a, v: xp.convolve(a, v)),
+    ("correlate", [((9,), "f8"), ((4,), "f8")], lambda xp, a, v: xp.correlate(a, v)),
+    ("correlate full, float32", [((5,), "f4"), ((5,), "f4")],
+     lambda xp, a, v: xp.correlate(a, v, "full")),
+    ("correlate same, complex", [((4,), "c16"), ((7,), "c16")],
+     lambda xp, a, v: xp.correlate(a, v, "same")),
+    ("correlate ints", [((8,), "u1"), ((3,), "i1")],
+     lambda xp, a, v: xp.correlate(a, v, "full")),
+    ("select", [((3, 4), "f4"), ((4,), "f8")],
+     lambda xp, a, b: xp.select([a > 1, a < -1], [a, b], -1.5)),
+    ("select of ints, scalar conditions' shape", [((2, 1), "i2"), ((1, 5), "i4")],
+     lambda xp, a, b: xp.select([b > 2, a == 0], [a, b])),
+    ("select of 0-d choices", [((3, 4), "f4")],
+     lambda xp, a: xp.select([a > 0], [xp.asarray(a.dtype.type(2))], 1)),
+    ("lexsort", [((3, 6), "i4")], lambda xp, a: xp.lexsort(a)),
+    ("lexsort of a transpose", [((5, 2), "f8")], lambda xp, a: xp.lexsort(a.T)),
+    ("delete", [((7,), "f4")], lambda xp, a: xp.delete(a, 2)),
+    ("delete negative, flattened", [((3, 4), "i4")], lambda xp, a: xp.delete(a, -1)),
+    ("delete a slice along an axis", [((3, 5), "f8", "F")],
+     lambda xp, a: xp.delete(a, slice(1, None, 2), axis=1)),
+    ("delete a row", [((3, 4), "c8")], lambda xp, a: xp.delete(a, 0, axis=-2)),
+    ("delete an empty slice", [((4,), "i2")], lambda xp, a: xp.delete(a, slice(3, 1))),
     ("matrix_power", [((3, 3), "f8")], lambda xp, a: xp.linalg.matrix_power(a, 5)),
     ("matrix_power stacked", [((2, 3, 3), "f4")], lambda xp, a: xp.linalg.matrix_power(a, 2)),
     ("matrix_power negative", [((3, 3), "f8")],
@@ -695,6 +730,24 @@ def test_a_pipelined_result_is_used_again_without_waiting(cp, synchronous_calls)
     (lambda cp, a, b: cp.pad(a, 1.5), TypeError),
     (lambda cp, a, b: cp.pad(a, 1, mode="edge", constant_values=3), ValueError),
     (lambda cp, a, b: cp.pad(a, 1, mode="no-such-mode"), ValueError),
+    (lambda cp, a, b: cp.convolve(a[0], b[0], "no-such-mode"), ValueError),
+    (lambda cp, a, b: cp.convolve(a[0].astype(int), b[0], "no-such-mode"),
+     UnboundLocalError),  # (CuPy's ``_dot_convolve``)
+    (lambda cp, a, b: cp.correlate(a, b[0]), ValueError),          # "too deep"
+    (lambda cp, a, b: cp.select([a > 0], [a.astype(int)], 0.5), TypeError),
+    (lambda cp, a, b: cp.select([a], [a]), ValueError),            # not a bool condition
+    (lambda cp, a, b: cp.select([a > 0], [b]), ValueError),        # shapes do not broadcast
+    (lambda cp, a, b: cp.fill_diagonal(a[0], 1), ValueError),
+    (lambda cp, a, b: cp.fill_diagonal(a[None], 1), ValueError),   # unequal dimensions
+    (lambda cp, a, b: cp.putmask(a, b > 0, 0), ValueError),        # shapes differ
+    (lambda cp, a, b: cp.putmask(a, a > 0, b.astype(complex)), TypeError),
+    (lambda cp, a, b: cp.putmask(a.astype(cp.uint8), a > 0, -1), OverflowError),
+    (lambda cp, a, b: a.astype(cp.uint8).__setitem__(a > 0, 300), OverflowError),
+    (lambda cp, a, b: cp.lexsort(a[None]), NotImplementedError),
+    (lambda cp, a, b: cp.delete(a, 4, axis=0), IndexError),
+    (lambda cp, a, b: cp.delete(a, 0, axis=2), numpy.exceptions.AxisError),
+    (lambda cp, a, b: cp.random.choice(0, 3), ValueError),
+    (lambda cp, a, b: cp.random.choice(a, 3), ValueError),         # 2-d
 ])
 def test_what_cannot_pipeline_still_raises_at_the_call(cp, call, error):
     a = cp.ones((3, 4), dtype=cp.float32)
@@ -1058,3 +1111,73 @@ def test_binomial_and_poisson_pipeline_with_the_same_draws(cp, synchronous_calls
     waited = again.binomial(10, 0.3, 5, dtype="i4")  # (another dtype: the server's)
     numpy.testing.assert_array_equal(waited.get(), outs[0].get())
     assert (outs[2].get() >= 0).all() and (outs[0].get() <= 10).all()
+
+
+def test_in_place_routines_and_masked_assignments_queue(cp, synchronous_calls):
+    """``fill_diagonal``, ``putmask`` and ``a[mask] = v`` (whose mask count waits in CuPy,
+    but whose every error is known here) queue without waiting and write what NumPy
+    writes."""
+    host = numpy.arange(20, dtype=numpy.float32).reshape(4, 5) - 8
+    a, b, c, d, e = (cp.asarray(host) for _ in range(5))
+    v = cp.asarray(numpy.array([-1.0, -2.0, -3.0], dtype=numpy.float32))
+    cube = cp.zeros((3, 3, 3), dtype=cp.int32)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    cp.fill_diagonal(a, 7)
+    cp.fill_diagonal(b, 0.5, wrap=True)
+    cp.fill_diagonal(cube, 2)
+    cp.putmask(c, c > 3, 0)
+    cp.putmask(d, d < 0, v)                  # values repeated by flat index
+    cp.putmask(e, e > 0, cp.asarray(-host))  # values of the same shape
+    a[a < -5] = cp.float32(9)
+    b[b > 10] = cp.asarray(numpy.float32(-4))  # a 0-d device value
+    assert synchronous_calls == []
+    want = [host.copy() for _ in range(5)]
+    numpy.fill_diagonal(want[0], 7)
+    numpy.fill_diagonal(want[1], 0.5, wrap=True)
+    numpy.putmask(want[2], want[2] > 3, 0)
+    numpy.putmask(want[3], want[3] < 0, [-1.0, -2.0, -3.0])
+    numpy.putmask(want[4], want[4] > 0, -host)
+    want[0][want[0] < -5] = 9
+    want[1][want[1] > 10] = -4
+    for got, expected in zip((a, b, c, d, e), want):
+        numpy.testing.assert_array_equal(got.get(), expected)
+    expected_cube = numpy.zeros((3, 3, 3), numpy.int32)
+    numpy.fill_diagonal(expected_cube, 2)
+    numpy.testing.assert_array_equal(cube.get(), expected_cube)
+
+
+@pytest.mark.parametrize("a, size", [(6, 4), (6, (2, 3)), (9, ()), ("array", 5),
+                                     ("array", (2, 2)), ("array", ())])
+def test_choice_with_replacement_pipelines_with_cupys_draws(cp, synchronous_calls, a, size):
+    """``choice(a, size)`` runs CuPy's Python here (``randint`` indices, ``a[index]``):
+    no wait, and the draws the server's own ``choice`` makes from the same seed."""
+    if a == "array":
+        a = cp.arange(8, dtype=cp.float32) * 3
+    cp.random.seed(5)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    got = cp.random.choice(a, size)
+    assert synchronous_calls == []
+    _layout_matches_server(got)
+    cp.random.seed(5)
+    state = cp.random.get_random_state()
+    expected = state._gs_session.call("method", "choice", (state, a, size, True, None))
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    numpy.testing.assert_array_equal(got.get(), expected.get())
+
+
+def test_convolve_ravels_a_and_lexsort_of_one_key_is_cupys(cp, synchronous_calls):
+    """CuPy's own answers where NumPy's differ: ``convolve`` ravels an n-d ``a``;
+    ``lexsort`` of a 1-d array is the 0-d ``array(0)``."""
+    host = numpy.arange(6, dtype=numpy.float64).reshape(2, 3)
+    a, v, k = cp.asarray(host), cp.asarray(numpy.array([1.0, -1.0])), cp.arange(4)[::-1]
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    r = cp.convolve(a, v)
+    first = cp.lexsort(k)
+    assert synchronous_calls == []
+    numpy.testing.assert_allclose(r.get(), numpy.convolve(host.ravel(), [1.0, -1.0]),
+                                  atol=1e-12)
+    _layout_matches_server(first)
+    assert first.shape == () and first.dtype == numpy.intp and int(first) == 0

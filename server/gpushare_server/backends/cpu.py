@@ -442,6 +442,13 @@ def _fft_wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
         if multi and name in _C2C_FFTS and isinstance(out, numpy.ndarray) and \
                 a.flags.f_contiguous and not a.flags.c_contiguous:
             out = numpy.asfortranarray(out)  # CuPy's n-d plans keep the input's layout
+        if not multi and isinstance(out, numpy.ndarray) and out.ndim > 1:
+            # (``_exec_fft``: a new C-ordered array of the input with ``axis`` swapped
+            # last, swapped back; NumPy's follows the input's layout)
+            axis = kwargs.get("axis", args[1] if len(args) > 1 else -1)
+            if type(axis) is int and -out.ndim <= axis < out.ndim:
+                out = numpy.ascontiguousarray(out) if axis % out.ndim == out.ndim - 1 \
+                    else numpy.ascontiguousarray(out.swapaxes(axis, -1)).swapaxes(axis, -1)
         return to_device_result(out)
     return call
 

@@ -509,13 +509,16 @@ def sort(a: Any, axis: Any = -1, kind: Any = None) -> numpy.ndarray:
 
 
 def lexsort(keys: Any) -> numpy.ndarray:
-    """See Also: cupy.lexsort (keys of rank three or more are refused; a sequence of keys
-    is not an array: CuPy reads ``keys.ndim`` first)."""
+    """See Also: cupy.lexsort (keys of rank three or more are refused; one key, a 1-d
+    array, gives ``array(0)``; a sequence of keys is not an array: CuPy reads
+    ``keys.ndim`` first)."""
     if not isinstance(keys, (numpy.ndarray, HostArray)):
         raise AttributeError(f"'{type(keys).__name__}' object has no attribute 'ndim'")
     _require_array(keys)
     if keys.ndim == 0:
         raise TypeError("need sequence of keys with len > 0 in lexsort")
+    if keys.ndim == 1:  # (CuPy's answer, whatever the key: NumPy sorts by it)
+        return numpy.array(0, dtype=numpy.intp)
     if keys.ndim > 2:
         raise NotImplementedError("Keys with the rank of three or more is not supported in "
                                   "lexsort")

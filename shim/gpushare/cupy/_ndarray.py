@@ -803,6 +803,12 @@ class ndarray(_client.RemoteHandle):
         if getattr(_FUSING, "depth", 0):
             _fused_setitem(key, value, self)
         s = self._gs_session
+        if type(key) is ndarray and key._dtype.kind == "b" and key._shape == self._shape and \
+                key._gs_session is s and _quiet_fill(value, self):
+            # ``a[mask] = v`` (CuPy's ``_scatter_op_mask_single``): the mask's count of
+            # True waits in CuPy, but nothing it decides can fail here, so it is queued
+            s.submit("setitem", None, (self, key, value), description="ndarray.__setitem__")
+            return
         try:
             if self._strides is None or not (_is_proxy(value) or type(value) in (
                     int, float, complex, bool) or isinstance(value, numpy.generic)):
@@ -1175,6 +1181,17 @@ def _is_proxy(value: Any) -> bool:
     return isinstance(value, ndarray)
 
 
+def _quiet_fill(value: Any, a: ndarray) -> bool:
+    """Whether ``value`` written into ``a`` (CuPy's ``core.array(v, dtype=a.dtype)``, or
+    a 0-d device array's ``astype``) surely neither raises nor warns: a Python or NumPy
+    scalar that fits (``_infer.fill_is_quiet``), or a 0-d array of ``a``'s session, not
+    complex into a real dtype (ComplexWarning)."""
+    if type(value) is ndarray:
+        return value._shape == () and value._gs_session is a._gs_session and \
+            (value._dtype.kind != "c" or a._dtype.kind == "c")
+    return (type(value) in (int, float, complex, bool) or isinstance(value, numpy.generic)
+            and value.dtype.kind in "biufc") and _infer.int_fits(value, a._dtype) and \
+        _infer.fill_is_quiet(value, a._dtype)
 
 
 def _result_strides(a: ndarray, order: str, itemsize: int) -> tuple | None:

@@ -155,6 +155,13 @@ def _weak_fits(value: Any, dtype: numpy.dtype) -> bool:
         _infer.int_fits(value, dtype)
 
 
+def _quiet_scalar(value: Any, dtype: numpy.dtype) -> bool:
+    """Whether ``cupy.asarray(value, dtype)`` of the Python scalar ``value`` (a flat or
+    masked assignment's) surely neither raises nor warns."""
+    return type(value) is bool or _casts_quietly(value, dtype) or \
+        type(value) is complex and dtype.kind == "c"
+
+
 def _casts_quietly(value: Any, dtype: numpy.dtype) -> bool:
     """Whether ``cupy.array(value, dtype)`` of a Python int or float neither raises
     (an integer out of range: OverflowError) nor warns (a float beyond the type's)."""
@@ -1492,6 +1499,131 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         except TypeError:
             raise ValueError('Incorrect dtype "{}" provided'.format(dtype)) from None
 
+    def _convolved(path: str, a: Any, v: Any, mode: Any) -> Any:
+        """``path(a, v, mode)`` as CuPy's ``_choose_conv_method`` runs it (``a`` and
+        ``v`` 1-d here): integers or bools by ``_dot_convolve``'s reduction kernel, a
+        new C-ordered array of ``result_type(a, v)`` (queued to the server); floats by
+        ``_fft_convolve``, CuPy's Python run here (each FFT and the slice of the last
+        one pipelined: the result is that slice). None: the server's call, and its
+        error (an unknown mode, dtypes CuPy's FFTs take otherwise)."""
+        s = _arrays((a, v))
+        if s is None or mode not in ("full", "same", "valid"):
+            return None
+        if a._dtype.kind in "bui" or v._dtype.kind in "bui":
+            n1, n2 = builtins.max(a.size, v.size), builtins.min(a.size, v.size)
+            size = n1 + n2 - 1 if mode == "full" else n1 if mode == "same" else n1 - n2 + 1
+            return _submit(s, path, (a, v), {"mode": mode}, (size,), _promoted(a, v))
+        if a._dtype.char not in "fdFD" or v._dtype.char not in "fdFD":
+            return None
+        from ._poly import _fft_convolve
+        if path == "cupy.correlate":
+            v = v.conj()[::-1]
+        return _fft_convolve(a, v, mode)
+
+    @_pipelines(remote("cupy.convolve"))
+    def convolve(a: Any, v: Any, mode: Any = "full") -> Any:
+        """See Also: cupy.convolve (``a`` raveled; see ``_convolved``)"""
+        if type(a) is not ndarray or type(v) is not ndarray or not a.size or \
+                not v.size or v.ndim > 1:
+            return None  # (CuPy's errors, from the server)
+        if v.size > a.size:
+            a, v = v, a
+        if _arrays((a, v)) is None or mode not in ("full", "same", "valid"):
+            return None  # (before the ravels: the server's call takes the originals)
+        return _convolved("cupy.convolve", a.ravel(), v.ravel(), mode)
+
+    @_pipelines(remote("cupy.correlate"))
+    def correlate(a: Any, v: Any, mode: Any = "valid") -> Any:
+        """See Also: cupy.correlate (1-d operands; see ``_convolved``)"""
+        if type(a) is not ndarray or type(v) is not ndarray or not a.size or \
+                not v.size or a.ndim != 1 or v.ndim != 1:
+            return None
+        return _convolved("cupy.correlate", a, v, mode)
+
+    @_pipelines(remote("cupy.select"))
+    def select(condlist: Any, choicelist: Any, default: Any = 0) -> Any:
+        """See Also: cupy.select (into ``cupy.empty`` of the broadcast shape and the
+        choices' ``result_type``; a Python scalar ``default`` its ``copyto`` takes
+        quietly)"""
+        if type(condlist) not in (list, tuple) or type(choicelist) not in (list, tuple) or \
+                not condlist or len(condlist) != len(choicelist):
+            return None
+        s = _arrays((*condlist, *choicelist))
+        if s is None or any(c._dtype != numpy.bool_ for c in condlist):
+            return None
+        dtype = numpy.result_type(*(c._dtype for c in choicelist))
+        if not _weak_fits(default, dtype):
+            return None  # (``copyto``'s same-kind casting refuses it: the server's error)
+        shape = numpy.broadcast_shapes(*(a._shape for a in (*condlist, *choicelist)))
+        return _submit(s, "cupy.select", (list(condlist), list(choicelist)),
+                       {"default": default}, shape, dtype)
+
+    def fill_diagonal(a: Any, val: Any, wrap: bool = False) -> None:
+        """See Also: cupy.fill_diagonal (CuPy's checks here, then ``a.flat[::step] =
+        val`` queued: a Python scalar that fits ``a``'s dtype)"""
+        if type(a) is not ndarray or not _quiet_scalar(val, a._dtype):
+            return remote("cupy.fill_diagonal")(a, val, wrap=wrap)
+        if a.ndim < 2:
+            raise ValueError("array must be at least 2-d")
+        if a.ndim > 2 and len(set(a._shape)) != 1:
+            raise ValueError("All dimensions of input must be of equal length")
+        a._gs_session.submit("call", "cupy.fill_diagonal", (a, val), {"wrap": wrap},
+                             description="cupy.fill_diagonal")
+        return None
+
+    def putmask(a: Any, mask: Any, values: Any) -> None:
+        """See Also: cupy.putmask (CuPy's checks here, then queued: a scalar that fits
+        ``a``'s dtype, or device values its dtype casts from safely)"""
+        if type(a) is ndarray and type(mask) is ndarray and \
+                mask._gs_session is a._gs_session and (
+                    type(values) is ndarray and values._gs_session is a._gs_session or
+                    _quiet_scalar(values, a._dtype)):
+            if a._shape != mask._shape:
+                raise ValueError("mask and data must be the same size")
+            if type(values) is ndarray and not numpy.can_cast(values._dtype, a._dtype):
+                raise TypeError(f"Cannot cast array data from {values._dtype} to "
+                                f"{a._dtype} according to the rule 'safe'")
+            if type(values) is not ndarray or values.size:
+                a._gs_session.submit("call", "cupy.putmask", (a, mask, values), {},
+                                     description="cupy.putmask")
+                return None
+        return remote("cupy.putmask")(a, mask, values)
+
+    @_pipelines(remote("cupy.delete"))
+    def delete(arr: Any, indices: Any, axis: Any = None) -> Any:
+        """See Also: cupy.delete (``compress`` of a mask, which waits in CuPy: pipelined
+        where the count it waits for is known here, an int in range or a slice, the
+        result a new C-ordered array)"""
+        s = _arrays((arr,))
+        if s is None or type(indices) is bool:
+            return None
+        kwargs = {} if axis is None else {"axis": axis}
+        if axis is None:
+            shape = (arr.size,)
+            axis = 0
+        else:
+            (axis,) = _axes(axis, arr.ndim)
+            shape = arr._shape
+        size = shape[axis]
+        if isinstance(indices, slice):
+            gone = len(range(size)[indices])
+        elif isinstance(indices, (int, numpy.integer)) and -size <= indices < size:
+            gone = 1
+        else:
+            return None  # (index arrays, or an IndexError: the server's call)
+        return _submit(s, "cupy.delete", (arr, indices), kwargs,
+                       shape[:axis] + (size - gone,) + shape[axis + 1:], arr._dtype)
+
+    @_pipelines(remote("cupy.lexsort"))
+    def lexsort(keys: Any) -> Any:
+        """See Also: cupy.lexsort (Thrust's indices into a new array of the keys' length;
+        a 1-d ``keys`` gives CuPy's 0-d ``array(0)``)"""
+        s = _arrays((keys,))
+        if s is None or keys.ndim not in (1, 2) or keys._dtype.char not in "?bBhHiIlLqQfd":
+            return None
+        return _submit(s, "cupy.lexsort", (keys,), {}, keys._shape[1:],
+                       numpy.dtype(numpy.intp))
+
     #: ``_core.angle``'s loops (input, output), in the order CuPy tries them
     angle_loops = (("?", "d"), ("e", "e"), ("f", "f"), ("d", "d"), ("F", "f"), ("D", "d"))
 
@@ -1523,7 +1655,9 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                        percentile, quantile, average, partition,
                                        sort_complex, isin, in1d, cov, corrcoef,
                                        searchsorted, digitize, kron, cross, ix_,
-                                       require, argpartition, interp)}
+                                       require, argpartition, interp, convolve,
+                                       correlate, select, fill_diagonal, putmask,
+                                       lexsort, delete)}
 
 
 def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
@@ -1750,14 +1884,15 @@ def _in_plan() -> bool:
 
 
 def ffts(remote: Callable[[str, str], Callable[..., Any]]) -> dict:
-    """``cupy.fft``'s 1-D transforms along the last axis of a C-contiguous array
-    pipeline: CuPy writes those into a new C-contiguous array (its plan's output). Along
-    another axis CuPy returns a swapped view, and that waits for the server's layout."""
+    """``cupy.fft``'s 1-D transforms along the last axis pipeline: CuPy writes those into
+    a new C-contiguous array (its plan's output), of any input (``_exec_fft`` copies a
+    view or a non-C-contiguous array first). Along another axis CuPy returns a swapped
+    view, and that waits for the server's layout."""
     def transform(name: str) -> Callable[..., Any]:
         length = _FFT_LENGTH[name]
 
         def fn(a: Any, n: Any = None, axis: Any = -1, norm: Any = None) -> Any:
-            s = _arrays((a,), c_contiguous=True)
+            s = _arrays((a,))
             if s is None or _in_plan() or not a._shape or not a.size or \
                     (name == "rfft" and a._dtype.kind == "c") or \
                     norm not in (None, "backward", "ortho", "forward") or \

@@ -330,7 +330,22 @@ class RandomState(RemoteObjectProxy):
         return self._run("zipf", a, size, dtype)
 
     def choice(self, a: Any, size: Any = None, replace: Any = True, p: Any = None) -> Any:
-        """See Also: cupy.random.RandomState.choice"""
+        """See Also: cupy.random.RandomState.choice (with replacement and without ``p``,
+        CuPy's Python runs here: ``randint`` draws the indices, each piece pipelined;
+        anything else runs on the server)"""
+        from .._ndarray import ndarray
+        if p is None and replace is True and size is not None and \
+                _shape_of(size) is not None and (
+                    type(a) is int and a > 0 or type(a) is ndarray and a.ndim == 1 and
+                    a.size and a._gs_session is self._gs_session):
+            index = self.randint(0, a if type(a) is int else a.size, size=size)
+            index = index.astype(numpy.int64, copy=False)
+            if type(a) is int:
+                return index
+            if index.ndim == 0:
+                from .. import array
+                return array(a[index], dtype=a.dtype)
+            return a[index]
         return self._run("choice", a, size, replace, p)
 
     def shuffle(self, a: Any) -> None:
