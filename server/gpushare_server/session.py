@@ -59,10 +59,6 @@ ARRAY_DUNDERS = frozenset({
 _PLAIN = frozenset({int, float, str, bool, bytes, type(None)})
 
 
-#: the first warnings filter while ``record_warnings`` is in force
-_ALWAYS = [("always", None, Warning, None, 0)]
-
-
 class _WarningLog(list):
     """The warnings of the batch being run (``SessionExecutor.record_warnings``)."""
 
@@ -91,7 +87,9 @@ class SessionExecutor:
         self.outbox: list = []
         self._streams = 0
         self.handles = HandleTable()
-        inplace = getattr(backend, "inplace", None)
+        inplace = self._inplace = getattr(backend, "inplace", None)
+        # (a CUDA graph's stream capture, where the backend emulates one: ``cpu_graph``)
+        self._capture = getattr(backend, "capture", None)
         self._runner = _records.Runner(inplace) if _records is not None and \
             inplace is not None else None
         self.failed_seq: int | None = None  # set while an error is unacknowledged
@@ -101,6 +99,10 @@ class SessionExecutor:
         self.fatal_status: int | None = None  # (its CUDA status, where it has one)
         self.calls = 0
         self._recorder: _WarningLog | None = None
+        # (while ``record_warnings`` is in force: what it installed, and its context)
+        self._recording: Any = None
+        self._showwarning: Any = None
+        self._first_filter: Any = None
         # called as after_call(out_id, result) once a call's result is stored; it may
         # raise to fail the call (the memory quota, see quota.py)
         self.after_call: Any = None
@@ -140,8 +142,10 @@ class SessionExecutor:
         all (cheaper than a recorder per batch). For a process that runs nothing but
         this session (the worker): it changes ``warnings``' global state."""
         self._recorder = _WarningLog()
+        self._recording = contextlib.nullcontext(self._recorder)
         warnings.simplefilter("always")
-        warnings.showwarning = self._recorder.showwarning
+        self._first_filter = warnings.filters[0]
+        warnings.showwarning = self._showwarning = self._recorder.showwarning
 
     # --- messages ---------------------------------------------------------------
     def handle(self, frames: list) -> list:
@@ -529,7 +533,7 @@ class SessionExecutor:
         error: list | None = None
         skipped: list = []
         upto = header.get("upto")
-        encoder = Encoder(remote_of=self._remote_of, first_frame=1)
+        encoder = None  # (made for the first result that is not a plain value)
         size = header.get("n", 0)
         if type(size) is not int:
             raise ProtocolError(f"malformed batch: n is {size!r}")
@@ -544,14 +548,16 @@ class SessionExecutor:
         recorder = self._recorder
         if recorder is not None:
             recorder.clear()
-            if warnings.filters[:1] != _ALWAYS or warnings.showwarning != recorder.showwarning:
+            filters = warnings.filters
+            if not filters or filters[0] is not self._first_filter or \
+                    warnings.showwarning is not self._showwarning:
                 self.record_warnings()  # something changed the process's warning state
                 recorder = self._recorder
-            recording: Any = contextlib.nullcontext(recorder)
+            recording: Any = self._recording
         else:
             recording = warnings.catch_warnings(record=True)
         # (the names the loop uses, looked up once: a batch is often one or two calls)
-        run, resolve, plain, pack = self._run, self._resolve, _PLAIN, encoder.pack
+        run, resolve, plain = self._run, self._resolve, _PLAIN
         store, after_call = self._store, self.after_call
         get, put = self.handles.get, self.handles.put
         function, normalize = self.backend.function, self.backend.normalize
@@ -559,7 +565,7 @@ class SessionExecutor:
         # right after: ``x = x + 1`` in a loop) need never be stored: the next call, if
         # the backend can, computes its own result into it (``Backend.inplace``). Until
         # then it is carried: (out_id, array), and stored if the next call cannot.
-        inplace = getattr(self.backend, "inplace", None)
+        inplace = self._inplace
         intos: dict = {}  # target -> inplace(target) (None without one), for this batch
         carry: tuple | None = None
         dies: dict | None = None  # handle id -> the position of its release in the batch
@@ -573,7 +579,7 @@ class SessionExecutor:
         failed, count = self.failed_seq, 0
         # a run of records carrying one result, in C where it was built (_records.c)
         runner = self._runner if dies is not None else None
-        capture = getattr(self.backend, "capture", None)
+        capture = self._capture
         if capture is not None and capture.active:
             # a stream is capturing a CUDA graph on a backend that emulates it (the CPU
             # backend's ``cpu_graph``): every call goes through the capture, which checks
@@ -711,8 +717,12 @@ class SessionExecutor:
                     if after_call is not None:
                         after_call(out_id, result)
                     if want:  # (a float, a bool, None: ``float(x)``'s, packed directly)
-                        results.append([seq, packb(result) if type(result) in _PLAIN_RESULTS
-                                        else pack(result)])
+                        if type(result) in _PLAIN_RESULTS:
+                            results.append([seq, packb(result)])
+                        else:
+                            if encoder is None:
+                                encoder = Encoder(remote_of=self._remote_of, first_frame=1)
+                            results.append([seq, encoder.pack(result)])
                 except ProtocolError:
                     raise
                 except BaseException as exc:  # noqa: BLE001 - every user error goes back
@@ -741,7 +751,7 @@ class SessionExecutor:
                 reply["output"] = printed
         # plain values only (results are packed already, their buffers in the encoder's
         # frames), so no encoder is needed for the reply itself
-        return [packb(reply), *encoder.frames]
+        return [packb(reply), *encoder.frames] if encoder is not None else [packb(reply)]
 
     def _error_info(self, exc: BaseException) -> list:
         """``exc`` for the wire, as the backend words it (``Backend.restate_error``,
@@ -765,6 +775,11 @@ class SessionExecutor:
     def _releases(items: Any) -> list:
         if type(items) is not list:
             raise ProtocolError(f"malformed release list {items!r}")
+        if len(items) == 1:  # (the usual: one proxy dropped since the last batch)
+            item = items[0]
+            if type(item) is list and len(item) == 2 and type(item[0]) is int and \
+                    type(item[1]) is int:
+                return [(item[0], item[1])]
         out = []
         for item in items:
             if type(item) is list and len(item) == 2 and type(item[0]) is int and \
