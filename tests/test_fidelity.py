@@ -331,6 +331,21 @@ def test_pad_with_a_function_and_piecewise_and_packbits_checks(cp):
     assert cp.base_repr(10, 3) == "101"
 
 
+def test_device_attributes_come_in_one_round_trip(cp, synchronous_calls):
+    """CuPy's ``Device.attributes`` asks CUDA for each of ~100 attributes; gpushare
+    asks the server once for them all, with the same answers."""
+    rt = cp.cuda.runtime
+    d = cp.cuda.Device(0)
+    rt.getDeviceCount()
+    synchronous_calls.clear()
+    attrs = d.attributes
+    assert synchronous_calls == [("device_attributes", None)]
+    assert len(attrs) > 50 and all(type(v) is int for v in attrs.values())
+    for name in ("MaxThreadsPerBlock", "WarpSize", "MultiProcessorCount",
+                 "L2CacheSize"):
+        assert attrs[name] == rt.deviceGetAttribute(getattr(rt, "cudaDevAttr" + name), 0)
+
+
 def test_devices_as_cupy(cp):
     cuda = cp.cuda
     d = cuda.Device()

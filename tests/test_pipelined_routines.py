@@ -412,6 +412,16 @@ CASES = [
      lambda xp, a, b: xp.select([b > 2, a == 0], [a, b])),
     ("select of 0-d choices", [((3, 4), "f4")],
      lambda xp, a: xp.select([a > 0], [xp.asarray(a.dtype.type(2))], 1)),
+    ("histogram counts", [((50,), "f4")],
+     lambda xp, a: xp.histogram(a, bins=7, range=(-2.0, 3))[0]),
+    ("histogram edges", [((50,), "f4")],
+     lambda xp, a: xp.histogram(a, bins=7, range=(-2.0, 3))[1]),
+    ("histogram of ints, int range", [((5, 6), "i2")],
+     lambda xp, a: xp.histogram(a, 4, range=[0, 4])[0]),
+    ("histogram edges of ints", [((5, 6), "i2")],
+     lambda xp, a: xp.histogram(a, 4, range=(0, 4))[1]),
+    ("histogram of an empty range", [((9,), "f8")],
+     lambda xp, a: xp.histogram(a, 3, range=(1, 1))[1]),
     ("lexsort", [((3, 6), "i4")], lambda xp, a: xp.lexsort(a)),
     ("lexsort of a transpose", [((5, 2), "f8")], lambda xp, a: xp.lexsort(a.T)),
     ("delete", [((7,), "f4")], lambda xp, a: xp.delete(a, 2)),
@@ -743,6 +753,9 @@ def test_a_pipelined_result_is_used_again_without_waiting(cp, synchronous_calls)
     (lambda cp, a, b: cp.putmask(a, a > 0, b.astype(complex)), TypeError),
     (lambda cp, a, b: cp.putmask(a.astype(cp.uint8), a > 0, -1), OverflowError),
     (lambda cp, a, b: a.astype(cp.uint8).__setitem__(a > 0, 300), OverflowError),
+    (lambda cp, a, b: cp.histogram(a, 3, range=(2, 1)), ValueError),
+    (lambda cp, a, b: cp.histogram(a, 0, range=(0, 1)), ValueError),
+    (lambda cp, a, b: cp.histogram(a, 3, range=(0, float("inf"))), ValueError),
     (lambda cp, a, b: cp.lexsort(a[None]), NotImplementedError),
     (lambda cp, a, b: cp.delete(a, 4, axis=0), IndexError),
     (lambda cp, a, b: cp.delete(a, 0, axis=2), numpy.exceptions.AxisError),
@@ -1181,3 +1194,29 @@ def test_convolve_ravels_a_and_lexsort_of_one_key_is_cupys(cp, synchronous_calls
                                   atol=1e-12)
     _layout_matches_server(first)
     assert first.shape == () and first.dtype == numpy.intp and int(first) == 0
+
+
+@pytest.mark.parametrize("name, args", [
+    ("log", (2 * numpy.pi,)), ("log", (3,)), ("log", (True,)), ("add", (1, 2)),
+    ("add", (1, 2.5)), ("true_divide", (1, 2)), ("sqrt", (1j,)), ("power", (2, 3)),
+    ("greater", (1, 2.0)), ("floor_divide", (-7, 2)), ("left_shift", (1, 3)),
+    ("add", (True, False)), ("remainder", (-7, 3.0)), ("exp", (-(2 ** 62),))])
+def test_a_ufunc_of_python_scalars_pipelines_as_a_0d_array(cp, synchronous_calls, name,
+                                                           args):
+    """``cupy.log(2 * numpy.pi)``: CuPy's ``CScalar``s, without weak promotion (no array
+    comes with them), give a 0-d array of the loop's type; nothing waits."""
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    out = getattr(cp, name)(*args)
+    assert synchronous_calls == []
+    _layout_matches_server(out)
+    expected = getattr(numpy, name)(*(numpy.asarray(a) for a in args))
+    assert out.shape == () and out.dtype == expected.dtype
+    numpy.testing.assert_allclose(out.get(), expected)
+
+
+def test_a_ufunc_of_python_scalars_keeps_cupys_errors_at_the_call(cp):
+    with pytest.raises(TypeError):
+        cp.bitwise_and(1.0, 2)          # no loop takes a float
+    with pytest.raises(OverflowError):
+        cp.add(2 ** 64, 1)              # no CScalar holds it

@@ -1,7 +1,8 @@
 """``cupyx.scipy.sparse``: matrices and arrays are objects on the server.
 
 Each answer is checked against SciPy's on the same data (the CPU backend runs SciPy, with
-CuPy's semantics where the two differ: dense results are ndarrays, C-ordered; only
+CuPy's semantics where the two differ: dense results are ndarrays, C-ordered, but a
+product with a dense matrix is Fortran-ordered as cuSPARSE writes it; only
 float/complex/bool data; sparse operands broadcast in comparisons and ``maximum``).
 """
 from __future__ import annotations
@@ -358,3 +359,66 @@ def test_eigsh_restarts_as_cupys_lanczos(cp, sp, spl):
     x, info = spl.minres(sp.csr_matrix(dense), cp.ones(50), tol=1e-12, shift=0.5)
     assert info == 0
     numpy.testing.assert_allclose(x.get(), 1 / (d - 0.5), rtol=1e-8)
+
+
+@pytest.mark.parametrize("fmt", ["csr", "csc", "coo"])
+@pytest.mark.parametrize("dtype, xdtype", [("f8", "f8"), ("f4", "f4"), ("f4", "f8"),
+                                           ("c16", "f8"), ("f8", "i4")])
+def test_products_with_dense_operands_queue(cp, sp, synchronous_calls, fmt, dtype, xdtype):
+    """``A @ x`` and ``A.dot(x)`` of a dense vector or matrix (a ``LinearOperator``'s
+    ``matvec``: one column) return at once once ``A``'s shape and dtype were read: the
+    result is cuSPARSE's ``zeros`` (C-ordered vector, Fortran-ordered matrix) of the
+    promoted dtype, exactly as the server made it."""
+    from test_pipelined_routines import _layout_matches_server
+    host = scipy.sparse.random(7, 5, density=0.4, format=fmt, random_state=1,
+                               dtype=numpy.dtype(dtype))
+    a = getattr(sp, f"{fmt}_matrix")(host)
+    xh = numpy.arange(5).astype(xdtype)
+    x, col, mat = cp.asarray(xh), cp.asarray(xh.reshape(5, 1)), cp.asarray(
+        numpy.stack([xh, -xh], axis=1))
+    a.shape, a.dtype  # (read once, then kept)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    outs = [a @ x, a.dot(x), a @ col, a.dot(mat)]
+    assert synchronous_calls == []
+    for out, operand in zip(outs, (xh, xh, xh.reshape(5, 1), numpy.stack([xh, -xh], 1))):
+        _layout_matches_server(out)
+        expected = host @ operand
+        assert out.dtype == numpy.promote_types(dtype, xdtype) == expected.dtype
+        numpy.testing.assert_allclose(out.get(), expected, rtol=1e-5)
+    assert outs[2].flags.f_contiguous and outs[3].flags.f_contiguous
+    assert not outs[3].flags.c_contiguous
+
+
+def test_a_product_after_a_change_reads_the_shape_and_dtype_again(cp, sp, synchronous_calls):
+    """The kept shape and dtype are forgotten at a call that may change them (a
+    setattr, ``set_shape``...): the next product reads them again."""
+    a = sp.csr_matrix(cp.asarray(DENSE))
+    x = cp.ones(3)
+    assert (a @ x).dtype == numpy.float64
+    a.data = a.data.astype(numpy.float32)  # (CuPy's dtype is its data's)
+    y = a @ x.astype(numpy.float32)
+    assert y.dtype == numpy.float32 and a.dtype == numpy.float32
+    numpy.testing.assert_allclose(y.get(), DENSE @ numpy.ones(3), rtol=1e-6)
+    with pytest.raises(ValueError, match="dimension mismatch"):
+        a @ cp.ones(4)
+
+
+def test_conjugate_gradients_wait_once_an_iteration(cp, sp, spl, synchronous_calls):
+    """CuPy's ``cg`` waits for its residual's test each iteration, and only for that:
+    the matrix-vector products queue."""
+    n = 30
+    a = sp.csr_matrix(scipy.sparse.diags([numpy.full(n - 1, -1.0), numpy.full(n, 4.0),
+                                          numpy.full(n - 1, -1.0)], [-1, 0, 1],
+                                         format="csr"))
+    b = cp.ones(n)
+    iterations = []
+    synchronous_calls.clear()
+    x, info = spl.cg(a, b, rtol=1e-10, callback=lambda xk: iterations.append(1))
+    assert info == 0
+    waits = [c for c in synchronous_calls if c[0] == "method" and c[1] == "__bool__"]
+    others = [c for c in synchronous_calls
+              if c not in waits and not c[0].startswith("express_")]  # (the session's)
+    assert len(waits) <= len(iterations) + 2 and len(others) <= 4, others
+    expected = scipy.sparse.linalg.spsolve(a.get().tocsc(), numpy.ones(n))
+    numpy.testing.assert_allclose(x.get(), expected, rtol=1e-7)

@@ -876,6 +876,18 @@ class SessionExecutor:
         if op == "express_close":
             self._express_drop()
             return None
+        if op == "device_attributes":  # (``Device.attributes``: one round trip)
+            codes, device = args
+            attribute = backend.function("cupy.cuda.runtime.deviceGetAttribute")
+            values = []
+            for code in codes:
+                try:
+                    values.append(int(attribute(int(code), int(device))))
+                except Exception as exc:  # noqa: BLE001 - CUDA's, raised as the loop's
+                    if getattr(exc, "status", None) != 1:  # (cudaErrorInvalidValue:
+                        raise                              # an attribute it lacks)
+                    values.append(None)
+            return values
         if op == "lane_open":
             return self._lane_open(kwargs)
         if op == "lane_confirm":

@@ -231,7 +231,8 @@ def _method(obj: Any, name: str) -> Callable[..., Any]:
         # (a sparse array's ``*`` is its ``multiply``: CuPy's ``_base.__mul__``)
         return functools.partial(_multiply, obj)
     if name in _PRODUCTS:
-        return functools.partial(_product, obj, sparse.method(obj, name))
+        return functools.partial(_product, obj, sparse.method(obj, name),
+                                 name.startswith("__r"))
     if name in _BROADCAST:
         return functools.partial(_broadcasting, obj, name)
     if name in ("sum", "mean"):
@@ -261,17 +262,25 @@ def _no_dia(*args: Any, **kwargs: Any) -> Any:
 _PRODUCTS = frozenset({"__matmul__", "__rmatmul__", "dot", "__mul__", "__rmul__"})
 
 
-def _product(obj: Any, fn: Callable[..., Any], other: Any) -> Any:
+def _product(obj: Any, fn: Callable[..., Any], reflected: bool, other: Any) -> Any:
     """A matrix product with a dense operand, with cuSPARSE's error for mismatched
     dimensions (``cupyx/cusparse.py``: ``csrmv``/``csrmm2``/``spmv``/``spmm`` raise
-    ``'dimension mismatch'``), restated on SciPy's error path only."""
+    ``'dimension mismatch'``), restated on SciPy's error path only. A dense matrix
+    result of ``sparse @ dense`` is Fortran-ordered, as ``csrmm2``/``spmm`` write it
+    (``cupy.zeros((m, n), dtype, 'F')``)."""
     try:
-        return fn(other)
+        out = fn(other)
     except ValueError as exc:
         if isinstance(other, numpy.ndarray) and other.ndim in (1, 2) and \
                 "dimension mismatch" in str(exc):
             raise ValueError("dimension mismatch") from None
         raise
+    if not reflected and type(out) is numpy.ndarray and out.ndim == 2 and \
+            isinstance(other, numpy.ndarray) and other.ndim == 2:
+        fortran = numpy.empty(out.shape, out.dtype, order="F")  # (its strides too,
+        fortran[...] = out                                       # a column's as CuPy's)
+        out = fortran
+    return out
 
 
 def _multiply(obj: Any, other: Any) -> Any:

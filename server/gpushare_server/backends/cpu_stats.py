@@ -494,6 +494,8 @@ def histogram(x: Any, bins: Any = 10, range: Any = None, density: bool = False,
     its range test and its binary search ends in the first bin, so its weight counts there;
     NumPy drops it. ``cpu_host`` checks the arguments and gives the counts CuPy's dtype.)"""
     hist, edges = numpy.histogram(x, bins, range, density=False, weights=weights)
+    if edges is not bins and not edges.flags.owndata:
+        edges = edges.copy()  # (CuPy's ``linspace`` edges own their memory; NumPy's view)
     if weights is not None and x.dtype.kind == "f":
         nan = numpy.isnan(x.ravel())
         if nan.any():

@@ -1614,6 +1614,31 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         return _submit(s, "cupy.delete", (arr, indices), kwargs,
                        shape[:axis] + (size - gone,) + shape[axis + 1:], arr._dtype)
 
+    @_pipelines(remote("cupy.histogram"))
+    def histogram(x: Any, bins: Any = 10, range: Any = None, density: Any = False,
+                  weights: Any = None) -> Any:
+        """See Also: cupy.histogram (with a ``range`` of Python numbers and an int of
+        bins nothing waits in CuPy: int64 counts and ``linspace`` edges of the type
+        ``_get_bin_edges`` picks, each a new array; without ``range`` CuPy reads the
+        data's extremes, and waits)"""
+        s = _arrays((x,))
+        if s is None or x._dtype.kind == "c" or weights is not None or \
+                density is not False or type(bins) is not int or bins < 1 or \
+                type(range) not in (tuple, list) or len(range) != 2:
+            return None
+        first, last = range
+        if type(first) not in (int, float) or type(last) not in (int, float) or \
+                not first <= last or not (math.isfinite(first) and math.isfinite(last)):
+            return None
+        if first == last:  # (``_get_outer_edges``: an empty range widened)
+            first, last = first - 0.5, last + 0.5
+        bin_type = numpy.result_type(first, last, x._dtype)
+        if bin_type.kind in "iu":
+            bin_type = numpy.result_type(bin_type, float)
+        return _queue_results(s, "cupy.histogram", (x,), {"bins": bins, "range": range},
+                              [((bins,), numpy.dtype(numpy.int64)), ((bins + 1,), bin_type)],
+                              new_arrays=True)
+
     @_pipelines(remote("cupy.lexsort"))
     def lexsort(keys: Any) -> Any:
         """See Also: cupy.lexsort (Thrust's indices into a new array of the keys' length;
@@ -1657,7 +1682,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                        searchsorted, digitize, kron, cross, ix_,
                                        require, argpartition, interp, convolve,
                                        correlate, select, fill_diagonal, putmask,
-                                       lexsort, delete)}
+                                       lexsort, delete, histogram)}
 
 
 def norm(remote: Callable[..., Any]) -> Callable[..., Any]:
@@ -1784,15 +1809,23 @@ def _stacked(a: Any, square: bool) -> Any:
     return s
 
 
-def _queue_results(s: Any, path: str, args: tuple, kwargs: dict, results: list) -> Any:
+def _queue_results(s: Any, path: str, args: tuple, kwargs: dict, results: list,
+                   new_arrays: bool = False) -> Any:
     """Queue ``path(*args, **kwargs)``, a call with one result of each ``(shape, dtype)``
     in ``results`` (a tuple of them when more than one); their layouts are the
-    server's."""
+    server's, or (``new_arrays``) each a new C-contiguous array."""
     ids = [s.new_id() for _ in results]
     s.submit("call", path, args, kwargs, out_id=ids if len(ids) > 1 else ids[0],
              description=path)
-    made = [_new(s, hid, shape, dtype, None, None, None)
-            for hid, (shape, dtype) in zip(ids, results)]
+    made = []
+    for hid, (shape, dtype) in zip(ids, results):
+        if not new_arrays:
+            made.append(_new(s, hid, shape, dtype, None, None, None))
+            continue
+        strides = _infer.c_strides(shape, dtype.itemsize)
+        c, f = _contiguity(shape, strides, dtype.itemsize)
+        made.append(_new(s, hid, shape, dtype, strides,
+                         (FLAG_C if c else 0) | (FLAG_F if f else 0) | FLAG_OWN, None))
     return tuple(made) if len(made) > 1 else made[0]
 
 

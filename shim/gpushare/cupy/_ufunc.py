@@ -36,6 +36,24 @@ _FAST_SCALARS = frozenset((int, float, bool))
 _C_LAYOUTS: dict = {}
 
 
+def _c_scalars(args: tuple) -> tuple | None:
+    """The Python scalars ``args`` as the NumPy scalars CuPy's ``CScalar`` makes of them
+    when no array comes with them (no weak promotion: ``_check_should_use_weak_scalar``):
+    bool, int64, float64, complex128; None for an int beyond int64 (the server's call,
+    and its answer or error, at once)."""
+    out = []
+    for a in args:
+        t = type(a)
+        if t is int:
+            if not -(1 << 63) <= a < 1 << 63:
+                return None
+            out.append(numpy.int64(a))
+        else:
+            out.append(numpy.bool_(a) if t is bool else numpy.float64(a) if t is float
+                       else numpy.complex128(a))
+    return tuple(out)
+
+
 #: (shape, shape) -> their broadcast shape, or None (the general path raises)
 _BROADCASTS: dict = {}
 _I64 = (-(1 << 63), (1 << 63) - 1)
@@ -393,6 +411,16 @@ class ufunc:
                         pass
                     else:
                         return self._pipelined(s, args, kwargs, shape, dtypes)
+                else:  # only Python scalars (``cupy.log(2 * numpy.pi)``): a 0-d array
+                    strong = _c_scalars(args)
+                    if strong is not None:
+                        try:
+                            shape, dtypes = _infer.ufunc_result(self._np, strong, None,
+                                                                _is_proxy)
+                        except _infer.CannotInfer:
+                            pass
+                        else:
+                            return self._pipelined(session(), args, kwargs, shape, dtypes)
         if self.nin is not None and (len(args) > self.nin or "out" in kwargs):
             args, kwargs = self._split_outputs(args, kwargs)
         if any(type(a) not in _EXACT_SCALARS and not isinstance(a, ndarray) and (

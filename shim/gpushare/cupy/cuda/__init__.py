@@ -113,16 +113,16 @@ class Device:
 
     @property
     def attributes(self) -> dict:
-        """The device's attributes by name (``cudaDevAttr`` trimmed), as CuPy's."""
-        out = {}
-        for name, value in sorted(vars(runtime).items()):
-            if name.startswith("cudaDevAttr"):
-                try:
-                    out[name[len("cudaDevAttr"):]] = runtime.deviceGetAttribute(value, self.id)
-                except runtime.CUDARuntimeError as e:
-                    if e.status != 1:  # cudaErrorInvalidValue: an attribute it lacks
-                        raise
-        return out
+        """The device's attributes by name (``cudaDevAttr`` trimmed), as CuPy's: each
+        ``deviceGetAttribute``, those the device lacks (cudaErrorInvalidValue) left out,
+        asked for in one round trip (``device_attributes``, the server's loop)."""
+        names = [(name, value) for name, value in sorted(vars(runtime).items())
+                 if name.startswith("cudaDevAttr")]
+        values = _client.get_session().call(
+            "device_attributes", None, ([int(v) for _, v in names],
+                                        runtime._check_device(self.id)))
+        return {name[len("cudaDevAttr"):]: int(v)
+                for (name, _), v in zip(names, values) if v is not None}
 
 
 def _device_stack() -> list:

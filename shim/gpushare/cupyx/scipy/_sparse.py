@@ -14,6 +14,8 @@ import types
 import warnings
 from typing import Any
 
+import numpy
+
 from ...cupy import _objects
 from ...namespace import (SPARSE_ATTRIBUTES, SPARSE_FORMAT_LACKS, SPARSE_MATRIX_ONLY,
                           SPARSE_METHODS, SPARSE_SETTABLE)
@@ -52,6 +54,11 @@ class _spbase(_objects.RemoteObjectProxy):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
+
+    def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        if name not in _KEEPS_META:
+            _metas(self).pop(self._gs_id, None)
+        return super()._call(name, *args, **kwargs)
 
     def get(self, stream: Any = None) -> Any:
         """A copy on the host: SciPy's sparse object of the same format and kind."""
@@ -130,11 +137,41 @@ class _Lacking:
                              f"'{self.name}'")
 
 
+#: the methods after which a sparse object's shape and dtype are those they were (they
+#: make new objects, or read); any other call, or a setattr, forgets what was read
+_KEEPS_META = frozenset(SPARSE_METHODS) - {
+    "set_shape", "setdiag", "sort_indices", "sum_duplicates", "eliminate_zeros", "prune",
+    "__iadd__", "__isub__", "__imul__", "__itruediv__", "__setitem__"}
+
+
+def _metas(obj: Any) -> dict:
+    """The session's (shape, dtype) of its sparse objects, by handle id, as last read."""
+    return obj._gs_session.__dict__.setdefault("_sparse_meta", {})
+
+
+def _meta(obj: Any) -> tuple:
+    """``(shape, dtype)`` of the sparse object ``obj``: read from the server once, then
+    kept until a call that may change them."""
+    metas = _metas(obj)
+    meta = metas.get(obj._gs_id)
+    if meta is None:
+        s = obj._gs_session
+        shape = tuple(s.call("getattr", "shape", (obj,)))
+        dtype = numpy.dtype(s.call("getattr", "dtype", (obj,)))
+        meta = metas[obj._gs_id] = (shape, dtype)
+    return meta
+
+
 def _attribute(name: str) -> property:
     def fget(self: Any) -> Any:
+        if name == "shape":
+            return _meta(self)[0]
+        if name == "dtype":
+            return _meta(self)[1]
         return self._gs_session.call("getattr", name, (self,))
 
     def fset(self: Any, value: Any) -> None:
+        _metas(self).pop(self._gs_id, None)
         self._gs_session.call("setattr", name, (self, value))
     return property(fget, fset if name in SPARSE_SETTABLE else None,
                     doc=f"See Also: {_MODULE}.spmatrix.{name}")
@@ -164,6 +201,45 @@ for _name in SPARSE_METHODS:
         _name, f"See Also: {_MODULE}.spmatrix.{_name} (run on the gpushare server)."))
 for _name in SPARSE_ATTRIBUTES:
     setattr(_spbase, _name, _attribute(_name))
+
+
+def _product(name: str) -> Any:
+    """``A.dot(x)`` and ``A @ x`` of a dense device array: every format reaches CuPy's
+    ``csrmv``/``spmv`` (1-d ``x``) or ``csrmm2``/``spmm`` (2-d), which write
+    ``cupy.zeros(m, dtype)`` or ``cupy.zeros((m, n), dtype, 'F')`` of
+    ``promote_types(A.dtype, x.dtype)``, so the call is queued with that result (a
+    ``LinearOperator``'s ``matvec`` is a product with one column); anything else runs
+    on the server, and waits."""
+    remote = _objects.remote_method(name)
+
+    def call(self: Any, other: Any) -> Any:
+        from ...cupy import _infer
+        from ...cupy._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _contiguity, _new, ndarray
+        if type(other) is ndarray and other.ndim in (1, 2) and \
+                other._gs_session is self._gs_session:
+            shape, dtype = _meta(self)
+            if len(shape) == 2 and shape[1] == other._shape[0] and dtype.char in "fdFD":
+                out = numpy.promote_types(dtype, other.dtype)
+                if out.char in "fdFD":
+                    s = self._gs_session
+                    hid = s.new_id()
+                    s.submit("method", name, (self, other), {}, out_id=hid,
+                             description=f"{self._type_name}.{name}")
+                    result = (shape[0],) + other._shape[1:]
+                    strides = (_infer.c_strides if other.ndim == 1 else
+                               _infer.f_strides)(result, out.itemsize)
+                    c, f = _contiguity(result, strides, out.itemsize)
+                    return _new(s, hid, result, out, strides,
+                                (FLAG_C if c else 0) | (FLAG_F if f else 0) | FLAG_OWN,
+                                None)
+        return remote(self, other)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"See Also: {_MODULE}.spmatrix.{name} (of a dense vector: queued)"
+    return call
+
+
+for _name in ("dot", "__matmul__"):
+    setattr(_spbase, _name, _product(_name))
 
 
 class sparray:
