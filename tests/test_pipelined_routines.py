@@ -1220,3 +1220,38 @@ def test_a_ufunc_of_python_scalars_keeps_cupys_errors_at_the_call(cp):
         cp.bitwise_and(1.0, 2)          # no loop takes a float
     with pytest.raises(OverflowError):
         cp.add(2 ** 64, 1)              # no CScalar holds it
+
+
+@pytest.mark.parametrize("name, args, kwargs", [
+    ("gaussian_filter", (2.0,), {}), ("gaussian_filter", (1,), {"mode": "nearest"}),
+    ("gaussian_filter", (0.7,), {"truncate": 2.0, "mode": "grid-wrap"}),
+    ("uniform_filter", (), {"size": 5}), ("median_filter", (3,), {}),
+    ("maximum_filter", (), {"size": 4, "mode": "constant", "cval": 1.5}),
+    ("minimum_filter", (2,), {}), ("sobel", (0,), {}), ("prewitt", (), {}),
+    ("laplace", (), {"mode": "wrap"})])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_common_ndimage_filters_pipeline(cp, synchronous_calls, name, args, kwargs, order):
+    """The plain forms of the common filters write ``cupy.empty(input.shape,
+    input.dtype)``: queued with that result, whatever the input's layout."""
+    import scipy.ndimage
+    from gpushare.cupyx.scipy import ndimage
+    host = numpy.random.default_rng(0).standard_normal((9, 7)).astype(numpy.float32)
+    x = cp.asarray(numpy.asfortranarray(host) if order == "F" else host)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    out = getattr(ndimage, name)(x, *args, **kwargs)
+    assert synchronous_calls == []
+    _layout_matches_server(out)
+    expected = getattr(scipy.ndimage, name)(host, *args, **kwargs)
+    assert out.dtype == expected.dtype == numpy.float32
+    numpy.testing.assert_allclose(out.get(), expected, rtol=1e-4, atol=1e-5)
+
+
+def test_ndimage_filters_keep_cupys_errors_at_the_call(cp):
+    from gpushare.cupyx.scipy import ndimage
+    x = cp.ones((4, 4), dtype=cp.float32)
+    with pytest.raises(RuntimeError, match="boundary mode not supported"):
+        ndimage.gaussian_filter(x, 1.0, mode="no-such-mode")
+    with pytest.raises(TypeError):
+        ndimage.sobel(x, 0, no_such_keyword=1)
+    assert float(x.sum()) == 16.0

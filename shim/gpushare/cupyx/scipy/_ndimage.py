@@ -8,9 +8,11 @@ module is served (the CPU backend's CuPy semantics: ``backends/cpu_ndimage.py``)
 """
 from __future__ import annotations
 
+import math
 import types
 from typing import Any, Callable
 
+from ...ndimage_args import MODES
 from ...ndimage_args import check_axes as _check_axes, check_mode as _check_mode
 from ...ndimage_args import fix_sequence_arg as _fix_sequence_arg, get_output
 
@@ -166,8 +168,87 @@ def labeled_comprehension(input: Any, labels: Any, index: Any, func: Callable,
     return output
 
 
+# --- the common filters in their plain forms, pipelined ---------------------------------
+# Each writes into ``_util._get_output(None, input)``, ``cupy.empty(input.shape,
+# input.dtype)``: a new C-ordered array of the input's shape and dtype. Where nothing in
+# the call can fail (a float input, sizes and sigmas that are plain numbers, a mode CuPy
+# takes, no ``output``, ``origin`` or ``footprint``), the call is queued with that result;
+# any other call is the server's, and waits.
+
+def _number(value: Any) -> bool:
+    return type(value) in (int, float) and math.isfinite(value)
+
+
+def _plain_filter(input: Any, output: Any, mode: Any, cval: Any, axes: Any = None) -> bool:
+    return input.ndim > 0 and output is None and type(mode) is str and mode in MODES and \
+        _number(cval) and axes is None
+
+
+def _gaussian_filter(input: Any, sigma: Any, order: Any = 0, output: Any = None,
+                     mode: Any = "reflect", cval: Any = 0.0, truncate: Any = 4.0,
+                     radius: Any = None, axes: Any = None) -> bool:
+    return _plain_filter(input, output, mode, cval, axes) and _number(sigma) and \
+        _number(truncate) and 0 <= sigma * truncate < 1e5 and truncate > 0 and \
+        type(order) is int and order == 0 and radius is None
+
+
+def _uniform_filter(input: Any, size: Any = 3, output: Any = None, mode: Any = "reflect",
+                    cval: Any = 0.0, origin: Any = 0, *, axes: Any = None) -> bool:
+    return _plain_filter(input, output, mode, cval, axes) and type(size) is int and \
+        1 <= size < 1 << 16 and type(origin) is int and origin == 0
+
+
+def _rank_filter(input: Any, size: Any = None, footprint: Any = None, output: Any = None,
+                 mode: Any = "reflect", cval: Any = 0.0, origin: Any = 0, *,
+                 axes: Any = None) -> bool:
+    return footprint is None and _uniform_filter(input, size, output, mode, cval, origin,
+                                                 axes=axes)
+
+
+def _derivative(input: Any, axis: Any = -1, output: Any = None, mode: Any = "reflect",
+                cval: Any = 0.0) -> bool:
+    return _plain_filter(input, output, mode, cval) and type(axis) is int and \
+        -input.ndim <= axis < input.ndim
+
+
+def _laplace(input: Any, output: Any = None, mode: Any = "reflect", cval: Any = 0.0, *,
+             axes: Any = None) -> bool:
+    return _plain_filter(input, output, mode, cval, axes)
+
+
+_PIPELINED_FILTERS = {
+    "gaussian_filter": _gaussian_filter, "uniform_filter": _uniform_filter,
+    "median_filter": _rank_filter, "minimum_filter": _rank_filter,
+    "maximum_filter": _rank_filter, "sobel": _derivative, "prewitt": _derivative,
+    "laplace": _laplace,
+}
+
+
+def _pipelined_filter(name: str, remote: Callable, plain: Callable) -> Callable:
+    path = f"cupyx.scipy.ndimage.{name}"
+
+    def call(input: Any, *args: Any, **kwargs: Any) -> Any:
+        from ...cupy._ndarray import ndarray
+        from ...cupy._routines import _submit
+        if type(input) is ndarray and input._dtype.char in "fd":
+            try:
+                queued = plain(input, *args, **kwargs)
+            except TypeError:  # (arguments the function does not take: its error)
+                queued = False
+            if queued:
+                return _submit(input._gs_session, path, (input, *args), kwargs,
+                               input._shape, input._dtype)
+        return remote(input, *args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    call.__module__ = "cupyx.scipy.ndimage"
+    call.__doc__ = getattr(remote, "__doc__", None)
+    return call
+
+
 def install(mod: types.ModuleType) -> None:
     """Put the client's functions in gpushare's ``cupyx.scipy.ndimage``."""
     for fn in (generic_laplace, generic_gradient_magnitude, labeled_comprehension):
         fn.__module__ = "cupyx.scipy.ndimage"
         setattr(mod, fn.__name__, fn)
+    for name, plain in _PIPELINED_FILTERS.items():
+        setattr(mod, name, _pipelined_filter(name, getattr(mod, name), plain))
