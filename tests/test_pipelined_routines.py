@@ -1255,3 +1255,22 @@ def test_ndimage_filters_keep_cupys_errors_at_the_call(cp):
     with pytest.raises(TypeError):
         ndimage.sobel(x, 0, no_such_keyword=1)
     assert float(x.sum()) == 16.0
+
+
+@pytest.mark.parametrize("name", ["random", "standard_normal"])
+@pytest.mark.parametrize("size, dtype", [(None, "d"), (5, "f"), ((2, 3), numpy.float64)])
+def test_generator_draws_pipeline_with_the_same_values(cp, synchronous_calls, name, size,
+                                                       dtype):
+    """``Generator.random``/``standard_normal`` of float32 or float64 draw into a new
+    array of ``size``: queued, and the values the server's own call draws."""
+    g = cp.random.default_rng(7)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    got = getattr(g, name)(size, dtype)
+    assert synchronous_calls == []
+    _layout_matches_server(got)
+    expected = getattr(cp.random.default_rng(7), "_run")(name, size, dtype, None)
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+    numpy.testing.assert_array_equal(got.get(), expected.get())
+    with pytest.raises(TypeError):
+        g.standard_normal(3, numpy.int32)  # (CuPy's: unsupported dtype, at the call)

@@ -72,9 +72,32 @@ class Generator(RemoteObjectProxy):
         """See Also: cupy.random.Generator.integers"""
         return self._run("integers", _dev(low), _dev(high), size, dtype, endpoint)
 
+    def _drawn(self, name: str, size: Any, dtype: Any, out: Any) -> Any:
+        """``name(size, dtype)`` of a float32 or float64 ``dtype`` without ``out``: CuPy
+        draws into ``_core.ndarray(size, dtype)``, a new C-ordered array; queued."""
+        from .._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _contiguity, _new
+        from .. import _infer
+        from ._generator import _shape_of
+        shape = _shape_of(size)
+        try:
+            dt = numpy.dtype(dtype)
+        except TypeError:
+            return None
+        if out is not None or shape is None or dt.char not in "fd":
+            return None
+        s = self._gs_session
+        hid = s.new_id()
+        s.submit("method", name, (self, size, dtype), {}, out_id=hid,
+                 description=f"cupy.random.Generator.{name}")
+        strides = _infer.c_strides(shape, dt.itemsize)
+        c, f = _contiguity(shape, strides, dt.itemsize)
+        return _new(s, hid, shape, dt, strides,
+                    (FLAG_C if c else 0) | (FLAG_F if f else 0) | FLAG_OWN, None)
+
     def random(self, size: Any = None, dtype: Any = numpy.float64, out: Any = None) -> Any:
-        """See Also: cupy.random.Generator.random"""
-        return self._run("random", size, dtype, out)
+        """See Also: cupy.random.Generator.random (queued: see ``_drawn``)"""
+        drawn = self._drawn("random", size, dtype, out)
+        return drawn if drawn is not None else self._run("random", size, dtype, out)
 
     def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None,
                 dtype: Any = numpy.float64) -> Any:
@@ -84,8 +107,9 @@ class Generator(RemoteObjectProxy):
 
     def standard_normal(self, size: Any = None, dtype: Any = numpy.float64,
                         out: Any = None) -> Any:
-        """See Also: cupy.random.Generator.standard_normal"""
-        return self._run("standard_normal", size, dtype, out)
+        """See Also: cupy.random.Generator.standard_normal (queued: see ``_drawn``)"""
+        drawn = self._drawn("standard_normal", size, dtype, out)
+        return drawn if drawn is not None else self._run("standard_normal", size, dtype, out)
 
     def standard_exponential(self, size: Any = None, dtype: Any = numpy.float64,
                              method: str = "inv", out: Any = None) -> Any:
