@@ -25,7 +25,8 @@ import numpy
 
 from ..layouts import broadcast_strides, moved_axis_strides
 from . import _infer
-from ._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _contiguity, _new, named, ndarray
+from ._ndarray import (FLAG_C, FLAG_F, FLAG_OWN, _contiguity, _new, _quiet_fill, named,
+                       ndarray)
 
 #: dtype kinds whose results these routines infer (not strings, objects, datetimes)
 _NUMERIC = frozenset("biufc")
@@ -49,20 +50,29 @@ def _arrays(values: Any, c_contiguous: bool = False) -> Any:
 
 def _submit(s: Any, path: str, args: tuple, kwargs: dict, shape: tuple,
             dtype: numpy.dtype, owns: bool = True, strides: tuple | None = None,
-            view_of: ndarray | None = None, laid_out: bool = True) -> ndarray:
-    """Queue ``path(*args, **kwargs)``; its result is a new C-contiguous array (seen
-    through a reshape when not ``owns``: ``tile`` and ``repeat`` return it so), or a view
-    of one with these ``strides``, or a view of the array ``view_of``; not ``laid_out``:
-    of a layout the server knows (asked for when it is needed)."""
+            view_of: ndarray | None = None, laid_out: bool = True, op: str = "call",
+            description: str | None = None) -> ndarray:
+    """Queue ``path(*args, **kwargs)`` (``op`` ``"method"``: the method ``path`` of
+    ``args[0]``); its result is a new C-contiguous array (seen through a reshape when not
+    ``owns``: ``tile`` and ``repeat`` return it so), or one with these ``strides``, or a
+    view of the array ``view_of``; not ``laid_out``: of a layout the server knows (asked
+    for when it is needed)."""
     hid = s.new_id()
-    s.submit("call", path, args, kwargs, out_id=hid, description=path)
+    s.submit(op, path, args, kwargs, out_id=hid, description=description or path)
     if not laid_out:
         return _new(s, hid, shape, dtype, None, None, None)
-    strides = strides or _infer.c_strides(shape, dtype.itemsize)
-    c, f = _contiguity(shape, strides, dtype.itemsize)
     base = None
     if view_of is not None:
         owns, base = False, view_of._base if view_of._base is not None else view_of
+    return _fresh(s, hid, shape, dtype, strides, owns, base)
+
+
+def _fresh(s: Any, hid: int, shape: tuple, dtype: numpy.dtype,
+           strides: tuple | None = None, owns: bool = True, base: Any = None) -> ndarray:
+    """The proxy of the array ``hid`` a queued call makes: of ``shape`` and ``dtype``,
+    with these ``strides`` (C-contiguous by default), owning its memory or not."""
+    strides = strides or _infer.c_strides(shape, dtype.itemsize)
+    c, f = _contiguity(shape, strides, dtype.itemsize)
     return _new(s, hid, shape, dtype, strides,
                 (FLAG_C if c else 0) | (FLAG_F if f else 0) | (FLAG_OWN if owns else 0), base)
 
@@ -153,13 +163,6 @@ def _weak_fits(value: Any, dtype: numpy.dtype) -> bool:
     rank = _SCALAR_RANK.get(type(value))
     return rank is not None and rank <= _KIND_RANK[dtype.kind] and \
         _infer.int_fits(value, dtype)
-
-
-def _quiet_scalar(value: Any, dtype: numpy.dtype) -> bool:
-    """Whether ``cupy.asarray(value, dtype)`` of the Python scalar ``value`` (a flat or
-    masked assignment's) surely neither raises nor warns."""
-    return type(value) is bool or _casts_quietly(value, dtype) or \
-        type(value) is complex and dtype.kind == "c"
 
 
 def _casts_quietly(value: Any, dtype: numpy.dtype) -> bool:
@@ -1560,8 +1563,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
 
     def fill_diagonal(a: Any, val: Any, wrap: bool = False) -> None:
         """See Also: cupy.fill_diagonal (CuPy's checks here, then ``a.flat[::step] =
-        val`` queued: a Python scalar that fits ``a``'s dtype)"""
-        if type(a) is not ndarray or not _quiet_scalar(val, a._dtype):
+        val`` queued: a scalar that fits ``a``'s dtype, or a 0-d device array)"""
+        if type(a) is not ndarray or not _quiet_fill(val, a):
             return remote("cupy.fill_diagonal")(a, val, wrap=wrap)
         if a.ndim < 2:
             raise ValueError("array must be at least 2-d")
@@ -1577,7 +1580,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         if type(a) is ndarray and type(mask) is ndarray and \
                 mask._gs_session is a._gs_session and (
                     type(values) is ndarray and values._gs_session is a._gs_session or
-                    _quiet_scalar(values, a._dtype)):
+                    _quiet_fill(values, a)):
             if a._shape != mask._shape:
                 raise ValueError("mask and data must be the same size")
             if type(values) is ndarray and not numpy.can_cast(values._dtype, a._dtype):
@@ -1817,15 +1820,9 @@ def _queue_results(s: Any, path: str, args: tuple, kwargs: dict, results: list,
     ids = [s.new_id() for _ in results]
     s.submit("call", path, args, kwargs, out_id=ids if len(ids) > 1 else ids[0],
              description=path)
-    made = []
-    for hid, (shape, dtype) in zip(ids, results):
-        if not new_arrays:
-            made.append(_new(s, hid, shape, dtype, None, None, None))
-            continue
-        strides = _infer.c_strides(shape, dtype.itemsize)
-        c, f = _contiguity(shape, strides, dtype.itemsize)
-        made.append(_new(s, hid, shape, dtype, strides,
-                         (FLAG_C if c else 0) | (FLAG_F if f else 0) | FLAG_OWN, None))
+    made = [_fresh(s, hid, shape, dtype) if new_arrays else
+            _new(s, hid, shape, dtype, None, None, None)
+            for hid, (shape, dtype) in zip(ids, results)]
     return tuple(made) if len(made) > 1 else made[0]
 
 

@@ -99,16 +99,9 @@ class RandomState(RemoteObjectProxy):
     def _submit(self, name: str, shape: tuple, dtype: numpy.dtype, *args: Any) -> Any:
         """Queue ``name(*args)`` without waiting: the arguments were checked here, and
         the result is a fresh C-contiguous array of ``shape`` and ``dtype``."""
-        from .. import _infer
-        from .._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _contiguity, _new
-        s = self._gs_session
-        hid = s.new_id()
-        s.submit("method", name, (self, *args), {}, out_id=hid,
-                 description=f"cupy.random.RandomState.{name}")
-        strides = _infer.c_strides(shape, dtype.itemsize)
-        c, f = _contiguity(shape, strides, dtype.itemsize)
-        return _new(s, hid, shape, dtype, strides,
-                    (FLAG_C if c else 0) | (FLAG_F if f else 0) | FLAG_OWN, None)
+        from .._routines import _submit
+        return _submit(self._gs_session, name, (self, *args), {}, shape, dtype, op="method",
+                       description=f"cupy.random.RandomState.{name}")
 
     def _run(self, name: str, *args: Any, **kwargs: Any) -> Any:
         return self._gs_session.call("method", name, (self, *map(_dev, args)),

@@ -75,8 +75,7 @@ class Generator(RemoteObjectProxy):
     def _drawn(self, name: str, size: Any, dtype: Any, out: Any) -> Any:
         """``name(size, dtype)`` of a float32 or float64 ``dtype`` without ``out``: CuPy
         draws into ``_core.ndarray(size, dtype)``, a new C-ordered array; queued."""
-        from .._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _contiguity, _new
-        from .. import _infer
+        from .._routines import _submit
         from ._generator import _shape_of
         shape = _shape_of(size)
         try:
@@ -85,14 +84,8 @@ class Generator(RemoteObjectProxy):
             return None
         if out is not None or shape is None or dt.char not in "fd":
             return None
-        s = self._gs_session
-        hid = s.new_id()
-        s.submit("method", name, (self, size, dtype), {}, out_id=hid,
-                 description=f"cupy.random.Generator.{name}")
-        strides = _infer.c_strides(shape, dt.itemsize)
-        c, f = _contiguity(shape, strides, dt.itemsize)
-        return _new(s, hid, shape, dt, strides,
-                    (FLAG_C if c else 0) | (FLAG_F if f else 0) | FLAG_OWN, None)
+        return _submit(self._gs_session, name, (self, size, dtype), {}, shape, dt,
+                       op="method", description=f"cupy.random.Generator.{name}")
 
     def random(self, size: Any = None, dtype: Any = numpy.float64, out: Any = None) -> Any:
         """See Also: cupy.random.Generator.random (queued: see ``_drawn``)"""

@@ -214,24 +214,18 @@ def _product(name: str) -> Any:
 
     def call(self: Any, other: Any) -> Any:
         from ...cupy import _infer
-        from ...cupy._ndarray import FLAG_C, FLAG_F, FLAG_OWN, _contiguity, _new, ndarray
+        from ...cupy._ndarray import ndarray
+        from ...cupy._routines import _submit
         if type(other) is ndarray and other.ndim in (1, 2) and \
                 other._gs_session is self._gs_session:
             shape, dtype = _meta(self)
             if len(shape) == 2 and shape[1] == other._shape[0] and dtype.char in "fdFD":
                 out = numpy.promote_types(dtype, other.dtype)
                 if out.char in "fdFD":
-                    s = self._gs_session
-                    hid = s.new_id()
-                    s.submit("method", name, (self, other), {}, out_id=hid,
-                             description=f"{self._type_name}.{name}")
                     result = (shape[0],) + other._shape[1:]
-                    strides = (_infer.c_strides if other.ndim == 1 else
-                               _infer.f_strides)(result, out.itemsize)
-                    c, f = _contiguity(result, strides, out.itemsize)
-                    return _new(s, hid, result, out, strides,
-                                (FLAG_C if c else 0) | (FLAG_F if f else 0) | FLAG_OWN,
-                                None)
+                    return _submit(self._gs_session, name, (self, other), {}, result, out,
+                                   strides=_infer.f_strides(result, out.itemsize),
+                                   op="method", description=f"{self._type_name}.{name}")
         return remote(self, other)
     call.__name__ = call.__qualname__ = name
     call.__doc__ = f"See Also: {_MODULE}.spmatrix.{name} (of a dense vector: queued)"
