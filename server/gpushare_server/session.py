@@ -775,11 +775,6 @@ class SessionExecutor:
     def _releases(items: Any) -> list:
         if type(items) is not list:
             raise ProtocolError(f"malformed release list {items!r}")
-        if len(items) == 1:  # (the usual: one proxy dropped since the last batch)
-            item = items[0]
-            if type(item) is list and len(item) == 2 and type(item[0]) is int and \
-                    type(item[1]) is int:
-                return [(item[0], item[1])]
         out = []
         for item in items:
             if type(item) is list and len(item) == 2 and type(item[0]) is int and \
