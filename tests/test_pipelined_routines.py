@@ -1274,3 +1274,26 @@ def test_generator_draws_pipeline_with_the_same_values(cp, synchronous_calls, na
     numpy.testing.assert_array_equal(got.get(), expected.get())
     with pytest.raises(TypeError):
         g.standard_normal(3, numpy.int32)  # (CuPy's: unsupported dtype, at the call)
+
+
+@pytest.mark.parametrize("args", [(10,), (3, 9, (2, 4)), (-5, 5, 6, "i1"), (0, 255, 3, "u1", True),
+                                  (2 ** 40, 2 ** 41, None)])
+def test_generator_integers_pipeline_with_the_same_draws(cp, synchronous_calls, args):
+    """``Generator.integers`` of integer bounds CuPy's checks pass: queued, the values the
+    server's own call draws; a bad interval still raises at the call."""
+    g = cp.random.default_rng(3)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    got = g.integers(*args)
+    assert synchronous_calls == []
+    _layout_matches_server(got)
+    full = (*args, None, None, None, None)[:5]
+    low, high, size, dtype, endpoint = full[0], full[1], full[2], full[3] or "i8", bool(full[4])
+    expected = getattr(cp.random.default_rng(3), "_run")("integers", low, high, size, dtype,
+                                                         endpoint)
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+    numpy.testing.assert_array_equal(got.get(), expected.get())
+    with pytest.raises(ValueError, match="low >= high"):
+        g.integers(5, 2)
+    with pytest.raises(ValueError, match="out of bounds"):
+        g.integers(0, 300, 2, numpy.uint8)

@@ -69,7 +69,27 @@ class Generator(RemoteObjectProxy):
 
     def integers(self, low: Any, high: Any = None, size: Any = None,
                  dtype: Any = numpy.int64, endpoint: bool = False) -> Any:
-        """See Also: cupy.random.Generator.integers"""
+        """See Also: cupy.random.Generator.integers (integer bounds that CuPy's checks
+        pass and an integer ``dtype``: ``cupy.add(lo, y, dtype=dtype)`` of the draws
+        ``y``, a new array of ``size``; queued)"""
+        from .._routines import _submit
+        from ._generator import _shape_of
+        shape = _shape_of(size)
+        ints = (int, numpy.integer)
+        if shape is not None and isinstance(low, ints) and not isinstance(low, bool) and (
+                high is None or isinstance(high, ints) and not isinstance(high, bool)) and \
+                type(endpoint) is bool:
+            try:
+                dt = numpy.dtype(dtype)
+            except TypeError:
+                dt = None
+            lo, hi1 = (0, int(low)) if high is None else (int(low), int(high))
+            hi1 -= not endpoint
+            if dt is not None and dt.kind in "iu" and lo <= hi1 and \
+                    numpy.iinfo(dt).min <= lo and hi1 <= numpy.iinfo(dt).max:
+                return _submit(self._gs_session, "integers",
+                               (self, low, high, size, dtype, endpoint), {}, shape, dt,
+                               op="method", description="cupy.random.Generator.integers")
         return self._run("integers", _dev(low), _dev(high), size, dtype, endpoint)
 
     def _drawn(self, name: str, size: Any, dtype: Any, out: Any) -> Any:
