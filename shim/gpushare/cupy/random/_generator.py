@@ -45,6 +45,13 @@ def _shape_of(size: Any) -> tuple | None:
     return None
 
 
+def _holds(dt: numpy.dtype, lo: int, hi1: int) -> bool:
+    """Whether the integer draws of ``[lo, hi1]`` pass CuPy's checks for ``dt``
+    (``randint``'s and ``Generator.integers``'): an integer dtype holding a non-empty
+    interval."""
+    return dt.kind in "iu" and numpy.iinfo(dt).min <= lo <= hi1 <= numpy.iinfo(dt).max
+
+
 def _float_dtype_or_none(dtype: Any) -> numpy.dtype | None:
     try:
         dt = numpy.dtype(dtype)
@@ -383,7 +390,7 @@ class RandomState(RemoteObjectProxy):
             # CuPy's checks for scalar bounds, so the call can go without waiting
             lo, hi1 = (0, int(low) - 1) if high is None else (int(low), int(high) - 1)
             dt = numpy.dtype(dtype)
-            if dt.kind in "iu" and numpy.iinfo(dt).min <= lo <= hi1 <= numpy.iinfo(dt).max:
+            if _holds(dt, lo, hi1):
                 return self._submit("randint", shape, dt, low, high, shape, dt)
         return self._run("randint", low, high, size, dtype)
 

@@ -73,7 +73,7 @@ class Generator(RemoteObjectProxy):
         pass and an integer ``dtype``: ``cupy.add(lo, y, dtype=dtype)`` of the draws
         ``y``, a new array of ``size``; queued)"""
         from .._routines import _submit
-        from ._generator import _shape_of
+        from ._generator import _holds, _shape_of
         shape = _shape_of(size)
         ints = (int, numpy.integer)
         if shape is not None and isinstance(low, ints) and not isinstance(low, bool) and (
@@ -85,8 +85,7 @@ class Generator(RemoteObjectProxy):
                 dt = None
             lo, hi1 = (0, int(low)) if high is None else (int(low), int(high))
             hi1 -= not endpoint
-            if dt is not None and dt.kind in "iu" and lo <= hi1 and \
-                    numpy.iinfo(dt).min <= lo and hi1 <= numpy.iinfo(dt).max:
+            if dt is not None and _holds(dt, lo, hi1):
                 return _submit(self._gs_session, "integers",
                                (self, low, high, size, dtype, endpoint), {}, shape, dt,
                                op="method", description="cupy.random.Generator.integers")
