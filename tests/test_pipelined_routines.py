@@ -8,6 +8,8 @@ raise CuPy's error at the call.
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy
 import pytest
 from hypothesis import given
@@ -1297,3 +1299,154 @@ def test_generator_integers_pipeline_with_the_same_draws(cp, synchronous_calls, 
         g.integers(5, 2)
     with pytest.raises(ValueError, match="out of bounds"):
         g.integers(0, 300, 2, numpy.uint8)
+
+
+_SPECIAL_DTYPES = ["?", "i1", "i4", "i8", "u8", "f2", "f4", "f8", "c8"]
+
+
+def _special_ufuncs():
+    from gpushare.ufunc_loops import SPECIAL
+    return sorted(SPECIAL)
+
+
+@pytest.mark.parametrize("name", _special_ufuncs())
+def test_special_ufuncs_pipeline_with_cupys_loops(cp, synchronous_calls, name):
+    """``cupyx.scipy.special``'s ufuncs: CuPy's own loops (``ufunc_loops.SPECIAL``) say
+    each call's result types, so it is queued; the server's arrays have exactly those
+    types and layouts. Where no loop takes the operands, CuPy's TypeError comes at the
+    call."""
+    from gpushare.cupyx.scipy import special
+    from gpushare.ufunc_loops import SPECIAL, Loops
+    uf = getattr(special, name)
+    loops = Loops(*SPECIAL[name])
+    assert uf.__name__ == SPECIAL[name][0] and uf.types == loops.types
+    assert (uf.nin, uf.nout) == (loops.nin, loops.nout)
+    import scipy.special
+    rng = numpy.random.default_rng(0)
+    for dtype in _SPECIAL_DTYPES:
+        hosts = [_host(rng, (3, 4), dtype).T for _ in range(uf.nin)]
+        try:
+            with numpy.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                getattr(scipy.special, name)(*hosts)
+        except TypeError:  # (the CPU backend's SciPy lacks CuPy's loop: exprel's F->F)
+            continue
+        args = [cp.asarray(h) for h in hosts]
+        cp.cuda.Device().synchronize()
+        synchronous_calls.clear()
+        try:
+            out = uf(*args)
+        except TypeError as exc:  # (no loop: raised by the server, at the call)
+            assert str(exc) == (f"Wrong type ({(numpy.dtype(dtype),) * uf.nin}) of "
+                                f"arguments for {SPECIAL[name][0]}")
+            with pytest.raises(TypeError):
+                loops.resolve_dtypes((numpy.dtype(dtype),) * uf.nin)
+            continue
+        assert synchronous_calls == [], (name, dtype)
+        expected = loops.resolve_dtypes((numpy.dtype(dtype),) * uf.nin)[uf.nin:]
+        for o, dt in zip(out if uf.nout > 1 else (out,), expected):
+            assert o.dtype == dt and o.shape == (4, 3) and o.flags.c_contiguous
+            _layout_matches_server(o)
+
+
+@pytest.mark.parametrize("name, args, dtype", [
+    # (CuPy 14.2.0's loops, read off its source: the first a call casts to safely)
+    ("erf", ("f2",), "f8"),              # e->d
+    ("erf", ("i4",), "f8"),              # no f loop takes int32 safely: d->d
+    ("gamma", ("i4",), "f8"),            # l->d comes first
+    ("gamma", ("c8",), "c8"),            # F->F
+    ("boxcox", ("f2", "f2"), "f4"),      # ee->f
+    ("xlogy", ("i4", "i4"), "f8"),       # ll->d
+    ("xlogy", ("f4", 2.0), "f4"),        # a weak Python float
+    ("xlogy", (2, "f4"), "f4"),          # a weak Python int
+    ("xlogy", ("i4", 2.5), "f8"),        # a float beyond the arrays' kind: strong
+    ("yn", (2, "f4"), "f8"),             # id->d (an int order)
+    ("expit", ("f4",), "f4"),
+    ("log1p", ("c8",), "c8"),
+])
+def test_special_ufuncs_give_cupys_types(cp, synchronous_calls, name, args, dtype):
+    import scipy.special
+    from gpushare.cupyx.scipy import special
+    rng = numpy.random.default_rng(1)
+    hosts = [_host(rng, (5,), a) if isinstance(a, str) else a for a in args]
+    hosts = [numpy.abs(h) + 0.5 if isinstance(h, numpy.ndarray) and h.dtype.kind == "f" else h
+             for h in hosts]
+    operands = [cp.asarray(h) if isinstance(h, numpy.ndarray) else h for h in hosts]
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    out = getattr(special, name)(*operands)
+    assert synchronous_calls == []
+    assert out.dtype == numpy.dtype(dtype)
+    _layout_matches_server(out)
+    expected = getattr(scipy.special, name)(*hosts)
+    numpy.testing.assert_allclose(out.get(), expected, rtol=2e-3)
+
+
+def test_special_ufuncs_keep_cupys_errors_and_names(cp):
+    from gpushare.cupyx.scipy import special
+    with pytest.raises(TypeError, match=r"Wrong type \(\(dtype\('complex64'\),\)\) of "
+                                        r"arguments for cupyx_scipy_special_erf"):
+        special.erf(cp.ones(3, dtype=cp.complex64))
+    with pytest.raises(TypeError):
+        special.erf(cp.ones(3), cp.ones(3), cp.ones(3))  # (more than nin and nout)
+    assert repr(special.expit) == "<ufunc 'cupy_expit'>"
+    assert special.psi is special.digamma and special.sinc is cp.sinc
+    x = cp.linspace(0.1, 0.9, 4, dtype=cp.float32)
+    si, ci = special.sici(x)  # (two outputs: CuPy's f->ff)
+    assert si.dtype == ci.dtype == numpy.float32
+    _layout_matches_server(si)
+    _layout_matches_server(ci)
+
+
+@pytest.mark.parametrize("dtype", ["?", "i1", "i4", "f2", "f4", "c8"])
+@pytest.mark.parametrize("name", ["sinc", "i0"])
+def test_cupys_own_ufuncs_pipeline_with_their_loops(cp, synchronous_calls, name, dtype):
+    """``cupy.sinc`` and ``cupy.i0`` (NumPy has no ufunc of theirs to infer from):
+    CuPy's loops (``ufunc_loops.CUPY``: bool and int8 give float16)."""
+    from gpushare.ufunc_loops import CUPY, Loops
+    host = _host(numpy.random.default_rng(2), (3, 4), dtype)
+    x = cp.asarray(host)
+    if name == "i0" and dtype == "c8":  # (its complex kernel does not compile: at once)
+        with pytest.raises(cp.cuda.compiler.CompileException):
+            cp.i0(x)
+        return
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    out = getattr(cp, name)(x.T)
+    assert synchronous_calls == []
+    assert out.dtype == Loops(*CUPY[name]).resolve_dtypes((x.dtype,))[1]
+    _layout_matches_server(out)
+    numpy.testing.assert_allclose(out.get(), getattr(numpy, name)(host.T), rtol=5e-3,
+                                  atol=1e-3)
+
+
+@pytest.mark.parametrize("call", [
+    lambda sp, x: sp.softmax(x), lambda sp, x: sp.softmax(x, axis=1),
+    lambda sp, x: sp.log_softmax(x, axis=0), lambda sp, x: sp.log_softmax(x, axis=(0, 1)),
+    lambda sp, x: sp.logsumexp(x), lambda sp, x: sp.logsumexp(x, axis=1, keepdims=True),
+    lambda sp, x: sp.logsumexp(x, axis=0, return_sign=True)[0],
+    lambda sp, x: sp.logsumexp((x[:3] * 3).astype("int32"), axis=1)])
+@pytest.mark.parametrize("dtype", ["f4", "f8"])
+def test_softmax_and_logsumexp_run_cupys_code_pipelined(cp, synchronous_calls, call, dtype):
+    import scipy.special
+    from gpushare.cupyx.scipy import special
+    host = numpy.random.default_rng(3).standard_normal((4, 5)).astype(dtype)
+    host[1, 2] = -numpy.inf
+    x = cp.asarray(host)
+    call(special, x)  # (log_softmax's ReductionKernel: its first call waits, once)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    out = call(special, x)
+    assert synchronous_calls == []
+    _layout_matches_server(out)
+    expected = call(scipy.special, host)
+    assert out.shape == expected.shape
+    numpy.testing.assert_allclose(out.get(), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_softmax_of_host_data_is_the_servers_call(cp):
+    from gpushare.cupyx.scipy import special
+    with pytest.raises(TypeError):  # (CuPy's cupy.exp refuses the NumPy array)
+        special.softmax(numpy.ones(3))
+    out = special.logsumexp(cp.ones(4), b=cp.asarray([1.0, 0.0, 1.0, 1.0]))
+    assert float(out) == pytest.approx(1 + numpy.log(3))

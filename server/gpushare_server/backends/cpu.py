@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 import numpy
 
-from gpushare import structured
+from gpushare import structured, ufunc_loops
 from gpushare.cython_args import argument_type_error
 from gpushare.errors import CUDARuntimeError, OutOfMemoryError
 from gpushare.launch_rules import MAX_SHARED_DEFAULT, MAX_SHARED_OPTIN
@@ -183,6 +183,37 @@ def _device_ufunc(uf: numpy.ufunc) -> Callable[..., Any]:
     call.__doc__ = uf.__doc__
     call.__wrapped__ = uf  # type: ignore[attr-defined]
     return call
+
+
+def _special_ufunc(call: Callable[..., Any], path: str) -> Callable[..., Any]:
+    """``cupyx.scipy.special``'s ufunc ``path``, served by SciPy's namesake (``call``),
+    giving CuPy's result types: those of the loop CuPy's ufunc runs (``ufunc_loops``),
+    or CuPy's TypeError where it has none (SciPy's loops differ: CuPy's ``erf`` makes
+    float64 of float16 and refuses complex numbers). The client infers its calls'
+    results from the same loops. (Calls with keywords or outputs are SciPy's.)"""
+    entry = ufunc_loops.SPECIAL.get(path.rpartition(".")[2])
+    if entry is None:
+        return call
+    kernel, loops, nin = entry[0], ufunc_loops.compact(entry[1]), entry[1].index("->")
+
+    def special(*args: Any, **kwargs: Any) -> Any:
+        if kwargs or len(args) != nin:
+            return call(*args, **kwargs)
+        outs = cpu_routines.cupy_loop(kernel, loops, args)[nin:]
+        result = call(*args)
+        if len(outs) == 1:
+            return _new_c_array(result, outs)
+        return tuple(_new_c_array(r, t) for r, t in zip(result, outs))
+    special.__name__, special.__doc__ = call.__name__, call.__doc__
+    special.__wrapped__ = getattr(call, "__wrapped__", call)  # type: ignore[attr-defined]
+    return special
+
+
+def _new_c_array(result: numpy.ndarray, dtype: str) -> numpy.ndarray:
+    """``result`` as a ufunc's new output of ``dtype``: C-contiguous, as CuPy's."""
+    if result.dtype.char != dtype:
+        return result.astype(dtype, order="C")
+    return result if result.flags.c_contiguous else numpy.ascontiguousarray(result)
 
 
 def _cupy_where(kwargs: dict) -> dict:
@@ -1202,6 +1233,8 @@ class CpuBackend:
             uf = getattr(self.function(path), "__wrapped__", None)
         except Exception:  # noqa: BLE001 - not served: the call raises it
             return None
+        if path.startswith("cupyx.scipy.special."):
+            return None  # (CuPy's loops give its results' types, not SciPy's ufunc's)
         plain = getattr(OVERRIDES.get(path), "plain", None)
         if plain is not None:  # (a ufunc CuPy computes as NumPy does for these dtypes)
             uf = OVERRIDES[path]._ufunc
@@ -1330,6 +1363,10 @@ class CpuBackend:
             return _linalg(fn) if linalg else fn
         if linalg:
             return _linalg(fn)
+        if path.startswith("cupyx.scipy.special.") and path not in OVERRIDES:
+            inner = getattr(fn, "__wrapped__", None)  # (SciPy's zeta is a function)
+            return _special_ufunc(_device_ufunc(inner) if isinstance(inner, numpy.ufunc)
+                                  else fn, path)
         if path not in OVERRIDES and isinstance(getattr(fn, "__wrapped__", None),
                                                 numpy.ufunc):
             return _device_ufunc(fn.__wrapped__)

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 import numpy
 
-from gpushare import structured
+from gpushare import structured, ufunc_loops
 from gpushare.cython_args import argument_type_error
 from gpushare.errors import assert_2d, assert_stacked_square
 from gpushare.layouts import (arg_reduce_is_view, broadcast_strides, creation_layout,
@@ -1370,27 +1370,11 @@ def bincount(x: Any, weights: Any = None, minlength: Any = None) -> numpy.ndarra
     return counts.astype(numpy.intp if weights is None else numpy.float64, copy=False)
 
 
-def _kind_score(kind: Any) -> int:
-    """``_kernel.pyx: _get_kind_score``: bool 0, integers 1, inexact 2."""
-    if issubclass(kind, (numpy.bool_, bool)):
-        return 0
-    if issubclass(kind, (numpy.integer, int)):
-        return 1
-    if issubclass(kind, (numpy.inexact, float, complex)):
-        return 2
-    return 3
-
-
-def _cupy_ufunc_loop(name: str, loops: tuple, args: tuple) -> tuple:
-    """CuPy's ufunc type resolution (``_kernel.pyx: ufunc.guess_routine`` and
-    ``_guess_routine_from_in_types``) for the operands ``args`` over ``loops`` (each a
-    string of the input type chars then the output's): Python scalars are weak
-    (``_scalar.pyx: numpy_dtype_from_pyscalar``) unless one is of a higher kind than
-    every array (``_check_should_use_weak_scalar``); the first loop every operand casts
-    to safely (a weak scalar: where ``result_type(scalar, loop type)`` is the loop type)
-    wins. Returns (the operands cast to the loop's types, a Python scalar packed as NumPy
-    does, so an out-of-range int is NumPy's OverflowError as in CuPy's ``CScalar``; the
-    result dtype)."""
+def cupy_loop(name: str, loops: tuple, args: tuple) -> str:
+    """The loop of ``loops`` (each a string of the input type chars then the output's)
+    CuPy's ufunc ``name`` runs for the operands ``args`` (``ufunc_loops.pick``: Python
+    scalars as ``_scalar.pyx: numpy_dtype_from_pyscalar`` reads them, weak); CuPy's
+    TypeError where none takes them."""
     in_types, weaks = [], []
     for value in args:
         if isinstance(value, (numpy.ndarray, numpy.generic)):
@@ -1404,26 +1388,17 @@ def _cupy_ufunc_loop(name: str, loops: tuple, args: tuple) -> tuple:
             raise _unsupported(value)
         in_types.append(dtype)
         weaks.append(type(value) if type(value) in (int, float, complex) else None)
-    scalar_kinds = [_kind_score(w) for w in weaks if w is not None]
-    array_kinds = [_kind_score(t.type) for t, w in zip(in_types, weaks) if w is None]
-    if not (scalar_kinds and array_kinds and max(array_kinds) >= max(scalar_kinds)):
-        weaks = [None] * len(args)
-    for loop in loops:
-        types = [numpy.dtype(c) for c in loop]
-        for it, ot, weak in zip(in_types, types, weaks):
-            if numpy.can_cast(it, ot):
-                continue
-            if weak is None:
-                break
-            try:
-                if numpy.result_type(weak(0), ot) != ot:
-                    break
-            except TypeError:
-                break
-        else:
-            break
-    else:
+    index = ufunc_loops.pick(loops, tuple(in_types), tuple(weaks))
+    if index is None:
         raise TypeError("Wrong type (%s) of arguments for %s" % (tuple(in_types), name))
+    return loops[index]
+
+
+def _cupy_ufunc_loop(name: str, loops: tuple, args: tuple) -> tuple:
+    """``cupy_loop``'s, and (the operands cast to its types, a Python scalar packed as
+    NumPy does, so an out-of-range int is NumPy's OverflowError as in CuPy's
+    ``CScalar``; the result dtype)."""
+    types = [numpy.dtype(c) for c in cupy_loop(name, loops, args)]
     cast = tuple(  # (a float32 array read as a double: ``cvt.ftz.f64.f32``, cpu_ftz)
         cpu_ftz.converted(v, t).astype(t, copy=False) if type(v) is numpy.ndarray else
         v.astype(t, copy=False) if isinstance(v, (numpy.ndarray, numpy.generic))
@@ -2377,8 +2352,10 @@ def _sinc(x: numpy.ndarray) -> numpy.ndarray:
     return numpy.where(numpy.abs(d) > 1e-9, _sinpi(d) / (numpy.pi * d), 1.0)
 
 
-i0 = _unary_kernel("cupy_i0", ("ee", "ff", "dd", "FF", "DD"), _i0)
-sinc = _unary_kernel("cupy_sinc", ("ee", "ff", "dd", "FF", "DD"), _sinc)
+i0 = _unary_kernel(ufunc_loops.CUPY["i0"][0], ufunc_loops.compact(ufunc_loops.CUPY["i0"][1]),
+                   _i0)
+sinc = _unary_kernel(ufunc_loops.CUPY["sinc"][0],
+                     ufunc_loops.compact(ufunc_loops.CUPY["sinc"][1]), _sinc)
 
 
 def _absolute(x: Any, /, out: Any = None, **kwargs: Any) -> Any:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy
 
-from .. import _public
+from .. import _public, ufunc_loops
 _public.install()  # (before any submodule: they name themselves as CuPy's)
 from ..layouts import creation_layout as _creation_layout  # noqa: E402
 from ..protocol import STREAM_MIN
@@ -90,9 +90,16 @@ def _export_table(module: types.ModuleType, cupy_module: str, numpy_module: Any,
                 setattr(module, name, value)
         elif kind == "ufunc" and cupy_module == "cupy":
             setattr(module, name, UFUNCS.get(name) or ufunc(name, cupy_module))
+        elif kind == "ufunc" and cupy_module == "cupyx.scipy.special" and \
+                name not in ufunc_loops.SPECIAL and name in UFUNCS:
+            setattr(module, name, UFUNCS[name])  # (``sinc``: CuPy's is cupy.sinc)
         elif kind == "ufunc":  # (cupyx.scipy.special.log1p is not cupy.log1p: its
-            # loops differ, so NumPy's namesake cannot infer its result either)
-            setattr(module, name, ufunc(name, cupy_module, numpy_ufunc=False))
+            # loops differ, so NumPy's namesake cannot infer its result; CuPy's own
+            # loops do, ``ufunc_loops.SPECIAL``)
+            loops = ufunc_loops.SPECIAL.get(name) if cupy_module == "cupyx.scipy.special" \
+                else None
+            setattr(module, name, ufunc(name, cupy_module, numpy_ufunc=False,
+                                        loops=loops and ufunc_loops.Loops(*loops)))
         elif kind in ("function", "class"):
             setattr(module, name, _remote(f"{cupy_module}.{name}", name))
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy
 
+from .. import ufunc_loops
 from ..namespace import module_names
 from . import _infer
 from ._ndarray import (FLAG_C, FLAG_F, FLAG_OWN, _fused_into, _new, _session_of, given,
@@ -198,7 +199,8 @@ class ufunc:
     cupy.ufunc, numpy.ufunc
     """
 
-    def __init__(self, name: str, module: str = "cupy", numpy_ufunc: Any = None) -> None:
+    def __init__(self, name: str, module: str = "cupy", numpy_ufunc: Any = None,
+                 loops: Any = None) -> None:
         # CuPy's ufuncs of ``cupy`` are named by their kernels (``cupy_add``: the name
         # their repr and errors give); ``_name`` is NumPy's, which names the calls
         self.__name__ = self.name = f"cupy_{name}" if module == "cupy" else name
@@ -209,16 +211,22 @@ class ufunc:
         self._np = numpy_ufunc if numpy_ufunc is not None else getattr(numpy, name, None)
         if not isinstance(self._np, numpy.ufunc):
             self._np = None
-        self.nin = self._np.nin if self._np is not None else None
-        self.nout = self._np.nout if self._np is not None else None
-        self.nargs = self._np.nargs if self._np is not None else None
+        #: what infers its calls' result types: NumPy's namesake, or CuPy's own loops
+        #: (``loops``: a ``ufunc_loops.Loops``, for ``cupyx.scipy.special``'s)
+        self._rule = self._np if self._np is not None else loops
+        if loops is not None:
+            self.__name__ = self.name = loops.__name__  # (its kernel's)
+        rule = self._rule
+        self.nin = rule.nin if rule is not None else None
+        self.nout = rule.nout if rule is not None else None
+        self.nargs = rule.nargs if rule is not None else None
         self.__doc__ = f"Runs ``{self._path}`` on the server.\n\nSee Also\n--------\n{self._path}"
 
         #: operand kinds (dtypes, or Python scalar types) -> the result's dtype and its
         #: itemsize, or False where the operators' fast path leaves the call to the
         #: general one
         self._fast: dict = {}
-        if _accel is not None and self._np is not None and self.nout == 1 and \
+        if _accel is not None and rule is not None and self.nout == 1 and \
                 self.nin in (1, 2):
             # the same three paths in C (each falls back on the general path as these
             # do; ``_accel.enable(False)`` makes them always fall back)
@@ -321,13 +329,13 @@ class ufunc:
         be (the bounds of the integer type NEP 50 casts it to; int64's else, what a
         record carries); False where the general path decides (no loop, several
         outputs...)."""
-        if self._np is None or self.nout != 1 or len(operands) != self.nin:
+        if self._rule is None or self.nout != 1 or len(operands) != self.nin:
             return False
         try:
             kinds = tuple(_infer.operand_dtype(v, _is_proxy) for v in operands)
         except _infer.CannotInfer:
             return False
-        resolved = _infer.resolve(self._np, kinds, None)
+        resolved = _infer.resolve(self._rule, kinds, None)
         if resolved is None:
             return False
         lo, hi = _I64
@@ -343,7 +351,7 @@ class ufunc:
         """The loops, as CuPy lists them: NumPy's, less the dtypes CuPy lacks
         ((c)longdouble, datetime, timedelta, object)."""
         if self._np is None:
-            return []
+            return list(self._rule.types) if self._rule is not None else []
         return list(dict.fromkeys(sig for sig in self._np.types
                                   if not any(t in sig for t in "GgMmO")))
 
@@ -406,7 +414,8 @@ class ufunc:
             else:
                 if s is not None:
                     try:
-                        shape, dtypes = _infer.ufunc_result(self._np, args, None, _is_proxy)
+                        shape, dtypes = _infer.ufunc_result(self._rule, args, None,
+                                                            _is_proxy)
                     except _infer.CannotInfer:
                         pass
                     else:
@@ -415,7 +424,7 @@ class ufunc:
                     strong = _c_scalars(args)
                     if strong is not None:
                         try:
-                            shape, dtypes = _infer.ufunc_result(self._np, strong, None,
+                            shape, dtypes = _infer.ufunc_result(self._rule, strong, None,
                                                                 _is_proxy)
                         except _infer.CannotInfer:
                             pass
@@ -450,11 +459,11 @@ class ufunc:
             if o is not None and self.nin is not None:
                 _fused_into(args[:self.nin], o)  # (inside cupy.fuse: its tracers' words)
         try:
-            if s is None or self._np is None or len(args) != self.nin:
+            if s is None or self._rule is None or len(args) != self.nin:
                 raise _infer.CannotInfer
             if set(kwargs) - {"out", "dtype"}:
                 raise _infer.CannotInfer
-            shape, dtypes = _infer.ufunc_result(self._np, args, kwargs.get("dtype"),
+            shape, dtypes = _infer.ufunc_result(self._rule, args, kwargs.get("dtype"),
                                                 _is_proxy)
             if out is not None:
                 outs = out if isinstance(out, tuple) else (out,)
@@ -665,8 +674,9 @@ for _m in ("reduce", "accumulate", "reduceat", "outer", "at"):
 def _build() -> dict[str, ufunc]:
     table = {}
     for name, kind in module_names("cupy").items():
-        if kind == "ufunc":
-            table[name] = ufunc(name)
+        if kind == "ufunc":  # (CuPy's loops for those NumPy has no ufunc for)
+            loops = ufunc_loops.CUPY.get(name)
+            table[name] = ufunc(name, loops=loops and ufunc_loops.Loops(*loops))
     # CuPy's ufuncs with two names are one object (``cupy.abs is cupy.absolute``), and
     # __array_ufunc__ looks NumPy's up by name
     for name, alias in ALIASES:
