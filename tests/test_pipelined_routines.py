@@ -1278,6 +1278,39 @@ def test_generator_draws_pipeline_with_the_same_values(cp, synchronous_calls, na
         g.standard_normal(3, numpy.int32)  # (CuPy's: unsupported dtype, at the call)
 
 
+@pytest.mark.parametrize("name, args", [
+    ("uniform", (0.0, 1.0, 5)), ("uniform", (-2, 3.5, (2, 3), "f")),
+    ("uniform", (1, 2, (4,), numpy.float64)), ("standard_exponential", (5,)),
+    ("standard_exponential", ((2, 2), "f")), ("exponential", (2.5, (3, 2))),
+    ("exponential", (1, None))])
+def test_generator_distributions_pipeline_with_the_same_draws(cp, synchronous_calls, name,
+                                                              args):
+    """``uniform`` of Python bounds, ``standard_exponential`` and ``exponential`` of a
+    Python scale: queued, the values the server's own call draws."""
+    g = cp.random.default_rng(11)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    got = getattr(g, name)(*args)
+    assert synchronous_calls == []
+    _layout_matches_server(got)
+    expected = getattr(cp.random.default_rng(11), "_run")(name, *args)
+    assert got.shape == expected.shape and got.dtype == expected.dtype
+    numpy.testing.assert_array_equal(got.get(), expected.get())
+    # and the generator's state moved as the server's call moves it
+    numpy.testing.assert_array_equal(g.random(3).get(),
+                                     (lambda h: (getattr(h, "_run")(name, *args),
+                                                 h.random(3))[1])(
+                                         cp.random.default_rng(11)).get())
+
+
+def test_generator_distributions_keep_cupys_errors(cp):
+    g = cp.random.default_rng(0)
+    with pytest.raises(NotImplementedError):
+        g.standard_exponential(3, method="zig")
+    assert g.standard_exponential(3, numpy.int32).dtype == numpy.int32  # (astype: CuPy's)
+    assert g.uniform(numpy.float32(0), 1.0, 3).dtype == numpy.float64  # (the server's)
+
+
 @pytest.mark.parametrize("args", [(10,), (3, 9, (2, 4)), (-5, 5, 6, "i1"), (0, 255, 3, "u1", True),
                                   (2 ** 40, 2 ** 41, None)])
 def test_generator_integers_pipeline_with_the_same_draws(cp, synchronous_calls, args):

@@ -91,9 +91,10 @@ class Generator(RemoteObjectProxy):
                                op="method", description="cupy.random.Generator.integers")
         return self._run("integers", _dev(low), _dev(high), size, dtype, endpoint)
 
-    def _drawn(self, name: str, size: Any, dtype: Any, out: Any) -> Any:
-        """``name(size, dtype)`` of a float32 or float64 ``dtype`` without ``out``: CuPy
-        draws into ``_core.ndarray(size, dtype)``, a new C-ordered array; queued."""
+    def _drawn(self, name: str, size: Any, dtype: Any, out: Any, first: tuple = ()) -> Any:
+        """``name(*first, size, dtype)`` of a float32 or float64 ``dtype`` without
+        ``out``: CuPy draws into ``_core.ndarray(size, dtype)`` (or float64, then
+        ``astype(dtype)``), a new C-ordered array; queued."""
         from .._routines import _submit
         from ._generator import _shape_of
         shape = _shape_of(size)
@@ -103,7 +104,7 @@ class Generator(RemoteObjectProxy):
             return None
         if out is not None or shape is None or dt.char not in "fd":
             return None
-        return _submit(self._gs_session, name, (self, size, dtype), {}, shape, dt,
+        return _submit(self._gs_session, name, (self, *first, size, dtype), {}, shape, dt,
                        op="method", description=f"cupy.random.Generator.{name}")
 
     def random(self, size: Any = None, dtype: Any = numpy.float64, out: Any = None) -> Any:
@@ -114,7 +115,13 @@ class Generator(RemoteObjectProxy):
     def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None,
                 dtype: Any = numpy.float64) -> Any:
         """See Also: cupy.random.Generator.uniform (``cupy.asarray(low)``: NumPy data
-        is copied to the device)"""
+        is copied to the device. Python numbers for bounds, a ``size`` and a float32
+        or float64 ``dtype``: ``(low + (high - low) * y).astype(dtype)`` of the draws
+        ``y``, a new array of ``size``; queued)"""
+        if type(low) in (int, float) and type(high) in (int, float) and size is not None:
+            drawn = self._drawn("uniform", size, dtype, None, (low, high))
+            if drawn is not None:
+                return drawn
         return self._run("uniform", _dev(low), _dev(high), size, dtype)
 
     def standard_normal(self, size: Any = None, dtype: Any = numpy.float64,
@@ -128,6 +135,10 @@ class Generator(RemoteObjectProxy):
         """See Also: cupy.random.Generator.standard_exponential"""
         if method == "zig":
             raise NotImplementedError("Ziggurat method is not supported")
+        if method == "inv":
+            drawn = self._drawn("standard_exponential", size, dtype, out)
+            if drawn is not None:
+                return drawn
         return self._run("standard_exponential", size, dtype, method, out)
 
     def standard_gamma(self, shape: Any, size: Any = None, dtype: Any = numpy.float64,
@@ -162,7 +173,10 @@ class Generator(RemoteObjectProxy):
 
     def exponential(self, scale: Any = 1.0, size: Any = None) -> Any:
         """See Also: cupy.random.Generator.exponential"""
-        # (``standard_exponential(size) * scale``: a host ``scale`` is refused there)
+        # (``standard_exponential(size) * scale``: a host ``scale`` is refused there;
+        # a Python number's, CuPy's Python, runs here: both steps queue)
+        if type(scale) in (int, float):
+            return self.standard_exponential(size) * scale
         return self._run("exponential", scale, size)
 
     def f(self, dfnum: Any, dfden: Any, size: Any = None) -> Any:
