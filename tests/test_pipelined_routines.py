@@ -1483,3 +1483,69 @@ def test_softmax_of_host_data_is_the_servers_call(cp):
         special.softmax(numpy.ones(3))
     out = special.logsumexp(cp.ones(4), b=cp.asarray([1.0, 0.0, 1.0, 1.0]))
     assert float(out) == pytest.approx(1 + numpy.log(3))
+
+
+@pytest.mark.parametrize("src, dtype", [
+    ("[a, a]", None), ("[a, b]", None), ("(a, a, a)", "f4"), ("[a[0], a[1]]", None),
+    ("[a.T, a.T]", None), ("[a, b]", "c8")])
+@pytest.mark.parametrize("order, ndmin", [(None, 0), ("F", 0), ("C", 4)])
+def test_array_of_device_arrays_pipelines_as_cupys_concatenate(cp, synchronous_calls, src,
+                                                               dtype, order, ndmin):
+    """``cupy.array([a, b])`` of device arrays of one shape: CuPy concatenates them and
+    reshapes (``_array_from_nested_cupy_sequence``): the same steps, queued, the same
+    layout and flags as the server's."""
+    rng = numpy.random.default_rng(4)
+    ha, hb = _host(rng, (3, 4), "f8"), _host(rng, (3, 4), "i4")
+    a, b = cp.asarray(ha), cp.asarray(hb)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    out = cp.array(eval(src, {"a": a, "b": b}), dtype=dtype, order=order, ndmin=ndmin)
+    same = cp.asarray(eval(src, {"a": a, "b": b}), dtype=dtype)
+    assert synchronous_calls == []
+    expected = numpy.array(eval(src, {"a": ha, "b": hb}), dtype=dtype, order=order or "K",
+                           ndmin=ndmin)
+    for got in (out, same):
+        _layout_matches_server(got)
+        assert got.dtype == expected.dtype
+    assert out.shape == expected.shape
+    numpy.testing.assert_array_equal(out.get(), expected)
+    numpy.testing.assert_array_equal(same.get(), numpy.asarray(eval(src, {"a": ha, "b": hb}),
+                                                               dtype=dtype))
+    with pytest.raises(TypeError, match="Implicit conversion"):  # (shapes that differ:
+        cp.array([a, a[0]])  # CuPy's NumPy conversion of the list, refused)
+
+
+@pytest.mark.parametrize("name, call", [
+    ("entropy", lambda st, p, q: st.entropy(p, axis=1)),
+    ("entropy base", lambda st, p, q: st.entropy(p, q, base=2, axis=0)),
+    ("boxcox_llf", lambda st, p, q: st.boxcox_llf(0.5, p)),
+    ("boxcox_llf 0", lambda st, p, q: st.boxcox_llf(0, q)),
+    ("zscore", lambda st, p, q: st.zscore(p, axis=1, ddof=1)),
+    ("zmap", lambda st, p, q: st.zmap(p, q, axis=0)),
+    ("trim_mean", lambda st, p, q: st.trim_mean(q, 0.2, axis=1))])
+def test_scipy_stats_run_cupys_code_pipelined(cp, synchronous_calls, name, call):
+    """``cupyx.scipy.stats``' functions are CuPy's Python: run here for device arrays,
+    every step queued, the values SciPy's."""
+    import scipy.stats
+    from gpushare.cupyx.scipy import stats
+    rng = numpy.random.default_rng(5)
+    hp, hq = rng.uniform(0.1, 2.0, (6, 5)), rng.uniform(0.1, 2.0, (6, 5))
+    p, q = cp.asarray(hp), cp.asarray(hq)
+    call(stats, p.copy(), q.copy())  # (a kernel's first call waits, once a session)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    out = call(stats, p.copy(), q.copy())
+    assert synchronous_calls == [], name
+    _layout_matches_server(out)
+    expected = call(scipy.stats, hp.copy(), hq.copy())
+    numpy.testing.assert_allclose(out.get(), expected, rtol=1e-10, atol=1e-12)
+
+
+def test_scipy_stats_of_host_data_is_the_servers_call(cp):
+    from gpushare.cupyx.scipy import stats
+    with pytest.raises(TypeError):  # (CuPy's: special.entr refuses the NumPy array)
+        stats.entropy(numpy.ones(3))
+    with pytest.raises(ValueError, match="nan_policy must be one of"):
+        stats.zscore(cp.ones(3), nan_policy="nope")
+    z = stats.zscore(cp.asarray([1.0, numpy.nan, 3.0]), nan_policy="omit")
+    numpy.testing.assert_allclose(z.get(), [-1.0, numpy.nan, 1.0])

@@ -346,6 +346,9 @@ def array(obj: Any, dtype: Any = None, copy: Any = True, order: str = "K", subok
         # the server decides whether a view will do (copy=False raises if it will not)
         return _remote("cupy.array")(obj, dtype=dtype, copy=copy, order=order, ndmin=ndmin)
     if _has_proxy(obj) and _device_sequence(obj):
+        stacked = _stacked(obj, dtype, order, ndmin)
+        if stacked is not None:
+            return stacked
         return _remote("cupy.array")(_nested_proxies(obj), dtype=dtype, copy=copy, order=order,
                                      ndmin=ndmin)
     # host data is always copied: CuPy ignores ``copy=False`` for it (``_array_default``)
@@ -406,6 +409,39 @@ def _copied(a: ndarray, dtype: Any, order: Any, ndmin: Any) -> ndarray | None:
                                             order.upper() != "F"))
 
 
+def _stacked(obj: Any, dtype: Any, order: Any, ndmin: Any) -> ndarray | None:
+    """``cupy.array``/``asarray`` of a list or tuple of device arrays of one session and
+    one shape, as CuPy makes it (``core.pyx: _array_from_nested_cupy_sequence``): their
+    ``concatenate`` (each 0-d one made 1-d first), reshaped to ``(len(obj), *shape)``
+    (leading ones to ``ndmin``), then ``astype(dtype, order=C or F, copy=False)``, the
+    dtype their promoted one if none is given. Every step queues; None where the
+    server must answer (nested lists, shapes that differ: CuPy's errors)."""
+    if type(obj) not in (list, tuple) or not obj or type(ndmin) is not int:
+        return None
+    first = obj[0]
+    if type(first) is not ndarray:
+        return None
+    dt = first._dtype
+    for a in obj:
+        if type(a) is not ndarray or a._gs_session is not first._gs_session or \
+                a._shape != first._shape:
+            return None
+        if a._dtype != dt:
+            dt = numpy.promote_types(dt, a._dtype)
+    if order is not None and not isinstance(order, str):
+        return None
+    try:
+        dt = dt if dtype is None else _device_dtype(dtype)
+    except (TypeError, ValueError):
+        return None
+    shape = (len(obj), *first._shape)
+    shape = (1,) * builtins.max(0, ndmin - len(shape)) + shape
+    from . import concatenate, expand_dims
+    parts = [expand_dims(a, 0) if not a._shape else a for a in obj]
+    return concatenate(parts, 0).reshape(shape).astype(
+        dt, order="F" if order and order[0] in "Ff" else "C", copy=False)
+
+
 def _order_ok(a: ndarray, order: Any) -> bool:
     order = (order or "K").upper()
     if order == "C":
@@ -426,6 +462,9 @@ def asarray(a: Any, dtype: Any = None, order: Any = None, *, copy: Any = None,
             return a
         return array(a, dtype=dtype, copy=True, order=order or "K")
     if _has_proxy(a) and _device_sequence(a):
+        stacked = _stacked(a, dtype, order, 0)
+        if stacked is not None:
+            return stacked
         return _remote("cupy.asarray")(_nested_proxies(a), dtype=dtype, order=order)
     host = numpy.asarray(a, dtype=dtype, order=order)
     return _upload(host, order or "K")

@@ -23,7 +23,8 @@ from ..._public import PublicModule, by_reference
 from ...cupy import _export_table, _objects, _unsupported
 from ...namespace import (SERVED_CLASSES, SERVED_CLASSMETHODS, SERVED_MODULES,
                           SERVED_NOT_CALLABLE, module_names)
-from . import _eigen, _fft, _iterative, _lobpcg, _ndimage, _operators, _sparse, _special
+from . import (_eigen, _fft, _iterative, _lobpcg, _ndimage, _operators, _sparse, _special,
+               _stats)
 
 #: as CuPy's: whether this machine has SciPy (CuPy's tests compare against it); looked
 #: up, not imported (the client stays light)
@@ -146,6 +147,8 @@ def _make(name: str) -> types.ModuleType:
         _special.install(mod)  # (softmax and the like: CuPy's code, run here)
     elif name == "ndimage":  # the filters that call Python functions run here
         _ndimage.install(mod)
+    elif name == "stats":  # CuPy's Python, run here for device arrays
+        _stats.install(mod)
     elif name == "fft":  # a backend of scipy.fft, as CuPy's
         _fft.install(mod)
     elif name == "linalg":  # they run CuPy's code on whatever arrays they are given
