@@ -1549,3 +1549,49 @@ def test_scipy_stats_of_host_data_is_the_servers_call(cp):
         stats.zscore(cp.ones(3), nan_policy="nope")
     z = stats.zscore(cp.asarray([1.0, numpy.nan, 3.0]), nan_policy="omit")
     numpy.testing.assert_allclose(z.get(), [-1.0, numpy.nan, 1.0])
+
+
+def test_a_transpose_of_an_unknown_layout_is_queued_and_asked_for_once(cp,
+                                                                      synchronous_calls):
+    """``Q.T`` of a decomposition's result (its layout the server's): a view queued with
+    its shape; its layout is asked for when used, and is the server's."""
+    host = numpy.random.default_rng(6).standard_normal((5, 3))
+    q, r = cp.linalg.qr(cp.asarray(host))
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    qt = q.T
+    y = qt @ cp.ones(5)
+    assert qt.shape == (3, 5) and y.shape == (3,)
+    assert [c for c in synchronous_calls if c[0] != "meta"] == []
+    _layout_matches_server(qt)
+    q_host, _ = numpy.linalg.qr(host)
+    numpy.testing.assert_allclose(numpy.abs(qt.get()), numpy.abs(q_host.T), atol=1e-12)
+    assert qt.base is not None  # (a view: its base the server's)
+
+
+def test_default_rng_and_its_bit_generators_are_made_without_waiting(cp, synchronous_calls):
+    """``default_rng(seed)``: the seed is read here (NumPy's ``SeedSequence``, as CuPy
+    reads it), so making the ``XORWOW`` and its ``Generator`` is queued; the draws are
+    those of the generators the server made at once."""
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    g = cp.random.default_rng(1234)
+    h = cp.random.Generator(cp.random.MRG32k3a(7))
+    x, y = g.random(4), h.standard_normal(3)
+    assert synchronous_calls == []
+    assert isinstance(g.bit_generator, cp.random.XORWOW)
+    numpy.testing.assert_array_equal(
+        x.get(), getattr(cp.random.default_rng(1234), "_run")("random", 4, "d", None).get())
+    numpy.testing.assert_array_equal(
+        y.get(), getattr(cp.random.Generator(cp.random.MRG32k3a(7)), "_run")(
+            "standard_normal", 3, "d", None).get())
+    with pytest.raises(TypeError):
+        cp.random.default_rng("not a seed")  # (SeedSequence's words, at the call)
+    with pytest.raises(TypeError, match="bit_generator must be"):
+        cp.random.Generator(3)
+    synchronous_calls.clear()
+    rs = cp.random.RandomState(99)
+    z = rs.standard_normal((2, 2))
+    assert synchronous_calls == []
+    numpy.testing.assert_array_equal(z.get(), cp.random.RandomState(99).standard_normal(
+        (2, 2)).get())

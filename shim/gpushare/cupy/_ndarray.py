@@ -974,10 +974,11 @@ class ndarray(_client.RemoteHandle):
                 perm = _transpose_axes(tuple(axes), self.ndim)
             except (_infer.CannotInfer, TypeError):
                 return _method_sync(self, "transpose", tuple(axes), {})
-        if self._strides is None:
-            return _method_sync(self, "transpose", perm, {})
         shape = tuple(self._shape[i] for i in perm)
-        strides = tuple(self._strides[i] for i in perm)
+        # (of an array whose layout the server knows: a view whose layout it knows too,
+        # asked for when used, as the array's)
+        strides = tuple(self._strides[i] for i in perm) if self._strides is not None \
+            else None
         return _pipelined_method(self, "transpose", perm, {}, shape, self._dtype, strides,
                                  view=True)
 

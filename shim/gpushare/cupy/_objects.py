@@ -88,6 +88,17 @@ def bind(proxy: Any, s: _client.Session, hid: int, type_name: str) -> None:
     s.proxies[hid] = proxy
 
 
+def create_queued(cls: type, path: str, type_name: str, *args: Any, **kwargs: Any) -> Any:
+    """``create``, queued: the server stores the object under an id chosen here. For
+    constructors whose arguments the client has checked (they cannot fail for them)."""
+    s = _client.get_session()
+    hid = s.new_id()
+    s.submit("call", path, args, kwargs, out_id=hid, description=path)
+    proxy = object.__new__(cls)
+    bind(proxy, s, hid, type_name)
+    return proxy
+
+
 def create(cls: type, path: str, type_name: str, *args: Any, **kwargs: Any) -> Any:
     """Create the server object ``path(*args, **kwargs)``, bound to a new ``cls``."""
     s = _client.get_session()

@@ -41,7 +41,10 @@ class BitGenerator(RemoteObjectProxy):
 
     def __new__(cls, seed: Any = None, *, size: int = -1) -> "BitGenerator":
         kwargs = {} if size == -1 else {"size": size}
-        return _objects.create(cls, cls._path, cls.__name__, _seed_arg(seed), **kwargs)
+        state = _seed_arg(seed)
+        if cls in _CURAND and not kwargs:  # (the seed checked above: queued)
+            return _objects.create_queued(cls, cls._path, cls.__name__, state)
+        return _objects.create(cls, cls._path, cls.__name__, state, **kwargs)
 
     def __init__(self, seed: Any = None, *, size: int = -1) -> None:
         pass
@@ -114,3 +117,7 @@ class Philox4x3210(_cuRANDGenerator):
 
 
 _objects.register("BitGenerator")(BitGenerator)
+
+
+#: the cuRAND generators a seed alone makes (their construction is queued)
+_CURAND = frozenset((XORWOW, MRG32k3a, Philox4x3210))

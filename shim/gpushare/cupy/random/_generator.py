@@ -85,9 +85,12 @@ class RandomState(RemoteObjectProxy):
     __slots__ = ()
 
     def __new__(cls, seed: Any = None, method: Any = None) -> "RandomState":
-        kwargs = {} if method is None else {"method": method}
-        return _objects.create(cls, "cupy.random.RandomState", "RandomState",
-                               _seed_value(seed), **kwargs)
+        value = _seed_value(seed)
+        if method is None:  # (the seed checked above: queued)
+            return _objects.create_queued(cls, "cupy.random.RandomState", "RandomState",
+                                          value)
+        return _objects.create(cls, "cupy.random.RandomState", "RandomState", value,
+                               method=method)
 
     def __init__(self, seed: Any = None, method: Any = None) -> None:
         pass

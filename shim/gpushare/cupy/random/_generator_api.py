@@ -38,7 +38,8 @@ class Generator(RemoteObjectProxy):
     def __new__(cls, bit_generator: Any) -> "Generator":
         if not isinstance(bit_generator, BitGenerator):
             raise TypeError("bit_generator must be an instance of cupy.random.BitGenerator")
-        gen = _objects.create(cls, "cupy.random.default_rng", "Generator", bit_generator)
+        gen = _objects.create_queued(cls, "cupy.random.default_rng", "Generator",
+                                     bit_generator)
         gen._bit_generator = bit_generator
         return gen
 
