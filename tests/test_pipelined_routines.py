@@ -1230,7 +1230,10 @@ def test_a_ufunc_of_python_scalars_keeps_cupys_errors_at_the_call(cp):
     ("uniform_filter", (), {"size": 5}), ("median_filter", (3,), {}),
     ("maximum_filter", (), {"size": 4, "mode": "constant", "cval": 1.5}),
     ("minimum_filter", (2,), {}), ("sobel", (0,), {}), ("prewitt", (), {}),
-    ("laplace", (), {"mode": "wrap"})])
+    ("laplace", (), {"mode": "wrap"}), ("gaussian_filter1d", (1.5,), {}),
+    ("gaussian_filter1d", (0.8, 0), {"mode": "mirror", "truncate": 3.0}),
+    ("uniform_filter1d", (4,), {"axis": 0}), ("minimum_filter1d", (3,), {}),
+    ("maximum_filter1d", (5, -2), {"mode": "constant", "cval": -1.0})])
 @pytest.mark.parametrize("order", ["C", "F"])
 def test_common_ndimage_filters_pipeline(cp, synchronous_calls, name, args, kwargs, order):
     """The plain forms of the common filters write ``cupy.empty(input.shape,
@@ -1595,3 +1598,32 @@ def test_default_rng_and_its_bit_generators_are_made_without_waiting(cp, synchro
     assert synchronous_calls == []
     numpy.testing.assert_array_equal(z.get(), cp.random.RandomState(99).standard_normal(
         (2, 2)).get())
+
+
+@pytest.mark.parametrize("args, kwargs", [
+    ((7, 2), {}), ((5, 3), {"deriv": 1, "delta": 0.5}), ((9, 2), {"mode": "mirror"}),
+    ((4, 1), {"axis": 0, "mode": "nearest"}), ((7, 3), {"mode": "constant", "cval": 2.0}),
+    ((3, 0), {"mode": "wrap"})])
+@pytest.mark.parametrize("dtype", ["f4", "f8"])
+def test_savgol_filter_pipelines(cp, synchronous_calls, args, kwargs, dtype):
+    """``signal.savgol_filter`` of a float array: ``convolve1d`` into a new array of its
+    shape and dtype; queued where CuPy's checks pass (a window longer than the axis, a
+    polyorder not under the window, a bad mode still raise at the call)."""
+    import scipy.signal
+    from gpushare.cupyx.scipy import signal
+    host = numpy.random.default_rng(8).standard_normal((6, 11)).astype(dtype)
+    x = cp.asarray(host)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    out = signal.savgol_filter(x, *args, **kwargs)
+    assert synchronous_calls == []
+    _layout_matches_server(out)
+    expected = scipy.signal.savgol_filter(host, *args, **kwargs)
+    assert out.dtype == expected.dtype
+    numpy.testing.assert_allclose(out.get(), expected, rtol=1e-4 if dtype == "f4" else 1e-9,
+                                  atol=1e-4 if dtype == "f4" else 1e-10)
+    for bad in ((12, 2), (5, 5)):
+        with pytest.raises(ValueError):
+            signal.savgol_filter(x, *bad)
+    with pytest.raises(ValueError):
+        signal.savgol_filter(x, 5, 2, mode="no-such-mode")

@@ -158,6 +158,9 @@ def _make(name: str) -> types.ModuleType:
         mod.BadCoefficients = errors.BadCoefficients
         mod.cwt = _cwt(mod)  # it calls a Python function: run here
         mod.argrelextrema = _argrelextrema()  # (so does this one: its comparator)
+        for fname, plain in _ndimage.PIPELINED_SIGNAL.items():  # (queued where it can)
+            setattr(mod, fname, _ndimage.pipelined_filter(
+                fname, getattr(mod, fname), plain, "cupyx.scipy.signal"))
     parent, _, child = name.rpartition(".")
     if parent:
         setattr(sys.modules[f"{__name__}.{parent}"], child, mod)

@@ -216,16 +216,57 @@ def _laplace(input: Any, output: Any = None, mode: Any = "reflect", cval: Any = 
     return _plain_filter(input, output, mode, cval, axes)
 
 
+def _axis(input: Any, axis: Any) -> bool:
+    return type(axis) is int and -input.ndim <= axis < input.ndim
+
+
+def _gaussian_filter1d(input: Any, sigma: Any, axis: Any = -1, order: Any = 0,
+                       output: Any = None, mode: Any = "reflect", cval: Any = 0.0,
+                       truncate: Any = 4.0) -> bool:
+    # (a sigma of 0 makes CuPy's weights NaN, with NumPy's warning: the server's call)
+    return _plain_filter(input, output, mode, cval) and _axis(input, axis) and \
+        _number(sigma) and _number(truncate) and sigma > 0 and truncate > 0 and \
+        sigma * truncate < 1e5 and type(order) is int and order == 0
+
+
+def _filter1d(input: Any, size: Any, axis: Any = -1, output: Any = None,
+              mode: Any = "reflect", cval: Any = 0.0, origin: Any = 0) -> bool:
+    return _uniform_filter(input, size, output, mode, cval, origin) and _axis(input, axis)
+
+
 _PIPELINED_FILTERS = {
     "gaussian_filter": _gaussian_filter, "uniform_filter": _uniform_filter,
     "median_filter": _rank_filter, "minimum_filter": _rank_filter,
     "maximum_filter": _rank_filter, "sobel": _derivative, "prewitt": _derivative,
-    "laplace": _laplace,
+    "laplace": _laplace, "gaussian_filter1d": _gaussian_filter1d,
+    "uniform_filter1d": _filter1d, "minimum_filter1d": _filter1d,
+    "maximum_filter1d": _filter1d,
 }
 
 
-def _pipelined_filter(name: str, remote: Callable, plain: Callable) -> Callable:
-    path = f"cupyx.scipy.ndimage.{name}"
+def _savgol_filter(x: Any, window_length: Any, polyorder: Any, deriv: Any = 0,
+                   delta: Any = 1.0, axis: Any = -1, mode: Any = "interp",
+                   cval: Any = 0.0) -> bool:
+    """``cupyx.scipy.signal.savgol_filter``: of a float input, ``convolve1d(x, coeffs,
+    axis=axis, mode=...)`` into a new array of its shape and dtype (and, in mode
+    ``interp``, its edges fitted in place); queued where CuPy's checks pass."""
+    return x.ndim > 0 and all(type(v) is int for v in (window_length, polyorder, deriv)) \
+        and 0 <= polyorder < window_length and deriv >= 0 and _number(delta) and \
+        delta != 0 and _axis(x, axis) and window_length <= x._shape[axis] and \
+        type(mode) is str and mode in ("mirror", "constant", "nearest", "interp", "wrap") \
+        and _number(cval)
+
+
+#: ``cupyx.scipy.signal``'s filters queued as the ones above
+PIPELINED_SIGNAL = {"savgol_filter": _savgol_filter}
+
+
+def pipelined_filter(name: str, remote: Callable, plain: Callable,
+                     module: str = "cupyx.scipy.ndimage") -> Callable:
+    """``module.name`` (``remote``, the server's), queued where ``plain`` says nothing
+    in the call can fail, with its result: a new array of a float input's shape and
+    dtype."""
+    path = f"{module}.{name}"
 
     def call(input: Any, *args: Any, **kwargs: Any) -> Any:
         from ...cupy._ndarray import ndarray
@@ -240,7 +281,7 @@ def _pipelined_filter(name: str, remote: Callable, plain: Callable) -> Callable:
                                input._shape, input._dtype)
         return remote(input, *args, **kwargs)
     call.__name__ = call.__qualname__ = name
-    call.__module__ = "cupyx.scipy.ndimage"
+    call.__module__ = module
     call.__doc__ = getattr(remote, "__doc__", None)
     return call
 
@@ -251,4 +292,4 @@ def install(mod: types.ModuleType) -> None:
         fn.__module__ = "cupyx.scipy.ndimage"
         setattr(mod, fn.__name__, fn)
     for name, plain in _PIPELINED_FILTERS.items():
-        setattr(mod, name, _pipelined_filter(name, getattr(mod, name), plain))
+        setattr(mod, name, pipelined_filter(name, getattr(mod, name), plain))
