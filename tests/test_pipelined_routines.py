@@ -1627,3 +1627,25 @@ def test_savgol_filter_pipelines(cp, synchronous_calls, args, kwargs, dtype):
             signal.savgol_filter(x, *bad)
     with pytest.raises(ValueError):
         signal.savgol_filter(x, 5, 2, mode="no-such-mode")
+
+
+@pytest.mark.parametrize("name, args, kwargs", [
+    ("entropy", ("p",), {"axis": 1}), ("entropy", ("p", "q"), {"base": 2.0}),
+    ("boxcox_llf", (0.5, "p"), {}), ("boxcox_llf", (0, "q"), {}),
+    ("zscore", ("p",), {"axis": None}), ("zscore", ("n",), {"nan_policy": "omit"}),
+    ("zmap", ("p", "q"), {"axis": 1, "ddof": 1}), ("trim_mean", ("q", 0.25), {"axis": None})])
+def test_scipy_stats_on_the_server_are_the_clients_code(cp, name, args, kwargs):
+    """The server's ``cupyx.scipy.stats`` (a call that does not run on the client) is
+    the same code (``gpushare.scipy_stats``) on its own arrays: the same answers."""
+    from gpushare.cupyx.scipy import stats
+    rng = numpy.random.default_rng(9)
+    hosts = {"p": rng.uniform(0.1, 2.0, (4, 6)), "q": rng.uniform(0.1, 2.0, (4, 6)),
+             "n": numpy.where(rng.uniform(size=(4, 6)) > 0.8, numpy.nan, 1.0) *
+             rng.uniform(0.1, 2.0, (4, 6))}
+    operands = lambda: [cp.asarray(hosts[a]) if isinstance(a, str) else a for a in args]
+    here = getattr(stats, name)(*operands(), **kwargs)
+    assert isinstance(here, cp.ndarray)
+    served = here._gs_session.call("call", f"cupyx.scipy.stats.{name}", tuple(operands()),
+                                   kwargs)
+    assert served.shape == here.shape and served.dtype == here.dtype
+    numpy.testing.assert_allclose(served.get(), here.get(), rtol=1e-12, equal_nan=True)
