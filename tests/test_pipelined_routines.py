@@ -1649,3 +1649,12 @@ def test_scipy_stats_on_the_server_are_the_clients_code(cp, name, args, kwargs):
                                    kwargs)
     assert served.shape == here.shape and served.dtype == here.dtype
     numpy.testing.assert_allclose(served.get(), here.get(), rtol=1e-12, equal_nan=True)
+
+
+def test_special_ufunc_into_an_output_keeps_cupys_loop_check(cp):
+    from gpushare.cupyx.scipy import special
+    out = cp.empty(3, dtype=cp.float32)
+    assert special.erf(cp.ones(3, dtype=cp.float16), out=out) is out
+    numpy.testing.assert_allclose(out.get(), [0.8427007] * 3, rtol=1e-6)
+    with pytest.raises(TypeError, match="Wrong type"):
+        special.erf(cp.ones(3, dtype=cp.complex64), out=cp.empty(3, dtype=cp.complex64))

@@ -190,16 +190,19 @@ def _special_ufunc(call: Callable[..., Any], path: str) -> Callable[..., Any]:
     giving CuPy's result types: those of the loop CuPy's ufunc runs (``ufunc_loops``),
     or CuPy's TypeError where it has none (SciPy's loops differ: CuPy's ``erf`` makes
     float64 of float16 and refuses complex numbers). The client infers its calls'
-    results from the same loops. (Calls with keywords or outputs are SciPy's.)"""
+    results from the same loops. (With ``out=``, SciPy's loop computes into it, once
+    CuPy's is found; with other keywords the call is SciPy's.)"""
     entry = ufunc_loops.SPECIAL.get(path.rpartition(".")[2])
     if entry is None:
         return call
     kernel, loops, nin = entry[0], ufunc_loops.compact(entry[1]), entry[1].index("->")
 
     def special(*args: Any, **kwargs: Any) -> Any:
-        if kwargs or len(args) != nin:
+        if len(args) != nin or set(kwargs) - {"out"}:
             return call(*args, **kwargs)
-        outs = cpu_routines.cupy_loop(kernel, loops, args)[nin:]
+        outs = cpu_routines.cupy_loop(kernel, loops, args)[nin:]  # (CuPy's TypeError)
+        if kwargs:  # (an output: SciPy's loop, cast into it as CuPy casts)
+            return call(*args, **kwargs)
         result = call(*args)
         if len(outs) == 1:
             return _new_c_array(result, outs)
