@@ -1658,3 +1658,19 @@ def test_special_ufunc_into_an_output_keeps_cupys_loop_check(cp):
     numpy.testing.assert_allclose(out.get(), [0.8427007] * 3, rtol=1e-6)
     with pytest.raises(TypeError, match="Wrong type"):
         special.erf(cp.ones(3, dtype=cp.complex64), out=cp.empty(3, dtype=cp.complex64))
+
+
+@pytest.mark.parametrize("dtype", ["f4", "f8"])
+def test_polygamma_runs_cupys_code_pipelined(cp, synchronous_calls, dtype):
+    import scipy.special
+    from gpushare.cupyx.scipy import special
+    hx = numpy.linspace(0.5, 4.0, 8).astype(dtype)
+    hn = numpy.array([0, 1, 2, 3] * 2)
+    x, n = cp.asarray(hx), cp.asarray(hn)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    out = special.polygamma(n, x)
+    assert synchronous_calls == []
+    _layout_matches_server(out)
+    numpy.testing.assert_allclose(out.get(), scipy.special.polygamma(hn, hx), rtol=1e-4)
+    assert out.dtype == numpy.float64  # (CuPy's: (-1.0) ** (n + 1) of int64 n)

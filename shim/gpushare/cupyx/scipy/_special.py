@@ -1,11 +1,11 @@
 """``cupyx.scipy.special``'s array functions that CuPy writes in CuPy: ``softmax``,
-``log_softmax`` and ``logsumexp`` (CuPy 14.2's ``_softmax.py``, ``_logsoftmax.py``,
-``_logsumexp.py``, MIT licence, ``LICENSE.cupy``) run here, as CuPy's, for a device
-array: each of their steps is a pipelined call, so they queue where CuPy's do not wait
-(``logsumexp``'s ``b`` with a zero, and a 0-d input's test for a finite maximum, wait as
-in CuPy). Anything else (a NumPy array, a list...) is the server's call, which answers
-as CuPy does. The module's ufuncs are ``cupy/_ufunc.py``'s, with CuPy's loops
-(``ufunc_loops.SPECIAL``).
+``log_softmax``, ``logsumexp`` and ``polygamma`` (CuPy 14.2's ``_softmax.py``,
+``_logsoftmax.py``, ``_logsumexp.py``, ``_polygamma.py``, MIT licence,
+``LICENSE.cupy``) run here, as CuPy's, for device arrays: each of their steps is a
+pipelined call, so they queue where CuPy's do not wait (``logsumexp``'s ``b`` with a
+zero, and a 0-d input's test for a finite maximum, wait as in CuPy). Anything else (a
+NumPy array, a list...) is the server's call, which answers as CuPy does. The module's
+ufuncs are ``cupy/_ufunc.py``'s, with CuPy's loops (``ufunc_loops.SPECIAL``).
 """
 from __future__ import annotations
 
@@ -105,9 +105,27 @@ def _logsumexp(served: Any) -> Any:
     return logsumexp
 
 
+def _polygamma(served: Any) -> Any:
+    def polygamma(n: Any, x: Any) -> Any:
+        """See Also: cupyx.scipy.special.polygamma"""
+        if not _device(n, x):
+            return served(n, x)
+        from ... import cupy
+        special = _module()
+        n, x = cupy.broadcast_arrays(n, x)
+        fac2 = (-1.0) ** (n + 1) * special.gamma(n + 1.0) * special.zeta(n + 1.0, x)
+        return cupy.where(n == 0, special.digamma(x), fac2)
+    return polygamma
+
+
+def _module() -> Any:
+    from . import special  # type: ignore[attr-defined]
+    return special
+
+
 def install(mod: types.ModuleType) -> None:
     """Put the client's functions in gpushare's ``cupyx.scipy.special``."""
-    for make in (_softmax, _log_softmax, _logsumexp):
+    for make in (_softmax, _log_softmax, _logsumexp, _polygamma):
         fn = make(getattr(mod, make.__name__[1:]))
         fn.__module__ = "cupyx.scipy.special"
         setattr(mod, fn.__name__, fn)
