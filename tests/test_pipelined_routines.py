@@ -1674,3 +1674,35 @@ def test_polygamma_runs_cupys_code_pipelined(cp, synchronous_calls, dtype):
     _layout_matches_server(out)
     numpy.testing.assert_allclose(out.get(), scipy.special.polygamma(hn, hx), rtol=1e-4)
     assert out.dtype == numpy.float64  # (CuPy's: (-1.0) ** (n + 1) of int64 n)
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, a, b: xp.ediff1d(a), lambda xp, a, b: xp.ediff1d(a[1]),
+    lambda xp, a, b: xp.ediff1d(a, to_begin=b[0, :2], to_end=b[1]),
+    lambda xp, a, b: xp.ediff1d(a[0], to_end=b[0, :1]),
+    lambda xp, a, b: xp.trapezoid(a), lambda xp, a, b: xp.trapezoid(a, axis=0),
+    lambda xp, a, b: xp.trapezoid(a, dx=0.5), lambda xp, a, b: xp.trapezoid(a, x=b[0]),
+    lambda xp, a, b: xp.trapezoid(a, x=b, axis=0),
+    lambda xp, a, b: (numpy.trapezoid if xp is numpy else xp.trapz)(a)])  # (NumPy 2.4: no trapz)
+def test_ediff1d_and_trapezoid_run_cupys_code_pipelined(cp, synchronous_calls, call):
+    rng = numpy.random.default_rng(10)
+    ha, hb = rng.standard_normal((3, 4)), numpy.cumsum(rng.uniform(0.1, 1, (3, 4)), axis=1)
+    a, b = cp.asarray(ha), cp.asarray(hb)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    out = call(cp, a, b)
+    assert synchronous_calls == []
+    _layout_matches_server(out)
+    expected = call(numpy, ha, hb)
+    numpy.testing.assert_allclose(out.get(), expected, rtol=1e-12)
+
+
+def test_ediff1d_and_trapezoid_keep_cupys_errors(cp):
+    with pytest.raises(TypeError, match="`arr` should be of type cupy.ndarray"):
+        cp.ediff1d(numpy.ones(3))
+    with pytest.raises(TypeError, match="`to_begin` should be of type"):
+        cp.ediff1d(cp.ones(3), to_begin=[1.0])
+    with pytest.raises(TypeError, match="same_kind"):
+        cp.ediff1d(cp.ones(3, dtype=cp.int32), to_end=cp.ones(1))
+    with pytest.raises(TypeError, match="`y` should be of type cupy.ndarray"):
+        cp.trapezoid([1.0, 2.0])

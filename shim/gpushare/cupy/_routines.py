@@ -880,6 +880,69 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             a = op(a[tuple(slice1)], a[tuple(slice2)])
         return a
 
+    def ediff1d(arr: Any, to_end: Any = None, to_begin: Any = None) -> Any:
+        """See Also: cupy.ediff1d (CuPy's: the raveled array's differences written
+        after ``to_begin`` and before ``to_end``)"""
+        from . import can_cast, empty, ndarray as device, subtract
+        if not isinstance(arr, device):
+            raise TypeError("`arr` should be of type cupy.ndarray")
+        arr = arr.ravel()
+        dtype_req = arr.dtype
+        if to_begin is None and to_end is None:
+            return arr[1:] - arr[:-1]
+        ends = []
+        for value, name in ((to_begin, "to_begin"), (to_end, "to_end")):
+            if value is None:
+                ends.append((None, 0))
+                continue
+            if not isinstance(value, device):
+                raise TypeError(f"`{name}` should be of type cupy.ndarray")
+            if not can_cast(value, dtype_req, casting="same_kind"):
+                raise TypeError(f"dtype of `{name}` must be compatible "
+                                "with input `arr` under the `same_kind` rule.")
+            value = value.ravel()
+            ends.append((value, len(value)))
+        (to_begin, l_begin), (to_end, l_end) = ends
+        l_diff = builtins.max(len(arr) - 1, 0)
+        result = empty(l_diff + l_begin + l_end, dtype=arr.dtype)
+        if l_begin > 0:
+            result[:l_begin] = to_begin
+        if l_end > 0:
+            result[l_begin + l_diff:] = to_end
+        subtract(arr[1:], arr[:-1], result[l_begin:l_begin + l_diff])
+        return result
+
+    def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: Any = -1) -> Any:
+        """See Also: cupy.trapezoid (CuPy's: the mean of neighbours times the steps,
+        summed)"""
+        from . import add, ndarray as device
+        if not isinstance(y, device):
+            raise TypeError("`y` should be of type cupy.ndarray")
+        if x is None:
+            d = dx
+        else:
+            if not isinstance(x, device):
+                raise TypeError("`x` should be of type cupy.ndarray")
+            if x.ndim == 1:
+                d = diff(x)
+                # reshape to correct shape
+                shape = [1] * y.ndim
+                shape[axis] = d.shape[0]
+                d = d.reshape(shape)
+            else:
+                d = diff(x, axis=axis)
+        nd = y.ndim
+        slice1 = [slice(None)] * nd
+        slice2 = [slice(None)] * nd
+        slice1[axis] = slice(1, None)
+        slice2[axis] = slice(None, -1)
+        product = d * (y[tuple(slice1)] + y[tuple(slice2)]) / 2.0
+        try:
+            ret = product.sum(axis)
+        except ValueError:
+            ret = add.reduce(product, axis)
+        return ret
+
     def array_split(ary: Any, indices_or_sections: Any, axis: Any = 0) -> Any:
         """See Also: cupy.array_split (views of ``ary``, CuPy's sizes; their layouts are
         the server's)"""
@@ -1673,7 +1736,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                        flip, fliplr, flipud, triu, tril, arange, linspace,
                                        diag, eye, sort, argsort, cumsum, cumprod, take,
                                        swapaxes, diagonal, trace, around, round_, real, imag,
-                                       identity, diff, array_split, split, hsplit, vsplit,
+                                       identity, diff, ediff1d, trapezoid, array_split,
+                                       split, hsplit, vsplit,
                                        dsplit, einsum, broadcast_arrays, meshgrid, atleast_1d,
                                        atleast_2d, atleast_3d, nansum, nanprod, nanmean,
                                        nanmax, nanmin, count_nonzero, vdot, inner,
