@@ -1706,3 +1706,37 @@ def test_ediff1d_and_trapezoid_keep_cupys_errors(cp):
         cp.ediff1d(cp.ones(3, dtype=cp.int32), to_end=cp.ones(1))
     with pytest.raises(TypeError, match="`y` should be of type cupy.ndarray"):
         cp.trapezoid([1.0, 2.0])
+
+
+@pytest.mark.parametrize("args, kwargs", [
+    ((), {}), ((0.5,), {}), ((2.0, 0.5), {}), ((), {"axis": 1}), ((), {"axis": (1, 0)}),
+    ((), {"edge_order": 2}), ((0.3,), {"axis": -1, "edge_order": 2})])
+@pytest.mark.parametrize("dtype", ["f4", "f8", "i4"])
+def test_gradient_runs_cupys_code_pipelined(cp, synchronous_calls, args, kwargs, dtype):
+    host = _host(numpy.random.default_rng(12), (5, 6), dtype)
+    f = cp.asarray(host)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    out = cp.gradient(f, *args, **kwargs)
+    assert synchronous_calls == []
+    expected = numpy.gradient(host, *args, **kwargs)
+    outs, exps = (out, expected) if isinstance(out, list) else ([out], [expected])
+    assert len(outs) == len(exps)
+    for o, e in zip(outs, exps):
+        _layout_matches_server(o)
+        assert o.dtype == e.dtype
+        numpy.testing.assert_allclose(o.get(), e, rtol=1e-5)
+
+
+def test_gradient_of_spacings_and_its_errors_are_cupys(cp):
+    host = numpy.random.default_rng(13).standard_normal((4, 5))
+    xs = numpy.array([0.0, 0.5, 1.5, 1.7, 3.0])
+    numpy.testing.assert_allclose(cp.gradient(cp.asarray(host), 1.0, cp.asarray(xs))[1].get(),
+                                  numpy.gradient(host, 1.0, xs)[1])
+    with pytest.raises(ValueError, match="greater than 2"):
+        cp.gradient(cp.ones(4), edge_order=3)
+    with pytest.raises(ValueError, match="too small"):
+        cp.gradient(cp.ones(1))
+    with pytest.raises(TypeError, match="invalid number of arguments"):
+        cp.gradient(cp.ones(4), 1.0, 2.0)
+    numpy.testing.assert_allclose(cp.gradient([1.0, 2.0, 4.0]).get(), [1.0, 1.5, 2.0])

@@ -912,6 +912,133 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         subtract(arr[1:], arr[:-1], result[l_begin:l_begin + l_diff])
         return result
 
+    def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: Any = 1) -> Any:
+        """See Also: cupy.gradient (CuPy's: central differences of slices, written into
+        ``empty_like`` results; a device ``f`` runs here)"""
+        from . import diff as diff_, empty_like, ndim as ndim_of
+        if type(f) is not ndarray:
+            return remote("cupy.gradient")(f, *varargs, axis=axis, edge_order=edge_order)
+        ndim = f.ndim
+        try:
+            axes = _infer.normalize_axes(axis, ndim)
+        except _infer.CannotInfer:
+            return remote("cupy.gradient")(f, *varargs, axis=axis, edge_order=edge_order)
+        len_axes = len(axes)
+        n = len(varargs)
+        if n == 0:
+            dx = [1.0] * len_axes
+        elif n == 1 and ndim_of(varargs[0]) == 0:
+            dx = list(varargs) * len_axes
+        elif n == len_axes:
+            dx = list(varargs)
+            for i, distances in enumerate(dx):
+                if ndim_of(distances) == 0:
+                    continue
+                elif ndim_of(distances) != 1:
+                    raise ValueError("distances must be either scalars or 1d")
+                if len(distances) != f.shape[axes[i]]:
+                    raise ValueError("when 1d, distances must match the length of the "
+                                     "corresponding dimension")
+                if numpy.issubdtype(distances.dtype, numpy.integer):
+                    distances = distances.astype(numpy.float64)
+                diffx = diff_(distances)
+                if (diffx == diffx[0]).all():
+                    diffx = diffx[0]
+                dx[i] = diffx
+        else:
+            raise TypeError("invalid number of arguments")
+        if edge_order > 2:
+            raise ValueError("'edge_order' greater than 2 not supported")
+        outvals = []
+        slice1 = [slice(None)] * ndim
+        slice2 = [slice(None)] * ndim
+        slice3 = [slice(None)] * ndim
+        slice4 = [slice(None)] * ndim
+        otype = f.dtype
+        if not numpy.issubdtype(otype, numpy.inexact):
+            if numpy.issubdtype(otype, numpy.integer):
+                f = f.astype(numpy.float64)
+            otype = numpy.float64
+        for axis, ax_dx in zip(axes, dx):
+            if f.shape[axis] < edge_order + 1:
+                raise ValueError("Shape of array too small to calculate a numerical "
+                                 "gradient, at least (edge_order + 1) elements are "
+                                 "required.")
+            out = empty_like(f, dtype=otype)
+            uniform_spacing = ndim_of(ax_dx) == 0
+            slice1[axis] = slice(1, -1)
+            slice2[axis] = slice(None, -2)
+            slice3[axis] = slice(1, -1)
+            slice4[axis] = slice(2, None)
+            if uniform_spacing:
+                out[tuple(slice1)] = (f[tuple(slice4)] - f[tuple(slice2)]) / (2.0 * ax_dx)
+            else:
+                dx1 = ax_dx[0:-1]
+                dx2 = ax_dx[1:]
+                dx_sum = dx1 + dx2
+                a = -dx2 / (dx1 * dx_sum)
+                b = (dx2 - dx1) / (dx1 * dx2)
+                c = dx1 / (dx2 * dx_sum)
+                shape = [1] * ndim
+                shape[axis] = -1
+                a.shape = b.shape = c.shape = tuple(shape)
+                out[tuple(slice1)] = a * f[tuple(slice2)] + b * f[tuple(slice3)] + \
+                    c * f[tuple(slice4)]
+            if edge_order == 1:
+                slice1[axis] = 0
+                slice2[axis] = 1
+                slice3[axis] = 0
+                dx_0 = ax_dx if uniform_spacing else ax_dx[0]
+                out[tuple(slice1)] = (f[tuple(slice2)] - f[tuple(slice3)]) / dx_0
+                slice1[axis] = -1
+                slice2[axis] = -1
+                slice3[axis] = -2
+                dx_n = ax_dx if uniform_spacing else ax_dx[-1]
+                out[tuple(slice1)] = (f[tuple(slice2)] - f[tuple(slice3)]) / dx_n
+            else:
+                slice1[axis] = 0
+                slice2[axis] = 0
+                slice3[axis] = 1
+                slice4[axis] = 2
+                if uniform_spacing:
+                    a = -1.5 / ax_dx
+                    b = 2.0 / ax_dx
+                    c = -0.5 / ax_dx
+                else:
+                    dx1 = ax_dx[0]
+                    dx2 = ax_dx[1]
+                    dx_sum = dx1 + dx2
+                    a = -(2.0 * dx1 + dx2) / (dx1 * dx_sum)
+                    b = dx_sum / (dx1 * dx2)
+                    c = -dx1 / (dx2 * dx_sum)
+                out[tuple(slice1)] = a * f[tuple(slice2)] + b * f[tuple(slice3)] + \
+                    c * f[tuple(slice4)]
+                slice1[axis] = -1
+                slice2[axis] = -3
+                slice3[axis] = -2
+                slice4[axis] = -1
+                if uniform_spacing:
+                    a = 0.5 / ax_dx
+                    b = -2.0 / ax_dx
+                    c = 1.5 / ax_dx
+                else:
+                    dx1 = ax_dx[-2]
+                    dx2 = ax_dx[-1]
+                    dx_sum = dx1 + dx2
+                    a = dx2 / (dx1 * dx_sum)
+                    b = -dx_sum / (dx1 * dx2)
+                    c = (2.0 * dx2 + dx1) / (dx2 * dx_sum)
+                out[tuple(slice1)] = a * f[tuple(slice2)] + b * f[tuple(slice3)] + \
+                    c * f[tuple(slice4)]
+            outvals.append(out)
+            slice1[axis] = slice(None)
+            slice2[axis] = slice(None)
+            slice3[axis] = slice(None)
+            slice4[axis] = slice(None)
+        if len_axes == 1:
+            return outvals[0]
+        return outvals
+
     def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: Any = -1) -> Any:
         """See Also: cupy.trapezoid (CuPy's: the mean of neighbours times the steps,
         summed)"""
@@ -1736,7 +1863,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                        flip, fliplr, flipud, triu, tril, arange, linspace,
                                        diag, eye, sort, argsort, cumsum, cumprod, take,
                                        swapaxes, diagonal, trace, around, round_, real, imag,
-                                       identity, diff, ediff1d, trapezoid, array_split,
+                                       identity, diff, ediff1d, gradient, trapezoid,
+                                       array_split,
                                        split, hsplit, vsplit,
                                        dsplit, einsum, broadcast_arrays, meshgrid, atleast_1d,
                                        atleast_2d, atleast_3d, nansum, nanprod, nanmean,
