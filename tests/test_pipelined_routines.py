@@ -1740,3 +1740,17 @@ def test_gradient_of_spacings_and_its_errors_are_cupys(cp):
     with pytest.raises(TypeError, match="invalid number of arguments"):
         cp.gradient(cp.ones(4), 1.0, 2.0)
     numpy.testing.assert_allclose(cp.gradient([1.0, 2.0, 4.0]).get(), [1.0, 1.5, 2.0])
+
+
+def test_special_ufuncs_of_float_orders_do_not_warn(cp):
+    """CuPy's loops take a float where SciPy's namesakes warn (``expn``, ``yn``,
+    ``bdtr``...): CuPy's kernels never warn, and neither does the server."""
+    import warnings as w
+    from gpushare.cupyx.scipy import special
+    x = cp.linspace(0.3, 3.7, 5)
+    with w.catch_warnings():
+        w.simplefilter("error")
+        for name in ("expn", "yn", "pdtri"):
+            getattr(special, name)(x, x).get()
+        for name in ("bdtr", "nbdtr"):
+            getattr(special, name)(x, x * 2, x / 4).get()

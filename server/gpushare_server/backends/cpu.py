@@ -15,6 +15,7 @@ import math
 import re
 import threading
 import time
+import warnings
 import weakref
 from typing import Any, Callable
 
@@ -197,6 +198,16 @@ def _special_ufunc(call: Callable[..., Any], path: str) -> Callable[..., Any]:
         return call
     kernel, loops, nin = entry[0], ufunc_loops.compact(entry[1]), entry[1].index("->")
 
+    if path.rpartition(".")[2] in _SCIPY_WARNS:
+        plain = call
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return plain(*args, **kwargs)
+        call.__name__, call.__doc__ = plain.__name__, plain.__doc__
+        call.__wrapped__ = getattr(plain, "__wrapped__", plain)  # type: ignore
+
     def special(*args: Any, **kwargs: Any) -> Any:
         if len(args) != nin or set(kwargs) - {"out"}:
             return call(*args, **kwargs)
@@ -210,6 +221,12 @@ def _special_ufunc(call: Callable[..., Any], path: str) -> Callable[..., Any]:
     special.__name__, special.__doc__ = call.__name__, call.__doc__
     special.__wrapped__ = getattr(call, "__wrapped__", call)  # type: ignore[attr-defined]
     return special
+
+
+#: SciPy's ufuncs that warn of a float where they want an integer (a deprecation, or a
+#: truncation); CuPy's loops take the float, and its kernels never warn
+_SCIPY_WARNS = frozenset(("bdtr", "bdtrc", "bdtri", "expn", "nbdtr", "nbdtrc", "nbdtri",
+                          "pdtri", "yn"))
 
 
 def _new_c_array(result: numpy.ndarray, dtype: str) -> numpy.ndarray:
