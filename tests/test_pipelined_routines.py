@@ -1202,11 +1202,14 @@ def test_convolve_ravels_a_and_lexsort_of_one_key_is_cupys(cp, synchronous_calls
     ("log", (2 * numpy.pi,)), ("log", (3,)), ("log", (True,)), ("add", (1, 2)),
     ("add", (1, 2.5)), ("true_divide", (1, 2)), ("sqrt", (1j,)), ("power", (2, 3)),
     ("greater", (1, 2.0)), ("floor_divide", (-7, 2)), ("left_shift", (1, 3)),
-    ("add", (True, False)), ("remainder", (-7, 3.0)), ("exp", (-(2 ** 62),))])
+    ("add", (True, False)), ("remainder", (-7, 3.0)), ("exp", (-(2 ** 62),)),
+    ("add", (2 ** 63, 1)), ("add", (2 ** 63, 2 ** 63)), ("multiply", (2 ** 64 - 1, 0.5)),
+    ("subtract", (-1, 2 ** 63))])
 def test_a_ufunc_of_python_scalars_pipelines_as_a_0d_array(cp, synchronous_calls, name,
                                                            args):
     """``cupy.log(2 * numpy.pi)``: CuPy's ``CScalar``s, without weak promotion (no array
-    comes with them), give a 0-d array of the loop's type; nothing waits."""
+    comes with them), give a 0-d array of the loop's type; nothing waits. (An int from
+    2**63 up is uint64 there: ``add(2**63, 1)`` is float64, as uint64 and int64 meet.)"""
     cp.cuda.Device().synchronize()
     synchronous_calls.clear()
     out = getattr(cp, name)(*args)

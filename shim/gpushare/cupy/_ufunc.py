@@ -40,15 +40,15 @@ _C_LAYOUTS: dict = {}
 def _c_scalars(args: tuple) -> tuple | None:
     """The Python scalars ``args`` as the NumPy scalars CuPy's ``CScalar`` makes of them
     when no array comes with them (no weak promotion: ``_check_should_use_weak_scalar``):
-    bool, int64, float64, complex128; None for an int beyond int64 (the server's call,
-    and its answer or error, at once)."""
+    bool, int64 (uint64 from 2**63 up), float64, complex128; None for an int beyond 64
+    bits (the server's call, and its OverflowError, at once)."""
     out = []
     for a in args:
         t = type(a)
         if t is int:
-            if not -(1 << 63) <= a < 1 << 63:
+            if not -(1 << 63) <= a < 1 << 64:
                 return None
-            out.append(numpy.int64(a))
+            out.append(numpy.int64(a) if a < 1 << 63 else numpy.uint64(a))
         else:
             out.append(numpy.bool_(a) if t is bool else numpy.float64(a) if t is float
                        else numpy.complex128(a))
