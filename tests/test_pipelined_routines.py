@@ -1757,3 +1757,38 @@ def test_special_ufuncs_of_float_orders_do_not_warn(cp):
             getattr(special, name)(x, x).get()
         for name in ("bdtr", "nbdtr"):
             getattr(special, name)(x, x * 2, x / 4).get()
+
+
+@pytest.mark.parametrize("conds, funcs", [
+    (lambda x: [x < 0], [-1.0]), (lambda x: [x < 0, x > 1], [-1, 1]),
+    (lambda x: [x < 0, x > 1], [-1.0, 1.0, 0.25]), (lambda x: (x > 0,), [2.5])])
+def test_piecewise_runs_cupys_kernel_pipelined(cp, synchronous_calls, conds, funcs):
+    """``cupy.piecewise``: CuPy's ``cupy_piecewise_kernel`` over ``zeros``/``full``; its
+    first call in a session waits (the kernel is made and learns its layout), later
+    ones queue."""
+    host = numpy.random.default_rng(14).standard_normal((4, 5))
+    x = cp.asarray(host)
+    cp.piecewise(x, conds(x), funcs)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    out = cp.piecewise(x, conds(x), funcs)
+    assert synchronous_calls == []
+    _layout_matches_server(out)
+    numpy.testing.assert_array_equal(out.get(), numpy.piecewise(host, conds(host), funcs))
+    with pytest.raises(ValueError, match="either"):
+        cp.piecewise(x, [x < 0], [1.0, 2.0, 3.0])
+    with pytest.raises(NotImplementedError):
+        cp.piecewise(x, [x < 0], [lambda v: v])
+    with pytest.raises(ValueError, match="with 4 condition"):  # (CuPy's len(condlist) of
+        cp.piecewise(x, x > 0, [2.0])                           # an array: NumPy wraps it)
+
+
+def test_an_empty_elementwise_launch_packs_no_scalar(cp):
+    """CuPy's ``ElementwiseKernel.__call__`` returns before its scalars are packed when
+    the loop is empty (``_contains_zero(shape)``), so a value its type cannot hold
+    raises only for a loop that runs."""
+    k = cp.ElementwiseKernel("T x, T v", "T y", "y = x + v", "gs_add_scalar")
+    empty = cp.zeros(0, dtype=cp.int8)
+    assert k(empty, 1000).shape == (0,)
+    with pytest.raises(OverflowError, match="out of bounds for int8"):
+        k(cp.zeros(2, dtype=cp.int8), 1000)

@@ -186,14 +186,15 @@ class ElementwiseKernel:
                 if not p.raw and a.shape != tuple(shape):
                     raise ValueError('Out shape is mismatched')
 
-        in_args = [a if isinstance(a, numpy.ndarray)
-                   else C.cast_scalar(a.value, t)
-                   for a, t in zip(in_args, in_types)]
         ret = out_args
         total = 1
         for n in shape:
             total *= n
-        if total != 0:
+        if total != 0:  # (an empty loop returns first: its scalars are never packed,
+            # so one that does not fit its type raises nothing, as in CuPy)
+            in_args = [a if isinstance(a, numpy.ndarray)
+                       else C.cast_scalar(a.value, t)
+                       for a, t in zip(in_args, in_types)]
             self._launch(in_args + out_args, shape, type_map)
         if self.no_return:
             return None

@@ -1039,6 +1039,42 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             return outvals[0]
         return outvals
 
+    def piecewise(x: Any, condlist: Any, funclist: Any) -> Any:
+        """See Also: cupy.piecewise (CuPy's: ``cupy_piecewise_kernel`` writing each
+        value where its condition holds; a device ``x`` with device or bool conditions
+        runs here, the kernel made once per session)"""
+        from . import ElementwiseKernel, full, isscalar, zeros
+        if isscalar(condlist):
+            condlist = [condlist]
+        if type(x) is not ndarray or not isinstance(condlist, (list, tuple)) or any(
+                type(c) is not ndarray and type(c) is not bool for c in condlist):
+            return remote("cupy.piecewise")(x, condlist, funclist)
+        condlen = len(condlist)
+        funclen = len(funclist)
+        if condlen == funclen:
+            out = zeros(x.shape, x.dtype)
+        elif condlen + 1 == funclen:
+            func = funclist[-1]
+            funclist = funclist[:-1]
+            if callable(func):
+                raise NotImplementedError("Callable functions are not supported currently")
+            out = full(x.shape, func, x.dtype)
+        else:
+            raise ValueError("with {} condition(s), either {} or {} functions are expected"
+                             .format(condlen, condlen, condlen + 1))
+        kernels = x._gs_session.__dict__.setdefault("_routine_kernels", {})
+        kernel = kernels.get("piecewise")
+        if kernel is None:
+            kernel = kernels["piecewise"] = ElementwiseKernel(
+                "bool cond, T value", "T y", "if (cond) y = value", "cupy_piecewise_kernel")
+        for condition, func in zip(condlist, funclist):
+            if callable(func):
+                raise NotImplementedError("Callable functions are not supported currently")
+            if isinstance(func, ndarray):
+                func = func.astype(x.dtype)
+            kernel(condition, func, out)
+        return out
+
     def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: Any = -1) -> Any:
         """See Also: cupy.trapezoid (CuPy's: the mean of neighbours times the steps,
         summed)"""
@@ -1863,7 +1899,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                        flip, fliplr, flipud, triu, tril, arange, linspace,
                                        diag, eye, sort, argsort, cumsum, cumprod, take,
                                        swapaxes, diagonal, trace, around, round_, real, imag,
-                                       identity, diff, ediff1d, gradient, trapezoid,
+                                       identity, diff, ediff1d, gradient, piecewise,
+                                       trapezoid,
                                        array_split,
                                        split, hsplit, vsplit,
                                        dsplit, einsum, broadcast_arrays, meshgrid, atleast_1d,
