@@ -308,6 +308,29 @@ def reissue_warnings(items: Any, stacklevel: int = 3) -> None:
         warnings.warn(str(message), WARNING_CLASSES.get(str(key), Warning), stacklevel=stacklevel)
 
 
+# --- cupy.piecewise's checks, for both sides (the client's, the CPU backend's) --------
+
+def piecewise_values(condlist: Any, funclist: Any) -> tuple:
+    """``cupy.piecewise``'s (``_functional/piecewise.py``) reading of its lists, with
+    its errors: ``(condlist, values, default)``, ``default`` the extra last value
+    (None without one), each value to write where its condition holds."""
+    condlen = len(condlist)
+    funclen = len(funclist)
+    default = None
+    if condlen + 1 == funclen:
+        default = funclist[-1]
+        funclist = funclist[:-1]
+        if callable(default):
+            raise NotImplementedError("Callable functions are not supported currently")
+    elif condlen != funclen:
+        raise ValueError("with {} condition(s), either {} or {} functions are expected"
+                         .format(condlen, condlen, condlen + 1))
+    for func in funclist:
+        if callable(func):
+            raise NotImplementedError("Callable functions are not supported currently")
+    return condlist, funclist, default
+
+
 # --- cupy.linalg._util's checks, for the routines both sides write ------------------
 
 def assert_2d(*arrays: Any) -> None:

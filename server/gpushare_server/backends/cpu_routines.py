@@ -17,7 +17,7 @@ import numpy
 
 from gpushare import structured, ufunc_loops
 from gpushare.cython_args import argument_type_error
-from gpushare.errors import assert_2d, assert_stacked_square
+from gpushare.errors import assert_2d, assert_stacked_square, piecewise_values
 from gpushare.layouts import (arg_reduce_is_view, broadcast_strides, creation_layout,
                               normalize_order)
 from gpushare.protocol import HostArray
@@ -1836,22 +1836,10 @@ def piecewise(x: Any, condlist: Any, funclist: Any) -> Any:
         x = x.array
     if numpy.isscalar(condlist):
         condlist = [condlist]
-    condlen = len(condlist)
-    funclen = len(funclist)
-    if condlen == funclen:
-        out = numpy.zeros(x.shape, x.dtype)
-    elif condlen + 1 == funclen:
-        func = funclist[-1]
-        funclist = funclist[:-1]
-        if callable(func):
-            raise NotImplementedError("Callable functions are not supported currently")
-        out = full(x.shape, func, x.dtype)
-    else:
-        raise ValueError("with {} condition(s), either {} or {} functions are expected"
-                         .format(condlen, condlen, condlen + 1))
+    condlist, funclist, default = piecewise_values(condlist, funclist)
+    out = numpy.zeros(x.shape, x.dtype) if default is None else full(x.shape, default,
+                                                                       x.dtype)
     for condition, func in zip(condlist, funclist):
-        if callable(func):
-            raise NotImplementedError("Callable functions are not supported currently")
         if isinstance(func, numpy.ndarray):
             func = func.astype(x.dtype)
         _piecewise_kernel(condition, func, out)

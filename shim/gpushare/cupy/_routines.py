@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 import numpy
 
+from ..errors import piecewise_values
 from ..layouts import broadcast_strides, moved_axis_strides
 from . import _infer
 from ._ndarray import (FLAG_C, FLAG_F, FLAG_OWN, _contiguity, _new, _quiet_fill, named,
@@ -1049,27 +1050,14 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         if type(x) is not ndarray or not isinstance(condlist, (list, tuple)) or any(
                 type(c) is not ndarray and type(c) is not bool for c in condlist):
             return remote("cupy.piecewise")(x, condlist, funclist)
-        condlen = len(condlist)
-        funclen = len(funclist)
-        if condlen == funclen:
-            out = zeros(x.shape, x.dtype)
-        elif condlen + 1 == funclen:
-            func = funclist[-1]
-            funclist = funclist[:-1]
-            if callable(func):
-                raise NotImplementedError("Callable functions are not supported currently")
-            out = full(x.shape, func, x.dtype)
-        else:
-            raise ValueError("with {} condition(s), either {} or {} functions are expected"
-                             .format(condlen, condlen, condlen + 1))
+        condlist, funclist, default = piecewise_values(condlist, funclist)
+        out = zeros(x.shape, x.dtype) if default is None else full(x.shape, default, x.dtype)
         kernels = x._gs_session.__dict__.setdefault("_routine_kernels", {})
         kernel = kernels.get("piecewise")
         if kernel is None:
             kernel = kernels["piecewise"] = ElementwiseKernel(
                 "bool cond, T value", "T y", "if (cond) y = value", "cupy_piecewise_kernel")
         for condition, func in zip(condlist, funclist):
-            if callable(func):
-                raise NotImplementedError("Callable functions are not supported currently")
             if isinstance(func, ndarray):
                 func = func.astype(x.dtype)
             kernel(condition, func, out)
