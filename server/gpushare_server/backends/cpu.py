@@ -202,6 +202,12 @@ def _device_ufunc(uf: numpy.ufunc) -> Callable[..., Any]:
     return call
 
 
+#: SciPy's ufuncs that warn of a float where they want an integer (a deprecation, or a
+#: truncation); CuPy's loops take the float, and its kernels never warn
+_SCIPY_WARNS = frozenset(("bdtr", "bdtrc", "bdtri", "expn", "nbdtr", "nbdtrc", "nbdtri",
+                          "pdtri", "yn"))
+
+
 def _special_ufunc(call: Callable[..., Any], path: str) -> Callable[..., Any]:
     """``cupyx.scipy.special``'s ufunc ``path``, served by SciPy's namesake (``call``),
     giving CuPy's result types: those of the loop CuPy's ufunc runs (``ufunc_loops``),
@@ -209,12 +215,13 @@ def _special_ufunc(call: Callable[..., Any], path: str) -> Callable[..., Any]:
     float64 of float16 and refuses complex numbers). The client infers its calls'
     results from the same loops. (With ``out=``, SciPy's loop computes into it, once
     CuPy's is found; with other keywords the call is SciPy's.)"""
-    entry = ufunc_loops.SPECIAL.get(path.rpartition(".")[2])
+    name = path.rpartition(".")[2]
+    entry = ufunc_loops.SPECIAL.get(name)
     if entry is None:
         return call
     kernel, loops, nin = entry[0], ufunc_loops.compact(entry[1]), entry[1].index("->")
 
-    if path.rpartition(".")[2] in _SCIPY_WARNS:
+    if name in _SCIPY_WARNS:
         plain = call
 
         def call(*args: Any, **kwargs: Any) -> Any:
@@ -237,12 +244,6 @@ def _special_ufunc(call: Callable[..., Any], path: str) -> Callable[..., Any]:
     special.__name__, special.__doc__ = call.__name__, call.__doc__
     special.__wrapped__ = getattr(call, "__wrapped__", call)  # type: ignore[attr-defined]
     return special
-
-
-#: SciPy's ufuncs that warn of a float where they want an integer (a deprecation, or a
-#: truncation); CuPy's loops take the float, and its kernels never warn
-_SCIPY_WARNS = frozenset(("bdtr", "bdtrc", "bdtri", "expn", "nbdtr", "nbdtrc", "nbdtri",
-                          "pdtri", "yn"))
 
 
 def _new_c_array(result: numpy.ndarray, dtype: str) -> numpy.ndarray:
