@@ -138,6 +138,21 @@ _WEAK = {int: numpy.dtype(numpy.int64), float: numpy.dtype(numpy.float64),
          complex: numpy.dtype(numpy.complex128)}
 
 
+def scalar_dtype(value: Any) -> numpy.dtype | None:
+    """The dtype CuPy's ``CScalar`` gives a Python scalar (``_scalar.pyx:
+    numpy_dtype_from_pyscalar``): bool, int64 (uint64 from 2**63 up), float64,
+    complex128; None for anything else."""
+    kind = type(value)
+    if kind is int:
+        return _UINT64 if value >= 1 << 63 else _WEAK[int]
+    if kind is bool:
+        return _BOOL
+    return _WEAK.get(kind)
+
+
+_UINT64, _BOOL = numpy.dtype(numpy.uint64), numpy.dtype(numpy.bool_)
+
+
 def _kind_score(kind: Any) -> int:
     """``_kernel.pyx: _get_kind_score`` (of a scalar type, NumPy's or Python's)."""
     if issubclass(kind, numpy.bool_):

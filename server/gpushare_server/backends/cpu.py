@@ -150,17 +150,6 @@ _SCALAR_TYPES = frozenset((int, float, bool, complex))
 _INFS = (math.inf, -math.inf)  # (``CpuBackend.inplace``: never cached)
 
 
-def _c_scalar(value: Any) -> Any:
-    """A Python scalar of a ufunc call with no array as CuPy's ``CScalar`` holds it
-    (``_scalar.pyx: numpy_dtype_from_pyscalar``; no weak promotion without an array):
-    an int from 2**63 up is uint64 (beyond 64 bits: OverflowError), any other int64."""
-    kind = type(value)
-    if kind is int:
-        return numpy.uint64(value) if value >= 1 << 63 else numpy.int64(value)
-    return numpy.bool_(value) if kind is bool else numpy.float64(value) if kind is float \
-        else numpy.complex128(value)
-
-
 def _device_ufunc(uf: numpy.ufunc) -> Callable[..., Any]:
     """``_c_order_outputs(_wrap(uf))`` for a NumPy ufunc, whose most common call (arrays
     and Python scalars, no keywords: every operator) runs in one Python frame. Its
@@ -189,7 +178,9 @@ def _device_ufunc(uf: numpy.ufunc) -> Callable[..., Any]:
                 elif type(value) not in _SCALAR_TYPES:
                     return general(*args)
             if not arrays and any(type(v) is int and v >= 1 << 63 for v in args):
-                args = tuple(map(_c_scalar, args))  # (NumPy takes no such Python int)
+                # (NumPy takes no such Python int: the NumPy scalars CuPy's CScalars are,
+                # no weak promotion without an array; beyond 64 bits its OverflowError)
+                args = tuple(ufunc_loops.scalar_dtype(v).type(v) for v in args)
             return to_device_result(flushing(*args, order="C"))
         except TypeError as exc:  # CuPy's words (no loop, a cast of out=, bool -)
             raise cpu_routines.ufunc_error(uf, args, kwargs, exc) from None

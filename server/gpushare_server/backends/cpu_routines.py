@@ -2528,16 +2528,7 @@ def _cupy_in_type(value: Any) -> Any:
     ``numpy_dtype_from_pyscalar`` for Python scalars), None where it has none."""
     if isinstance(value, (numpy.ndarray, numpy.generic)):
         return value.dtype
-    kind = type(value)
-    if kind is bool:
-        return numpy.dtype(numpy.bool_)
-    if kind is float:
-        return numpy.dtype(numpy.float64)
-    if kind is complex:
-        return numpy.dtype(numpy.complex128)
-    if kind is int:
-        return numpy.dtype(numpy.uint64 if value >= 0x8000000000000000 else numpy.int64)
-    return None
+    return ufunc_loops.scalar_dtype(value)
 
 
 def ufunc_error(uf: numpy.ufunc, args: tuple, kwargs: dict,

@@ -39,7 +39,7 @@ from __future__ import annotations
 import hashlib
 import os
 import weakref
-from typing import Any
+from typing import Any, Callable
 
 import msgpack
 import numpy
@@ -95,6 +95,17 @@ def _bind(cls: type, s: Any, hid: int, kind: str, remote: Any) -> Any:
     if remote is not None:
         remote._gs_id = 0  # ownership moves to the new proxy
     return proxy
+
+
+def session_kernel(s: Any, name: str, make: Callable[[], Any]) -> Any:
+    """The kernel ``make()`` gives, made once for session ``s`` (a kernel belongs to its
+    session, and learns its results' layout at its first call: later ones queue). For
+    the kernels CuPy's own Python routines make at import (``piecewise``...)."""
+    kernels = s.__dict__.setdefault("_gs_kernels", {})
+    kernel = kernels.get(name)
+    if kernel is None:
+        kernel = kernels[name] = make()
+    return kernel
 
 
 def _construct(cls: type, kind: str, args: tuple, kwargs: dict,

@@ -884,8 +884,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
     def ediff1d(arr: Any, to_end: Any = None, to_begin: Any = None) -> Any:
         """See Also: cupy.ediff1d (CuPy's: the raveled array's differences written
         after ``to_begin`` and before ``to_end``)"""
-        from . import can_cast, empty, ndarray as device, subtract
-        if not isinstance(arr, device):
+        from . import can_cast, empty, subtract
+        if not isinstance(arr, ndarray):
             raise TypeError("`arr` should be of type cupy.ndarray")
         arr = arr.ravel()
         dtype_req = arr.dtype
@@ -896,7 +896,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             if value is None:
                 ends.append((None, 0))
                 continue
-            if not isinstance(value, device):
+            if not isinstance(value, ndarray):
                 raise TypeError(f"`{name}` should be of type cupy.ndarray")
             if not can_cast(value, dtype_req, casting="same_kind"):
                 raise TypeError(f"dtype of `{name}` must be compatible "
@@ -916,7 +916,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
     def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: Any = 1) -> Any:
         """See Also: cupy.gradient (CuPy's: central differences of slices, written into
         ``empty_like`` results; a device ``f`` runs here)"""
-        from . import diff as diff_, empty_like, ndim as ndim_of
+        from . import empty_like, ndim as ndim_of
         if type(f) is not ndarray:
             return remote("cupy.gradient")(f, *varargs, axis=axis, edge_order=edge_order)
         ndim = f.ndim
@@ -942,7 +942,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                      "corresponding dimension")
                 if numpy.issubdtype(distances.dtype, numpy.integer):
                     distances = distances.astype(numpy.float64)
-                diffx = diff_(distances)
+                diffx = diff(distances)
                 if (diffx == diffx[0]).all():
                     diffx = diffx[0]
                 dx[i] = diffx
@@ -1045,6 +1045,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         value where its condition holds; a device ``x`` with device or bool conditions
         runs here, the kernel made once per session)"""
         from . import ElementwiseKernel, full, isscalar, zeros
+        from ._kernels import session_kernel
         if isscalar(condlist):
             condlist = [condlist]
         if type(x) is not ndarray or not isinstance(condlist, (list, tuple)) or any(
@@ -1052,11 +1053,9 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             return remote("cupy.piecewise")(x, condlist, funclist)
         condlist, funclist, default = piecewise_values(condlist, funclist)
         out = zeros(x.shape, x.dtype) if default is None else full(x.shape, default, x.dtype)
-        kernels = x._gs_session.__dict__.setdefault("_routine_kernels", {})
-        kernel = kernels.get("piecewise")
-        if kernel is None:
-            kernel = kernels["piecewise"] = ElementwiseKernel(
-                "bool cond, T value", "T y", "if (cond) y = value", "cupy_piecewise_kernel")
+        kernel = session_kernel(x._gs_session, "cupy_piecewise_kernel", lambda: (
+            ElementwiseKernel("bool cond, T value", "T y", "if (cond) y = value",
+                              "cupy_piecewise_kernel")))
         for condition, func in zip(condlist, funclist):
             if isinstance(func, ndarray):
                 func = func.astype(x.dtype)
@@ -1066,13 +1065,13 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
     def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: Any = -1) -> Any:
         """See Also: cupy.trapezoid (CuPy's: the mean of neighbours times the steps,
         summed)"""
-        from . import add, ndarray as device
-        if not isinstance(y, device):
+        from . import add
+        if not isinstance(y, ndarray):
             raise TypeError("`y` should be of type cupy.ndarray")
         if x is None:
             d = dx
         else:
-            if not isinstance(x, device):
+            if not isinstance(x, ndarray):
                 raise TypeError("`x` should be of type cupy.ndarray")
             if x.ndim == 1:
                 d = diff(x)

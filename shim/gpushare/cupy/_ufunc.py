@@ -42,17 +42,9 @@ def _c_scalars(args: tuple) -> tuple | None:
     when no array comes with them (no weak promotion: ``_check_should_use_weak_scalar``):
     bool, int64 (uint64 from 2**63 up), float64, complex128; None for an int beyond 64
     bits (the server's call, and its OverflowError, at once)."""
-    out = []
-    for a in args:
-        t = type(a)
-        if t is int:
-            if not -(1 << 63) <= a < 1 << 64:
-                return None
-            out.append(numpy.int64(a) if a < 1 << 63 else numpy.uint64(a))
-        else:
-            out.append(numpy.bool_(a) if t is bool else numpy.float64(a) if t is float
-                       else numpy.complex128(a))
-    return tuple(out)
+    if any(type(a) is int and not -(1 << 63) <= a < 1 << 64 for a in args):
+        return None
+    return tuple(ufunc_loops.scalar_dtype(a).type(a) for a in args)
 
 
 #: (shape, shape) -> their broadcast shape, or None (the general path raises)

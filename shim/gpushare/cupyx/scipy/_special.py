@@ -14,6 +14,8 @@ from typing import Any
 
 
 def _device(*values: Any) -> bool:
+    """Whether every one of ``values`` is a device array or None (CuPy's Python runs
+    here for those; also ``_stats.py``'s)."""
     from ...cupy import ndarray
     return all(v is None or type(v) is ndarray for v in values)
 
@@ -31,15 +33,11 @@ def _softmax(served: Any) -> Any:
 
 
 def _log_softmax_kernel(x: Any) -> Any:
-    """CuPy's, made once per session (a kernel belongs to its session, and learns its
-    results' layout at its first call)."""
-    kernels = x._gs_session.__dict__.setdefault("_special_kernels", {})
-    kernel = kernels.get("log_softmax")
-    if kernel is None:
-        from ... import cupy
-        kernel = kernels["log_softmax"] = cupy._core.ReductionKernel(
-            "T x1", "T y", "exp(x1)", "a + b", "y = log(a)", "0", name="log_softmax")
-    return kernel
+    """CuPy's (``_logsoftmax.py``), made once per session."""
+    from ...cupy import _core
+    from ...cupy._kernels import session_kernel
+    return session_kernel(x._gs_session, "log_softmax", lambda: _core.ReductionKernel(
+        "T x1", "T y", "exp(x1)", "a + b", "y = log(a)", "0", name="log_softmax"))
 
 
 def _log_softmax(served: Any) -> Any:

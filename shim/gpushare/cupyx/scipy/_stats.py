@@ -13,11 +13,7 @@ import types
 from typing import Any
 
 from ... import scipy_stats
-
-
-def _device(*values: Any) -> bool:
-    from ...cupy import ndarray
-    return all(v is None or type(v) is ndarray for v in values)
+from ._special import _device
 
 
 #: name -> the arrays of a call (those that must be device arrays for it to run here)
