@@ -301,6 +301,19 @@ CASES = [
     ("nansum", [((3, 4), "f4")], lambda xp, a: xp.nansum(xp.where(a > 1, xp.nan, a))),
     ("nansum positional axis", [((3, 4), "f8")], lambda xp, a: xp.nansum(a, 0)),
     ("nanmean keepdims", [((3, 4), "f4")], lambda xp, a: xp.nanmean(a, axis=1, keepdims=True)),
+    ("nanvar", [((3, 4), "f4")], lambda xp, a: xp.nanvar(xp.where(a > 1, xp.nan, a))),
+    ("nanvar axis ddof", [((3, 4), "f8")],
+     lambda xp, a: xp.nanvar(xp.where(a > 3, xp.nan, a), axis=0, ddof=1)),
+    ("nanvar positional keepdims", [((3, 4, 2), "f4")],
+     lambda xp, a: xp.nanvar(a, (0, 2), None, None, 0, True)),
+    ("nanstd", [((3, 4), "f8")], lambda xp, a: xp.nanstd(xp.where(a > 1, xp.nan, a), axis=1)),
+    ("nanstd of a transpose", [((3, 4), "f4")], lambda xp, a: xp.nanstd(a.T, axis=-1)),
+    ("nanargmax", [((3, 4), "f4")], lambda xp, a: xp.nanargmax(xp.where(a > 1, xp.nan, a))),
+    ("nanargmax axis", [((3, 4), "f8")],
+     lambda xp, a: xp.nanargmax(xp.where(a > 1, xp.nan, a), axis=0)),
+    ("nanargmin keepdims", [((3, 4), "f4")],
+     lambda xp, a: xp.nanargmin(a, axis=1, keepdims=True)),
+    ("nanargmin of a view", [((3, 4), "f8", "F")], lambda xp, a: xp.nanargmin(a[:, ::2], -1)),
     ("nanmax", [((3, 4), "f8")], lambda xp, a: xp.nanmax(a, 1)),
     ("nanmin of the whole array", [((3, 4), "f4")], lambda xp, a: xp.nanmin(a)),
     ("nanprod dtype", [((3, 4), "f4")], lambda xp, a: xp.nanprod(a, 0, xp.float64)),
@@ -763,6 +776,11 @@ def test_a_pipelined_result_is_used_again_without_waiting(cp, synchronous_calls)
     (lambda cp, a, b: cp.delete(a, 0, axis=2), numpy.exceptions.AxisError),
     (lambda cp, a, b: cp.random.choice(0, 3), ValueError),
     (lambda cp, a, b: cp.random.choice(a, 3), ValueError),         # 2-d
+    (lambda cp, a, b: cp.nanargmax(a[:, :0], axis=1), ValueError),  # an empty axis
+    (lambda cp, a, b: cp.nanargmin(a[:0]), ValueError),
+    (lambda cp, a, b: cp.nanargmax(a, axis=2), numpy.exceptions.AxisError),
+    (lambda cp, a, b: cp.nanvar(a, axis=(0, 0)), ValueError),       # a duplicate axis
+    (lambda cp, a, b: cp.nanstd(a, axis=-3), numpy.exceptions.AxisError),
 ])
 def test_what_cannot_pipeline_still_raises_at_the_call(cp, call, error):
     a = cp.ones((3, 4), dtype=cp.float32)
@@ -1255,6 +1273,36 @@ def test_common_ndimage_filters_pipeline(cp, synchronous_calls, name, args, kwar
     numpy.testing.assert_allclose(out.get(), expected, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("name, weights, kwargs", [
+    ("correlate", ((3, 2), "f4"), {}), ("convolve", ((3, 2), "f4"), {"mode": "constant"}),
+    ("correlate", ((2, 4), "f8"), {"mode": "wrap"}), ("convolve", ((1, 3), "i4"), {}),
+    ("correlate", ((3, 3), "u1"), {"mode": "constant", "cval": 2.5}),
+    ("convolve", ((4, 1), "f4"), {"mode": "nearest"}), ("correlate1d", ((3,), "f4"), {}),
+    ("convolve1d", ((4,), "f8"), {"axis": 0, "mode": "mirror"}),
+    ("correlate1d", ((2,), "i8"), {"axis": -2, "mode": "constant", "cval": -1})])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_correlations_with_device_weights_pipeline(cp, synchronous_calls, name, weights,
+                                                   kwargs, order):
+    """``correlate``/``convolve`` and their 1-d forms with weights on the device (real,
+    none empty, of the right dimensions): CuPy's output is ``cupy.empty(input.shape,
+    input.dtype)`` (``_filters_core._call_kernel``), queued so."""
+    import scipy.ndimage
+    from gpushare.cupyx.scipy import ndimage
+    rng = numpy.random.default_rng(1)
+    host = rng.standard_normal((9, 7)).astype(numpy.float32)
+    w = _host(rng, *weights)
+    x = cp.asarray(numpy.asfortranarray(host) if order == "F" else host)
+    dw = cp.asarray(w)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    out = getattr(ndimage, name)(x, dw, **kwargs)
+    assert synchronous_calls == []
+    _layout_matches_server(out)
+    expected = getattr(scipy.ndimage, name)(host, w.astype(numpy.float64), **kwargs)
+    assert out.dtype == numpy.float32
+    numpy.testing.assert_allclose(out.get(), expected, rtol=1e-4, atol=1e-4)
+
+
 def test_ndimage_filters_keep_cupys_errors_at_the_call(cp):
     from gpushare.cupyx.scipy import ndimage
     x = cp.ones((4, 4), dtype=cp.float32)
@@ -1262,6 +1310,21 @@ def test_ndimage_filters_keep_cupys_errors_at_the_call(cp):
         ndimage.gaussian_filter(x, 1.0, mode="no-such-mode")
     with pytest.raises(TypeError):
         ndimage.sobel(x, 0, no_such_keyword=1)
+    with pytest.raises(RuntimeError, match="filter weights array has incorrect shape"):
+        ndimage.correlate(x, cp.ones(3, dtype=cp.float32))
+    with pytest.raises(RuntimeError, match="incorrect filter size"):
+        ndimage.convolve1d(x, cp.ones((2, 2), dtype=cp.float32))
+    with pytest.raises(ValueError, match="invalid origin"):
+        ndimage.correlate1d(x, cp.ones(3, dtype=cp.float32), origin=2)
+    with pytest.raises(RuntimeError, match="boundary mode not supported"):
+        ndimage.convolve(x, cp.ones((2, 2), dtype=cp.float32), mode="no-such-mode")
+    with pytest.raises(RuntimeError, match="filter weights array has incorrect shape"):
+        ndimage.correlate(x, cp.ones((0, 2), dtype=cp.float32))  # (CuPy drops empty axes)
+    with pytest.raises(ValueError, match="invalid origin"):
+        ndimage.convolve(x, cp.ones((2, 3), dtype=cp.float32), origin=-2)
+    # weights of more dimensions, the extra ones empty: CuPy's zeros_like
+    z = ndimage.correlate(x, cp.ones((0, 2, 2), dtype=cp.float32))
+    assert z.shape == (4, 4) and z.dtype == x.dtype and float(abs(z).sum()) == 0.0
     assert float(x.sum()) == 16.0
 
 

@@ -247,8 +247,28 @@ def _check_arguments(name: str, sig: inspect.Signature, arguments: dict) -> None
         return _argument(sig, arguments, key)
     mode = arg("mode")
     if name in _FILTERS:
+        if name in ("correlate1d", "convolve1d"):  # (``_filters_core._convert_1d_args``)
+            weights = arg("weights")
+            if isinstance(weights, numpy.ndarray) and (weights.ndim != 1 or
+                                                       weights.size < 1):
+                raise RuntimeError("incorrect filter size")
+            origin = arg("origin")
+            if isinstance(weights, numpy.ndarray) and isinstance(origin, (int, numpy.integer)):
+                _check_origin(origin, weights.size)  # (CuPy's words, before the mode's)
         for m in ([mode] if isinstance(mode, str) or mode is None else list(mode)):
             _check_mode(m)
+        input, weights = arg("input"), arg("weights")
+        if name in ("correlate", "convolve") and arg("axes") is None and \
+                isinstance(input, numpy.ndarray) and isinstance(weights, numpy.ndarray) and \
+                len([n for n in weights.shape if n]) != input.ndim:
+            # (``_filters_core._check_nd_args``; SciPy names the weights' ndim and axes)
+            raise RuntimeError("filter weights array has incorrect shape")
+        origin = arg("origin")
+        if name in ("correlate", "convolve") and isinstance(weights, numpy.ndarray) and \
+                arg("axes") is None and isinstance(origin, (int, numpy.integer)):
+            for width in weights.shape:
+                if width:
+                    _check_origin(origin, width)
         return
     order = arg("order")
     if order is not None and (order < 0 or 5 < order):

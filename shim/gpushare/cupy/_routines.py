@@ -706,6 +706,54 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                 for n in ("nansum", "nanprod", "nanmean"))
     nanmax, nanmin = (nan_reduction(n, ("axis", "out", "keepdims")) for n in ("nanmax", "nanmin"))
 
+    def nan_spread(name: str) -> Callable[..., Any]:
+        """``nanvar``, ``nanstd`` of a float32 or float64 proxy, no ``dtype`` and an
+        integer ``ddof``: CuPy's ``_nanvar`` (``_routines_statistics.pyx``), a reduction
+        kernel whose result is of the input's dtype (``S out``), NaN where no element
+        counts (no error, no warning); its shape a reduction's, its layout the server's."""
+        params = ("axis", "dtype", "out", "ddof", "keepdims")
+
+        def fn(a: Any, *args: Any, **kwargs: Any) -> Any:
+            bound = named(params, args, kwargs)
+            s = _arrays((a,))
+            if s is None or bound is None or a._dtype.char not in "fd" or \
+                    set(bound) - {"axis", "ddof", "keepdims"} or \
+                    type(bound.get("ddof", 0)) is not int:
+                return None
+            shape, _ = _infer.reduction_result("sum", a._shape, a._dtype,
+                                               {k: v for k, v in bound.items() if k != "ddof"})
+            return _submit(s, f"cupy.{name}", (a,), bound, shape, a._dtype, laid_out=False)
+        fn.__name__ = fn.__qualname__ = name
+        fn.__doc__ = f"See Also: cupy.{name}"
+        return _pipelines(remote(f"cupy.{name}"))(fn)
+    nanvar, nanstd = nan_spread("nanvar"), nan_spread("nanstd")
+
+    def nan_arg(name: str) -> Callable[..., Any]:
+        """``nanargmax``, ``nanargmin`` of a float32 or float64 proxy along one axis or
+        all, without ``dtype`` or ``out``: CuPy's reduction ``cupy_nanargmax`` (an int64
+        result, -1 for an all-NaN slice, ``_routines_statistics.pyx``); its shape a
+        reduction's, its layout the server's. An empty axis: the server's error."""
+        params = ("axis", "dtype", "out", "keepdims")
+
+        def fn(a: Any, *args: Any, **kwargs: Any) -> Any:
+            bound = named(params, args, kwargs)
+            s = _arrays((a,))
+            if s is None or bound is None or a._dtype.char not in "fd" or \
+                    set(bound) - {"axis", "keepdims"}:
+                return None
+            axis = bound.get("axis")
+            if axis is not None and (type(axis) is not int or not -a.ndim <= axis < a.ndim):
+                return None
+            if 0 in (a._shape if axis is None else (a._shape[axis],)):
+                return None
+            shape, _ = _infer.reduction_result("sum", a._shape, a._dtype, bound)
+            return _submit(s, f"cupy.{name}", (a,), bound, shape, numpy.dtype(numpy.int64),
+                           laid_out=False)
+        fn.__name__ = fn.__qualname__ = name
+        fn.__doc__ = f"See Also: cupy.{name}"
+        return _pipelines(remote(f"cupy.{name}"))(fn)
+    nanargmax, nanargmin = nan_arg("nanargmax"), nan_arg("nanargmin")
+
     def broadcast_arrays(*args: Any) -> Any:
         """See Also: cupy.broadcast_arrays (CuPy's ``broadcast(*args).values``: an array
         of the broadcast shape as it is, any other a view, as ``broadcast_to`` makes)"""
@@ -1892,7 +1940,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                        split, hsplit, vsplit,
                                        dsplit, einsum, broadcast_arrays, meshgrid, atleast_1d,
                                        atleast_2d, atleast_3d, nansum, nanprod, nanmean,
-                                       nanmax, nanmin, count_nonzero, vdot, inner,
+                                       nanmax, nanmin, nanvar, nanstd, nanargmax,
+                                       nanargmin, count_nonzero, vdot, inner,
                                        take_along_axis, nan_to_num, tri, indices,
                                        logspace, append, resize, column_stack, dstack,
                                        rot90, put_along_axis, angle, put, median,

@@ -234,7 +234,32 @@ def _filter1d(input: Any, size: Any, axis: Any = -1, output: Any = None,
     return _uniform_filter(input, size, output, mode, cval, origin) and _axis(input, axis)
 
 
+def _weights(input: Any, weights: Any, ndim: int) -> bool:
+    """``weights`` a device array of ``input``'s session, of ``ndim`` dimensions, none
+    empty (CuPy's ``_check_nd_args``: else its RuntimeError, or ``zeros_like``), of real
+    numbers (``_get_weights_dtype``: float64 of integers, else the input's float; a
+    complex one makes a complex output), under CuPy's 2 GiB."""
+    from ...cupy._ndarray import ndarray
+    return type(weights) is ndarray and weights._gs_session is input._gs_session and \
+        len(weights._shape) == ndim and 0 not in weights._shape and \
+        weights._dtype.kind in "fiu" and weights.nbytes < 1 << 31
+
+
+def _correlate(input: Any, weights: Any, output: Any = None, mode: Any = "reflect",
+               cval: Any = 0.0, origin: Any = 0, *, axes: Any = None) -> bool:
+    return _plain_filter(input, output, mode, cval, axes) and \
+        _weights(input, weights, input.ndim) and type(origin) is int and origin == 0
+
+
+def _correlate1d(input: Any, weights: Any, axis: Any = -1, output: Any = None,
+                 mode: Any = "reflect", cval: Any = 0.0, origin: Any = 0) -> bool:
+    return _plain_filter(input, output, mode, cval) and _axis(input, axis) and \
+        _weights(input, weights, 1) and type(origin) is int and origin == 0
+
+
 _PIPELINED_FILTERS = {
+    "correlate": _correlate, "convolve": _correlate, "correlate1d": _correlate1d,
+    "convolve1d": _correlate1d,
     "gaussian_filter": _gaussian_filter, "uniform_filter": _uniform_filter,
     "median_filter": _rank_filter, "minimum_filter": _rank_filter,
     "maximum_filter": _rank_filter, "sobel": _derivative, "prewitt": _derivative,
