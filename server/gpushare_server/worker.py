@@ -98,6 +98,8 @@ class OutputCapture:
         while deadline > 0 and self._pending.poll(0):
             time.sleep(0.001)
             deadline -= 1
+        if not self._chunks:  # (the common case: nothing printed)
+            return ""
         with self._lock:
             chunks, self._chunks = self._chunks, []
         return b"".join(chunks).decode(errors="replace")

@@ -25,8 +25,12 @@ from ..layouts import arg_reduce_is_view, creation_layout, normalize_order
 from ..protocol import FLAG_C, FLAG_F, FLAG_OWN, ArrayMeta
 from . import _infer
 
+class _SyncState(threading.local):
+    allowed = True  # (a class default: reading it raises and catches nothing)
+
+
 #: ``cupyx.allow_synchronize``'s per-thread switch (``allowed``; True when unset)
-SYNC_STATE = threading.local()
+SYNC_STATE = _SyncState()
 
 
 def declare_synchronize() -> None:
@@ -34,7 +38,7 @@ def declare_synchronize() -> None:
     while the thread forbids it: a copy to the host (``get()``, and what CuPy does
     through it: ``item()``, ``float(a)``, ``bool(a)``, ``repr``...) and
     ``Device.synchronize()`` (``cupy/_core/syncdetect.py``)."""
-    if not getattr(SYNC_STATE, "allowed", True):
+    if not SYNC_STATE.allowed:
         from ..cupyx import DeviceSynchronized
         raise DeviceSynchronized()
 
@@ -329,14 +333,18 @@ def _contiguity(shape: tuple, strides: tuple, itemsize: int) -> tuple[bool, bool
     return c, f
 
 
-_FUSING = threading.local()  # _kernels.FUSING: how deep this thread is in cupy.fuse
+class _Fusing(threading.local):
+    depth = 0  # (a class default, as ``_SyncState``'s)
+
+
+_FUSING = _Fusing()  # _kernels.FUSING: how deep this thread is in cupy.fuse
 
 
 def _no_scalar_in_fuse() -> None:
     """Inside a ``cupy.fuse`` function arrays are symbolic for CuPy: converting one to
     a Python scalar (an ``if`` on it) raises, and so it does here, although gpushare
     runs fused functions eagerly (``_kernels.Fusion``)."""
-    if getattr(_FUSING, "depth", 0):
+    if _FUSING.depth:
         raise TypeError("Cannot convert to Python scalar in cupy.fuse")
 
 
@@ -348,7 +356,7 @@ def _fused_into(inputs: Any, out: Any) -> None:
     ``internal._broadcast_shapes``' error (its words: no space after 'shapes') or its
     own 'non-broadcastable output operand' (eager CuPy would broadcast or say 'Out shape
     is mismatched')."""
-    if not getattr(_FUSING, "depth", 0) or not isinstance(out, ndarray):
+    if not _FUSING.depth or not isinstance(out, ndarray):
         return
     shapes = [tuple(a._shape) if isinstance(a, ndarray) else numpy.shape(a) for a in inputs]
     oshape = tuple(out._shape)
@@ -800,7 +808,7 @@ class ndarray(_client.RemoteHandle):
         return _new(s, hid, shape, self._dtype, strides, flags, base)
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        if getattr(_FUSING, "depth", 0):
+        if _FUSING.depth:
             _fused_setitem(key, value, self)
         s = self._gs_session
         if type(key) is ndarray and key._dtype.kind == "b" and key._shape == self._shape and \
