@@ -561,6 +561,14 @@ def _rebuilt(name, outs):
     ("svd", (4, 3), "f4", lambda xp, a: xp.linalg.svd(a)),
     ("svd thin stack", (2, 3, 5), "f8", lambda xp, a: xp.linalg.svd(a, full_matrices=False)),
     ("svd values", (3, 4), "c8", lambda xp, a: xp.linalg.svd(a, compute_uv=False)),
+    ("slogdet", (3, 3), "f4", lambda xp, a: xp.linalg.slogdet(a)),
+    ("slogdet complex stack", (2, 3, 3), "c8", lambda xp, a: xp.linalg.slogdet(a)),
+    ("slogdet of integers", (3, 3), "i4", lambda xp, a: xp.linalg.slogdet(a)),
+    ("pinv", (4, 3), "f8", lambda xp, a: xp.linalg.pinv(a)),
+    ("pinv stack", (2, 3, 5), "f4", lambda xp, a: xp.linalg.pinv(a, 1e-3)),
+    ("pinv complex", (3, 2), "c16", lambda xp, a: xp.linalg.pinv(a)),
+    ("matrix_rank", (4, 3), "f8", lambda xp, a: xp.linalg.matrix_rank(a)),
+    ("matrix_rank stack tol", (2, 3, 3), "i4", lambda xp, a: xp.linalg.matrix_rank(a, 0.5)),
 ])
 def test_decompositions_pipeline(cp, synchronous_calls, name, shape, dtype, call):
     rng = numpy.random.default_rng(1)
@@ -593,6 +601,13 @@ def test_decompositions_wait_where_cupy_raises(cp, synchronous_calls):
         cp.linalg.det(cp.ones((2, 3)))  # (not square: CuPy's error, at the call)
     with pytest.raises(TypeError, match="float16"):
         cp.linalg.svd(cp.ones((2, 2), dtype=cp.float16))
+    with pytest.raises(numpy.linalg.LinAlgError):
+        cp.linalg.slogdet(cp.ones((2, 3)))
+    with pytest.raises(numpy.linalg.LinAlgError):
+        cp.linalg.pinv(cp.ones(3))  # (1-d)
+    assert cp.linalg.matrix_rank(cp.ones(3)).tolist() == 1  # (CuPy's any() of a vector)
+    sign, logdet = cp.linalg.slogdet(cp.ones((0, 2, 2)))  # (CuPy's empty batch: served)
+    assert sign.shape == logdet.shape == (0,)
     import gpushare.cupyx as cupyx
     with cupyx.errstate(linalg="raise"):  # (the data may raise: the call waits)
         synchronous_calls.clear()

@@ -2153,8 +2153,41 @@ def decompositions(remote: Callable[[str, str], Callable[..., Any]]) -> dict:
         vh = (batch + (n if full_matrices else k, n), dtype)
         return _queue_results(s, "cupy.linalg.svd", (a,), kwargs, [u, sv, vh])
 
+    @_pipelines(remote("cupy.linalg.slogdet", "slogdet"))
+    def slogdet(a: Any) -> Any:
+        """See Also: cupy.linalg.slogdet (a sign of the linalg dtype, a logarithm of its
+        real one, each of the stack's shape)"""
+        s = _stacked(a, True)
+        if s is None:
+            return None
+        dtype = _linalg_dtype(a._dtype)
+        return _queue_results(s, "cupy.linalg.slogdet", (a,), {},
+                              [(a._shape[:-2], dtype), (a._shape[:-2], _real(dtype))])
+
+    @_pipelines(remote("cupy.linalg.pinv", "pinv"))
+    def pinv(a: Any, rcond: Any = 1e-15) -> Any:
+        """See Also: cupy.linalg.pinv (of a non-empty stack of matrices and a plain
+        ``rcond``: the stack of their (n, m) pseudo-inverses, of the linalg dtype)"""
+        s = _stacked(a, False)
+        if s is None or type(rcond) not in (int, float):
+            return None
+        m, n = a._shape[-2:]
+        return _queue_results(s, "cupy.linalg.pinv", (a,), {"rcond": rcond},
+                              [(a._shape[:-2] + (n, m), _linalg_dtype(a._dtype))])
+
+    @_pipelines(remote("cupy.linalg.matrix_rank", "matrix_rank"))
+    def matrix_rank(M: Any, tol: Any = None) -> Any:
+        """See Also: cupy.linalg.matrix_rank (of a non-empty stack of matrices, the
+        count of singular values over ``tol``, an intp per matrix)"""
+        s = _stacked(M, False)
+        if s is None or tol is not None and type(tol) not in (int, float):
+            return None
+        return _queue_results(s, "cupy.linalg.matrix_rank", (M,), {"tol": tol},
+                              [(M._shape[:-2], numpy.dtype(numpy.intp))])
+
     return {"det": det, "cholesky": cholesky, "eigh": eigen("eigh", True),
-            "eigvalsh": eigen("eigvalsh", False), "qr": qr, "svd": svd}
+            "eigvalsh": eigen("eigvalsh", False), "qr": qr, "svd": svd,
+            "slogdet": slogdet, "pinv": pinv, "matrix_rank": matrix_rank}
 
 
 #: the 1-D transforms that pipeline, with the length of their output's last axis

@@ -1,7 +1,7 @@
 """``cupy.linalg``: every public function runs on the server (see ``_export_table``);
 ``norm`` of a whole array or along an axis, and ``solve``, ``inv``, ``det``, ``cholesky``,
-``eigh``, ``eigvalsh``, ``qr`` and ``svd`` of non-empty matrices under
-``linalg='ignore'``, pipeline (``_routines``)."""
+``eigh``, ``eigvalsh``, ``qr``, ``svd``, ``slogdet``, ``pinv`` and ``matrix_rank`` of
+non-empty matrices under ``linalg='ignore'``, pipeline (``_routines``)."""
 from __future__ import annotations
 
 import sys
