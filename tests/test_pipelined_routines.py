@@ -1269,11 +1269,17 @@ def test_a_ufunc_of_python_scalars_keeps_cupys_errors_at_the_call(cp):
     ("laplace", (), {"mode": "wrap"}), ("gaussian_filter1d", (1.5,), {}),
     ("gaussian_filter1d", (0.8, 0), {"mode": "mirror", "truncate": 3.0}),
     ("uniform_filter1d", (4,), {"axis": 0}), ("minimum_filter1d", (3,), {}),
-    ("maximum_filter1d", (5, -2), {"mode": "constant", "cval": -1.0})])
+    ("maximum_filter1d", (5, -2), {"mode": "constant", "cval": -1.0}),
+    ("shift", (1.5,), {}), ("shift", ((0.5, -2),), {"order": 1, "mode": "nearest"}),
+    ("shift", ([0.25, 3],), {"order": 0, "mode": "grid-wrap", "prefilter": False}),
+    ("zoom", (1.5,), {}), ("zoom", ((0.5, 2),), {"order": 1, "mode": "nearest"}),
+    ("zoom", (0.3,), {"mode": "grid-wrap", "grid_mode": True}),
+    ("zoom", (2,), {"order": 5, "mode": "mirror", "cval": 1.0})])
 @pytest.mark.parametrize("order", ["C", "F"])
 def test_common_ndimage_filters_pipeline(cp, synchronous_calls, name, args, kwargs, order):
-    """The plain forms of the common filters write ``cupy.empty(input.shape,
-    input.dtype)``: queued with that result, whatever the input's layout."""
+    """The plain forms of the common filters (and ``shift``) write
+    ``cupy.empty(input.shape, input.dtype)`` (``zoom``: of its output's shape): queued with
+    that result, whatever the input's layout."""
     import scipy.ndimage
     from gpushare.cupyx.scipy import ndimage
     host = numpy.random.default_rng(0).standard_normal((9, 7)).astype(numpy.float32)
@@ -1325,6 +1331,12 @@ def test_ndimage_filters_keep_cupys_errors_at_the_call(cp):
         ndimage.gaussian_filter(x, 1.0, mode="no-such-mode")
     with pytest.raises(TypeError):
         ndimage.sobel(x, 0, no_such_keyword=1)
+    with pytest.raises(ValueError, match="spline order is not supported"):
+        ndimage.zoom(x, 2.0, order=7)
+    with pytest.raises(RuntimeError, match="shift must have length equal to input rank"):
+        ndimage.shift(x, (1.0, 2.0, 3.0))
+    with pytest.warns(UserWarning, match="grid-constant"):
+        ndimage.zoom(x, 2.0, grid_mode=True)  # (the warning at the call)
     with pytest.raises(RuntimeError, match="filter weights array has incorrect shape"):
         ndimage.correlate(x, cp.ones(3, dtype=cp.float32))
     with pytest.raises(RuntimeError, match="incorrect filter size"):

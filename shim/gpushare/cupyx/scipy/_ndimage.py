@@ -257,7 +257,51 @@ def _correlate1d(input: Any, weights: Any, axis: Any = -1, output: Any = None,
         _weights(input, weights, 1) and type(origin) is int and origin == 0
 
 
+#: the interpolations' modes that take no detour (``'opencv'`` is an affine transform)
+_INTERPOLATION_MODES = ("constant", "grid-constant", "nearest", "mirror", "reflect",
+                        "grid-mirror", "wrap", "grid-wrap")
+
+
+def _per_axis(input: Any, value: Any) -> list | None:
+    """``value`` (a number, or a list or tuple of one per axis) as a list of finite
+    numbers, one per axis; None otherwise (CuPy's ``_fix_sequence_arg`` then decides)."""
+    values = list(value) if type(value) in (list, tuple) else [value] * input.ndim
+    if len(values) != input.ndim or not all(_number(v) for v in values):
+        return None
+    return values
+
+
+def _interpolation(input: Any, output: Any, order: Any, mode: Any, cval: Any,
+                   prefilter: Any) -> bool:
+    return input.ndim > 0 and output is None and type(order) is int and \
+        0 <= order <= 5 and type(mode) is str and mode in _INTERPOLATION_MODES and \
+        _number(cval) and type(prefilter) is bool
+
+
+def _shift(input: Any, shift: Any, output: Any = None, order: Any = 3,
+           mode: Any = "constant", cval: Any = 0.0, prefilter: Any = True) -> bool:
+    """``shift`` writes ``_util._get_output(None, input)``: a new array of the input's
+    shape and dtype."""
+    return _interpolation(input, output, order, mode, cval, prefilter) and \
+        _per_axis(input, shift) is not None
+
+
+def _zoom(input: Any, zoom: Any, output: Any = None, order: Any = 3,
+          mode: Any = "constant", cval: Any = 0.0, prefilter: Any = True, *,
+          grid_mode: Any = False) -> tuple | bool:
+    """``zoom`` writes ``cupy.empty(output_shape, input.dtype)``, its shape
+    ``int(round(size * zoom))`` along each axis (none empty here); with ``grid_mode``
+    CuPy warns of modes ``constant`` and ``wrap``: those calls wait."""
+    zooms = _per_axis(input, zoom)
+    if not _interpolation(input, output, order, mode, cval, prefilter) or zooms is None or \
+            type(grid_mode) is not bool or grid_mode and mode in ("constant", "wrap"):
+        return False
+    shape = tuple(int(round(n * z)) for n, z in zip(input._shape, zooms))
+    return shape if all(n > 0 for n in shape) else False
+
+
 _PIPELINED_FILTERS = {
+    "shift": _shift, "zoom": _zoom,
     "correlate": _correlate, "convolve": _correlate, "correlate1d": _correlate1d,
     "convolve1d": _correlate1d,
     "gaussian_filter": _gaussian_filter, "uniform_filter": _uniform_filter,
@@ -289,8 +333,8 @@ PIPELINED_SIGNAL = {"savgol_filter": _savgol_filter}
 def pipelined_filter(name: str, remote: Callable, plain: Callable,
                      module: str = "cupyx.scipy.ndimage") -> Callable:
     """``module.name`` (``remote``, the server's), queued where ``plain`` says nothing
-    in the call can fail, with its result: a new array of a float input's shape and
-    dtype."""
+    in the call can fail, with its result: a new C-ordered array of a float input's
+    dtype, of its shape (or of the shape ``plain`` returns)."""
     path = f"{module}.{name}"
 
     def call(input: Any, *args: Any, **kwargs: Any) -> Any:
@@ -301,9 +345,10 @@ def pipelined_filter(name: str, remote: Callable, plain: Callable,
                 queued = plain(input, *args, **kwargs)
             except TypeError:  # (arguments the function does not take: its error)
                 queued = False
-            if queued:
+            if queued:  # (True, or the result's shape where it is not the input's)
                 return _submit(input._gs_session, path, (input, *args), kwargs,
-                               input._shape, input._dtype)
+                               queued if type(queued) is tuple else input._shape,
+                               input._dtype)
         return remote(input, *args, **kwargs)
     call.__name__ = call.__qualname__ = name
     call.__module__ = module
