@@ -1722,6 +1722,44 @@ def test_savgol_filter_pipelines(cp, synchronous_calls, args, kwargs, dtype):
         signal.savgol_filter(x, 5, 2, mode="no-such-mode")
 
 
+@pytest.mark.parametrize("name, kwargs", [
+    ("medfilt", {}), ("medfilt", {"kernel_size": 5}), ("medfilt", {"kernel_size": (3, 1)}),
+    ("medfilt", {"kernel_size": [1, 7]}), ("hilbert", {}), ("hilbert", {"N": 16}),
+    ("hilbert", {"axis": 0}), ("hilbert", {"N": 3, "axis": -2})])
+@pytest.mark.parametrize("dtype", ["f4", "f8"])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_medfilt_and_hilbert_pipeline(cp, synchronous_calls, name, kwargs, dtype, order):
+    """``signal.medfilt`` (``rank_filter``: a new array of the input's shape and dtype)
+    and ``signal.hilbert`` (complex, of the input's precision, ``N`` long along ``axis``)
+    of a float array: queued."""
+    import scipy.signal
+    from gpushare.cupyx.scipy import signal
+    host = numpy.random.default_rng(9).standard_normal((6, 11)).astype(dtype)
+    x = cp.asarray(numpy.asfortranarray(host) if order == "F" else host)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    out = getattr(signal, name)(x, **kwargs)
+    assert synchronous_calls == []
+    _layout_matches_server(out)
+    expected = getattr(scipy.signal, name)(host, **kwargs)
+    assert out.dtype == expected.dtype and out.shape == expected.shape
+    numpy.testing.assert_allclose(out.get(), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_medfilt_and_hilbert_keep_cupys_errors_at_the_call(cp):
+    from gpushare.cupyx.scipy import signal
+    x = cp.ones((4, 5), dtype=cp.float32)
+    with pytest.raises(ValueError, match="should be odd"):
+        signal.medfilt(x, 4)
+    with pytest.warns(UserWarning, match="kernel_size exceeds volume extent"):
+        signal.medfilt(x, 7)
+    with pytest.raises(ValueError, match="x must be real"):
+        signal.hilbert(x + 1j)
+    with pytest.raises(ValueError, match="N must be positive"):
+        signal.hilbert(x, 0)
+    assert float(x.sum()) == 20.0
+
+
 @pytest.mark.parametrize("name, args, kwargs", [
     ("entropy", ("p",), {"axis": 1}), ("entropy", ("p", "q"), {"base": 2.0}),
     ("boxcox_llf", (0.5, "p"), {}), ("boxcox_llf", (0, "q"), {}),

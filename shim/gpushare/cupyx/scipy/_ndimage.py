@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import types
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from ...ndimage_args import MODES
 from ...ndimage_args import check_axes as _check_axes, check_mode as _check_mode
@@ -326,15 +326,50 @@ def _savgol_filter(x: Any, window_length: Any, polyorder: Any, deriv: Any = 0,
         and _number(cval)
 
 
+def _medfilt(volume: Any, kernel_size: Any = None) -> bool:
+    """``cupyx.scipy.signal.medfilt`` of a float input: ``rank_filter(volume, size // 2,
+    size=kernel_size, mode='constant')``, a new array of its shape and dtype; queued for
+    odd sizes within the input (a bigger one warns, at the call)."""
+    sizes = [3] * volume.ndim if kernel_size is None else \
+        list(kernel_size) if type(kernel_size) in (list, tuple) else [kernel_size] * volume.ndim
+    return volume.ndim > 0 and len(sizes) == volume.ndim and \
+        all(type(k) is int and k > 0 and k % 2 == 1 for k in sizes) and \
+        all(k <= n for k, n in zip(sizes, volume._shape))
+
+
+class Result(NamedTuple):
+    """What a queued call makes where it is not an array of its input's shape and
+    dtype: ``laid_out`` False, a layout the server knows (asked for when needed)."""
+    shape: tuple
+    dtype: Any
+    laid_out: bool = True
+
+
+def _hilbert(x: Any, N: Any = None, axis: Any = -1) -> Any:
+    """``cupyx.scipy.signal.hilbert`` of a float input: ``ifft(fft(x, N, axis) * h,
+    axis=axis)``, complex (of the input's precision), ``N`` long along ``axis``; its
+    layout the server's."""
+    if x.ndim == 0 or not _axis(x, axis) or N is not None and (type(N) is not int or N <= 0):
+        return False
+    shape = list(x._shape)
+    if N is not None:
+        shape[axis] = N
+    if 0 in shape:
+        return False
+    import numpy
+    return Result(tuple(shape), numpy.dtype("F" if x._dtype.char == "f" else "D"), False)
+
+
 #: ``cupyx.scipy.signal``'s filters queued as the ones above
-PIPELINED_SIGNAL = {"savgol_filter": _savgol_filter}
+PIPELINED_SIGNAL = {"savgol_filter": _savgol_filter, "medfilt": _medfilt,
+                    "hilbert": _hilbert}
 
 
 def pipelined_filter(name: str, remote: Callable, plain: Callable,
                      module: str = "cupyx.scipy.ndimage") -> Callable:
     """``module.name`` (``remote``, the server's), queued where ``plain`` says nothing
     in the call can fail, with its result: a new C-ordered array of a float input's
-    dtype, of its shape (or of the shape ``plain`` returns)."""
+    dtype, of its shape (or of the shape ``plain`` returns; or as its ``Result``)."""
     path = f"{module}.{name}"
 
     def call(input: Any, *args: Any, **kwargs: Any) -> Any:
@@ -345,6 +380,9 @@ def pipelined_filter(name: str, remote: Callable, plain: Callable,
                 queued = plain(input, *args, **kwargs)
             except TypeError:  # (arguments the function does not take: its error)
                 queued = False
+            if type(queued) is Result:
+                return _submit(input._gs_session, path, (input, *args), kwargs,
+                               queued.shape, queued.dtype, laid_out=queued.laid_out)
             if queued:  # (True, or the result's shape where it is not the input's)
                 return _submit(input._gs_session, path, (input, *args), kwargs,
                                queued if type(queued) is tuple else input._shape,
