@@ -262,7 +262,7 @@ def test_filters_on_a_server_without_scipy_say_so(monkeypatch):
     from gpushare_server.backends import cpu_signal
     monkeypatch.setitem(sys.modules, "scipy.signal", None)
     with pytest.raises(NotImplementedError, match="needs scipy on the CPU backend"):
-        cpu_signal.lfilter([1.0], [1.0], [1.0, 2.0])
+        cpu_signal.lfilter(numpy.ones(1), numpy.ones(1), numpy.array([1.0, 2.0]))
 
 
 def test_interpolate_classmethods_run_on_the_server(cp):

@@ -1746,6 +1746,36 @@ def test_medfilt_and_hilbert_pipeline(cp, synchronous_calls, name, kwargs, dtype
     numpy.testing.assert_allclose(out.get(), expected, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("dtypes", [("f4", "f4", "f4"), ("f8", "f8", "f4"),
+                                    ("f4", "f8", "f8")])
+@pytest.mark.parametrize("axis", [-1, 0])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_lfilter_and_sosfilt_pipeline(cp, synchronous_calls, dtypes, axis, order):
+    """``signal.lfilter`` (1-d coefficients) and ``signal.sosfilt`` of float device
+    arrays, no ``zi``: queued, of ``x``'s shape and the promoted dtype."""
+    import scipy.signal
+    from gpushare.cupyx.scipy import signal
+    x_dtype, coef_dtype, den_dtype = dtypes
+    host = numpy.random.default_rng(10).standard_normal((5, 40)).astype(x_dtype)
+    b, a = scipy.signal.butter(3, 0.2)
+    b, a = b.astype(coef_dtype), a.astype(den_dtype)
+    sos = scipy.signal.butter(4, 0.15, output="sos").astype(coef_dtype)
+    x = cp.asarray(numpy.asfortranarray(host) if order == "F" else host)
+    db, da, dsos = cp.asarray(b), cp.asarray(a), cp.asarray(sos)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    y = signal.lfilter(db, da, x, axis=axis)
+    z = signal.sosfilt(dsos, x, axis)
+    fir = signal.lfilter(db, da[:1], x, axis=axis)  # (no recurrence: the FIR part alone)
+    assert synchronous_calls == []
+    for got, want in ((y, scipy.signal.lfilter(b, a, host, axis=axis)),
+                      (z, scipy.signal.sosfilt(sos, host, axis)),
+                      (fir, scipy.signal.lfilter(b, a[:1], host, axis=axis))):
+        _layout_matches_server(got)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        numpy.testing.assert_allclose(got.get(), want, rtol=1e-4, atol=1e-4)
+
+
 def test_medfilt_and_hilbert_keep_cupys_errors_at_the_call(cp):
     from gpushare.cupyx.scipy import signal
     x = cp.ones((4, 5), dtype=cp.float32)
@@ -1757,6 +1787,12 @@ def test_medfilt_and_hilbert_keep_cupys_errors_at_the_call(cp):
         signal.hilbert(x + 1j)
     with pytest.raises(ValueError, match="N must be positive"):
         signal.hilbert(x, 0)
+    # CuPy's lfilter reads ``a[0]`` first, then negates ``a[1:]``: a Python number or list
+    # as ``a`` (SciPy takes both) is CuPy's TypeError
+    with pytest.raises(TypeError, match="not subscriptable"):
+        signal.lfilter(x[0], 1.0, x)
+    with pytest.raises(TypeError, match="bad operand type for unary -"):
+        signal.lfilter(x[0], [1.0, 0.5], x)
     assert float(x.sum()) == 20.0
 
 

@@ -67,7 +67,7 @@ taps = signal.firwin(101, [100, 140], pass_zero=False, fs=fs)
 taps_h = ssig.firwin(101, [100, 140], pass_zero=False, fs=fs)
 numpy.testing.assert_allclose(taps.get(), taps_h, rtol=1e-10, atol=1e-15)
 batch = cupy.stack([x, 2 * x, -x])
-yb = signal.lfilter(taps, 1.0, batch, axis=-1)
+yb = signal.lfilter(taps, cupy.ones(1), batch, axis=-1)  # (CuPy's a: an array, a[0] read)
 assert yb.shape == (3, 2000)
 numpy.testing.assert_allclose(yb.get(), ssig.lfilter(taps_h, 1.0, numpy.stack([x_h, 2 * x_h, -x_h]), axis=-1),
                               rtol=1e-8, atol=1e-10)

@@ -55,6 +55,10 @@ def _last(prev: numpy.ndarray, new: numpy.ndarray, count: int) -> numpy.ndarray:
 
 def lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
     """See Also: cupyx.scipy.signal.lfilter (``zi``/``zf``: CuPy's, see module docs)."""
+    if not hasattr(a, "__getitem__"):  # (CuPy's first step is ``a0 = a[0]``)
+        raise TypeError(f"'{type(a).__name__}' object is not subscriptable")
+    if isinstance(a, (list, tuple)):  # (then ``- a[1:] / a0``)
+        raise TypeError(f"bad operand type for unary -: '{type(a).__name__}'")
     if zi is None:
         return _signal().lfilter(b, a, x, axis=axis)
     b, a, x = numpy.asarray(b), numpy.asarray(a), numpy.asarray(x)

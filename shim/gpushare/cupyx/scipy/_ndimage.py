@@ -360,9 +360,41 @@ def _hilbert(x: Any, N: Any = None, axis: Any = -1) -> Any:
     return Result(tuple(shape), numpy.dtype("F" if x._dtype.char == "f" else "D"), False)
 
 
+def _float_arrays(first: Any, *others: Any) -> bool:
+    """``others`` float32 or float64 device arrays of ``first``'s session."""
+    from ...cupy._ndarray import ndarray
+    return all(type(v) is ndarray and v._gs_session is first._gs_session and
+               v._dtype.char in "fd" for v in others)
+
+
+def _lfilter(b: Any, a: Any, x: Any, axis: Any = -1, zi: Any = None) -> Any:
+    """``cupyx.scipy.signal.lfilter`` of float device arrays, 1-d non-empty
+    coefficients and no ``zi``: an array of ``x``'s shape, of the dtype ``b / a[0]``,
+    ``x`` and ``a`` promote to (``fir_dtype``, then ``iir_dtype``); its layout the
+    server's (a slice of the padded convolution, or the recurrence's copy)."""
+    import numpy
+    if zi is not None or not _float_arrays(b, a, x) or len(b._shape) != 1 or \
+            len(a._shape) != 1 or 0 in b._shape or 0 in a._shape or x.ndim == 0 or \
+            not _axis(x, axis) or 0 in x._shape:
+        return False
+    return Result(x._shape, numpy.result_type(x._dtype, b._dtype, a._dtype), False)
+
+
+def _sosfilt(sos: Any, x: Any, axis: Any = -1, zi: Any = None) -> Any:
+    """``cupyx.scipy.signal.sosfilt`` of float device arrays, an (n, 6) ``sos`` and no
+    ``zi``: ``apply_iir_sos``'s copy of ``x``, of the dtype ``x`` and ``sos`` promote
+    to; its layout the server's."""
+    import numpy
+    if zi is not None or not _float_arrays(sos, x) or len(sos._shape) != 2 or \
+            sos._shape[1] != 6 or sos._shape[0] == 0 or x.ndim == 0 or \
+            not _axis(x, axis) or 0 in x._shape:
+        return False
+    return Result(x._shape, numpy.result_type(x._dtype, sos._dtype), False)
+
+
 #: ``cupyx.scipy.signal``'s filters queued as the ones above
 PIPELINED_SIGNAL = {"savgol_filter": _savgol_filter, "medfilt": _medfilt,
-                    "hilbert": _hilbert}
+                    "hilbert": _hilbert, "lfilter": _lfilter, "sosfilt": _sosfilt}
 
 
 def pipelined_filter(name: str, remote: Callable, plain: Callable,
