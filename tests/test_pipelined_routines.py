@@ -569,6 +569,14 @@ def _rebuilt(name, outs):
     ("pinv complex", (3, 2), "c16", lambda xp, a: xp.linalg.pinv(a)),
     ("matrix_rank", (4, 3), "f8", lambda xp, a: xp.linalg.matrix_rank(a)),
     ("matrix_rank stack tol", (2, 3, 3), "i4", lambda xp, a: xp.linalg.matrix_rank(a, 0.5)),
+    ("inv of a stack", (2, 3, 3), "f8", lambda xp, a: xp.linalg.inv(a)),
+    ("inv of a complex stack", (4, 2, 2, 2), "c8", lambda xp, a: xp.linalg.inv(a)),
+    ("solve a stack, vector b", (4, 3, 3), "f4",
+     lambda xp, a: xp.linalg.solve(a, a[0, 0] + 1)),
+    ("solve a stack, matrix b", (2, 3, 3), "f8",
+     lambda xp, a: xp.linalg.solve(a, a[:, :, :2] * 2 + 1)),
+    ("solve a stack, columns", (5, 3, 3), "c16",
+     lambda xp, a: xp.linalg.solve(a, a[..., :1] + 1j)),
 ])
 def test_decompositions_pipeline(cp, synchronous_calls, name, shape, dtype, call):
     rng = numpy.random.default_rng(1)
@@ -596,11 +604,49 @@ def test_decompositions_pipeline(cp, synchronous_calls, name, shape, dtype, call
         numpy.testing.assert_allclose(outs[0], expected[0], rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("dtype, b_dtype", [("f4", "f8"), ("f8", "f8"), ("c8", "c16"),
+                                            ("f8", "i4")])
+@pytest.mark.parametrize("b_shape, kwargs", [
+    ((5,), {}), ((5, 3), {"lower": True}), ((5, 2), {"trans": 1}),
+    ((5,), {"trans": "T", "unit_diagonal": True}), ((5, 1), {"trans": "C", "lower": True})])
+def test_solve_triangular_pipelines(cp, synchronous_calls, dtype, b_dtype, b_shape, kwargs):
+    """``cupyx.scipy.linalg.solve_triangular`` of one matrix: queued, a new
+    Fortran-ordered array of ``b``'s shape in ``a``'s dtype (CuPy's copy of ``b``)."""
+    import scipy.linalg
+    from gpushare.cupyx.scipy import linalg
+    rng = numpy.random.default_rng(12)
+    host = _host(rng, (5, 5), dtype) + 6 * numpy.eye(5, dtype=dtype)
+    hb = _host(rng, b_shape, b_dtype)
+    a, b = cp.asarray(host), cp.asarray(hb)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    x = linalg.solve_triangular(a, b, **kwargs)
+    assert synchronous_calls == []
+    _layout_matches_server(x)
+    assert x.shape == b_shape and x.dtype == numpy.dtype(dtype) and x.flags.f_contiguous
+    expected = scipy.linalg.solve_triangular(host, hb, **kwargs)
+    numpy.testing.assert_allclose(x.get(), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_solve_triangular_keeps_cupys_errors(cp):
+    from gpushare.cupyx.scipy import linalg
+    with pytest.raises(ValueError, match="expected square matrix"):
+        linalg.solve_triangular(cp.ones((2, 3)), cp.ones(2))
+    with pytest.raises(ValueError, match="incompatible dimensions"):
+        linalg.solve_triangular(cp.eye(3), cp.ones(2))
+    with pytest.raises(ValueError, match="infs or NaNs"):
+        linalg.solve_triangular(cp.eye(2) * cp.nan, cp.ones(2), check_finite=True)
+    b = cp.asfortranarray(cp.ones((2, 2)))
+    assert linalg.solve_triangular(cp.eye(2), b, overwrite_b=True).shape == (2, 2)
+
+
 def test_decompositions_wait_where_cupy_raises(cp, synchronous_calls):
     with pytest.raises(numpy.linalg.LinAlgError):
         cp.linalg.det(cp.ones((2, 3)))  # (not square: CuPy's error, at the call)
     with pytest.raises(TypeError, match="float16"):
         cp.linalg.svd(cp.ones((2, 2), dtype=cp.float16))
+    with pytest.raises(ValueError, match="must have"):
+        cp.linalg.solve(cp.ones((2, 3, 3)), cp.ones((2, 3)))  # (CuPy's, not NumPy's)
     with pytest.raises(numpy.linalg.LinAlgError):
         cp.linalg.slogdet(cp.ones((2, 3)))
     with pytest.raises(numpy.linalg.LinAlgError):

@@ -313,6 +313,26 @@ def test_repeated_raw_launch_is_pipelined_and_packed_as_the_encoder_packs_it(
         assert _kernels._args_ext(args) is None
 
 
+def test_a_modules_function_got_again_launches_without_waiting(cp, synchronous_calls):
+    """``RawModule.get_function(name)`` twice: one CUDA function, so the second
+    kernel's launches of a signature the first launched are queued at once (only the
+    lookup waits); another name, or another signature, still waits once."""
+    mod = cp.RawModule(code=_ADD)
+    x = cp.zeros(8, dtype=cp.float32)
+    mod.get_function("gs_rle_add")((1,), (8,), (x, 8, numpy.float32(1)))
+    k = mod.get_function("gs_rle_add")
+    del synchronous_calls[:]
+    k((1,), (8,), (x, 8, numpy.float32(2)))
+    k((2,), (4,), (x, 8, numpy.float32(0.5)))
+    assert _launches(synchronous_calls) == []
+    assert x.get().tolist() == [3.5] * 8
+    del synchronous_calls[:]
+    k((1,), (8,), (x, numpy.int64(8), numpy.float32(1)))  # (a new signature)
+    assert len(_launches(synchronous_calls)) == 1
+    with pytest.raises(Exception, match="CUDA_ERROR_NOT_FOUND: named symbol not found"):
+        mod.get_function("gs_no_such_function")  # (still CuPy's error, at the lookup)
+
+
 def test_client_scalar_check_raises_as_the_servers_cast():
     """``kernel_params.check_scalar`` (the client's) raises what ``cast_scalar`` (the
     server's) raises, and gives no warning where it gives none."""

@@ -866,7 +866,9 @@ class RawKernel(_Kernel):
         # (kept here: the launches it allows are pipelined, the others wait)
         self._gs_session.call("setattr", "max_dynamic_shared_size_bytes", (self, int(value)))
         self.__dict__["_gs_max_dyn"] = int(value)
-        self.__dict__.pop("_gs_fast", None)  # (the launches it decided)
+        fast = self.__dict__.pop("_gs_fast", None)  # (the launches it decided)
+        if fast is not None:
+            fast.clear()  # (and those of the same module's function: ``get_function``)
 
     @property
     def preferred_shared_memory_carveout(self) -> int:
@@ -974,6 +976,15 @@ class RawModule(_Kernel):
         k = self._gs_session.call("method", "get_function", (self, name))
         k.__dict__["_gs_name"] = name
         k.__dict__["_gs_module"] = self  # (a pickle of the kernel carries the module's)
+        # What the launches of this module's ``name`` taught (the argument signatures
+        # that launch, the launches queued straight away) is one CUDA function's: the
+        # kernels of later ``get_function(name)`` calls share it, so only the first
+        # launch of each signature waits, not the first of each kernel object
+        learned = self.__dict__.setdefault("_gs_learned", {})
+        if isinstance(name, str) and name not in learned and len(learned) < 256:
+            learned[name] = ({}, {})
+        if isinstance(name, str) and name in learned:
+            k.__dict__["_gs_templates"], k.__dict__["_gs_fast"] = learned[name]
         return k
 
     @cython_signature(name="get_global")

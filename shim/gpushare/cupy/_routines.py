@@ -1997,11 +1997,35 @@ def _square(a: Any) -> Any:
     return s
 
 
+def _solve_stack(a: Any, b: Any) -> Any:
+    """``cupy.linalg.solve`` of a non-empty stack of square float or complex matrices
+    and a ``b`` of their dtype whose shape CuPy takes (``(M,)``, broadcast; or ``a``'s
+    but its last axis), under ``linalg='ignore'``: no warning, no error; a result of
+    ``b``'s (broadcast) shape, of a layout the server knows."""
+    s = _stacked(a, True)
+    if s is None or _arrays((a, b)) is None or a._dtype.char not in "fdFD" or \
+            b._dtype != a._dtype or 0 in b._shape:
+        return None
+    if len(b._shape) == 1:
+        if b._shape[0] != a._shape[-1]:
+            return None
+        shape = a._shape[:-1]
+    elif b._shape[:-1] == a._shape[:-1] and len(b._shape) == len(a._shape):
+        shape = b._shape
+    else:
+        return None  # (CuPy's ValueError, at the call)
+    return _submit(s, "cupy.linalg.solve", (a, b), {}, shape, a._dtype, laid_out=False)
+
+
 def solve(remote: Callable[..., Any]) -> Callable[..., Any]:
     """``cupy.linalg.solve`` of one square system pipelines under ``linalg='ignore'``."""
     @_pipelines(remote)
     def solve(a: Any, b: Any) -> Any:
-        """See Also: cupy.linalg.solve (``lapack.gesv`` into an F-ordered copy of b)"""
+        """See Also: cupy.linalg.solve (``lapack.gesv`` into an F-ordered copy of b; a
+        stack: ``cublas.batched_gesv``, or ``gesv`` matrix by matrix, of a layout the
+        server knows)"""
+        if len(getattr(a, "_shape", ())) > 2:
+            return _solve_stack(a, b)
         s = _square(a)
         if s is None or _arrays((a, b)) is None or b._dtype != a._dtype or \
                 b._shape[:1] != a._shape[:1] or len(b._shape) > 2 or 0 in b._shape or \
@@ -2019,7 +2043,13 @@ def inv(remote: Callable[..., Any]) -> Callable[..., Any]:
     @_pipelines(remote)
     def inv(a: Any) -> Any:
         """See Also: cupy.linalg.inv (the identity solved in a's order: F-ordered for an
-        F-ordered a, else C)"""
+        F-ordered a, else C; a stack: ``_batched_inv``, of a layout the server knows)"""
+        if len(getattr(a, "_shape", ())) > 2:
+            s = _stacked(a, True)
+            if s is None or a._dtype.char not in "fdFD":
+                return None
+            return _submit(s, "cupy.linalg.inv", (a,), {}, a._shape, a._dtype,
+                           laid_out=False)
         s = _square(a)
         if s is None or not _linalg_ignores_errors():
             return None

@@ -154,6 +154,7 @@ def _make(name: str) -> types.ModuleType:
     elif name == "linalg":  # they run CuPy's code on whatever arrays they are given
         mod.khatri_rao = _khatri_rao()
         mod.expm = _expm(mod.expm)
+        mod.solve_triangular = _solve_triangular(mod.solve_triangular)
     elif name == "signal":  # a warning, raised by the server's filter design functions
         mod.BadCoefficients = errors.BadCoefficients
         mod.cwt = _cwt(mod)  # it calls a Python function: run here
@@ -167,6 +168,39 @@ def _make(name: str) -> types.ModuleType:
     sys.modules[full] = mod
     by_reference(mod)  # (its functions pickle as themselves)
     return mod
+
+
+def _solve_triangular(remote: Any) -> Any:
+    """``linalg.solve_triangular`` (``remote``, the server's), queued for one square
+    matrix ``a`` of floats or complex numbers and a ``b`` of as many rows, without
+    ``overwrite_b`` or ``check_finite``: CuPy's result (``_solve_triangular.py``) is
+    ``b`` copied into a new Fortran-ordered array of ``a``'s dtype, solved in place by
+    ``trsm``; nothing in it can fail but the data."""
+    def solve_triangular(a: Any, b: Any, trans: Any = 0, lower: Any = False,
+                         unit_diagonal: Any = False, overwrite_b: Any = False,
+                         check_finite: Any = False) -> Any:
+        from ...cupy import _infer
+        from ...cupy._ndarray import ndarray
+        from ...cupy._routines import _fresh
+        if type(a) is ndarray and type(b) is ndarray and \
+                a._gs_session is b._gs_session and len(a._shape) == 2 and \
+                a._shape[0] == a._shape[1] and 1 <= len(b._shape) <= 2 and \
+                b._shape[0] == a._shape[0] and 0 not in b._shape and \
+                a._dtype.char in "fdFD" and (b._dtype.kind in "biuf" or
+                                             a._dtype.kind == b._dtype.kind == "c") and \
+                trans in (0, 1, 2, "N", "T", "C") and type(trans) in (int, str) and \
+                overwrite_b is False and check_finite is False and \
+                type(lower) is bool and type(unit_diagonal) is bool:
+            s, hid = a._gs_session, a._gs_session.new_id()
+            s.submit("call", "cupyx.scipy.linalg.solve_triangular", (a, b),
+                     {"trans": trans, "lower": lower, "unit_diagonal": unit_diagonal},
+                     out_id=hid, description="cupyx.scipy.linalg.solve_triangular")
+            return _fresh(s, hid, b._shape, a._dtype,
+                          _infer.f_strides(b._shape, a._dtype.itemsize))
+        return remote(a, b, trans, lower, unit_diagonal, overwrite_b, check_finite)
+    solve_triangular.__module__ = "cupyx.scipy.linalg"
+    solve_triangular.__doc__ = getattr(remote, "__doc__", None)
+    return solve_triangular
 
 
 def _khatri_rao() -> Any:
