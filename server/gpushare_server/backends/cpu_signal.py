@@ -22,6 +22,7 @@ from typing import Any, Callable
 import numpy
 
 from gpushare.errors import assert_2d
+from gpushare.signal_windows import WINDOWS as _WINDOWS
 
 from . import scipy_module
 
@@ -53,12 +54,30 @@ def _last(prev: numpy.ndarray, new: numpy.ndarray, count: int) -> numpy.ndarray:
     return numpy.concatenate((prev, new), axis=-1)[..., -count:]
 
 
-def lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
-    """See Also: cupyx.scipy.signal.lfilter (``zi``/``zf``: CuPy's, see module docs)."""
-    if not hasattr(a, "__getitem__"):  # (CuPy's first step is ``a0 = a[0]``)
+def _attrs(name: str, *values: Any) -> None:
+    """Read ``name`` of each value, as the CuPy line quoted beside each call does first:
+    Python's own AttributeError for a list or a number (``'list' object has no attribute
+    'ndim'``), where SciPy would convert them."""
+    for value in values:
+        getattr(value, name)
+
+
+def _check_a(a: Any) -> None:
+    """CuPy's ``lfilter``/``lfilter_zi`` begin ``a0 = a[0]; a_r = - a[1:] / a0``."""
+    if not hasattr(a, "__getitem__"):  # (``a[0]`` of a number)
         raise TypeError(f"'{type(a).__name__}' object is not subscriptable")
+    if getattr(a, "ndim", None) == 0:  # (``a[0]`` of a 0-d array: NumPy's words are CuPy's)
+        a[0]
     if isinstance(a, (list, tuple)):  # (then ``- a[1:] / a0``)
         raise TypeError(f"bad operand type for unary -: '{type(a).__name__}'")
+
+
+def lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
+    """See Also: cupyx.scipy.signal.lfilter (``zi``/``zf``: CuPy's, see module docs)."""
+    _check_a(a)
+    if isinstance(b, (list, tuple)):  # (``b = b / a0``: a CuPy ufunc, ``a0`` a 0-d array)
+        raise TypeError(f"Unsupported type {type(b)}")
+    _attrs("ndim", x)  # (``x_ndim = x.ndim``)
     if zi is None:
         return _signal().lfilter(b, a, x, axis=axis)
     b, a, x = numpy.asarray(b), numpy.asarray(a), numpy.asarray(x)
@@ -112,6 +131,8 @@ def _steady(gain: Any) -> Any:
 def lfilter_zi(b: Any, a: Any) -> numpy.ndarray:
     """See Also: cupyx.scipy.signal.lfilter_zi (CuPy's state for the steady state of
     the step response: inputs 1, outputs the filter's gain at DC)."""
+    _check_a(a)
+    _attrs("size", b)  # (``num_b = b.size - 1``)
     b, a = numpy.asarray(b), numpy.asarray(a)
     zi = numpy.ones(b.size - 1)
     if a.size > 1:
@@ -131,6 +152,10 @@ def _check_sos(sos: numpy.ndarray) -> None:
 def sosfilt(sos: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
     """See Also: cupyx.scipy.signal.sosfilt (``zi``/``zf``: per section, CuPy's
     ``lfilter`` state of that section, shape ``(n_sections, ..., 4, ...)``)."""
+    _attrs("ndim", x)  # (``x_ndim = x.ndim``)
+    _attrs("dtype", sos)  # (apply_iir_sos: ``cupy.result_type(x.dtype, sos.dtype)``)
+    if zi is not None:
+        _attrs("astype", zi)  # (apply_iir_sos: ``zi = zi.astype(dtype)``)
     if zi is None:
         return _signal().sosfilt(sos, x, axis=axis)
     sos, out = numpy.atleast_2d(numpy.asarray(sos)), numpy.asarray(x)
@@ -147,6 +172,7 @@ def sosfilt_zi(sos: Any) -> numpy.ndarray:
     """See Also: cupyx.scipy.signal.sosfilt_zi (each section's steady state for a unit
     step into the first: its input the gain of the sections before it, its output that
     times its own gain)."""
+    _attrs("shape", sos)  # (``n_sections = sos.shape[0]``)
     sos = numpy.asarray(sos)
     zi = numpy.zeros((sos.shape[0], 4), dtype=sos.dtype)
     level = 1.0
@@ -309,6 +335,7 @@ def _median_dtype(x: numpy.ndarray) -> None:
 def medfilt(volume: Any, kernel_size: Any = None) -> Any:
     """See Also: cupyx.scipy.signal.medfilt (CuPy's checks and words, then its
     ``rank_filter`` with zeros beyond the edges, as SciPy's)."""
+    _attrs("dtype", volume)  # (``if volume.dtype.char == 'e'``)
     volume = numpy.asarray(volume)
     _median_dtype(volume)
     kernel_size = _kernel_size(kernel_size, volume.ndim)
@@ -323,6 +350,7 @@ def medfilt(volume: Any, kernel_size: Any = None) -> Any:
 
 def medfilt2d(input: Any, kernel_size: Any = 3) -> Any:
     """See Also: cupyx.scipy.signal.medfilt2d (CuPy's checks and words)."""
+    _attrs("dtype", input)  # (``if input.dtype.char == 'e'``)
     input = numpy.asarray(input)
     _median_dtype(input)
     if input.ndim != 2:
@@ -343,6 +371,7 @@ def upfirdn(h: Any, x: Any, up: Any = 1, down: Any = 1, axis: int = -1,
         mode = "constant"  # For backwards compatibility
     if mode != "constant" or cval != 0:
         raise NotImplementedError(f"{mode=} and {cval=} not implemented.")
+    _attrs("dtype", x)  # (``_UpFIRDn(h, x.dtype, int(up), int(down))``)
     h = numpy.asarray(h)
     if h.ndim != 1 or h.size == 0:
         raise ValueError("h must be 1D with non-zero length")
@@ -351,11 +380,131 @@ def upfirdn(h: Any, x: Any, up: Any = 1, down: Any = 1, axis: int = -1,
     return _signal().upfirdn(h, x, int(up), int(down), axis)
 
 
+# --- CuPy's first reads of its arguments (lists and numbers refused where SciPy converts) --
+
+def convolve(in1: Any, in2: Any, mode: str = "full", method: str = "auto") -> Any:
+    """See Also: cupyx.scipy.signal.convolve (arrays only: CuPy reads ``in1.ndim``)."""
+    _attrs("ndim", in1, in2)  # (_check_conv_inputs: ``if in1.ndim == in2.ndim == 0``)
+    return _signal().convolve(in1, in2, mode, method)
+
+
+def correlate(in1: Any, in2: Any, mode: str = "full", method: str = "auto") -> Any:
+    """See Also: cupyx.scipy.signal.correlate (arrays only: CuPy reads ``in1.ndim``)."""
+    _attrs("ndim", in1, in2)  # (_check_conv_inputs: ``if in1.ndim == in2.ndim == 0``)
+    return _signal().correlate(in1, in2, mode, method)
+
+
+def fftconvolve(in1: Any, in2: Any, mode: str = "full", axes: Any = None) -> Any:
+    """See Also: cupyx.scipy.signal.fftconvolve (arrays only: CuPy reads ``in1.ndim``)."""
+    _attrs("ndim", in1, in2)  # (_check_conv_inputs: ``if in1.ndim == in2.ndim == 0``)
+    return _signal().fftconvolve(in1, in2, mode, axes)
+
+
+def oaconvolve(in1: Any, in2: Any, mode: str = "full", axes: Any = None) -> Any:
+    """See Also: cupyx.scipy.signal.oaconvolve (arrays only: CuPy reads ``in1.ndim``)."""
+    _attrs("ndim", in1, in2)  # (_check_conv_inputs: ``if in1.ndim == in2.ndim == 0``)
+    return _signal().oaconvolve(in1, in2, mode, axes)
+
+
+def convolve2d(in1: Any, in2: Any, mode: str = "full", boundary: str = "fill",
+               fillvalue: Any = 0) -> Any:
+    """See Also: cupyx.scipy.signal.convolve2d (arrays only: CuPy reads ``in1.ndim``)."""
+    _attrs("ndim", in1, in2)  # (_correlate2d: ``if not (in1.ndim == in2.ndim == 2)``)
+    return _signal().convolve2d(in1, in2, mode, boundary, fillvalue)
+
+
+def correlate2d(in1: Any, in2: Any, mode: str = "full", boundary: str = "fill",
+                fillvalue: Any = 0) -> Any:
+    """See Also: cupyx.scipy.signal.correlate2d (arrays only: CuPy reads ``in1.ndim``)."""
+    _attrs("ndim", in1, in2)  # (_correlate2d: ``if not (in1.ndim == in2.ndim == 2)``)
+    return _signal().correlate2d(in1, in2, mode, boundary, fillvalue)
+
+
+def wiener(im: Any, mysize: Any = None, noise: Any = None) -> Any:
+    """See Also: cupyx.scipy.signal.wiener (an array only: CuPy reads ``im.ndim``)."""
+    _attrs("ndim", im)  # (``_util._fix_sequence_arg(mysize, im.ndim, 'mysize', int)``)
+    return _signal().wiener(im, mysize, noise)
+
+
+def order_filter(a: Any, domain: Any, rank: Any) -> Any:
+    """See Also: cupyx.scipy.signal.order_filter (CuPy's checks and words first)."""
+    if a.dtype.kind in "bc" or a.dtype == numpy.float16:  # (CuPy's first line)
+        raise ValueError("data type not supported")
+    if any(x % 2 != 1 for x in domain.shape):  # (CuPy's, its two spaces too)
+        raise ValueError("Each dimension of domain argument "
+                         " should have an odd number of elements.")
+    return _signal().order_filter(a, domain, rank)
+
+
+def hilbert(x: Any, N: Any = None, axis: int = -1) -> Any:
+    """See Also: cupyx.scipy.signal.hilbert (CuPy's steps: no conversion of ``x``)."""
+    if numpy.iscomplexobj(x):  # (``cupy.iscomplexobj(x)``: NumPy's for a list)
+        raise ValueError("x must be real.")
+    if N is None:
+        N = x.shape[axis]  # (CuPy's: a list has no ``shape``)
+    if N <= 0:
+        raise ValueError("N must be positive.")
+    if not isinstance(x, numpy.ndarray):  # (``sp_fft.fft(x, N, axis=axis)``)
+        raise TypeError("The input array a must be a cupy.ndarray")
+    return _signal().hilbert(x, N, axis)
+
+
+def welch(x: Any, fs: Any = 1.0, window: Any = "hann", nperseg: Any = None,
+          noverlap: Any = None, nfft: Any = None, detrend: Any = "constant",
+          return_onesided: bool = True, scaling: str = "density", axis: int = -1,
+          average: str = "mean") -> Any:
+    """See Also: cupyx.scipy.signal.welch (CuPy's ``csd`` begins ``cupy.asarray(x)``:
+    a list is taken, which SciPy's ``welch`` refuses)."""
+    return _signal().welch(numpy.asarray(x), fs, window, nperseg, noverlap, nfft, detrend,
+                           return_onesided, scaling, axis, average)
+
+
+def coherence(x: Any, y: Any, fs: Any = 1.0, window: Any = "hann", nperseg: Any = None,
+              noverlap: Any = None, nfft: Any = None, detrend: Any = "constant",
+              axis: int = -1) -> Any:
+    """See Also: cupyx.scipy.signal.coherence (``welch``'s and ``csd``'s
+    ``cupy.asarray``: lists taken)."""
+    return _signal().coherence(numpy.asarray(x), numpy.asarray(y), fs, window, nperseg,
+                               noverlap, nfft, detrend, axis)
+
+
+def get_window(window: Any, Nx: Any, fftbins: bool = True) -> Any:
+    """See Also: cupyx.scipy.signal.get_window (CuPy's parsing of ``window``, its names
+    and words, then its ``winfunc(*params)`` with SciPy's window function: ``Nx`` 0
+    too, which SciPy's ``get_window`` refuses)."""
+    sym = not fftbins
+    try:
+        beta = float(window)
+    except (TypeError, ValueError):
+        args: tuple = ()
+        if isinstance(window, tuple):
+            winstr = window[0]
+            if len(window) > 1:
+                args = window[1:]
+        elif isinstance(window, str):
+            if _WINDOWS.get(window, (None, False))[1]:
+                raise ValueError("The '" + window + "' window needs one or "
+                                 "more parameters -- pass a tuple.") from None
+            winstr = window
+        else:
+            raise ValueError(
+                "%s as window type is not supported." % str(type(window))) from None
+        try:
+            winfunc = _WINDOWS[winstr][0]
+        except KeyError:
+            raise ValueError("Unknown window type.") from None
+        # (CuPy passes ``sym`` by position; two of SciPy's take it by keyword only)
+        return getattr(_signal().windows, winfunc)(Nx, *args, sym=sym)
+    return _signal().windows.kaiser(Nx, beta, sym)
+
+
 #: (``cpu.py`` gives them host arrays as NumPy arrays, as the rest of the module; so
 #: ``linalg.bandwidth``, which takes them as these do: ``cupy.asarray``)
 SIGNAL_OVERRIDES: dict[str, Callable[..., Any]] = {
     f"cupyx.scipy.signal.{fn.__name__}": fn
     for fn in (lfilter, lfiltic, lfilter_zi, sosfilt, sosfilt_zi, qmf, ricker, morlet,
                morlet2, firls, hilbert2, firwin, medfilt, medfilt2d,
-               upfirdn)}
+               upfirdn, convolve, correlate, fftconvolve, oaconvolve, convolve2d,
+               correlate2d, wiener, order_filter, hilbert, welch, coherence, get_window)}
+SIGNAL_OVERRIDES["cupyx.scipy.signal.windows.get_window"] = get_window
 SIGNAL_OVERRIDES["cupyx.scipy.linalg.bandwidth"] = bandwidth
