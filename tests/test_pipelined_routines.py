@@ -1822,6 +1822,35 @@ def test_lfilter_and_sosfilt_pipeline(cp, synchronous_calls, dtypes, axis, order
         numpy.testing.assert_allclose(got.get(), want, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("window", ["hann", "hanning", "hamming", "blackman", "boxcar",
+                                    "triang", "flattop", "bartlett", "nuttall", "lanczos"])
+@pytest.mark.parametrize("n, fftbins", [(0, True), (1, True), (2, False), (16, True),
+                                       (33, False)])
+def test_get_window_pipelines(cp, synchronous_calls, window, n, fftbins):
+    """``signal.get_window`` of a window without parameters: queued, ``n`` float64
+    values, the server's own window (CuPy's names, ``hanning`` too)."""
+    from gpushare.cupyx.scipy import signal
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    got = signal.get_window(window, n, fftbins)
+    assert synchronous_calls == []
+    _layout_matches_server(got)
+    assert got.shape == (n,) and got.dtype == numpy.float64
+    remote = signal.get_window.__closure__[0].cell_contents  # (the server's, waited for)
+    numpy.testing.assert_array_equal(got.get(), remote(window, n, fftbins).get())
+
+
+def test_get_window_keeps_cupys_errors(cp):
+    from gpushare.cupyx.scipy import signal
+    with pytest.raises(ValueError, match="needs one or more parameters"):
+        signal.get_window("kaiser", 8)
+    with pytest.raises(ValueError, match="Unknown window type"):
+        signal.get_window("no-such-window", 8)
+    assert signal.get_window(("kaiser", 4.0), 8).shape == (8,)
+    assert signal.get_window(0.5, 8).shape == (8,)  # (a number: kaiser's beta)
+    assert signal.get_window("hann", 0).shape == (0,)  # (CuPy's ones(0))
+
+
 def test_medfilt_and_hilbert_keep_cupys_errors_at_the_call(cp):
     from gpushare.cupyx.scipy import signal
     x = cp.ones((4, 5), dtype=cp.float32)
@@ -2002,3 +2031,44 @@ def test_an_empty_elementwise_launch_packs_no_scalar(cp):
     assert k(empty, 1000).shape == (0,)
     with pytest.raises(OverflowError, match="out of bounds for int8"):
         k(cp.zeros(2, dtype=cp.int8), 1000)
+
+
+@pytest.mark.parametrize("dtype", ["f4", "f8", "i4", "i8", "u4", "u8", "f2"])
+def test_scatter_add_pipelines_and_wraps_indices_as_cupy(cp, synchronous_calls, dtype):
+    """``cupyx.scatter_add`` and ``cupy.add.at`` of one 1-d index array along the first
+    axis, a number or an array of the array's dtype: queued (they return nothing); the
+    indices wrap modulo the axis' length, as CuPy's atomic-add kernel takes them."""
+    import gpushare.cupyx as cupyx
+    a = cp.zeros((5, 3), dtype=dtype)
+    idx = cp.asarray(numpy.array([0, 1, 1, 7, -1, -6], dtype=numpy.int64))
+    v = cp.ones((6, 3), dtype=dtype)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    with pytest.warns(DeprecationWarning, match="`ndarray.scatter_add` is deprecated"):
+        assert cupyx.scatter_add(a, idx, v) is None  # (CuPy's warning, at the call)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # (and no other, later)
+        cp.add.at(a, idx[:2], 2)
+        cp.add.at(a, idx[2:3], v[0])  # (a row, broadcast)
+        if a.dtype.kind == "f":
+            cp.add.at(a, idx[:1], 0.5)
+        assert synchronous_calls == []
+        a.get()
+    expected = numpy.zeros((5, 3), dtype=dtype)
+    for i in (0, 1, 1, 7 % 5, -1 % 5, -6 % 5):
+        expected[i] += 1
+    expected[[0, 1]] += 2
+    expected[1] += 1
+    if a.dtype.kind == "f":
+        expected[0] += 0.5
+    numpy.testing.assert_array_equal(a.get(), expected)
+
+
+def test_scatter_add_keeps_cupys_errors_at_the_call(cp):
+    import gpushare.cupyx as cupyx
+    a = cp.zeros(4, dtype=cp.float32)
+    with pytest.raises(ValueError, match="not broadcastable"):
+        cupyx.scatter_add(a, cp.array([0, 1]), cp.ones(3, dtype=cp.float32))
+    with pytest.raises(TypeError, match="cupy.add.at only supports"):
+        cupyx.scatter_add(cp.zeros(3, dtype=cp.int8), cp.array([0]), 1)
+    assert float(a.sum()) == 0.0

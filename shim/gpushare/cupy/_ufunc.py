@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import operator
 import os
+import warnings
 import weakref
 from typing import Any
 
@@ -566,6 +567,8 @@ class ufunc:
         op = _SCATTER_OPS.get(self._path)
         if op is None:
             raise NotImplementedError(f"`{_cupy_ufunc_name(self)}.at` is not supported yet")
+        if op == "add" and add_at_queued(a, indices, b):
+            return None
         if not isinstance(a, ndarray):
             raise AttributeError(f"'{type(a).__name__}' object has no attribute '_scatter_op'")
         indices, adv = _scatter_indices(indices)
@@ -576,6 +579,48 @@ class ufunc:
         if types is not None and a.dtype.char not in types[0]:
             raise TypeError(f"cupy.{self._name}.at only supports {types[1]} as data type")
         return self._method("at", a, indices, b)
+
+
+#: the dtypes CuPy's atomic add takes (``_routines_indexing.pyx: _scatter_op_single``)
+_ATOMIC_ADD = frozenset(numpy.dtype(t).char for t in (
+    numpy.int32, numpy.int64, numpy.float16, numpy.float32, numpy.float64, numpy.uint32,
+    numpy.uint64))
+
+
+def add_at_queued(a: Any, indices: Any, value: Any, warn: bool = False) -> bool:
+    """Queue ``cupy.add.at(a, indices, value)`` (``a._scatter_op(indices, value,
+    'add')``) where CuPy's call cannot fail: one 1-d integer index array along the first
+    axis of a non-empty ``a`` of a dtype its atomic add takes, and a value that is a
+    number of ``a``'s kind, or an array of ``a``'s dtype that broadcasts to
+    ``indices.shape + a.shape[1:]``; the indices wrap (CuPy's kernel takes them modulo
+    the axis' length). ``warn``: ``ndarray.scatter_add``'s deprecation first, here
+    (``cupyx.scatter_add``). Whether it was queued."""
+    if type(a) is not ndarray or type(indices) is not ndarray or \
+            indices._gs_session is not a._gs_session or a._dtype.char not in _ATOMIC_ADD \
+            or not a._shape or not a._shape[0] or len(indices._shape) != 1 or \
+            indices._dtype.kind not in "iu":
+        return False
+    if type(value) is ndarray:
+        if value._gs_session is not a._gs_session or value._dtype != a._dtype:
+            return False
+        target = indices._shape + a._shape[1:]
+        try:
+            if numpy.broadcast_shapes(value._shape, target) != target:
+                return False
+        except ValueError:
+            return False
+    elif type(value) is int:
+        if a._dtype.kind in "iu" and not (numpy.iinfo(a._dtype).min <= value <=
+                                          numpy.iinfo(a._dtype).max):
+            return False  # (NumPy's OverflowError, at the call)
+    elif type(value) is not float or a._dtype.kind != "f":
+        return False
+    if warn:  # (CuPy's ``ndarray.scatter_add``, core.pyx)
+        warnings.warn("`ndarray.scatter_add` is deprecated. Please use `cupy.add.at` "
+                      "instead.", DeprecationWarning, stacklevel=3)
+    a._gs_session.submit("ufunc_method", "cupy.add", ("at", a, indices, value), {},
+                         description="cupy.add.at")
+    return True
 
 
 #: CuPy's ufuncs with a scatter kernel (``ufunc.at``) and its op names

@@ -239,7 +239,22 @@ from ..cupy import _unsupported  # noqa: E402
 GeneralizedUFunc = _unsupported.cls("cupyx.GeneralizedUFunc",
                                     "its Python function cannot run on the server")
 
-scatter_add = _remote("cupyx.scatter_add")
+def scatter_add(a: Any, slices: Any, value: Any) -> None:
+    """Adds given values to specified elements of an array (on the server; queued
+    where nothing in the call can fail: ``cupy.add.at``'s terms, which CuPy's
+    ``ndarray.scatter_add`` runs after its deprecation warning).
+
+    See Also
+    --------
+    cupyx.scatter_add
+    """
+    from ..cupy._ufunc import add_at_queued
+    if add_at_queued(a, slices, value, warn=True):
+        return None
+    return _remote_scatter_add(a, slices, value)
+
+
+_remote_scatter_add = _remote("cupyx.scatter_add")
 scatter_max = _remote("cupyx.scatter_max")
 scatter_min = _remote("cupyx.scatter_min")
 

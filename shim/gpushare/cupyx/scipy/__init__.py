@@ -162,6 +162,7 @@ def _make(name: str) -> types.ModuleType:
         for fname, plain in _ndimage.PIPELINED_SIGNAL.items():  # (queued where it can)
             setattr(mod, fname, _ndimage.pipelined_filter(
                 fname, getattr(mod, fname), plain, "cupyx.scipy.signal"))
+        mod.get_window = _ndimage.pipelined_get_window(mod.get_window)
     parent, _, child = name.rpartition(".")
     if parent:
         setattr(sys.modules[f"{__name__}.{parent}"], child, mod)

@@ -13,6 +13,7 @@ import types
 from typing import Any, Callable, NamedTuple
 
 from ...ndimage_args import MODES
+from ...signal_windows import WITHOUT_PARAMETERS
 from ...ndimage_args import check_axes as _check_axes, check_mode as _check_mode
 from ...ndimage_args import fix_sequence_arg as _fix_sequence_arg, get_output
 
@@ -390,6 +391,26 @@ def _sosfilt(sos: Any, x: Any, axis: Any = -1, zi: Any = None) -> Any:
             not _axis(x, axis) or 0 in x._shape:
         return False
     return Result(x._shape, numpy.result_type(x._dtype, sos._dtype), False)
+
+
+def pipelined_get_window(remote: Callable) -> Callable:
+    """``cupyx.scipy.signal.get_window`` (``remote``, the server's), queued for a window
+    named without parameters, an integer length and a bool ``fftbins``: CuPy's window
+    function of ``(Nx, not fftbins)``, ``Nx`` float64 values (its layout the server's:
+    a periodic window is a slice of one a value longer)."""
+    def get_window(window: Any, Nx: Any, fftbins: Any = True) -> Any:
+        if type(window) is str and window in WITHOUT_PARAMETERS and \
+                type(Nx) is int and Nx >= 0 and type(fftbins) is bool:
+            import numpy
+            from ...cupy import session
+            from ...cupy._routines import _submit
+            return _submit(session(), "cupyx.scipy.signal.get_window", (window, Nx),
+                           {"fftbins": fftbins}, (Nx,), numpy.dtype(numpy.float64),
+                           laid_out=False)
+        return remote(window, Nx, fftbins)
+    get_window.__module__ = "cupyx.scipy.signal"
+    get_window.__doc__ = getattr(remote, "__doc__", None)
+    return get_window
 
 
 #: ``cupyx.scipy.signal``'s filters queued as the ones above
