@@ -3,6 +3,9 @@ differ (after CuPy 14.2's ``cupyx/scipy/ndimage``, MIT licence, ``LICENSE.cupy``
 
 - Host (NumPy) arrays are taken where CuPy takes them (``structure``, ``footprint``:
   CuPy copies them itself) and refused elsewhere, as every CuPy function refuses them.
+- Python lists and numbers given for arrays are refused where CuPy's first touch of
+  them (``input.ndim``, ``weights.nbytes``...) raises, in Python's words, and taken where
+  CuPy converts them (``_FORMS``).
 - ``label``: CuPy's output dtypes and checks; any input dtype (float16 too); work too
   big for this host's free memory is ``OutOfMemoryError``, not a killed worker.
 - The measurement functions refuse a non-device ``input``/``labels`` (``TypeError``).
@@ -95,8 +98,12 @@ def resolve(name: str, scipy_fn: Any, results: Callable[[Any], Any]) -> Callable
                 bound.arguments[key] = {k: _host_value("", v) for k, v in value.items()}
             else:
                 bound.arguments[key] = _host_value(key, value)
+        if name in _FORMS:
+            _check_forms(name, sig, bound.arguments, late=False)  # type: ignore[arg-type]
         if name in _FILTERS or name in _INTERPOLATIONS:
             _check_arguments(name, sig, bound.arguments)  # type: ignore[arg-type]
+        if name in _FORMS:
+            _check_forms(name, sig, bound.arguments, late=True)  # type: ignore[arg-type]
         if name in _CVAL_CHECKED:
             _check_cval(sig, bound.arguments)  # type: ignore[arg-type]
         crop = _pad_per_axis_modes(sig, bound.arguments) if name in _PADDED else None
@@ -313,6 +320,192 @@ def _check_cval(sig: inspect.Signature, arguments: dict) -> None:
                                   "integer dtype.")
 
 
+# --- array arguments given as Python lists and numbers ----------------------------------
+# SciPy converts them (``numpy.asarray``); CuPy 14.2's first statement touching each
+# argument decides: an attribute read (``input.ndim``) of a list or a number is Python's
+# AttributeError, a ``cupy.array(x)``/``cupy.asarray(x)`` takes it. The steps below are
+# CuPy's first touches, in its order (the CuPy line quoted beside each); the ``early``
+# ones run before the modes are checked (``_check_arguments``), the ``late`` ones after.
+
+_Step = Callable[[Callable[[str], Any], Callable[[str, Any], None]], None]
+
+
+def _reads(param: str, attr: str, optional: bool = False) -> _Step:
+    """CuPy reads ``param.attr`` first: Python's own AttributeError (``'list' object has
+    no attribute 'ndim'``) for a list, a tuple or a number (None too, unless optional)."""
+    def step(arg: Callable[[str], Any], put: Callable[[str, Any], None]) -> None:
+        value = arg(param)
+        if not (optional and value is None):
+            getattr(value, attr)
+    return step
+
+
+def _converts(param: str, conv: Callable[[Any], Any]) -> _Step:
+    """CuPy converts ``param`` with ``conv`` first (Python's error, else the value
+    converted is what SciPy gets)."""
+    def step(arg: Callable[[str], Any], put: Callable[[str, Any], None]) -> None:
+        put(param, conv(arg(param)))
+    return step
+
+
+def _when(test: Callable[[Callable[[str], Any]], bool], *steps: _Step) -> _Step:
+    """``steps``, where CuPy gets that far (``test``)."""
+    def step(arg: Callable[[str], Any], put: Callable[[str, Any], None]) -> None:
+        if test(arg):
+            for s in steps:
+                s(arg, put)
+    return step
+
+
+def _footprint_tuple_as_size(arg: Callable[[str], Any],
+                             put: Callable[[str, Any], None]) -> None:
+    """``_min_or_max_filter``: ``if isinstance(ftprnt, tuple) and size is None:
+    size = ftprnt; ftprnt = None`` (a tuple footprint is a size)."""
+    if isinstance(arg("footprint"), tuple) and arg("size") is None:
+        put("size", arg("footprint"))
+        put("footprint", None)
+
+
+def _binary_structure(arg: Callable[[str], Any], put: Callable[[str, Any], None]) -> None:
+    """``_prep_structure``: an int, a list or a tuple is a box's shape, else
+    ``structure_shape = structure.shape``."""
+    structure = arg("structure")
+    if structure is not None and not isinstance(structure, (int, list, tuple)):
+        getattr(structure, "shape")
+
+
+def _find_objects_dtype(arg: Callable[[str], Any], put: Callable[[str, Any], None]) -> None:
+    """``if image.dtype.kind not in 'bui': raise TypeError(...)``."""
+    dtype = arg("input").dtype
+    if dtype.kind not in "bui":
+        raise TypeError(f"Input dtype {dtype.name} cannot be interpreted as an integer")
+
+
+def _select(which: str) -> _Step:
+    """``_measurements._select`` (``minimum``, ``maximum``): ``labels is None``:
+    ``vals.min()``/``vals.max()`` of the input; ``index is None``: ``mask = labels > 0``;
+    an index that is no scalar: ``cupy.asarray(index)`` (a list is fine), then
+    ``_safely_castable_to_int(labels.dtype)``. (``cupy.broadcast_arrays(input, labels)``
+    leaves all but CuPy arrays as they are.)"""
+    def step(arg: Callable[[str], Any], put: Callable[[str, Any], None]) -> None:
+        input, labels, index = arg("input"), arg("labels"), arg("index")
+        if labels is None:
+            getattr(input, which)
+        elif isinstance(labels, (list, tuple)) and index is None:
+            labels > 0  # (Python's TypeError: '>' not supported between ...)
+        elif index is not None and not numpy.isscalar(index):
+            getattr(labels, "dtype")
+    return step
+
+
+def _weights_given(arg: Callable[[str], Any], put: Callable[[str, Any], None]) -> None:
+    """``_check_nd_args``: ``if weights is not None: ... elif sizes is None: raise``."""
+    if arg("weights") is None:
+        raise ValueError("must specify either weights array or sizes")
+
+
+def _rank_footprint(arg: Callable[[str], Any], put: Callable[[str, Any], None]) -> None:
+    """``_rank_filter``: ``cupy.array(footprint, bool, True, 'C')`` makes a number a 0-d
+    footprint; ``_check_nd_args``: ``if len(weight_dims) != input.ndim: raise
+    RuntimeError(f'{wghts_name} array has incorrect shape')``."""
+    footprint, input = arg("footprint"), arg("input")
+    if isinstance(footprint, (int, float)) and arg("axes") is None and \
+            isinstance(input, numpy.ndarray) and input.ndim and footprint:
+        raise RuntimeError("footprint array has incorrect shape")
+
+
+def _interpolating(arg: Callable[[str], Any]) -> bool:
+    return not arg("texture_memory")  # (the texture path reads ``data.ndim`` itself)
+
+
+def _spline_order(low: int) -> Callable[[Callable[[str], Any]], bool]:
+    """Whether CuPy gets past ``if order < low or order > 5: raise RuntimeError(...)``."""
+    def test(arg: Callable[[str], Any]) -> bool:
+        try:
+            return not (arg("order") < low or arg("order") > 5)
+        except TypeError:
+            return False
+    return test
+
+
+_NDIM = _reads("input", "ndim")
+_DTYPE = _reads("input", "dtype")
+_FOOTPRINT_NBYTES = _reads("footprint", "nbytes", optional=True)
+#: name -> (early steps, late steps)
+_FORMS: dict[str, tuple[tuple[_Step, ...], tuple[_Step, ...]]] = {
+    # _check_nd_args: ``axes = _util._check_axes(axes, input.ndim)``; after the modes
+    # and origins, ``if weights.nbytes >= (1 << 31)``
+    "correlate": ((_NDIM,), (_weights_given, _reads("weights", "nbytes"))),
+    "convolve": ((_NDIM,), (_weights_given, _reads("weights", "nbytes"))),
+    # ``_filters_core._convert_1d_args(input.ndim, weights, origin, axis)``:
+    # ``if weights.ndim != 1 or weights.size < 1``
+    "correlate1d": ((_NDIM, _reads("weights", "ndim")), ()),
+    "convolve1d": ((_NDIM, _reads("weights", "ndim")), ()),
+    # ``weights_dtype = _util._init_weights_dtype(input)``: ``input.dtype.kind``
+    "uniform_filter1d": ((_DTYPE,), ()),
+    "sobel": ((_DTYPE,), ()), "prewitt": ((_DTYPE,), ()), "laplace": ((_DTYPE,), ()),
+    # ``radius = int(float(truncate) * float(sigma) + 0.5)``, then ``input.dtype``
+    "gaussian_filter1d": ((_converts("truncate", float), _converts("sigma", float),
+                           _DTYPE), ()),
+    # ``axes = _util._check_axes(axes, input.ndim)``
+    "uniform_filter": ((_NDIM,), ()), "gaussian_filter": ((_NDIM,), ()),
+    "gaussian_laplace": ((_NDIM,), ()), "generic_filter": ((_NDIM,), ()),
+    # (a footprint: ``cupy.array(footprint, bool, True, 'C')``, a list too)
+    "median_filter": ((_NDIM,), (_rank_footprint,)),
+    "rank_filter": ((_converts("rank", int), _NDIM), (_rank_footprint,)),  # (``int(rank)``)
+    "percentile_filter": ((_converts("percentile", float), _NDIM), (_rank_footprint,)),
+    # generic_gradient_magnitude: ``ndim = input.ndim``
+    "gaussian_gradient_magnitude": ((_NDIM,), ()),
+    # _min_or_max_filter: a tuple footprint is the size; ``_check_nd_args`` reads
+    # ``input.ndim`` and, after the modes, ``weights.nbytes`` of the footprint
+    "minimum_filter": ((_footprint_tuple_as_size, _NDIM), (_FOOTPRINT_NBYTES,)),
+    "maximum_filter": ((_footprint_tuple_as_size, _NDIM), (_FOOTPRINT_NBYTES,)),
+    "grey_erosion": ((_footprint_tuple_as_size, _NDIM), (_FOOTPRINT_NBYTES,)),
+    # ``cupy.array(footprint)``, ``cupy.array(structure)``; ``_check_axes(axes,
+    # input.ndim)``
+    "grey_dilation": ((_NDIM,), ()),
+    # _min_or_max_1d: ``_filters_core._convert_1d_args(input.ndim, ftprnt, ...)``
+    "minimum_filter1d": ((_NDIM,), ()), "maximum_filter1d": ((_NDIM,), ()),
+    # after ``_check_parameter`` (order, mode): ``_util._fix_sequence_arg(shift,
+    # input.ndim, ...)`` (zoom, offset the same); rotate: ``input_arr.ndim``
+    "shift": ((), (_NDIM,)), "zoom": ((), (_NDIM,)), "rotate": ((), (_NDIM,)),
+    # then ``if matrix.ndim not in [1, 2] or matrix.shape[0] < 1``
+    "affine_transform": ((), (_when(_interpolating, _NDIM, _reads("matrix", "ndim")),)),
+    # ``ret = _util._get_output(output, input, coordinates.shape[1:])``, then
+    # ``if input.dtype.kind in 'iu'``
+    "map_coordinates": ((), (_reads("coordinates", "shape"), _DTYPE)),
+    # ``x = input; ndim = x.ndim`` after the order's check
+    "spline_filter1d": ((_when(_spline_order(0), _NDIM),), ()),
+    # ``_get_spline_output(x, output)``: ``input.dtype.kind`` after the order's check
+    "spline_filter": ((_when(_spline_order(2), _DTYPE),), ()),
+    # ``if image.dtype.kind not in 'bui'``
+    "find_objects": ((_DTYPE, _find_objects_dtype), ()),
+    "minimum": ((_select("min"),), ()), "maximum": ((_select("max"),), ()),
+    # ``axes = _util._check_axes(axes, input.ndim)``, ``_prep_structure(structure, ...)``
+    # (``mask.shape``: ``_box_structure``)
+    **{name: ((_NDIM, _binary_structure), ()) for name in (
+        "binary_erosion", "binary_dilation", "binary_opening", "binary_closing")},
+    # ``if image.ndim == 3`` (after ``sampling``'s)
+    "distance_transform_edt": ((_reads("image", "ndim"),), ()),
+    # ``ndim = input.ndim``
+    **{name: ((_NDIM,), ()) for name in ("fourier_gaussian", "fourier_uniform",
+                                          "fourier_shift", "fourier_ellipsoid")},
+}
+
+
+def _check_forms(name: str, sig: inspect.Signature, arguments: dict, late: bool) -> None:
+    """CuPy's first touches of ``name``'s array arguments (``_FORMS``), early or late;
+    a value CuPy converts is put back converted."""
+    def arg(key: str) -> Any:
+        return _argument(sig, arguments, key)
+
+    def put(key: str, value: Any) -> None:
+        if key in sig.parameters:
+            arguments[key] = value
+    for step in _FORMS[name][1 if late else 0]:
+        step(arg, put)
+
+
 def _reserve(nbytes: int) -> None:
     """Refuse, as the device's ``OutOfMemoryError``, work whose temporaries would take
     more than three quarters of this machine's free memory (arrays not yet written to
@@ -376,6 +569,8 @@ def label(input: Any, structure: Any = None, output: Any = None) -> Any:
     return max_label if provided else (output, max_label)
 
 
+#: the measurements that take any scalar index (``numpy.isscalar``)
+_SCALAR_INDEX = frozenset({"mean", "variance", "standard_deviation"})
 _SUM_FAST_TYPES = tuple(numpy.dtype(t) for t in ("i4", "f2", "f4", "f8", "u4", "u8"))
 
 
@@ -387,8 +582,11 @@ def _measurement(name: str) -> Callable[..., Any]:
         _require_device(input, "input")
         if labels is not None and not isinstance(labels, numpy.ndarray):
             raise TypeError("label must be cupy.ndarray")
+        # (``mean``, ``variance`` take any scalar first: ``if cupy.isscalar(index)``;
+        # ``sum_labels``: ``if not isinstance(index, int): raise TypeError(...)``)
         if labels is not None and index is not None and \
-                not isinstance(index, (numpy.ndarray, int, numpy.integer)):
+                not isinstance(index, (numpy.ndarray, int, numpy.integer)) and \
+                not (name in _SCALAR_INDEX and numpy.isscalar(index)):
             raise TypeError("index must be cupy.ndarray or a scalar int")
         if name in ("sum", "sum_labels"):
             if input.dtype.kind == "c":
@@ -456,7 +654,15 @@ def _box_structure(name: str) -> Callable[..., Any]:
             structure = tuple(structure)
         if isinstance(structure, tuple):
             structure = numpy.ones(structure, dtype=bool)
-        return getattr(_ndimage(), name)(input, structure, *args, **kwargs)
+        fn = getattr(_ndimage(), name)
+        try:
+            mask = inspect.signature(fn).bind(input, structure, *args, **kwargs) \
+                .arguments.get("mask")
+        except TypeError:
+            mask = None
+        if mask is not None:  # (_binary_erosion: ``if mask.shape != input.shape``)
+            getattr(mask, "shape")
+        return fn(input, structure, *args, **kwargs)
     call.__name__ = call.__qualname__ = name
     return call
 
