@@ -393,11 +393,13 @@ REDUCTIONS = {"sum": True, "prod": True, "mean": True, "max": False, "min": Fals
               "any": False, "all": False, "argmax": False, "argmin": False,
               "var": True, "std": True, "nansum": True, "nanprod": True,
               "nanmax": False, "nanmin": False, "nanmean": True, "amax": False,
-              "amin": False, "ptp": False}
+              "amin": False, "ptp": False, "nanvar": True, "nanstd": True,
+              "nanargmax": False, "nanargmin": False}
 
 
 #: reductions that raise on an empty axis
 NO_EMPTY = frozenset({"max", "min", "amax", "amin", "argmax", "argmin", "nanmax", "nanmin",
+                      "nanargmax", "nanargmin",
                       "ptp"})
 
 
@@ -415,7 +417,7 @@ def reduction_result(name: str, shape: tuple, dtype: numpy.dtype, kwargs: dict) 
         raise CannotInfer  # the server's ComplexWarning must come at the call
     axis = kwargs.get("axis")
     keepdims = bool(kwargs.get("keepdims", False))
-    if name in ("argmax", "argmin"):
+    if name in ("argmax", "argmin", "nanargmax", "nanargmin"):
         if axis is not None and not isinstance(axis, (int, numpy.integer)):
             raise CannotInfer
     axes = normalize_axes(axis, len(shape))

@@ -686,15 +686,21 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
             return None  # CuPy's IndexError, at the call
         return _submit(s, "cupy.take", (a, indices), {"axis": axis}, shape, a._dtype)
 
-    def nan_reduction(name: str, params: tuple) -> Callable[..., Any]:
-        """``nansum``, ``nanprod``, ``nanmax``, ``nanmin``, ``nanmean`` of a float32 or
-        float64 proxy: the result's shape and dtype as a reduction's (``_infer``), its
-        layout the server's."""
+    def nan_reduction(name: str, params: tuple,
+                      allowed: frozenset | None = None) -> Callable[..., Any]:
+        """``nansum``, ``nanprod``, ``nanmax``, ``nanmin``, ``nanmean``, ``nanvar``,
+        ``nanstd``, ``nanargmax``, ``nanargmin`` of a float32 or float64 proxy, the
+        arguments given ``allowed`` (all ``params`` but ``out`` by default; an integer
+        ``ddof``): the result's shape and dtype as a reduction's (``_infer``: CuPy's
+        ``_nanvar`` is of the input's dtype, ``cupy_nanargmax`` int64, -1 for an all-NaN
+        slice; an empty axis is the server's error), its layout the server's."""
+        allowed = frozenset(params) - {"out"} if allowed is None else allowed
+
         def fn(a: Any, *args: Any, **kwargs: Any) -> Any:
             bound = named(params, args, kwargs)
             s = _arrays((a,))
-            if s is None or bound is None or a._dtype.char not in "fd" or "out" in bound or \
-                    set(bound) - set(params):
+            if s is None or bound is None or a._dtype.char not in "fd" or \
+                    set(bound) - allowed or type(bound.get("ddof", 0)) is not int:
                 return None
             kwargs = bound
             shape, dtype = _infer.reduction_result(name, a._shape, a._dtype, kwargs)
@@ -705,54 +711,13 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
     nansum, nanprod, nanmean = (nan_reduction(n, ("axis", "dtype", "out", "keepdims"))
                                 for n in ("nansum", "nanprod", "nanmean"))
     nanmax, nanmin = (nan_reduction(n, ("axis", "out", "keepdims")) for n in ("nanmax", "nanmin"))
-
-    def nan_spread(name: str) -> Callable[..., Any]:
-        """``nanvar``, ``nanstd`` of a float32 or float64 proxy, no ``dtype`` and an
-        integer ``ddof``: CuPy's ``_nanvar`` (``_routines_statistics.pyx``), a reduction
-        kernel whose result is of the input's dtype (``S out``), NaN where no element
-        counts (no error, no warning); its shape a reduction's, its layout the server's."""
-        params = ("axis", "dtype", "out", "ddof", "keepdims")
-
-        def fn(a: Any, *args: Any, **kwargs: Any) -> Any:
-            bound = named(params, args, kwargs)
-            s = _arrays((a,))
-            if s is None or bound is None or a._dtype.char not in "fd" or \
-                    set(bound) - {"axis", "ddof", "keepdims"} or \
-                    type(bound.get("ddof", 0)) is not int:
-                return None
-            shape, _ = _infer.reduction_result("sum", a._shape, a._dtype,
-                                               {k: v for k, v in bound.items() if k != "ddof"})
-            return _submit(s, f"cupy.{name}", (a,), bound, shape, a._dtype, laid_out=False)
-        fn.__name__ = fn.__qualname__ = name
-        fn.__doc__ = f"See Also: cupy.{name}"
-        return _pipelines(remote(f"cupy.{name}"))(fn)
-    nanvar, nanstd = nan_spread("nanvar"), nan_spread("nanstd")
-
-    def nan_arg(name: str) -> Callable[..., Any]:
-        """``nanargmax``, ``nanargmin`` of a float32 or float64 proxy along one axis or
-        all, without ``dtype`` or ``out``: CuPy's reduction ``cupy_nanargmax`` (an int64
-        result, -1 for an all-NaN slice, ``_routines_statistics.pyx``); its shape a
-        reduction's, its layout the server's. An empty axis: the server's error."""
-        params = ("axis", "dtype", "out", "keepdims")
-
-        def fn(a: Any, *args: Any, **kwargs: Any) -> Any:
-            bound = named(params, args, kwargs)
-            s = _arrays((a,))
-            if s is None or bound is None or a._dtype.char not in "fd" or \
-                    set(bound) - {"axis", "keepdims"}:
-                return None
-            axis = bound.get("axis")
-            if axis is not None and (type(axis) is not int or not -a.ndim <= axis < a.ndim):
-                return None
-            if 0 in (a._shape if axis is None else (a._shape[axis],)):
-                return None
-            shape, _ = _infer.reduction_result("sum", a._shape, a._dtype, bound)
-            return _submit(s, f"cupy.{name}", (a,), bound, shape, numpy.dtype(numpy.int64),
-                           laid_out=False)
-        fn.__name__ = fn.__qualname__ = name
-        fn.__doc__ = f"See Also: cupy.{name}"
-        return _pipelines(remote(f"cupy.{name}"))(fn)
-    nanargmax, nanargmin = nan_arg("nanargmax"), nan_arg("nanargmin")
+    # (no ``dtype``: NumPy's would be the result's, CuPy's ``_nanvar`` keeps the input's)
+    nanvar, nanstd = (nan_reduction(n, ("axis", "dtype", "out", "ddof", "keepdims"),
+                                    frozenset({"axis", "ddof", "keepdims"}))
+                      for n in ("nanvar", "nanstd"))
+    nanargmax, nanargmin = (nan_reduction(n, ("axis", "dtype", "out", "keepdims"),
+                                          frozenset({"axis", "keepdims"}))
+                            for n in ("nanargmax", "nanargmin"))
 
     def broadcast_arrays(*args: Any) -> Any:
         """See Also: cupy.broadcast_arrays (CuPy's ``broadcast(*args).values``: an array

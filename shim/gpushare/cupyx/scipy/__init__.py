@@ -182,7 +182,7 @@ def _solve_triangular(remote: Any) -> Any:
                          check_finite: Any = False) -> Any:
         from ...cupy import _infer
         from ...cupy._ndarray import ndarray
-        from ...cupy._routines import _fresh
+        from ...cupy._routines import _submit
         if type(a) is ndarray and type(b) is ndarray and \
                 a._gs_session is b._gs_session and len(a._shape) == 2 and \
                 a._shape[0] == a._shape[1] and 1 <= len(b._shape) <= 2 and \
@@ -192,12 +192,10 @@ def _solve_triangular(remote: Any) -> Any:
                 trans in (0, 1, 2, "N", "T", "C") and type(trans) in (int, str) and \
                 overwrite_b is False and check_finite is False and \
                 type(lower) is bool and type(unit_diagonal) is bool:
-            s, hid = a._gs_session, a._gs_session.new_id()
-            s.submit("call", "cupyx.scipy.linalg.solve_triangular", (a, b),
-                     {"trans": trans, "lower": lower, "unit_diagonal": unit_diagonal},
-                     out_id=hid, description="cupyx.scipy.linalg.solve_triangular")
-            return _fresh(s, hid, b._shape, a._dtype,
-                          _infer.f_strides(b._shape, a._dtype.itemsize))
+            return _submit(a._gs_session, "cupyx.scipy.linalg.solve_triangular", (a, b),
+                           {"trans": trans, "lower": lower, "unit_diagonal": unit_diagonal},
+                           b._shape, a._dtype,
+                           strides=_infer.f_strides(b._shape, a._dtype.itemsize))
         return remote(a, b, trans, lower, unit_diagonal, overwrite_b, check_finite)
     solve_triangular.__module__ = "cupyx.scipy.linalg"
     solve_triangular.__doc__ = getattr(remote, "__doc__", None)
