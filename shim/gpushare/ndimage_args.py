@@ -12,6 +12,10 @@ import numpy
 #: the boundary modes CuPy's filters take
 MODES = ("reflect", "constant", "nearest", "mirror", "wrap", "grid-mirror", "grid-wrap",
          "grid-reflect")
+#: the modes CuPy's interpolations take (``_interpolation._check_parameter``); the
+#: last two go through ``affine_transform``
+INTERPOLATION_MODES = ("constant", "grid-constant", "nearest", "mirror", "reflect",
+                       "grid-mirror", "wrap", "grid-wrap", "opencv", "_opencv_edge")
 
 
 def fix_sequence_arg(arg: Any, ndim: int, name: str, conv: Callable = lambda x: x) -> list:

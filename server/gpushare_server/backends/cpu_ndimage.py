@@ -34,6 +34,7 @@ from typing import Any, Callable
 import numpy
 
 from gpushare.ndimage_args import check_axes as _check_axes, check_mode as _check_mode
+from gpushare.ndimage_args import INTERPOLATION_MODES
 from gpushare.ndimage_args import check_origin as _check_origin
 from gpushare.ndimage_args import fix_sequence_arg as _fix_sequence_arg, get_output
 from gpushare.errors import PerformanceWarning
@@ -242,8 +243,6 @@ _FILTERS = frozenset({
 #: ``_interpolation._check_parameter`` (then read a per-axis argument)
 _INTERPOLATIONS = {"map_coordinates": None, "affine_transform": None, "rotate": None,
                    "shift": "shift", "zoom": "zoom"}
-_INTERPOLATION_MODES = ("constant", "grid-constant", "nearest", "mirror", "reflect",
-                        "grid-mirror", "wrap", "grid-wrap", "opencv", "_opencv_edge")
 
 
 def _check_arguments(name: str, sig: inspect.Signature, arguments: dict) -> None:
@@ -280,7 +279,7 @@ def _check_arguments(name: str, sig: inspect.Signature, arguments: dict) -> None
     order = arg("order")
     if order is not None and (order < 0 or 5 < order):
         raise ValueError("spline order is not supported")
-    if mode not in _INTERPOLATION_MODES:
+    if mode not in INTERPOLATION_MODES:
         raise ValueError(f"boundary mode ({mode}) is not supported")
     per_axis, input = _INTERPOLATIONS[name], arg("input")
     if per_axis and isinstance(input, numpy.ndarray):

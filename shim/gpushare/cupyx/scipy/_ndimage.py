@@ -12,7 +12,7 @@ import math
 import types
 from typing import Any, Callable, NamedTuple
 
-from ...ndimage_args import MODES
+from ...ndimage_args import INTERPOLATION_MODES, MODES
 from ...signal_windows import WITHOUT_PARAMETERS
 from ...ndimage_args import check_axes as _check_axes, check_mode as _check_mode
 from ...ndimage_args import fix_sequence_arg as _fix_sequence_arg, get_output
@@ -259,8 +259,7 @@ def _correlate1d(input: Any, weights: Any, axis: Any = -1, output: Any = None,
 
 
 #: the interpolations' modes that take no detour (``'opencv'`` is an affine transform)
-_INTERPOLATION_MODES = ("constant", "grid-constant", "nearest", "mirror", "reflect",
-                        "grid-mirror", "wrap", "grid-wrap")
+_INTERPOLATION_MODES = INTERPOLATION_MODES[:-2]
 
 
 def _per_axis(input: Any, value: Any) -> list | None:
@@ -361,11 +360,14 @@ def _hilbert(x: Any, N: Any = None, axis: Any = -1) -> Any:
     return Result(tuple(shape), numpy.dtype("F" if x._dtype.char == "f" else "D"), False)
 
 
-def _float_arrays(first: Any, *others: Any) -> bool:
-    """``others`` float32 or float64 device arrays of ``first``'s session."""
+def _filters_along(x: Any, axis: Any, zi: Any, *coefficients: Any) -> bool:
+    """``x`` (not 0-d, nor empty) and ``coefficients`` float32 or float64 device arrays
+    of one session, ``axis`` one of ``x``'s, no ``zi``: a filter CuPy runs along
+    ``axis`` without a state (``lfilter``, ``sosfilt``)."""
     from ...cupy._ndarray import ndarray
-    return all(type(v) is ndarray and v._gs_session is first._gs_session and
-               v._dtype.char in "fd" for v in others)
+    return zi is None and all(type(v) is ndarray and v._gs_session is x._gs_session and
+                              v._dtype.char in "fd" for v in (x, *coefficients)) and \
+        x.ndim > 0 and _axis(x, axis) and 0 not in x._shape
 
 
 def _lfilter(b: Any, a: Any, x: Any, axis: Any = -1, zi: Any = None) -> Any:
@@ -374,9 +376,8 @@ def _lfilter(b: Any, a: Any, x: Any, axis: Any = -1, zi: Any = None) -> Any:
     ``x`` and ``a`` promote to (``fir_dtype``, then ``iir_dtype``); its layout the
     server's (a slice of the padded convolution, or the recurrence's copy)."""
     import numpy
-    if zi is not None or not _float_arrays(b, a, x) or len(b._shape) != 1 or \
-            len(a._shape) != 1 or 0 in b._shape or 0 in a._shape or x.ndim == 0 or \
-            not _axis(x, axis) or 0 in x._shape:
+    if not _filters_along(x, axis, zi, b, a) or len(b._shape) != 1 or \
+            len(a._shape) != 1 or 0 in b._shape or 0 in a._shape:
         return False
     return Result(x._shape, numpy.result_type(x._dtype, b._dtype, a._dtype), False)
 
@@ -386,9 +387,8 @@ def _sosfilt(sos: Any, x: Any, axis: Any = -1, zi: Any = None) -> Any:
     ``zi``: ``apply_iir_sos``'s copy of ``x``, of the dtype ``x`` and ``sos`` promote
     to; its layout the server's."""
     import numpy
-    if zi is not None or not _float_arrays(sos, x) or len(sos._shape) != 2 or \
-            sos._shape[1] != 6 or sos._shape[0] == 0 or x.ndim == 0 or \
-            not _axis(x, axis) or 0 in x._shape:
+    if not _filters_along(x, axis, zi, sos) or len(sos._shape) != 2 or \
+            sos._shape[1] != 6 or sos._shape[0] == 0:
         return False
     return Result(x._shape, numpy.result_type(x._dtype, sos._dtype), False)
 
