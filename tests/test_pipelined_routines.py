@@ -315,6 +315,27 @@ CASES = [
      lambda xp, a: xp.nanargmin(a, axis=1, keepdims=True)),
     ("nanargmin of a view", [((3, 4), "f8", "F")], lambda xp, a: xp.nanargmin(a[:, ::2], -1)),
     ("nanmax", [((3, 4), "f8")], lambda xp, a: xp.nanmax(a, 1)),
+    ("nanmedian", [((3, 4, 5), "f4")],
+     lambda xp, a: xp.nanmedian(xp.where(a > 1, xp.nan, a))),
+    ("nanmedian axis", [((3, 4, 5), "f8")],
+     lambda xp, a: xp.nanmedian(xp.where(a > 2, xp.nan, a), axis=1)),
+    ("nanmedian axes", [((3, 4, 5), "f4")], lambda xp, a: xp.nanmedian(a, (0, -1))),
+    ("nanmedian keepdims", [((3, 4, 5), "f8")],
+     lambda xp, a: xp.nanmedian(xp.where(a < 0, xp.nan, a), axis=-2, keepdims=True)),
+    ("nanmedian of ints", [((3, 4), "i4")], lambda xp, a: xp.nanmedian(a, axis=0)),
+    ("nanmedian of a transpose", [((4, 6), "f4")], lambda xp, a: xp.nanmedian(a.T, 1)),
+    ("nancumsum", [((3, 4), "f4")], lambda xp, a: xp.nancumsum(xp.where(a > 1, xp.nan, a))),
+    ("nancumsum axis", [((3, 4), "f8")],
+     lambda xp, a: xp.nancumsum(xp.where(a > 1, xp.nan, a), axis=1)),
+    ("nancumprod axis 0", [((3, 4), "f4")],
+     lambda xp, a: xp.nancumprod(xp.where(a > 1, xp.nan, a), 0)),
+    ("nancumsum of ints", [((3, 4), "i2")], lambda xp, a: xp.nancumsum(a, axis=-1)),
+    ("nancumprod of bools", [((6,), "?")], lambda xp, a: xp.nancumprod(a)),
+    ("packbits", [((3, 5), "i4")], lambda xp, a: xp.packbits(a)),
+    ("packbits little of a transpose", [((3, 5), "?")],
+     lambda xp, a: xp.packbits(a.T, bitorder="little")),
+    ("unpackbits", [((4,), "u1")], lambda xp, a: xp.unpackbits(a)),
+    ("unpackbits little", [((2, 3), "u1")], lambda xp, a: xp.unpackbits(a, bitorder="little")),
     ("nanmin of the whole array", [((3, 4), "f4")], lambda xp, a: xp.nanmin(a)),
     ("nanprod dtype", [((3, 4), "f4")], lambda xp, a: xp.nanprod(a, 0, xp.float64)),
     ("count_nonzero", [((3, 4), "i4")], lambda xp, a: xp.asarray(xp.count_nonzero(a))),
@@ -454,6 +475,7 @@ CASES = [
 
 @pytest.mark.parametrize("name, specs, fn", CASES, ids=[c[0] for c in CASES])
 @pytest.mark.filterwarnings("ignore:`axes` should not be `None`:DeprecationWarning")  # NumPy's
+@pytest.mark.filterwarnings("ignore:All-NaN slice:RuntimeWarning")  # (NumPy's; CuPy never warns)
 def test_routine_pipelines_with_the_servers_layout(cp, synchronous_calls, name, specs, fn):
     rng = numpy.random.default_rng(0)
     hosts = []
@@ -1822,6 +1844,44 @@ def test_lfilter_and_sosfilt_pipeline(cp, synchronous_calls, dtypes, axis, order
         numpy.testing.assert_allclose(got.get(), want, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("x_dtype, zi_dtype", [("f4", "f4"), ("f4", "f8"), ("f8", "f4")])
+@pytest.mark.parametrize("axis", [-1, 0])
+def test_lfilter_with_a_state_pipelines(cp, synchronous_calls, x_dtype, zi_dtype, axis):
+    """``signal.lfilter`` with ``zi`` of ``x``'s shape but ``len(b) - 1 + len(a) - 1``
+    along ``axis`` (CuPy's state: past inputs, then past outputs): queued, ``y`` and
+    ``zf`` of the output's dtype; a block filtered in two halves, the state carried,
+    is the whole block filtered."""
+    from gpushare.cupyx.scipy import signal
+    host = numpy.random.default_rng(11).standard_normal((3, 50)).astype(x_dtype)
+    if axis == 0:
+        host = numpy.ascontiguousarray(host.T)
+    b = cp.asarray([0.2, 0.3, 0.1], "f4")
+    a = cp.asarray([1.0, -0.5, 0.1], x_dtype)
+    x = cp.asarray(host)
+    state = [3, 3]
+    state[axis] = 4
+    zi = cp.zeros(tuple(state), zi_dtype)
+    whole = signal.lfilter(b, a, x, axis=axis)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    first, second = (x[:30], x[30:]) if axis == 0 else (x[:, :30], x[:, 30:])
+    y1, z1 = signal.lfilter(b, a, first, axis=axis, zi=zi)
+    y2, z2 = signal.lfilter(b, a, second, axis=axis, zi=z1)
+    assert synchronous_calls == []
+    for got in (y1, z1, y2, z2):
+        _layout_matches_server(got)
+        assert got.dtype == numpy.dtype(x_dtype)
+    assert z1.shape == z2.shape == tuple(state)
+    numpy.testing.assert_allclose(cp.concatenate([y1, y2], axis).get(), whole.get(),
+                                  rtol=1e-4, atol=1e-5)
+    # the state: the last two inputs along the axis, then the last two outputs
+    last_in = numpy.take(host, [-2, -1], axis)
+    numpy.testing.assert_allclose(numpy.take(z2.get(), [0, 1], axis), last_in, rtol=1e-6)
+    numpy.testing.assert_allclose(numpy.take(z2.get(), [2, 3], axis),
+                                  numpy.take(whole.get(), [-2, -1], axis), rtol=1e-4,
+                                  atol=1e-5)
+
+
 @pytest.mark.parametrize("window", ["hann", "hanning", "hamming", "blackman", "boxcar",
                                     "triang", "flattop", "bartlett", "nuttall", "lanczos"])
 @pytest.mark.parametrize("n, fftbins", [(0, True), (1, True), (2, False), (16, True),
@@ -1869,6 +1929,35 @@ def test_medfilt_and_hilbert_keep_cupys_errors_at_the_call(cp):
     with pytest.raises(TypeError, match="bad operand type for unary -"):
         signal.lfilter(x[0], [1.0, 0.5], x)
     assert float(x.sum()) == 20.0
+
+
+def test_packbits_keep_cupys_errors_at_the_call(cp):
+    """CuPy's ``packbits``/``unpackbits`` check the dtype, then refuse ``axis``, then
+    check ``bitorder`` (``_binary/packing.py``), where NumPy takes ``axis``."""
+    with pytest.raises(TypeError, match="integer or boolean"):
+        cp.packbits(cp.ones(3, cp.float32), bitorder="middle")
+    with pytest.raises(NotImplementedError, match="axis option"):
+        cp.packbits(cp.ones((2, 3), cp.int32), axis=0)
+    with pytest.raises(ValueError, match="bitorder must be"):
+        cp.packbits(cp.ones(3, cp.int32), bitorder="middle")
+    with pytest.raises(TypeError, match="unsigned byte"):
+        cp.unpackbits(cp.ones(3, cp.int8))
+    with pytest.raises(NotImplementedError, match="axis option"):
+        cp.unpackbits(cp.ones((2, 3), cp.uint8), axis=1)
+    with pytest.raises(AttributeError, match="no attribute 'dtype'"):
+        cp.packbits([1, 0, 1])
+    with pytest.raises(TypeError, match="Unsupported type"):  # (its kernel's refusal)
+        cp.packbits(numpy.ones(3, numpy.int32))
+    assert cp.packbits(cp.zeros(0, cp.int32)).dtype == numpy.uint8
+
+
+def test_nanmedian_waits_where_cupy_raises(cp, synchronous_calls):
+    """An empty kept dimension is CuPy's reshape error; an axis outside the array is
+    ignored by CuPy's rule (nothing reduced)."""
+    with pytest.raises(ValueError, match="cannot reshape"):
+        cp.nanmedian(cp.ones((0, 3), cp.float32), axis=1)
+    x = cp.arange(6, dtype=cp.float32).reshape(2, 3)
+    numpy.testing.assert_array_equal(cp.nanmedian(x, axis=5).get(), x.get())
 
 
 @pytest.mark.parametrize("name, args, kwargs", [

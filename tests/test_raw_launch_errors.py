@@ -331,6 +331,51 @@ def test_a_modules_function_got_again_launches_without_waiting(cp, synchronous_c
     assert len(_launches(synchronous_calls)) == 1
     with pytest.raises(Exception, match="CUDA_ERROR_NOT_FOUND: named symbol not found"):
         mod.get_function("gs_no_such_function")  # (still CuPy's error, at the lookup)
+    with pytest.raises(Exception, match="CUDA_ERROR_NOT_FOUND: named symbol not found"):
+        mod.get_function("gs_no_such_function")  # (a name not found is looked up again)
+
+
+def test_a_function_found_before_is_got_without_waiting(cp, synchronous_calls):
+    """A name ``get_function`` found in a module before cannot fail now (the module is
+    compiled and has it): the lookup is queued, and the kernel it gives is a new
+    object of the server's, which launches; another module's lookup still waits."""
+    mod = cp.RawModule(code=_ADD)
+    first = mod.get_function("gs_rle_add")
+    del synchronous_calls[:]
+    again = mod.get_function("gs_rle_add")
+    assert synchronous_calls == []
+    assert type(again) is type(first) and again is not first
+    assert again._gs_id != first._gs_id and again.__dict__["_gs_name"] == "gs_rle_add"
+    x = cp.zeros(8, dtype=cp.float32)
+    first((1,), (8,), (x, 8, numpy.float32(1)))
+    again((1,), (8,), (x, 8, numpy.float32(2)))
+    assert x.get().tolist() == [3.0] * 8
+    del synchronous_calls[:]
+    cp.RawModule(code=_ADD).get_function("gs_rle_add")
+    assert ("method", "get_function") in synchronous_calls
+
+
+def test_streams_and_events_are_made_without_waiting(cp, synchronous_calls):
+    """``Stream()``/``Event()`` of plain arguments cannot fail in CuPy (a stream of an int
+    priority, which CUDA clamps; an event of bool flags): made queued, and usable at
+    once; CuPy's own refusal still comes at the call."""
+    cp.cuda.Device().synchronize()
+    del synchronous_calls[:]
+    stream = cp.cuda.Stream(non_blocking=True)
+    low = cp.cuda.Stream(priority=-1)
+    start, stop = cp.cuda.Event(), cp.cuda.Event(block=True)
+    with stream:
+        start.record()
+        y = cp.arange(100, dtype=cp.float32) * 2
+        stop.record()
+    assert synchronous_calls == []
+    stop.synchronize()
+    assert cp.cuda.get_elapsed_time(start, stop) >= 0
+    assert stream.is_non_blocking and stream.ptr not in (0, low.ptr) and low.priority == -1
+    assert float(y.sum()) == 9900.0
+    assert cp.cuda.Stream.null.ptr == 0
+    with pytest.raises(ValueError, match="Timing must be disabled for interprocess events"):
+        cp.cuda.Event(interprocess=True)
 
 
 def test_client_scalar_check_raises_as_the_servers_cast():

@@ -3410,6 +3410,36 @@ def _nan_scan(name: str) -> Callable[..., Any]:
     return fn
 
 
+def packbits(a: Any, axis: Any = None, bitorder: str = "big") -> Any:
+    """See Also: cupy.packbits (``_binary/packing.py``: the dtype, ``axis`` and
+    ``bitorder`` checked in that order, NumPy's ``axis`` refused; its kernel refuses a
+    host array; the bits of ``a.ravel()``)."""
+    given = _given(a)
+    if given.dtype.kind not in "biu":
+        raise TypeError("Expected an input array of integer or boolean data type")
+    _binary_checks(axis, bitorder)
+    _require_array(a)
+    return numpy.packbits(given.ravel(), bitorder=bitorder)
+
+
+def unpackbits(a: Any, axis: Any = None, bitorder: str = "big") -> Any:
+    """See Also: cupy.unpackbits (``_binary/packing.py``: as ``packbits``; the bits of a
+    uint8 array in its C order)."""
+    given = _given(a)
+    if given.dtype != numpy.uint8:
+        raise TypeError("Expected an input array of unsigned byte data type")
+    _binary_checks(axis, bitorder)
+    _require_array(a)
+    return numpy.unpackbits(given.ravel(), bitorder=bitorder)
+
+
+def _binary_checks(axis: Any, bitorder: Any) -> None:
+    if axis is not None:
+        raise NotImplementedError("axis option is not supported yet")
+    if bitorder not in ("big", "little"):
+        raise ValueError("bitorder must be either 'big' or 'little'")
+
+
 def sort_complex(a: Any) -> Any:
     """See Also: cupy.sort_complex (``_sorting/sort.py``: ``a.astype('F')`` for
     ``'bhBHF'``, else ``'D'``, then ``a.sort()``: a host array's own NumPy methods, a
@@ -3754,6 +3784,7 @@ for _name in ("cumsum", "cumprod"):
 for _name in ("nancumsum", "nancumprod"):
     ROUTINE_OVERRIDES[f"cupy.{_name}"] = _nan_scan(_name)
 ROUTINE_OVERRIDES["cupy.sort_complex"] = sort_complex
+ROUTINE_OVERRIDES["cupy.packbits"], ROUTINE_OVERRIDES["cupy.unpackbits"] = packbits, unpackbits
 ROUTINE_OVERRIDES["cupy.linalg.norm"] = linalg_norm
 ROUTINE_OVERRIDES["cupy.argsort"] = argsort
 ROUTINE_OVERRIDES["cupy.pad"] = pad

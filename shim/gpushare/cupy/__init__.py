@@ -837,16 +837,24 @@ def piecewise(x: Any, condlist: Any, funclist: Any) -> Any:
 
 
 def packbits(a: Any, axis: Any = None, bitorder: str = "big") -> Any:
-    """See Also: cupy.packbits"""
-    if bitorder not in ("big", "little"):
-        raise ValueError("bitorder must be either 'big' or 'little'")
+    """See Also: cupy.packbits (queued when CuPy's checks pass; else the server's)"""
+    s = _routines._arrays((a,))
+    if s is not None and axis is None and bitorder in ("big", "little") and \
+            a._dtype.kind in "biu":
+        # (CuPy's: ``zeros(((a.size + 7) // 8,), uint8)`` filled by its kernel)
+        return _routines._submit(s, "cupy.packbits", (a,), {"bitorder": bitorder},
+                                 ((a.size + 7) // 8,), numpy.dtype(numpy.uint8))
     return _remote("cupy.packbits")(a, axis=axis, bitorder=bitorder)
 
 
 def unpackbits(a: Any, axis: Any = None, bitorder: str = "big") -> Any:
-    """See Also: cupy.unpackbits"""
-    if bitorder not in ("big", "little"):
-        raise ValueError("bitorder must be either 'big' or 'little'")
+    """See Also: cupy.unpackbits (queued when CuPy's checks pass; else the server's)"""
+    s = _routines._arrays((a,))
+    if s is not None and axis is None and bitorder in ("big", "little") and \
+            a._dtype == numpy.uint8:
+        # (CuPy's: ``ndarray((a.size * 8,), uint8)`` filled by its kernel)
+        return _routines._submit(s, "cupy.unpackbits", (a,), {"bitorder": bitorder},
+                                 (a.size * 8,), a._dtype)
     return _remote("cupy.unpackbits")(a, axis=axis, bitorder=bitorder)
 
 

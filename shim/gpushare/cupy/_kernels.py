@@ -973,7 +973,21 @@ class RawModule(_Kernel):
         if self.__dict__.get("_gs_jitify"):  # CuPy's RawKernel(jitify=True) warns
             from .cuda.compiler import _jitify_deprecation_warning
             _jitify_deprecation_warning(True)
-        k = self._gs_session.call("method", "get_function", (self, name))
+        s = self._gs_session
+        found = self.__dict__.setdefault("_gs_found", {})
+        if isinstance(name, str) and name in found:
+            # found before: the module is compiled and has it, so nothing can fail now
+            # (CuPy's lookup returns a new kernel object each time; so does the server)
+            cls, type_name = found[name]
+            hid = s.new_id()
+            s.submit("method", "get_function", (self, name), {}, out_id=hid,
+                     description="RawModule.get_function")
+            k = object.__new__(cls)
+            _objects.bind(k, s, hid, type_name)
+        else:
+            k = s.call("method", "get_function", (self, name))
+            if isinstance(name, str) and len(found) < 256:
+                found[name] = (type(k), k._type_name)
         k.__dict__["_gs_name"] = name
         k.__dict__["_gs_module"] = self  # (a pickle of the kernel carries the module's)
         # What the launches of this module's ``name`` taught (the argument signatures

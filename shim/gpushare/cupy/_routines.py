@@ -647,7 +647,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                        strides=moved_axis_strides(a._shape, ax, intp.itemsize))
 
     def accumulating(name: str) -> Callable[..., Any]:
-        """``cumsum`` or ``cumprod``."""
+        """``cumsum`` or ``cumprod`` (or ``nancumsum``, ``nancumprod``)."""
         fold = getattr(numpy, name)
 
         def cum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Any:
@@ -670,6 +670,10 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         cum.__name__, cum.__doc__ = name, f"See Also: cupy.{name}"
         return _pipelines(remote(f"cupy.{name}"))(cum)
     cumsum, cumprod = accumulating("cumsum"), accumulating("cumprod")
+    # (CuPy's ``_replace_nan`` is ``empty_like(a)``, so of ``a``'s C-contiguous layout,
+    # then ``cumsum``/``cumprod`` of it: their shapes, types and layouts; NumPy's
+    # nancumsum/nancumprod type as they do)
+    nancumsum, nancumprod = accumulating("nancumsum"), accumulating("nancumprod")
 
     @_pipelines(remote("cupy.take"))
     def take(a: Any, indices: Any, axis: Any = None, out: Any = None) -> Any:
@@ -1406,6 +1410,37 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
         return _submit(s, "cupy.median", (a,), {"axis": axis, "keepdims": keepdims},
                        shape, dtype)
 
+    @_pipelines(remote("cupy.nanmedian"))
+    def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool = False,
+                  keepdims: bool = False) -> Any:
+        """See Also: cupy.nanmedian (CuPy's ``_nanmedian`` of a float or complex array:
+        a new array of the axes not reduced, in ``a``'s dtype (its rule for ``axis``:
+        each dimension named by ``i`` or ``i - ndim``), a transposed view of it with
+        ``keepdims`` (its layout the server's); of any other dtype, ``median``)"""
+        if type(a) is not ndarray:
+            return None
+        if a._dtype.char not in "efdFD":
+            return median(a, axis, out, overwrite_input, keepdims)
+        s = _arrays((a,))
+        if s is None or out is not None or overwrite_input:
+            return None
+        if axis is None:
+            axes: Any = range(a.ndim)
+        else:
+            axes = axis if type(axis) in (tuple, list) else (axis,)
+            if not all(type(i) is int for i in axes):
+                return None
+        kept = tuple(n for i, n in enumerate(a._shape)
+                     if not (i in axes or i - a.ndim in axes))
+        if 0 in kept:
+            return None  # (CuPy's reshape to ``kept + (-1,)`` raises)
+        if keepdims:
+            shape = tuple(1 if i in axes or i - a.ndim in axes else n
+                          for i, n in enumerate(a._shape))
+            return _submit(s, "cupy.nanmedian", (a,), {"axis": axis, "keepdims": True},
+                           shape, a._dtype, laid_out=False)
+        return _submit(s, "cupy.nanmedian", (a,), {"axis": axis}, kept, a._dtype)
+
     def quantiles(name: str, scale: float) -> Callable[..., Any]:
         """``percentile`` (``q`` in percent) or ``quantile``: CuPy's
         ``_quantile_unchecked``, shaped and typed here for ``q`` on the host (checked
@@ -1910,6 +1945,7 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                                        take_along_axis, nan_to_num, tri, indices,
                                        logspace, append, resize, column_stack, dstack,
                                        rot90, put_along_axis, angle, put, median,
+                                       nanmedian, nancumsum, nancumprod,
                                        percentile, quantile, average, partition,
                                        sort_complex, isin, in1d, cov, corrcoef,
                                        searchsorted, digitize, kron, cross, ix_,

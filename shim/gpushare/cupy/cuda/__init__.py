@@ -227,7 +227,13 @@ class Stream(RemoteObjectProxy):
         kwargs: dict = {"null": null, "non_blocking": non_blocking, "ptds": ptds}
         if priority is not None:
             kwargs["priority"] = priority
-        stream = _objects.create(cls, "cupy.cuda.Stream", "Stream", **kwargs)
+        # queued where nothing can fail: a default stream (CuPy's is its pointer), or a
+        # new one, ``streamCreateWithPriority`` of an int (CUDA clamps it to its range)
+        queued = null is True or ptds is True or null is False and ptds is False and \
+            type(non_blocking) is bool and (
+                priority is None or type(priority) is int and -2**31 <= priority < 2**31)
+        stream = (_objects.create_queued if queued else _objects.create)(
+            cls, "cupy.cuda.Stream", "Stream", **kwargs)
         if null or ptds:  # CuPy's default streams belong to no device (stream.pyx)
             stream._device_id = -1
         return stream
@@ -407,8 +413,12 @@ class Event(RemoteObjectProxy):
                 interprocess: bool = False) -> "Event":
         if interprocess and not disable_timing:  # (CuPy's check, stream.pyx)
             raise ValueError('Timing must be disabled for interprocess events')
-        return _objects.create(cls, "cupy.cuda.Event", "Event", block=block,
-                               disable_timing=disable_timing, interprocess=interprocess)
+        # (flags of bools: CuPy's ``eventCreateWithFlags`` cannot fail, so it is queued)
+        create = _objects.create_queued if all(
+            type(flag) is bool for flag in (block, disable_timing, interprocess)) \
+            else _objects.create
+        return create(cls, "cupy.cuda.Event", "Event", block=block,
+                      disable_timing=disable_timing, interprocess=interprocess)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass

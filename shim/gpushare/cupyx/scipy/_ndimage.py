@@ -360,26 +360,36 @@ def _hilbert(x: Any, N: Any = None, axis: Any = -1) -> Any:
     return Result(tuple(shape), numpy.dtype("F" if x._dtype.char == "f" else "D"), False)
 
 
-def _filters_along(x: Any, axis: Any, zi: Any, *coefficients: Any) -> bool:
+def _filters_along(x: Any, axis: Any, *coefficients: Any) -> bool:
     """``x`` (not 0-d, nor empty) and ``coefficients`` float32 or float64 device arrays
-    of one session, ``axis`` one of ``x``'s, no ``zi``: a filter CuPy runs along
-    ``axis`` without a state (``lfilter``, ``sosfilt``)."""
+    of one session, ``axis`` one of ``x``'s: a filter CuPy runs along ``axis``
+    (``lfilter``, ``sosfilt``)."""
     from ...cupy._ndarray import ndarray
-    return zi is None and all(type(v) is ndarray and v._gs_session is x._gs_session and
-                              v._dtype.char in "fd" for v in (x, *coefficients)) and \
+    return all(type(v) is ndarray and v._gs_session is x._gs_session and
+               v._dtype.char in "fd" for v in (x, *coefficients)) and \
         x.ndim > 0 and _axis(x, axis) and 0 not in x._shape
 
 
 def _lfilter(b: Any, a: Any, x: Any, axis: Any = -1, zi: Any = None) -> Any:
     """``cupyx.scipy.signal.lfilter`` of float device arrays, 1-d non-empty
-    coefficients and no ``zi``: an array of ``x``'s shape, of the dtype ``b / a[0]``,
-    ``x`` and ``a`` promote to (``fir_dtype``, then ``iir_dtype``); its layout the
-    server's (a slice of the padded convolution, or the recurrence's copy)."""
+    coefficients: an array of ``x``'s shape, of the dtype ``b / a[0]``, ``x`` and ``a``
+    promote to (``fir_dtype``, then ``iir_dtype``); its layout the server's (a slice of
+    the padded convolution, or the recurrence's copy). With ``zi`` (CuPy's state: the
+    last ``len(b) - 1`` inputs then ``len(a) - 1`` outputs along ``axis``), of ``x``'s
+    shape but that many along ``axis``: also ``zf``, ``cupy.empty(zi.shape)`` of the
+    output's dtype, filled."""
     import numpy
-    if not _filters_along(x, axis, zi, b, a) or len(b._shape) != 1 or \
+    if not _filters_along(x, axis, b, a) or len(b._shape) != 1 or \
             len(a._shape) != 1 or 0 in b._shape or 0 in a._shape:
         return False
-    return Result(x._shape, numpy.result_type(x._dtype, b._dtype, a._dtype), False)
+    y = Result(x._shape, numpy.result_type(x._dtype, b._dtype, a._dtype), False)
+    if zi is None:
+        return y
+    state = list(x._shape)
+    state[axis] = b._shape[0] - 1 + a._shape[0] - 1
+    if not _filters_along(x, axis, zi) or zi._shape != tuple(state):
+        return False  # (other states: CuPy's slicing and assignment decide, the server's)
+    return y, Result(zi._shape, y.dtype, False)
 
 
 def _sosfilt(sos: Any, x: Any, axis: Any = -1, zi: Any = None) -> Any:
@@ -387,7 +397,7 @@ def _sosfilt(sos: Any, x: Any, axis: Any = -1, zi: Any = None) -> Any:
     ``zi``: ``apply_iir_sos``'s copy of ``x``, of the dtype ``x`` and ``sos`` promote
     to; its layout the server's."""
     import numpy
-    if not _filters_along(x, axis, zi, sos) or len(sos._shape) != 2 or \
+    if zi is not None or not _filters_along(x, axis, sos) or len(sos._shape) != 2 or \
             sos._shape[1] != 6 or sos._shape[0] == 0:
         return False
     return Result(x._shape, numpy.result_type(x._dtype, sos._dtype), False)
@@ -418,6 +428,16 @@ PIPELINED_SIGNAL = {"savgol_filter": _savgol_filter, "medfilt": _medfilt,
                     "hilbert": _hilbert, "lfilter": _lfilter, "sosfilt": _sosfilt}
 
 
+def _submit_several(s: Any, path: str, args: tuple, kwargs: dict, results: tuple) -> tuple:
+    """Queue ``path(*args, **kwargs)``, which returns a tuple of new arrays as
+    ``results`` describe them (their layouts the server's)."""
+    from ...cupy._ndarray import _new
+    ids = [s.new_id() for _ in results]
+    s.submit("call", path, args, kwargs, out_id=ids, description=path)
+    return tuple(_new(s, hid, r.shape, r.dtype, None, None, None)
+                 for hid, r in zip(ids, results))
+
+
 def pipelined_filter(name: str, remote: Callable, plain: Callable,
                      module: str = "cupyx.scipy.ndimage") -> Callable:
     """``module.name`` (``remote``, the server's), queued where ``plain`` says nothing
@@ -436,6 +456,9 @@ def pipelined_filter(name: str, remote: Callable, plain: Callable,
             if type(queued) is Result:
                 return _submit(input._gs_session, path, (input, *args), kwargs,
                                queued.shape, queued.dtype, laid_out=queued.laid_out)
+            if type(queued) is tuple and queued and type(queued[0]) is Result:
+                return _submit_several(input._gs_session, path, (input, *args), kwargs,
+                                       queued)
             if queued:  # (True, or the result's shape where it is not the input's)
                 return _submit(input._gs_session, path, (input, *args), kwargs,
                                queued if type(queued) is tuple else input._shape,
