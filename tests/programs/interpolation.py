@@ -54,7 +54,12 @@ cs_h = sint.CubicSpline(x_h, y_h, bc_type="natural")
 for nu in (0, 1, 2):
     numpy.testing.assert_allclose(cs(q, nu).get(), cs_h(q_h, nu), rtol=1e-8, atol=1e-10, err_msg=str(nu))
 assert abs(float(cs.integrate(0, 10)) - cs_h.integrate(0, 10)) < 1e-9
-assert cs.c.shape == cs_h.c.shape == (4, 39)
+# CuPy's CubicSpline of 4 points or more is make_interp_spline's B-spline as a piecewise
+# polynomial (cupyx/scipy/interpolate/_cubic.py): its breakpoints are the knots, the
+# ends repeated, where SciPy's are the data's x
+cs_ref = sint.PPoly.from_spline(sint.make_interp_spline(x_h, y_h, k=3, bc_type="natural").tck)
+assert cs.c.shape == cs_ref.c.shape == (4, 45) and cs.x.shape == (46,)
+numpy.testing.assert_allclose(cs.c.get(), cs_ref.c, rtol=1e-8, atol=1e-10)
 d = cs.derivative()
 numpy.testing.assert_allclose(d(q).get(), cs_h(q_h, 1), rtol=1e-8, atol=1e-10)
 r = cs.solve(0.5)  # where the spline crosses 0.5
@@ -152,8 +157,8 @@ else:
 try:
     interpolate.CubicSpline(x[::-1], y)
 except ValueError as e:
-    # cupyx/scipy/interpolate/_cubic.py: prepare_input
-    assert str(e) == "`x` must be strictly increasing sequence.", str(e)
+    # cupyx/scipy/interpolate/_cubic.py: 4 points or more go to make_interp_spline
+    assert str(e) == "Expect x to be a 1D strictly increasing sequence.", str(e)
 else:
     raise AssertionError("decreasing knots not refused")
 try:

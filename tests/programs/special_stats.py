@@ -38,7 +38,15 @@ assert g32.dtype == numpy.float32
 numpy.testing.assert_allclose(g32.get(), ssp.gamma(numpy.float32([0.5, 1.5, 4.0, 7.25])), rtol=1e-5)
 dg = special.digamma(lam)
 numpy.testing.assert_allclose(dg.get(), ssp.digamma(lam_h), rtol=1e-12)
-numpy.testing.assert_allclose(special.polygamma(1, lam).get(), ssp.polygamma(1, lam_h), rtol=1e-10)
+# CuPy's polygamma wants n as an array: of a Python int, its broadcast_arrays keeps the
+# int, ``n == 0`` is a bool and cupy.where reads its ``.astype`` (AttributeError)
+numpy.testing.assert_allclose(special.polygamma(cupy.asarray(1), lam).get(), ssp.polygamma(1, lam_h), rtol=1e-10)
+try:
+    special.polygamma(1, lam)
+except AttributeError as e:
+    assert "'bool' object has no attribute 'astype'" in str(e), str(e)
+else:
+    raise AssertionError("CuPy's polygamma of a Python int n raises")
 
 # a Beta-Binomial update: posterior probability that the rate exceeds 0.5
 succ = cupy.asarray([3, 7, 12, 30, 55])

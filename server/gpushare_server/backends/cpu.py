@@ -1034,6 +1034,7 @@ from . import cpu_ndimage, cpu_routines  # noqa: E402
 from . import cpu_fft  # noqa: E402
 from .cpu_fft import FFT_OVERRIDES, PLAN_CACHE_MEMBERS, PLAN_MEMBERS  # noqa: E402
 from .cpu_signal import SIGNAL_OVERRIDES  # noqa: E402
+from .cpu_interpolate import INTERPOLATE_OVERRIDES  # noqa: E402
 from .cpu_scipy_stats import SCIPY_STATS_OVERRIDES  # noqa: E402
 from .cpu_host import HOST_PARAMS, host_params  # noqa: E402
 from . import cpu_sparse  # noqa: E402
@@ -1088,7 +1089,10 @@ for _name in cpu_routines._METHOD_CALLS:  # (a list's own AttributeError, as CuP
 for _name in ("nansum", "nanprod"):
     OVERRIDES[f"cupy.{_name}"] = cpu_routines.typed_array(_name, OVERRIDES[f"cupy.{_name}"])
 OVERRIDES.update({name: _wrap_host_ok(fn) for name, fn in SIGNAL_OVERRIDES.items()})
+OVERRIDES.update({name: _wrap_host_ok(fn) for name, fn in INTERPOLATE_OVERRIDES.items()})
 OVERRIDES.update({name: _wrap(fn) for name, fn in SCIPY_STATS_OVERRIDES.items()})
+from . import cpu_linalg_special as _ls  # noqa: E402  (CuPy's linalg matrices, special)
+OVERRIDES.update(_ls.overrides(_wrap, _wrap_host_ok))
 OVERRIDES.update(INDEXING_OVERRIDES)
 OVERRIDES.update({name: _wrap(fn) for name, fn in FFT_OVERRIDES.items()})
 OVERRIDES.update({name: _wrap(fn) for name, fn in cpu_sparse.SPARSE_OVERRIDES.items()})

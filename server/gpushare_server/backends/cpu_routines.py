@@ -22,7 +22,7 @@ from gpushare.layouts import (arg_reduce_is_view, broadcast_strides, creation_la
                               normalize_order)
 from gpushare.protocol import HostArray
 
-from . import cpu_cast, cpu_ftz, scipy_module
+from . import cpu_cast, cpu_ftz
 
 
 def _unsupported(value: Any) -> TypeError:
@@ -552,36 +552,6 @@ def matrix_power(M: Any, n: Any) -> numpy.ndarray:
 
 
 _LAPACK_TYPES = "Only float32, float64, complex64 and complex128 are supported."
-
-
-def _lu_factored(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``cupyx.scipy.linalg.lu``/``lu_factor``: cuSOLVER's ``getrf`` types only."""
-    @functools.wraps(fn)
-    def call(a: Any, *args: Any, **kwargs: Any) -> Any:
-        _require_array(a)
-        if a.dtype.char not in "fdFD":
-            raise NotImplementedError(_LAPACK_TYPES)
-        return fn(a, *args, **kwargs)
-    return call
-
-
-def lu_solve(lu_and_piv: Any, b: Any, trans: Any = 0, overwrite_b: bool = False,
-             check_finite: bool = True) -> numpy.ndarray:
-    """See Also: cupyx.scipy.linalg.lu_solve (CuPy's checks and words,
-    ``_decomp_lu.py``)."""
-    lu, piv = lu_and_piv
-    _require_array(lu)
-    assert_2d(lu)
-    assert_stacked_square(lu)
-    if lu.shape[0] != b.shape[0]:
-        raise ValueError("incompatible dimensions.")
-    if lu.dtype.char not in "fdFD":
-        raise NotImplementedError(_LAPACK_TYPES)
-    if trans not in (0, 1, 2) or isinstance(trans, bool):
-        raise ValueError("unknown trans")
-    solve = scipy_module("scipy.linalg", "cupyx.scipy.linalg.lu_solve").lu_solve
-    return numpy.asarray(solve((lu, piv), b, trans=trans, check_finite=check_finite)
-                         ).astype(lu.dtype, copy=False)
 
 
 def matrix_rank(M: Any, tol: Any = None) -> numpy.ndarray:
@@ -3582,52 +3552,6 @@ TYPE_OVERRIDES: dict[str, Callable[..., Any]] = {
 }
 
 
-def _special_loop_float(*values: Any) -> numpy.dtype:
-    """The floating type of a CuPy ``ff``/``dd`` loop these operands pick (Python
-    scalars weak): float32 where all cast safely to it, else float64."""
-    return numpy.result_type(*values, numpy.float32)
-
-
-def btdtr(a: Any, b: Any, x: Any, out: Any = None) -> Any:
-    """See Also: cupyx.scipy.special.btdtr (deprecated: ``betainc``)."""
-    import scipy.special
-    warnings.warn("Use cupyx.scipy.special.betainc instead.", DeprecationWarning)
-    return scipy.special.betainc(a, b, x, out=out)
-
-
-def btdtri(a: Any, b: Any, p: Any, out: Any = None) -> Any:
-    """See Also: cupyx.scipy.special.btdtri (deprecated: ``betaincinv``)."""
-    import scipy.special
-    warnings.warn("Use cupyx.scipy.special.betaincinv instead.", DeprecationWarning)
-    return scipy.special.betaincinv(a, b, p, out=out)
-
-
-def sph_harm(m: Any, n: Any, theta: Any, phi: Any, out: Any = None) -> Any:
-    """See Also: cupyx.scipy.special.sph_harm (deprecated; SciPy 1.17 has only
-    ``sph_harm_y(n, m, phi, theta)``). CuPy's loops are ``iiff->F iidd->D llff->F
-    lldd->D``: integer orders, complex64 for single precision angles; NaN where
-    ``|m| > n`` or ``n < 0`` (SciPy's new function gives 0 there)."""
-    import scipy.special
-    warnings.warn(DeprecationWarning(
-        "`cupyx.scipy.special.sph_harm` is deprecated in CuPy v14 "
-        "and are planned to be removed in the future."))
-    orders = [numpy.asarray(v) for v in (m, n)]
-    loop = _special_loop_float(theta, phi)
-    if any(o.dtype.kind not in "biu" for o in orders) or loop.kind != "f":
-        raise TypeError("Wrong type ({}) of arguments for cupyx_scipy_lpmv".format(
-            tuple(_cupy_in_type(v) for v in (m, n, theta, phi))))
-    result = numpy.asarray(scipy.special.sph_harm_y(n, m, phi, theta))
-    bad = (numpy.abs(orders[0]) > orders[1]) | (orders[1] < 0)
-    if bad.any():
-        result = numpy.where(bad, numpy.complex128(complex(numpy.nan, 0)), result)
-    result = result.astype(numpy.complex64 if loop == numpy.float32 else numpy.complex128,
-                           copy=False)
-    if out is not None:
-        numpy.copyto(out, result, casting="same_kind")
-        return out
-    return result
-
-
 def trim_zeros(filt: Any, trim: Any = "fb") -> Any:
     """See Also: cupy.trim_zeros (``_manipulation/add_remove.py``: a 0-d array is given
     back, more than one dimension is ``NotImplementedError``, where NumPy trims every
@@ -3674,9 +3598,6 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.around": around,
     "cupy.product": product,
     "cupy.cumproduct": cumproduct,
-    "cupyx.scipy.special.btdtr": btdtr,
-    "cupyx.scipy.special.btdtri": btdtri,
-    "cupyx.scipy.special.sph_harm": sph_harm,
     "cupy.reciprocal": reciprocal,
     "cupy.sign": sign,
     "cupy.argmax": _arg_reduce("argmax"),
@@ -3744,13 +3665,7 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.absolute": absolute,
     "cupy.abs": absolute,
     "cupyx.rsqrt": rsqrt,
-    "cupyx.scipy.linalg.kron": numpy.kron,  # CuPy's is cupy.kron (SciPy dropped its own)
     "cupyx.scipy.linalg.solve_triangular": solve_triangular,
-    "cupyx.scipy.linalg.lu_solve": lu_solve,
-    **{f"cupyx.scipy.linalg.{name}": _lu_factored(
-        lambda *args, _name=name, **kwargs: getattr(scipy_module(
-            "scipy.linalg", f"cupyx.scipy.linalg.{_name}"), _name)(*args, **kwargs))
-       for name in ("lu", "lu_factor")},
     "cupy.einsum": einsum,
     "cupy.unique_values": unique_values,
     "cupy.digitize": digitize,
