@@ -1882,6 +1882,38 @@ def test_lfilter_with_a_state_pipelines(cp, synchronous_calls, x_dtype, zi_dtype
                                   atol=1e-5)
 
 
+@pytest.mark.parametrize("x_dtype, sos_dtype", [("f4", "f4"), ("f4", "f8"), ("f8", "f4")])
+@pytest.mark.parametrize("axis", [-1, 0])
+def test_sosfilt_with_a_state_pipelines(cp, synchronous_calls, x_dtype, sos_dtype, axis):
+    """``signal.sosfilt`` with ``zi`` of shape ``(n_sections, ..., 4, ...)``: queued,
+    ``y`` and ``zf`` of the promoted dtype; two halves with the state carried are the
+    whole block filtered with the same first state (``sosfilt_zi``'s)."""
+    import scipy.signal
+    from gpushare.cupyx.scipy import signal
+    host = numpy.random.default_rng(12).standard_normal((3, 50)).astype(x_dtype)
+    if axis == 0:
+        host = numpy.ascontiguousarray(host.T)
+    sos = cp.asarray(scipy.signal.butter(4, 0.2, output="sos").astype(sos_dtype))
+    x = cp.asarray(host)
+    zi = signal.sosfilt_zi(sos)  # (n_sections, 4): for each of the 3 signals
+    zi = cp.ascontiguousarray(cp.broadcast_to(zi[:, :, None] if axis == 0 else zi[:, None],
+                                              (2, 4, 3) if axis == 0 else (2, 3, 4)))
+    whole, _ = signal.sosfilt(sos, x, axis, zi)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    first, second = (x[:30], x[30:]) if axis == 0 else (x[:, :30], x[:, 30:])
+    y1, z1 = signal.sosfilt(sos, first, axis, zi)
+    y2, z2 = signal.sosfilt(sos, second, axis, zi=z1)
+    assert synchronous_calls == []
+    dtype = numpy.result_type(x_dtype, sos_dtype)
+    for got in (y1, z1, y2, z2):
+        _layout_matches_server(got)
+        assert got.dtype == dtype
+    assert z1.shape == z2.shape == zi.shape
+    numpy.testing.assert_allclose(cp.concatenate([y1, y2], axis).get(), whole.get(),
+                                  rtol=1e-4, atol=1e-5)
+
+
 @pytest.mark.parametrize("window", ["hann", "hanning", "hamming", "blackman", "boxcar",
                                     "triang", "flattop", "bartlett", "nuttall", "lanczos"])
 @pytest.mark.parametrize("n, fftbins", [(0, True), (1, True), (2, False), (16, True),

@@ -393,14 +393,22 @@ def _lfilter(b: Any, a: Any, x: Any, axis: Any = -1, zi: Any = None) -> Any:
 
 
 def _sosfilt(sos: Any, x: Any, axis: Any = -1, zi: Any = None) -> Any:
-    """``cupyx.scipy.signal.sosfilt`` of float device arrays, an (n, 6) ``sos`` and no
-    ``zi``: ``apply_iir_sos``'s copy of ``x``, of the dtype ``x`` and ``sos`` promote
-    to; its layout the server's."""
+    """``cupyx.scipy.signal.sosfilt`` of float device arrays and an (n, 6) ``sos``:
+    ``apply_iir_sos``'s copy of ``x``, of the dtype ``x`` and ``sos`` promote to; its
+    layout the server's. With ``zi`` of shape ``(n, ..., 4, ...)`` (``x``'s, but 4
+    along ``axis``): also ``zf``, of ``zi``'s shape and that dtype (``zi_out``)."""
     import numpy
-    if zi is not None or not _filters_along(x, axis, sos) or len(sos._shape) != 2 or \
+    if not _filters_along(x, axis, sos) or len(sos._shape) != 2 or \
             sos._shape[1] != 6 or sos._shape[0] == 0:
         return False
-    return Result(x._shape, numpy.result_type(x._dtype, sos._dtype), False)
+    y = Result(x._shape, numpy.result_type(x._dtype, sos._dtype), False)
+    if zi is None:
+        return y
+    state = list(x._shape)
+    state[axis] = 4
+    if not _filters_along(x, axis, zi) or zi._shape != (sos._shape[0], *state):
+        return False  # (other states: CuPy's reshapes and assignments decide)
+    return y, Result(zi._shape, y.dtype, False)
 
 
 def pipelined_get_window(remote: Callable) -> Callable:
