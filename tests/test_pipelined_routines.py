@@ -496,6 +496,32 @@ def test_routine_pipelines_with_the_servers_layout(cp, synchronous_calls, name, 
 
 
 @pytest.mark.parametrize("call", [
+    lambda xp, a: a.T.reshape(-1),                       # a copy (CuPy: no view of it)
+    lambda xp, a: a[:, ::2].reshape(2, 2, 4),             # a view of a strided array
+    lambda xp, a: a.reshape((6, 4), order="F"),           # another order: a copy
+    lambda xp, a: a.T.reshape((4, 6), order="F"),         # ... of its F layout: a view
+    lambda xp, a: xp.einsum("ijk->kji", a).reshape(4, 6),  # a layout not known here
+    lambda xp, a: xp.einsum("ijk->kji", a).reshape(2, -1).reshape(-1, 3, order="A")])
+def test_reshape_of_any_layout_pipelines(cp, synchronous_calls, call):
+    """A reshape the client cannot lay out itself (not C-contiguous, another order, a
+    layout the server knows) is queued: the server's reshape decides view or copy, as
+    CuPy's ``_get_strides_for_nocopy_reshape`` does; the layout and base are asked for
+    when used. A view shares the memory: a write through it is seen in the array."""
+    host = numpy.arange(24, dtype=numpy.float32).reshape(2, 3, 4)
+    a = cp.asarray(host)
+    cp.cuda.Device().synchronize()
+    synchronous_calls.clear()
+    out = call(cp, a)
+    assert synchronous_calls == []
+    expected = call(numpy, host)
+    _layout_matches_server(out)
+    numpy.testing.assert_array_equal(out.get(), expected)
+    is_view = numpy.shares_memory(expected, host)  # (each case's first element is a's)
+    out[(0,) * out.ndim] = -1
+    assert (float(a[0, 0, 0]) == -1) == is_view
+
+
+@pytest.mark.parametrize("call", [
     lambda xp, a: xp.split(a, 3, axis=1), lambda xp, a: xp.array_split(a, 4),
     lambda xp, a: xp.array_split(a, [1, -1, 10], axis=1), lambda xp, a: xp.hsplit(a, 2),
     lambda xp, a: xp.vsplit(a, [1]), lambda xp, a: xp.array_split(a[:0], 3),

@@ -895,7 +895,11 @@ class ndarray(_client.RemoteHandle):
             raise ValueError("maximum supported dimension for an ndarray is 64, "
                              f"found {len(newshape)}")
         if order != "C" or self._flags is None or not self._flags & FLAG_C:
-            return _method_sync(self, "reshape", (newshape,), {"order": order})
+            # a view where CuPy's ``_get_strides_for_nocopy_reshape`` finds one, else a
+            # copy: nothing can fail now; the result's layout is the server's (asked for
+            # when it is needed, with its base)
+            return _pipelined_method(self, "reshape", (newshape,), {"order": order},
+                                     newshape, self._dtype, None)
         return _pipelined_method(self, "reshape", (newshape,), {}, newshape, self._dtype,
                                  _infer.reshape_strides(newshape, self.itemsize), view=True)
 
