@@ -187,6 +187,23 @@ def test_matmul_dot_linalg(cp):
         cp.dot(cp.ones((2, 3)), cp.ones((2, 3)))
 
 
+def test_errstate_is_queued_once_the_server_took_it(cp, synchronous_calls):
+    """``cupyx.seterr(linalg=...)`` waits once (an older server may not have it); after
+    that each change is queued, and the server's routines follow it in order."""
+    import gpushare.cupyx as cupyx
+    with cupyx.errstate(linalg="raise"):
+        pass
+    synchronous_calls.clear()
+    singular = cp.zeros((3, 3))
+    for _ in range(2):
+        with cupyx.errstate(linalg="raise"):
+            with pytest.raises(numpy.linalg.LinAlgError):
+                cp.linalg.inv(singular)  # (under 'raise' it waits, as CuPy checks)
+        bad = cp.linalg.inv(singular)  # ('ignore' again: no error, not finite)
+    assert [c for c in synchronous_calls if c[1] == "cupyx.seterr"] == []
+    assert not bool(cp.isfinite(bad).all())
+
+
 def test_fft_keeps_single_precision(cp):
     x = cp.arange(8, dtype=cp.float32)
     f = cp.fft.fft(x)

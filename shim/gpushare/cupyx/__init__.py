@@ -57,10 +57,16 @@ def seterr(*, divide: Any = None, over: Any = None, under: Any = None, invalid: 
             raise NotImplementedError()
         if linalg != old_state["linalg"] and _server_has_seterr:
             from .. import client
-            try:
-                client.get_session().call("call", "cupyx.seterr", (), {"linalg": linalg})
-            except (NotImplementedError, AttributeError):
-                _server_has_seterr = False  # an older server: the setting stays local
+            session = client.get_session()
+            if session.__dict__.get("_gs_seterr_served"):  # (queued: nothing can fail)
+                session.submit("call", "cupyx.seterr", (), {"linalg": linalg},
+                               description="cupyx.seterr")
+            else:
+                try:
+                    session.call("call", "cupyx.seterr", (), {"linalg": linalg})
+                    session.__dict__["_gs_seterr_served"] = True
+                except (NotImplementedError, AttributeError):
+                    _server_has_seterr = False  # an older server: the setting stays local
         _config.linalg = linalg
     return old_state
 
