@@ -13,10 +13,20 @@ CuPy's semantics where the two differ (the shared operators are in ``sparse.py``
 - Sparse results keep int64 indices when an operand has them (CuPy 14's rule).
 - ``kron`` gives COO (SciPy's picks BSR for dense blocks); only DIA converts to DIA;
   ``permute_dims``/``swapaxes``/``matrix_transpose`` check their arguments as CuPy's.
+- What a CuPy format leaves to ``_spbase`` runs on ``self.tocsr()`` (``_through_csr``):
+  comparisons, ``maximum``/``minimum`` and ``/`` of CSC, COO and DIA are CSR, so are
+  COO's and DIA's ``+``/``-`` and matrix ``*``, products of sparse operands, a
+  matrix's ``** n`` (n >= 2; ``** 0`` a CSR identity) and DIA's transpose (CSC).
+- CuPy's answers of methods (``_SPECIAL``): ``setdiag`` keeps the dtype (DIA has none),
+  ``count_nonzero()`` an int, ``argmax()`` a 0-d int64 array, ``getnnz(axis)`` and
+  ``min``/``max``'s ``out`` refused, dense sums and ``dense @ A`` C-ordered, and CuPy's
+  words for its refusals and SparseEfficiencyWarnings.
 """
 from __future__ import annotations
 
 import functools
+import operator
+import warnings
 from typing import Any, Callable
 
 import numpy
@@ -67,6 +77,8 @@ def checks_initializer(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     def make(*args: Any, **kwargs: Any) -> Any:
         arg1 = args[0] if args else kwargs.get("arg1")
         if isinstance(arg1, (list, HostArray)):
+            raise exc(message)
+        if name.startswith("dia") and sparse.is_sparse(arg1):  # (only SciPy's converts)
             raise exc(message)
         return fn(*args, **kwargs)
     return make
@@ -172,7 +184,7 @@ def _swapaxes(A: Any, axis1: int, axis2: int) -> Any:
 
 
 #: the methods that take host (numpy) arrays as CuPy's do: indices (``cupy.asarray``)
-HOST_OK = frozenset({"__getitem__", "__setitem__"})
+HOST_OK = frozenset({"__getitem__", "__setitem__", "setdiag"})
 #: elementwise operations between two sparse operands, which broadcast in CuPy
 #: (``binopt_csr``, ``multiply_by_csr``) and need equal shapes in SciPy
 _BROADCAST = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",
@@ -230,6 +242,15 @@ def _method(obj: Any, name: str) -> Callable[..., Any]:
                           not _scipy_sparse().isspmatrix(obj)):
         # (a sparse array's ``*`` is its ``multiply``: CuPy's ``_base.__mul__``)
         return functools.partial(_multiply, obj)
+    if obj.ndim == 2 and obj.format != "csr" and name in _ROUTED:
+        return functools.partial(_routed, obj, name)
+    return _dispatch(obj, name)
+
+
+def _dispatch(obj: Any, name: str) -> Callable[..., Any]:
+    special = _SPECIAL.get(name)
+    if special is not None and obj.ndim == 2:
+        return functools.partial(special, obj)
     if name in _PRODUCTS:
         return functools.partial(_product, obj, sparse.method(obj, name),
                                  name.startswith("__r"))
@@ -242,6 +263,223 @@ def _method(obj: Any, name: str) -> Callable[..., Any]:
     if name == "todia" and obj.format != "dia":
         return _no_dia
     return sparse.method(obj, name)
+
+
+_COMPARISONS = {"__eq__": ("==", "!="), "__ne__": ("!=", "=="), "__lt__": ("<", ">="),
+                "__gt__": (">", "<="), "__le__": ("<=", ">"), "__ge__": (">=", "<")}
+_ADDITIONS = frozenset({"__add__", "__radd__", "__sub__", "__rsub__"})
+#: the methods a format's CuPy class may leave to ``_spbase``, which runs them on
+#: ``self.tocsr()`` (``_base.py``), so that their sparse results are CSR
+_ROUTED = frozenset({*_COMPARISONS, *_ADDITIONS, "maximum", "minimum", "__truediv__",
+                     "transpose", "dot", "__matmul__", "__mul__", "__rmul__", "__pow__"})
+
+
+def _through_csr(obj: Any, name: str, args: tuple) -> bool:
+    """Whether CuPy runs ``obj.<name>(*args)`` on ``obj.tocsr()``: ``_spbase``'s
+    comparisons, ``maximum``/``minimum`` and ``__truediv__`` for every format but CSR
+    (``_csr.py`` alone has them); ``+``/``-`` for COO and DIA (``_compressed._add`` is
+    CSR's and CSC's); DIA's ``transpose`` and products (``_dia.py`` has neither); a
+    product with a sparse operand for CSC and COO (cuSPARSE's ``spgemm``/``csrgemm``
+    give CSR), and a matrix ``*`` of a scalar for COO (``_spbase._matmul_dispatch``;
+    COO's own ``dot`` keeps COO); a matrix power of two or more (products: ``@``)."""
+    fmt, other = obj.format, (args[0] if args else None)
+    if name in _COMPARISONS or name in ("maximum", "minimum", "__truediv__"):
+        return True
+    if name in _ADDITIONS:
+        return fmt in ("coo", "dia")
+    if name == "transpose":
+        return fmt == "dia"
+    if name == "__pow__":
+        return _scipy_sparse().isspmatrix(obj) and isinstance(other, int) and other >= 2
+    if fmt == "dia" or sparse.is_sparse(other):
+        return True
+    return fmt == "coo" and name in ("__mul__", "__rmul__")
+
+
+def _routed(obj: Any, name: str, *args: Any, **kwargs: Any) -> Any:
+    """``obj.<name>``, run on ``obj.tocsr()`` where CuPy's is (``_through_csr``)."""
+    if _through_csr(obj, name, args):
+        obj = obj.tocsr()
+    return _dispatch(obj, name)(*args, **kwargs)
+
+
+def _comparison(obj: Any, name: str, other: Any) -> Any:
+    """See Also: cupyx.scipy.sparse.csr_matrix.__eq__ (``_csr._comparison``): CuPy's
+    SparseEfficiencyWarning, in its words, where it warns (a scalar the implicit
+    zeros compare true with; ``==``, ``<=`` or ``>=`` of two sparse operands)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", _scipy_sparse().SparseEfficiencyWarning)
+        result = _broadcasting(obj, name, other)
+    if sparse.is_sparse(other):
+        if name in ("__eq__", "__le__", "__ge__"):
+            warnings.warn("Comparing sparse matrices using ==, <=, and >= is inefficient, "
+                          "try using !=, <, or > instead.",
+                          _scipy_sparse().SparseEfficiencyWarning)
+    elif numpy.isscalar(other) or isinstance(other, numpy.ndarray) and other.ndim == 0:
+        scalar = numpy.asarray(other, dtype=obj.dtype)
+        try:
+            nan = bool(numpy.isnan(scalar))
+        except TypeError:
+            nan = False
+        op = getattr(operator, name.strip("_"))
+        try:
+            zero_true = bool(op(obj.dtype.type(0), scalar[()]))
+        except TypeError:  # (complex values have no order: CuPy's binopt_csr)
+            zero_true = True
+        if zero_true and not nan:
+            symbol, alternative = _COMPARISONS[name]
+            warnings.warn(f"Comparing a sparse matrix with {scalar} using {symbol} is "
+                          f"inefficient. Try using {alternative} instead.",
+                          _scipy_sparse().SparseEfficiencyWarning)
+    return result
+
+
+def _extremum(obj: Any, name: str, other: Any) -> Any:
+    """See Also: cupyx.scipy.sparse.csr_matrix.maximum (``_maximum_minimum``: a scalar
+    that densifies the result does so without a warning)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", _scipy_sparse().SparseEfficiencyWarning)
+        return _broadcasting(obj, name, other)
+
+
+def _addition(obj: Any, name: str, other: Any) -> Any:
+    """See Also: cupyx.scipy.sparse.csr_matrix.__add__ (``_compressed._add``: a nonzero
+    scalar refused in one message for ``+`` and ``-``; with a dense operand,
+    ``self.todense()`` and the operand, C-ordered)."""
+    if numpy.isscalar(other) and other != 0:
+        raise NotImplementedError("adding a nonzero scalar to a sparse matrix is not "
+                                  "supported")
+    result = sparse.method(obj, name)(other)
+    if isinstance(other, numpy.ndarray) and isinstance(result, numpy.ndarray):
+        return numpy.ascontiguousarray(result)
+    return result
+
+
+def _true_divide(obj: Any, other: Any) -> Any:
+    """See Also: cupyx.scipy.sparse.csr_matrix.__truediv__ (by a dense array: COO, by
+    ``_cupy_divide_by_dense``, whose ``T data, ..., raw T other`` take one dtype)."""
+    if isinstance(other, numpy.ndarray) and other.ndim > 0 and other.dtype != obj.dtype:
+        raise TypeError(f"Type is mismatched. other {other.dtype} {obj.dtype} T")
+    return sparse.method(obj, "__truediv__")(other)
+
+
+def _matrix_power(obj: Any, other: Any) -> Any:
+    """See Also: cupyx.scipy.sparse.spmatrix.__pow__ (``_pow_by_squaring``: a matrix to
+    the power 0 is ``identity(n, dtype, format='csr')``); a sparse array's ``**`` is its
+    ``power``."""
+    if not _scipy_sparse().isspmatrix(obj):
+        return _power(obj, other)
+    if isinstance(other, int) and other == 0 and obj.shape[0] == obj.shape[1]:
+        return _scipy_sparse().identity(obj.shape[0], dtype=obj.dtype, format="csr")
+    return sparse.method(obj, "__pow__")(other)
+
+
+def _power(obj: Any, n: Any, dtype: Any = None) -> Any:
+    """See Also: cupyx.scipy.sparse.csr_matrix.power (``_data_matrix.power``: CuPy's
+    refusals, in its words)."""
+    if not (numpy.isscalar(n) or isinstance(n, numpy.ndarray) and n.ndim == 0):
+        raise NotImplementedError("input is not scalar")
+    if n == 0:
+        raise NotImplementedError("zero power is not supported as it would densify the "
+                                  "matrix.\nUse cupy.ones(A.shape, dtype=A.dtype) for this "
+                                  "case.")
+    return obj.power(n, dtype=dtype)
+
+
+def _transpose(obj: Any, axes: Any = None, copy: bool = False) -> Any:
+    """See Also: cupyx.scipy.sparse.csr_matrix.transpose (no ``axes``)."""
+    if axes is not None:
+        raise ValueError("Sparse matrices do not support an 'axes' parameter because "
+                         "swapping dimensions is the only logical permutation.")
+    return obj.transpose(copy=copy)
+
+
+def _setdiag(obj: Any, values: Any, k: int = 0) -> None:
+    """See Also: cupyx.scipy.sparse.csr_matrix.setdiag (CSR's, CSC's and COO's: the
+    values cast to the matrix's dtype, CuPy's checks and words; DIA has none, as
+    ``_spbase.setdiag``)."""
+    if obj.format == "dia":
+        raise NotImplementedError
+    m, n = obj.shape
+    if k > 0 and k >= n or k < 0 and -k >= m:
+        raise ValueError("k exceeds matrix dimensions")
+    values = numpy.asarray(values).astype(obj.dtype, copy=False)
+    if values.ndim > 1:
+        raise ValueError("values must be 0-d or 1-d")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", _scipy_sparse().SparseEfficiencyWarning)
+        obj.setdiag(values, k)
+
+
+def _count_nonzero(obj: Any, axis: Any = None) -> Any:
+    """See Also: cupyx.scipy.sparse.csr_matrix.count_nonzero (a Python int; along an
+    axis, int64 counts: ``bincount``, ``diff(indptr).astype(intp)``)."""
+    if axis is None:
+        return int(obj.count_nonzero())
+    return numpy.asarray(obj.count_nonzero(axis=axis)).astype(numpy.int64)
+
+
+def _getnnz(obj: Any, axis: Any = None) -> int:
+    """See Also: cupyx.scipy.sparse.spmatrix.getnnz (no axis: ``_getnnz`` of every
+    format raises ``NotImplementedError``)."""
+    if axis is not None:
+        raise NotImplementedError(f"getnnz over an axis is not implemented for "
+                                  f"{obj.format.upper()} format")
+    return obj.getnnz()
+
+
+def _validate_axis(axis: Any) -> None:
+    """CuPy's ``_sputils.validateaxis``."""
+    if axis is None:
+        return
+    if isinstance(axis, tuple):
+        raise TypeError("Tuples are not accepted for the 'axis' parameter. Please pass in "
+                        "one of the following: {-2, -1, 0, 1, None}.")
+    if not numpy.issubdtype(numpy.dtype(type(axis)), numpy.integer):
+        raise TypeError(f"axis must be an integer, not {type(axis).__name__}")
+    if not -2 <= axis <= 1:
+        raise ValueError("axis out of range")
+
+
+def _extreme(name: str) -> Callable[..., Any]:
+    """See Also: cupyx.scipy.sparse.csr_matrix.max (``_minmax_mixin``: no ``out``, CuPy's
+    axis checks; ``argmax``/``argmin`` of the whole matrix a 0-d int64 array, or the
+    int 0 when nothing is stored)."""
+    def call(obj: Any, axis: Any = None, out: Any = None, **kwargs: Any) -> Any:
+        if out is not None:
+            raise ValueError("Sparse matrices do not support an 'out' parameter.")
+        _validate_axis(axis)
+        result = getattr(obj, name)(axis=axis, **kwargs)
+        if name.startswith("arg") and axis is None and obj.nnz:
+            return numpy.asarray(result, dtype=numpy.int64)
+        return result
+    return call
+
+
+def _no_member(name: str) -> Callable[..., Any]:
+    """COO and DIA lack the ``_getrow``/``_getcol`` that CuPy's ``spmatrix.getrow``/
+    ``getcol`` call: an AttributeError."""
+    def call(obj: Any, *args: Any, **kwargs: Any) -> Any:
+        if obj.format in ("coo", "dia"):
+            raise AttributeError(f"'{type(obj).__name__}' object has no attribute "
+                                 f"'_{name}'")
+        return getattr(obj, name)(*args, **kwargs)
+    return call
+
+
+_SPECIAL: dict[str, Callable[..., Any]] = {
+    **{name: functools.partial(lambda name, obj, other: _comparison(obj, name, other), name)
+       for name in _COMPARISONS},
+    **{name: functools.partial(lambda name, obj, other: _extremum(obj, name, other), name)
+       for name in ("maximum", "minimum")},
+    **{name: functools.partial(lambda name, obj, other: _addition(obj, name, other), name)
+       for name in _ADDITIONS},
+    "__truediv__": _true_divide, "__pow__": _matrix_power, "transpose": _transpose,
+    "power": lambda obj, n, dtype=None: _power(obj, n, dtype),
+    "setdiag": _setdiag, "count_nonzero": _count_nonzero, "getnnz": _getnnz,
+    **{name: _extreme(name) for name in ("max", "min", "argmax", "argmin")},
+    "getrow": _no_member("getrow"), "getcol": _no_member("getcol"),
+}
 
 
 def _dense(fn: Callable[..., Any], order: Any = None, out: Any = None) -> Any:
@@ -280,6 +518,8 @@ def _product(obj: Any, fn: Callable[..., Any], reflected: bool, other: Any) -> A
         fortran = numpy.empty(out.shape, out.dtype, order="F")  # (its strides too,
         fortran[...] = out                                       # a column's as CuPy's)
         out = fortran
+    elif reflected and isinstance(out, numpy.ndarray) and out.ndim == 2:
+        out = numpy.ascontiguousarray(out)  # (``_rmatmul_dispatch``: ``(A.T @ x.T).T``)
     return out
 
 
@@ -364,8 +604,63 @@ def _reduction(fn: Callable[..., Any], axis: Any = None, dtype: Any = None,
 
 
 def _stacking(name: str) -> Callable[..., Any]:
-    return keeps_int64_indices(lambda *args, **kwargs: getattr(_scipy_sparse(), name)(
-        *args, **kwargs))
+    def stack(*args: Any, **kwargs: Any) -> Any:
+        if name in _BLOCK_GRIDS and args:
+            _check_blocks(_BLOCK_GRIDS[name](args[0]),
+                          kwargs.get("format", args[1] if len(args) > 1 else None))
+        return getattr(_scipy_sparse(), name)(*args, **kwargs)
+    return keeps_int64_indices(stack)
+
+
+#: the grid of blocks ``bmat`` builds for each of CuPy's stacking functions
+_BLOCK_GRIDS: dict[str, Callable[[Any], list]] = {
+    "vstack": lambda blocks: [[b] for b in blocks],
+    "hstack": lambda blocks: [list(blocks)],
+    "bmat": lambda blocks: [list(row) for row in blocks],
+}
+
+
+def _check_blocks(grid: list, format: Any) -> None:
+    """See Also: cupyx.scipy.sparse.bmat (its shape checks, in its words: the CSR
+    ``vstack``/CSC ``hstack`` fast path's ``_compressed_sparse_stack``, else each
+    block's against its block row and column)."""
+    flat = [b for row in grid for b in row if b is not None]
+    if not flat or not all(hasattr(b, "shape") and len(b.shape) == 2 for b in flat):
+        return
+    for fmt, axis, ok in (("csr", 0, len(grid[0]) == 1), ("csc", 1, len(grid) == 1)):
+        if ok and format in (None, fmt) and \
+                all(sparse.is_sparse(b) and b.format == fmt for b in flat):
+            other = 1 - axis
+            if any(b.shape[other] != flat[0].shape[other] for b in flat):
+                raise ValueError(f"incompatible dimensions for axis {other}")
+            return
+    rows: dict[int, int] = {}
+    cols: dict[int, int] = {}
+    for i, row in enumerate(grid):
+        for j, b in enumerate(row):
+            if b is None:
+                continue
+            if rows.setdefault(i, b.shape[0]) != b.shape[0]:
+                raise ValueError(f"blocks[{i},:] has incompatible row dimensions. Got "
+                                 f"blocks[{i},{j}].shape[0] == {b.shape[0]}, expected "
+                                 f"{rows[i]}.")
+            if cols.setdefault(j, b.shape[1]) != b.shape[1]:
+                raise ValueError(f"blocks[:,{j}] has incompatible column dimensions. Got "
+                                 f"blocks[{i},{j}].shape[1] == {b.shape[1]}, expected "
+                                 f"{cols[j]}.")
+
+
+def _eye(m: int, n: Any = None, k: int = 0, dtype: Any = "d", format: Any = None) -> Any:
+    """See Also: cupyx.scipy.sparse.eye (a CSR, CSC or COO result is built by its
+    constructor, which refuses dtypes other than bool, float and complex; DIA's
+    does not)."""
+    if format not in (None, "dia"):
+        check_dtype(dtype)
+    return _scipy_sparse().eye(m, n, k=k, dtype=dtype, format=format)
+
+
+def _identity(n: int, dtype: Any = "d", format: Any = None) -> Any:
+    return _eye(n, n, dtype=dtype, format=format)
 
 
 def _spsolve(A: Any, b: Any) -> Any:
@@ -512,6 +807,8 @@ SPARSE_OVERRIDES: dict[str, Callable[..., Any]] = {
         "vstack", "hstack", "bmat", "block_array", "block_diag", "tril", "triu")},
     **{f"cupyx.scipy.sparse.{name}": _constructor(name) for name in SPARSE_CLASSES},
     "cupyx.scipy.sparse.kron": keeps_int64_indices(_kron),
+    "cupyx.scipy.sparse.eye": _eye,
+    "cupyx.scipy.sparse.identity": _identity,
     "cupyx.scipy.sparse.random": _random,
     "cupyx.scipy.sparse.rand": _rand,
     "cupyx.scipy.sparse.diags": _diags,

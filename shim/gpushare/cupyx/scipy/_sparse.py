@@ -234,6 +234,9 @@ def _product(name: str) -> Any:
 
 for _name in ("dot", "__matmul__"):
     setattr(_spbase, _name, _product(_name))
+# CuPy's ``T`` is ``self.transpose()`` (``_base.py``): a DIA matrix's is CSC
+_spbase.T = property(lambda self: self.transpose(),  # type: ignore[attr-defined]
+                     doc=f"See Also: {_MODULE}.spmatrix.T (its transpose())")
 
 
 class sparray:
