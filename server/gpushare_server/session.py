@@ -172,13 +172,25 @@ class SessionExecutor:
         """Write one chunk of a streamed upload into its array (no reply)."""
         try:
             hid, offset = header["chunk"]
-            arr = self.handles.get(hid)
             data = frames[2] if len(frames) > 2 else b""
-            self.backend.write_bytes(arr, int(offset), data.buffer if hasattr(data, "buffer")
-                                     else data)
+            data = data.buffer if hasattr(data, "buffer") else data
+            arr = self._upload_target(hid, offset, memoryview(data).nbytes)
+            self.backend.write_bytes(arr, offset, data)
         except Exception as exc:  # noqa: BLE001 - the upload's array stays as it is
             log.debug("dropped an upload chunk: %s", exc)
         return []
+
+    def _upload_target(self, hid: Any, offset: Any, nbytes: int) -> Any:
+        """Array ``hid``, when ``nbytes`` bytes at byte ``offset`` of its memory are
+        inside it; else ValueError. (What a client streams into is a contiguous array
+        of its own: the backends' ``write_bytes`` copies raw bytes from ``offset``, so
+        a negative offset, or a view's strides, would put them elsewhere.)"""
+        arr = self.handles.get(hid)
+        if not self.backend.is_array(arr) or \
+                not (arr.flags.c_contiguous or arr.flags.f_contiguous) or \
+                type(offset) is not int or offset < 0 or offset + nbytes > arr.nbytes:
+            raise ValueError("the upload does not fit its array")
+        return arr
 
     def take_outbox(self) -> Any:
         """Messages to send after the reply (the chunks of streamed downloads). After a
@@ -410,9 +422,7 @@ class SessionExecutor:
             return []
         arr = None
         try:
-            arr = self.handles.get(hid)
-            if offset < 0 or offset + total > arr.nbytes:
-                raise ValueError("the upload does not fit its array")
+            arr = self._upload_target(hid, offset, total)
         except Exception as exc:  # noqa: BLE001 - the upload's array stays as it is
             log.debug("an upload through the ring goes nowhere: %s", exc)
             arr = None
@@ -738,6 +748,10 @@ class SessionExecutor:
                           for w in caught]
         for _, hid in releases[next_release:]:
             self.handles.release(hid)
+        if index + 1 != size:  # (a call cut short is none: the frame ends before it)
+            # what ran, ran; the client hears that its batch was not what it said
+            raise ProtocolError(f"malformed batch: n is {size}, its frame holds "
+                                f"{index + 1} whole calls")
         reply: dict = {"t": "done", "upto": upto, "results": results}
         if error is not None:  # (absent keys are empty: the usual reply stays small)
             reply["error"] = error

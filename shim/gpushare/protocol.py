@@ -426,6 +426,12 @@ def _handle_id(data: bytes) -> int | None:
     return None
 
 
+#: extension values nested deeper than this are refused: each level is a C unpacker's
+#: frame (~40 KiB of stack), so a few hundred would crash the process (NumPy has at
+#: most 64 dimensions: no value of any use is this deep)
+MAX_NESTING = 64
+
+
 class Decoder:
     """Decodes one message's frames back into values.
 
@@ -444,6 +450,7 @@ class Decoder:
         self.remote_array = remote_array
         self.remote_object = remote_object
         self.writable = writable
+        self._depth = 0  # extension values being decoded inside one another
 
     def unpack(self, data: bytes) -> Any:
         """Decode a msgpack value nested inside this message (its buffers may live in
@@ -451,8 +458,15 @@ class Decoder:
         return self._unpack(data)
 
     def _unpack(self, data: bytes) -> Any:
-        return msgpack.unpackb(data, ext_hook=self._ext, raw=False, strict_map_key=False,
-                               use_list=True)
+        depth = self._depth
+        if depth > MAX_NESTING:
+            raise ProtocolError(f"values nested more than {MAX_NESTING} deep")
+        self._depth = depth + 1
+        try:
+            return msgpack.unpackb(data, ext_hook=self._ext, raw=False,
+                                   strict_map_key=False, use_list=True)
+        finally:
+            self._depth = depth
 
     def _ext(self, code: int, data: bytes) -> Any:
         if code == Ext.HANDLE:  # by far the most common: its int is read directly
@@ -480,7 +494,10 @@ class Decoder:
             return _PYTYPES[name]
         if code == Ext.NUMPY_SCALAR:
             descr, raw = self._unpack(data)
-            return numpy.frombuffer(raw, dtype=dtype_from_wire(descr))[0]
+            dtype = dtype_from_wire(descr)
+            if len(memoryview(raw)) != dtype.itemsize:
+                raise ProtocolError("a scalar's bytes do not match its dtype")
+            return numpy.frombuffer(raw, dtype=dtype)[0]
         if code == Ext.HOST_ARRAY:
             arr = self._host_array(*self._unpack(data))
             return self.host_array(arr) if self.host_array else arr
