@@ -184,8 +184,17 @@ def test_sos_filter_states_are_cupys(cp):
     zi = sig.sosfilt_zi(cp.asarray(sos))
     steady, _ = sig.sosfilt(cp.asarray(sos), cp.full(10, 3.0), zi=3.0 * zi)
     numpy.testing.assert_allclose(steady.get(), 3.0)
-    with pytest.raises(ValueError, match="should be all ones"):
-        sig.sosfilt(cp.asarray(sos * 2), cp.asarray(x), zi=zi)
+    # CuPy's sosfilt does not check sos[:, 3] (its _validate_sos is sosfiltfilt's): its
+    # kernels read b0, b1, b2, a1, a2 and take a0 as 1
+    scaled = sos * 2
+    unit_a0 = scaled.copy()
+    unit_a0[:, 3] = 1
+    want = scipy.signal.sosfilt(unit_a0, x)
+    numpy.testing.assert_allclose(sig.sosfilt(cp.asarray(scaled), cp.asarray(x)).get(), want)
+    y, _ = sig.sosfilt(cp.asarray(scaled), cp.asarray(x), zi=cp.zeros((2, 4)))
+    numpy.testing.assert_allclose(y.get(), want)
+    with pytest.raises(ValueError, match="should be all ones"):  # (sosfiltfilt checks)
+        sig.sosfiltfilt(cp.asarray(scaled), cp.asarray(x))
 
 
 def test_signal_functions_take_host_arrays_as_cupys_do(cp):

@@ -8,6 +8,7 @@ values. (The CuPy line each error comes from is quoted in
 from __future__ import annotations
 
 import importlib
+import re
 
 import numpy
 import pytest
@@ -265,3 +266,162 @@ def test_numbers_where_cupy_converts_them(cp, signal):
     numpy.testing.assert_allclose(h.get(), 2.0)
     numpy.testing.assert_allclose(signal.lfilter(0.5, cp.asarray([1.0]), cp.asarray(x)).get(),
                                   0.5 * x)
+
+
+# --- host (NumPy) arrays: refused where CuPy 14.2 hands one to a kernel -----------------
+# (cupyx/scipy/signal/ of CuPy 14.2.0; the words are those of CuPy's Cython: a ufunc's
+# ``_kernel._preprocess_arg``, ``cuda/function.pyx: _pointer``, ``cupy/fft/_fft.py: _fft``,
+# ``_routines_indexing.pyx: _scatter_op`` -> ``fill``, a ``cpdef``'s typed parameter)
+
+_UFUNC = r"^Unsupported type <class 'numpy.ndarray'>$"
+_FFT = "^The input array a must be a cupy.ndarray$"
+_FILL = "^non-scalar numpy.ndarray cannot be used for fill$"
+_DTYPE = "^Cannot construct a dtype from an array$"
+
+
+def _kernel_param(shape):
+    return (rf"^You are trying to pass a numpy.ndarray of shape {re.escape(str(shape))} "
+            "as a kernel parameter. Only numpy.ndarrays of size one")
+
+
+def _typed(name):
+    return (rf"^Argument '{name}' has incorrect type \(expected "
+            r"cupy._core.core._ndarray_base, got numpy.ndarray\)$")
+
+
+def test_lfilter_host_arrays(cp, signal):
+    b, a, x = numpy.array([0.2, 0.3, 0.1]), numpy.array([1.0, -0.5, 0.2]), _x(50)
+    db, da, dx = cp.asarray(b), cp.asarray(a), cp.asarray(x)
+    with pytest.raises(TypeError, match=_UFUNC):  # _signaltools.py:753 ``b = b / a0``
+        signal.lfilter(b, da, dx)
+    with pytest.raises(ValueError, match=_FILL):  # :779 ``axis_assign(x_full, x, ...)``
+        signal.lfilter(db, da, x)
+    with pytest.raises(TypeError, match=_kernel_param((2,))):  # :795 ``apply_iir(out,
+        signal.lfilter(b, a, dx)  # a_r, ...)``: _iir_utils.py:576 ``(block_sz, k, a, ...)``
+    with pytest.raises(TypeError, match=_kernel_param((2,))):
+        signal.lfilter(db, a, dx)
+    with pytest.raises(Exception, match="cudaErrorIllegalAddress"):  # a_r of size one:
+        signal.lfilter(b, a[:2], dx)  # passed by value, read as an address
+    # taken: ``b`` through convolve1d's ``cupy.ascontiguousarray``, ``zi`` through
+    # :769 ``cupy.atleast_1d``, a one-tap host ``a`` (no ``apply_iir``)
+    numpy.testing.assert_allclose(signal.lfilter(b, numpy.array([2.0]), dx).get(),
+                                  scipy.signal.lfilter(b, [2.0], x))
+    zi = numpy.array([0.5, -0.25, 0.1, 0.3])
+    got, zf = signal.lfilter(db, da, dx, zi=zi)
+    want, wzf = signal.lfilter(db, da, dx, zi=cp.asarray(zi))
+    numpy.testing.assert_allclose(got.get(), want.get())
+    numpy.testing.assert_allclose(zf.get(), wzf.get())
+
+
+def test_lfilter_zi_and_lfiltic_host_arrays(cp, signal):
+    b, a = numpy.array([0.3, 0.2]), numpy.array([1.0, -0.4, 0.1])
+    with pytest.raises(TypeError, match=_UFUNC):  # :916 ``lfilter(b, a, ...)``'s ``b / a0``
+        signal.lfilter_zi(b, cp.asarray(a))
+    with pytest.raises(TypeError, match=_kernel_param((2,))):  # its ``apply_iir``
+        signal.lfilter_zi(cp.asarray(b), a)
+    assert signal.lfilter_zi(b, numpy.array([1.0])).get().tolist() == [1.0]  # (num_a == 0)
+    y, xs = numpy.array([0.5, 0.25]), numpy.array([1.0])
+    with pytest.raises(TypeError, match=_UFUNC):  # :866 ``cupy.concatenate((y, ...))``
+        signal.lfiltic(cp.asarray(b), cp.asarray(a), y)
+    with pytest.raises(TypeError, match=_UFUNC):  # :872 ``cupy.concatenate((x, ...))``
+        signal.lfiltic(cp.asarray(b), cp.asarray(a), cp.asarray(y), xs)
+    with _no_attr("list", "size"):  # :855 ``fir_len = b.size - 1``
+        signal.lfiltic(b.tolist(), cp.asarray(a), cp.asarray(y))
+    # ``b``/``a``: only their ``size`` read
+    numpy.testing.assert_allclose(signal.lfiltic(b, a, cp.asarray(y), cp.asarray(xs)).get(),
+                                  signal.lfiltic(cp.asarray(b), cp.asarray(a), cp.asarray(y),
+                                                 cp.asarray(xs)).get())
+
+
+def test_sosfilt_host_arrays(cp, signal):
+    sos, x = scipy.signal.butter(4, 0.2, output="sos"), _x(90)
+    dsos, dx = cp.asarray(sos), cp.asarray(x)
+    with pytest.raises(TypeError, match=_kernel_param((2, 6))):  # _iir_utils.py:622
+        signal.sosfilt(sos, dx)  # compute_correction_factors_sos: ``(block_sz, sos, ...)``
+    with pytest.raises(TypeError, match=_typed("a")):  # :645 ``collapse_2d(x, axis)``:
+        signal.sosfilt(dsos, x.reshape(3, 30))  # ``cupy.moveaxis`` (_move_single_axis)
+    with pytest.raises(TypeError, match=_typed("a")):  # :648 ``collapse_2d_rest(zi, axis)``
+        signal.sosfilt(dsos, dx, zi=numpy.zeros((2, 4)))
+    with pytest.raises(TypeError, match=_kernel_param((2, 6))):  # _signaltools.py:1532
+        signal.sosfilt_zi(sos)
+    # a 1-D host ``x``: _iir_utils.py:651 ``out = cupy.array(x, dtype=dtype, copy=True)``
+    numpy.testing.assert_allclose(signal.sosfilt(dsos, x).get(), signal.sosfilt(dsos, dx).get())
+    # filtfilt/sosfiltfilt begin with cupy.atleast_1d/asarray (:1313, :1434, :1446)
+    b, a = scipy.signal.butter(3, 0.25)
+    numpy.testing.assert_allclose(signal.filtfilt(b, a, x).get(),
+                                  scipy.signal.filtfilt(b, a, x), rtol=1e-6, atol=1e-9)
+    numpy.testing.assert_allclose(signal.sosfiltfilt(sos, x).get(),
+                                  scipy.signal.sosfiltfilt(sos, x), rtol=1e-6, atol=1e-9)
+
+
+def test_hilbert_and_median_filters_host_arrays(cp, signal):
+    x, im = _x(32), numpy.random.default_rng(2).random((6, 7))
+    with pytest.raises(TypeError, match=_FFT):  # _signaltools.py:1694 ``sp_fft.fft(x, ...)``
+        signal.hilbert(x)
+    with pytest.raises(TypeError, match=_FFT):  # :1748 ``sp_fft.fft2(x, N, axes=(0, 1))``
+        signal.hilbert2(im)
+    with pytest.raises(ValueError, match="x must be 2-D"):  # (its checks first)
+        signal.hilbert2(numpy.zeros((2, 2, 2)))
+    # a 1-D host x: :1733 ``cupy.atleast_2d(x)``
+    numpy.testing.assert_allclose(signal.hilbert2(x).get(), scipy.signal.hilbert2(x[None]))
+    # rank_filter/uniform_filter: ndimage's _call_kernel, ``cupy.shares_memory(output,
+    # input, 'MAY_SHARE_BOUNDS')``: ``may_share_bounds(_ndarray_base a, _ndarray_base b)``
+    with pytest.raises(TypeError, match=_typed("b")):  # :595
+        signal.medfilt(x, 5)
+    with pytest.raises(ValueError, match="Each element of kernel_size should be odd"):
+        signal.medfilt(x, 4)  # (its checks first)
+    with pytest.raises(TypeError, match=_typed("b")):  # :636
+        signal.medfilt2d(im)
+    with pytest.raises(TypeError, match=_typed("b")):  # :511
+        signal.wiener(im)
+    with pytest.raises(TypeError, match=_typed("b")):  # :557
+        signal.order_filter(x, numpy.ones(3), 1)
+    # ``domain`` is ndimage's ``footprint``: copied to the device
+    numpy.testing.assert_allclose(signal.order_filter(cp.asarray(x), numpy.ones(3), 1).get(),
+                                  scipy.signal.order_filter(x, numpy.ones(3), 1))
+
+
+def test_convolutions_host_arrays(cp, signal):
+    x, k = _x(64), numpy.array([0.25, 0.5, 0.25])
+    dx, dk = cp.asarray(x), cp.asarray(k)
+    for name in ("convolve", "correlate"):
+        fn = getattr(signal, name)
+        # _signaltools.py:122 choose_conv_method -> 'fft' for floats: :134 fftconvolve,
+        # _signaltools_core.py:167 ``fft.rfftn(in1, ...)``
+        with pytest.raises(TypeError, match=_FFT):
+            fn(x, dk)
+        with pytest.raises(TypeError, match=_FFT):
+            fn(dx, k)
+        # integers: 'direct', _signaltools_core.py:67 ``cupy.promote_types(in1, in2)``
+        with pytest.raises(TypeError, match=_DTYPE):
+            fn(numpy.arange(10), cp.arange(3))
+        with pytest.raises(TypeError, match=_DTYPE):
+            fn(dx, k, method="direct")
+        with pytest.raises(ValueError, match="in1 and in2 should have the same"):
+            fn(x, numpy.ones((2, 2)))  # (_check_conv_inputs first)
+        # cupy/_math/misc.py:26: 'auto' is 1-D only, device arrays too
+        with pytest.raises(NotImplementedError, match="Only 1d inputs are supported"):
+            fn(cp.ones((4, 4)), cp.ones((2, 2)))
+    with pytest.raises(TypeError, match=_FFT):  # _signaltools.py:187
+        signal.fftconvolve(x, dk)
+    with pytest.raises(TypeError, match=_UFUNC):  # _signaltools_core.py:159 ``in1 * in2``
+        signal.fftconvolve(x, cp.asarray([2.0]))  # (no axis to transform)
+    # oaconvolve of a long host signal: _oa_reshape_inputs' ``cupy.pad(in1, ...)``
+    with pytest.raises(ValueError, match=_FILL):
+        signal.oaconvolve(_x(4000), cp.ones(50))
+    with pytest.raises(ValueError, match=_FILL):
+        signal.oaconvolve(x, dk)
+    with pytest.raises(TypeError, match=_FFT):  # (one block: fftconvolve, :272)
+        signal.oaconvolve(x[:6], dk)
+    im, w = numpy.arange(30.0).reshape(5, 6), numpy.ones((2, 2))
+    for name in ("convolve2d", "correlate2d"):  # _signaltools.py:420 _direct_correlate
+        with pytest.raises(TypeError, match=_DTYPE):
+            getattr(signal, name)(im, cp.asarray(w))
+        with pytest.raises(ValueError, match="Acceptable boundary flags"):
+            getattr(signal, name)(im, cp.asarray(w), boundary="nope")
+    # choose_conv_method reads ndim and dtype only (cupy/_math/misc.py:25)
+    assert signal.choose_conv_method(x, k) == "fft"
+    assert signal.choose_conv_method(numpy.arange(5), k) == "direct"
+    with pytest.raises(NotImplementedError, match="Only 1d inputs"):
+        signal.choose_conv_method(im, w)
+    numpy.testing.assert_allclose(signal.convolve(dx, dk).get(), scipy.signal.convolve(x, k))

@@ -303,11 +303,14 @@ def _host_value(value: Any) -> Any:
 
 
 def _wrap_host_ok(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` taking host arrays as NumPy arrays, giving CuPy's results."""
+    """``fn`` taking host arrays as NumPy arrays, giving CuPy's results (``fn`` marked
+    ``host_arrays`` gets them as ``HostArray``s, to refuse them where CuPy does)."""
+    unwrap = (lambda v: v) if getattr(fn, "host_arrays", False) else _host_value
+
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
-        return to_device_result(fn(*map(_host_value, args),
-                                   **{k: _host_value(v) for k, v in kwargs.items()}))
+        return to_device_result(fn(*map(unwrap, args),
+                                   **{k: unwrap(v) for k, v in kwargs.items()}))
     return call
 
 

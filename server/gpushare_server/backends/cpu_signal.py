@@ -12,6 +12,10 @@ the final state in CuPy's form, so that a program chaining calls gets CuPy's ans
 The rest of the module is SciPy's (``MIRRORS`` in ``cpu.py``); these take over by name
 (``SIGNAL_OVERRIDES``), with the wavelets SciPy no longer has (``ricker``, ``morlet``,
 ``morlet2``, ``qmf``; ``cwt`` takes a Python function, which cannot be sent).
+
+Host (NumPy) arrays: the module takes them (``cpu.HOST_OK_MODULES``), but the functions
+marked ``_takes_hosts`` see them as ``HostArray``s and refuse them where CuPy's code hands
+one to a kernel, a ufunc or a typed Cython parameter, at that point and in its words.
 """
 from __future__ import annotations
 
@@ -21,7 +25,9 @@ from typing import Any, Callable
 
 import numpy
 
-from gpushare.errors import assert_2d
+from gpushare.errors import CUDARuntimeError, assert_2d
+from gpushare.ndimage_args import fix_sequence_arg as _fix_sequence_arg
+from gpushare.protocol import HostArray
 from gpushare.signal_windows import WINDOWS as _WINDOWS
 
 from . import scipy_module
@@ -72,12 +78,75 @@ def _check_a(a: Any) -> None:
         raise TypeError(f"bad operand type for unary -: '{type(a).__name__}'")
 
 
+# --- host (NumPy) arrays: most of the module takes them (``cupy.asarray`` first); these
+# functions get them as ``HostArray``s (``host_arrays``: ``cpu._wrap_host_ok``) and refuse
+# them where CuPy's code hands one to a kernel, in the words CuPy's Cython raises ---------
+
+def _host(value: Any) -> tuple[Any, bool]:
+    """``value`` as NumPy sees it, and whether it came as a host array."""
+    if isinstance(value, HostArray):
+        return value.array, True
+    return value, False
+
+
+def _takes_hosts(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn.host_arrays = True  # type: ignore[attr-defined]
+    return fn
+
+
+def _ufunc_refusal() -> TypeError:
+    """A CuPy ufunc or ElementwiseKernel given a NumPy array (``_kernel._preprocess_arg``:
+    ``CScalar(arg)``; ``cupy.concatenate`` too, through the same function)."""
+    return TypeError(f"Unsupported type {numpy.ndarray}")
+
+
+def _fft_refusal() -> TypeError:
+    """``cupy.fft._fft._fft``/``_fftn``: ``if not isinstance(a, cupy.ndarray)``."""
+    return TypeError("The input array a must be a cupy.ndarray")
+
+
+def _fill_refusal() -> ValueError:
+    """``device[...] = host`` (``_scatter_op``: a value not on the device goes to
+    ``fill``, which takes only a scalar)."""
+    return ValueError("non-scalar numpy.ndarray cannot be used for fill")
+
+
+def _cython_refusal(name: str) -> TypeError:
+    """A NumPy array for a ``cpdef`` function's ``_ndarray_base`` parameter ``name``
+    (``cupy.moveaxis``' ``_move_single_axis``, ``shares_memory``'s ``may_share_bounds``)."""
+    return TypeError(f"Argument '{name}' has incorrect type (expected "
+                     "cupy._core.core._ndarray_base, got numpy.ndarray)")
+
+
+def _kernel_param(array: numpy.ndarray) -> Exception:
+    """A NumPy array as a RawKernel's pointer parameter (``cuda/function.pyx: _pointer``):
+    refused unless of size one, which CuPy passes by value, so the kernel reads its value
+    as an address: the GPU's fault (CuPy raises it at the next synchronization)."""
+    if array.size == 1:
+        return CUDARuntimeError(700, "cudaErrorIllegalAddress: an illegal memory access "
+                                     "was encountered")
+    return TypeError(
+        "You are trying to pass a numpy.ndarray of shape {} as a kernel parameter. "
+        "Only numpy.ndarrays of size one can be passed by value. If you meant to "
+        "pass a pointer to __global__ memory, you need to pass a cupy.ndarray "
+        "instead.".format(array.shape))
+
+
+@_takes_hosts
 def lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
     """See Also: cupyx.scipy.signal.lfilter (``zi``/``zf``: CuPy's, see module docs)."""
+    (b, b_host), (a, a_host), (x, x_host) = _host(b), _host(a), _host(x)
+    zi = _host(zi)[0]  # (``zi = cupy.atleast_1d(zi)``: a host array taken)
     _check_a(a)
-    if isinstance(b, (list, tuple)):  # (``b = b / a0``: a CuPy ufunc, ``a0`` a 0-d array)
-        raise TypeError(f"Unsupported type {type(b)}")
+    if isinstance(b, (list, tuple)) and not a_host:  # (``b = b / a0``: a CuPy ufunc,
+        raise TypeError(f"Unsupported type {type(b)}")  # ``a0`` a 0-d device array)
+    if b_host and not a_host:  # (the same ``b / a0``; a host ``a0`` is a NumPy scalar)
+        raise _ufunc_refusal()
     _attrs("ndim", x)  # (``x_ndim = x.ndim``)
+    if x_host and x.ndim:  # (``x_full = axis_assign(x_full, x, num_b, axis=axis)``)
+        raise _fill_refusal()
+    if a_host and numpy.size(a) > 1:  # (``apply_iir(out, a_r, ...)``: its corr_kernel's
+        raise _kernel_param(-numpy.asarray(a)[1:])  # ``(block_sz, k, a, correction)``)
     if zi is None:
         return _signal().lfilter(b, a, x, axis=axis)
     b, a, x = numpy.asarray(b), numpy.asarray(a), numpy.asarray(x)
@@ -106,13 +175,22 @@ def lfilter(b: Any, a: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
     return numpy.moveaxis(y, -1, axis), numpy.moveaxis(zf, -1, axis)
 
 
+@_takes_hosts
 def lfiltic(b: Any, a: Any, y: Any, x: Any = None) -> Any:
     """See Also: cupyx.scipy.signal.lfiltic (CuPy's state: the given past inputs and
     outputs, oldest first; ``y`` and ``x`` come newest first, as SciPy's)."""
+    (b, _), (a, _), (y, y_host), (x, x_host) = _host(b), _host(a), _host(y), _host(x)
+    _attrs("size", b, a)  # (``fir_len = b.size - 1; iir_len = a.size - 1``: host taken)
     b, a = numpy.asarray(b), numpy.asarray(a)
     fir_len, iir_len = b.size - 1, a.size - 1
     if y is None and x is None:
         return None
+    _attrs("ndim", y if y is not None else x)  # (``ref_ndim = y.ndim if ... else x.ndim``)
+    for values, host, length in ((y, y_host, iir_len), (x, x_host, fir_len)):
+        if values is not None and length > 0:  # (``cupy.concatenate((y, cupy.zeros(
+            _attrs("shape", values)  # max(iir_len - y.shape[axis], 0))), axis=axis)``)
+            if host:
+                raise _ufunc_refusal()
     zi = numpy.empty(0)
     for values, length, fir in ((y, iir_len, False), (x, fir_len, True)):
         if values is None or length <= 0:
@@ -128,11 +206,18 @@ def _steady(gain: Any) -> Any:
     return numpy.nan_to_num(gain, nan=0, posinf=numpy.inf, neginf=-numpy.inf)
 
 
+@_takes_hosts
 def lfilter_zi(b: Any, a: Any) -> numpy.ndarray:
     """See Also: cupyx.scipy.signal.lfilter_zi (CuPy's state for the steady state of
     the step response: inputs 1, outputs the filter's gain at DC)."""
+    (b, b_host), (a, a_host) = _host(b), _host(a)
     _check_a(a)
     _attrs("size", b)  # (``num_b = b.size - 1``)
+    if numpy.size(a) > 1:  # (``lfilter(b, a, cupy.ones(num_a + 1), zi=zi_t)``: its
+        if b_host and not a_host:  # ``b / a0`` and its ``apply_iir(out, a_r, ...)``)
+            raise _ufunc_refusal()
+        if a_host:
+            raise _kernel_param(-numpy.asarray(a)[1:])
     b, a = numpy.asarray(b), numpy.asarray(a)
     zi = numpy.ones(b.size - 1)
     if a.size > 1:
@@ -142,24 +227,37 @@ def lfilter_zi(b: Any, a: Any) -> numpy.ndarray:
     return zi
 
 
-def _check_sos(sos: numpy.ndarray) -> None:
+def _sections(sos: Any) -> numpy.ndarray:
+    """``sos`` as CuPy's ``sosfilt`` reads it: its kernels take ``b0, b1, b2, a1, a2``
+    of each section and ``a0`` as 1 (``_iir_utils.py: apply_iir_sos``); CuPy does not
+    check ``sos[:, 3]`` there (its ``_validate_sos`` is ``sosfiltfilt``'s). An array
+    not of shape ``(n_sections, 6)`` is refused in SciPy's words."""
+    sos = numpy.array(numpy.atleast_2d(sos))
     if sos.ndim != 2 or sos.shape[1] != 6:
         raise ValueError("sos array must be shape (n_sections, 6)")
-    if not (numpy.abs(sos[:, 3] - 1.0) <= 1e-15).all():
-        raise ValueError("sos[:, 3] should be all ones")
+    sos[:, 3] = 1
+    return sos
 
 
+@_takes_hosts
 def sosfilt(sos: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
     """See Also: cupyx.scipy.signal.sosfilt (``zi``/``zf``: per section, CuPy's
     ``lfilter`` state of that section, shape ``(n_sections, ..., 4, ...)``)."""
+    (sos, sos_host), (x, x_host), (zi, zi_host) = _host(sos), _host(x), _host(zi)
     _attrs("ndim", x)  # (``x_ndim = x.ndim``)
     _attrs("dtype", sos)  # (apply_iir_sos: ``cupy.result_type(x.dtype, sos.dtype)``)
     if zi is not None:
         _attrs("astype", zi)  # (apply_iir_sos: ``zi = zi.astype(dtype)``)
+    if x_host and x.ndim > 1:  # (apply_iir_sos: ``collapse_2d(x, axis)``'s
+        raise _cython_refusal("a")  # ``cupy.moveaxis(x, axis, -1)``; 1-D: ``cupy.array(x)``)
+    if zi_host:  # (``collapse_2d_rest(zi, axis)``: ``cupy.moveaxis(x, axis + 1, -1)``)
+        raise _cython_refusal("a")
+    if sos_host:  # (``compute_correction_factors_sos``: ``(block_sz, sos, correction)``)
+        raise _kernel_param(numpy.asarray(sos))
+    sos = _sections(sos)
     if zi is None:
         return _signal().sosfilt(sos, x, axis=axis)
-    sos, out = numpy.atleast_2d(numpy.asarray(sos)), numpy.asarray(x)
-    _check_sos(sos)
+    out = numpy.asarray(x)
     zi = numpy.asarray(zi)
     finals = []
     for s in range(sos.shape[0]):
@@ -168,11 +266,24 @@ def sosfilt(sos: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
     return out, numpy.stack(finals)
 
 
+def sosfiltfilt(sos: Any, x: Any, axis: int = -1, padtype: Any = "odd",
+                padlen: Any = None) -> Any:
+    """See Also: cupyx.scipy.signal.sosfiltfilt (CuPy's ``_validate_sos``/``_validate_x``
+    take host arrays; SciPy's Cython ``sosfilt`` needs them writable, which arrays from
+    the client are not)."""
+    return _signal().sosfiltfilt(numpy.array(sos), numpy.array(x), axis=axis,
+                                 padtype=padtype, padlen=padlen)
+
+
+@_takes_hosts
 def sosfilt_zi(sos: Any) -> numpy.ndarray:
     """See Also: cupyx.scipy.signal.sosfilt_zi (each section's steady state for a unit
     step into the first: its input the gain of the sections before it, its output that
     times its own gain)."""
+    sos, host = _host(sos)
     _attrs("shape", sos)  # (``n_sections = sos.shape[0]``)
+    if host:  # (``compute_correction_factors_sos(sos, 3, sos.dtype)``: a kernel's)
+        raise _kernel_param(numpy.asarray(sos))
     sos = numpy.asarray(sos)
     zi = numpy.zeros((sos.shape[0], 4), dtype=sos.dtype)
     level = 1.0
@@ -253,12 +364,14 @@ def firls(numtaps: Any, bands: Any, desired: Any, weight: Any = None, fs: Any = 
     return _signal().firls(numtaps, bands, desired, weight=weight, fs=fs)
 
 
+@_takes_hosts
 def hilbert2(x: Any, N: Any = None) -> Any:
     """See Also: cupyx.scipy.signal.hilbert2 (CuPy's checks first: a 2-D array, of more
     dimensions refused, where SciPy transforms the last two axes)."""
+    x, host = _host(x)
     x = numpy.asarray(x)
     if x.ndim < 2:
-        x = numpy.atleast_2d(x)
+        x, host = numpy.atleast_2d(x), False  # (``cupy.atleast_2d(x)``: on the device)
     if x.ndim > 2:
         raise ValueError("x must be 2-D.")
     if numpy.iscomplexobj(x):
@@ -269,6 +382,8 @@ def hilbert2(x: Any, N: Any = None) -> Any:
     elif N is not None and (len(N) != 2 or (N[0] <= 0 or N[1] <= 0)):
         raise ValueError("When given as a tuple, N must hold exactly "
                          "two positive integers")
+    if host:  # (``Xf = sp_fft.fft2(x, N, axes=(0, 1))``)
+        raise _fft_refusal()
     return _signal().hilbert2(x, N)
 
 
@@ -332,9 +447,11 @@ def _median_dtype(x: numpy.ndarray) -> None:
         raise ValueError("bool type not supported")
 
 
+@_takes_hosts
 def medfilt(volume: Any, kernel_size: Any = None) -> Any:
     """See Also: cupyx.scipy.signal.medfilt (CuPy's checks and words, then its
     ``rank_filter`` with zeros beyond the edges, as SciPy's)."""
+    volume, host = _host(volume)
     _attrs("dtype", volume)  # (``if volume.dtype.char == 'e'``)
     volume = numpy.asarray(volume)
     _median_dtype(volume)
@@ -343,13 +460,17 @@ def medfilt(volume: Any, kernel_size: Any = None) -> Any:
         raise ValueError("complex types not supported")
     if any(k > s for k, s in zip(kernel_size, volume.shape)):
         warnings.warn("kernel_size exceeds volume extent: volume will be zero-padded")
+    if host:  # (``_filters.rank_filter(volume, ...)``: its ``_call_kernel``'s
+        raise _cython_refusal("b")  # ``cupy.shares_memory(output, input, ...)``)
     size = math.prod(kernel_size)
     return scipy_module("scipy.ndimage", "cupyx.scipy.signal").rank_filter(
         volume, size // 2, size=kernel_size, mode="constant")
 
 
+@_takes_hosts
 def medfilt2d(input: Any, kernel_size: Any = 3) -> Any:
     """See Also: cupyx.scipy.signal.medfilt2d (CuPy's checks and words)."""
+    input, host = _host(input)
     _attrs("dtype", input)  # (``if input.dtype.char == 'e'``)
     input = numpy.asarray(input)
     _median_dtype(input)
@@ -358,6 +479,8 @@ def medfilt2d(input: Any, kernel_size: Any = 3) -> Any:
     kernel_size = _kernel_size(kernel_size, input.ndim)
     if input.dtype.kind == "c":
         raise ValueError("complex types not supported")
+    if host:  # (``_filters.rank_filter(input, ...)``, as ``medfilt``'s)
+        raise _cython_refusal("b")
     order = kernel_size[0] * kernel_size[1] // 2
     return scipy_module("scipy.ndimage", "cupyx.scipy.signal").rank_filter(
         input, order, size=kernel_size, mode="constant")
@@ -382,70 +505,284 @@ def upfirdn(h: Any, x: Any, up: Any = 1, down: Any = 1, axis: int = -1,
 
 # --- CuPy's first reads of its arguments (lists and numbers refused where SciPy converts) --
 
+def _conv_quick(in1: Any, in2: Any, mode: str, hosts: tuple) -> bool:
+    """``_st_core._check_conv_inputs``: True where CuPy answers at once."""
+    if in1.ndim == in2.ndim == 0:  # (``in1 * in2``: a ufunc, given a host array)
+        if any(hosts) and not all(hosts):
+            raise _ufunc_refusal()
+        return True
+    if in1.ndim != in2.ndim:
+        raise ValueError("in1 and in2 should have the same dimensionality")
+    if in1.size == 0 or in2.size == 0:
+        return True
+    if mode not in ("full", "same", "valid"):
+        raise ValueError('acceptable modes are "valid", "same", or "full"')
+    return False
+
+
+def _swap_needed(mode: str, s1: tuple, s2: tuple, axes: Any = None) -> bool:
+    """``_st_core._inputs_swap_needed``."""
+    if mode != "valid" or not s1:
+        return False
+    axes = range(len(s1)) if axes is None else axes
+    not_ok1 = any(s1[i] < s2[i] for i in axes)
+    not_ok2 = any(s1[i] > s2[i] for i in axes)
+    if not_ok1 and not_ok2:
+        raise ValueError('For "valid" mode, one must be at least '
+                         "as large as the other in every dimension")
+    return not_ok1
+
+
+def _choose_conv(in1: Any, in2: Any) -> str:
+    """``cupy._math.misc._choose_conv_method`` (1-D only; floats always by FFT)."""
+    if in1.ndim != 1 or in2.ndim != 1:
+        raise NotImplementedError("Only 1d inputs are supported currently")
+    if in1.dtype.kind in "bui" or in2.dtype.kind in "bui":
+        return "direct"
+    return "fft"
+
+
+def _direct_refusal(in1: Any, in2: Any, mode: str, hosts: tuple) -> None:
+    """``_st_core._direct_correlate``'s checks, then ``cupy.promote_types(in1, in2)``:
+    NumPy's own words for an array that is not CuPy's (whose ``dtype`` NumPy reads)."""
+    if in1.ndim != 1 and (in1.dtype.kind == "b" or
+                          (in1.dtype.kind == "f" and in1.dtype.itemsize < 4)):
+        raise ValueError("unsupported type in SciPy")
+    _swap_needed(mode, in1.shape, in2.shape)
+    host = in1 if hosts[0] else in2
+    numpy.promote_types(host, host)
+    raise TypeError("Cannot construct a dtype from an array")
+
+
+def _fft_axes(in1: Any, in2: Any, mode: str, axes: Any, sorted_axes: bool) -> tuple:
+    """``_st_core._init_freq_conv_axes``: the axes to transform, and whether the inputs
+    are swapped."""
+    s1, s2 = in1.shape, in2.shape
+    if axes is None:
+        axes = list(range(in1.ndim))
+    else:
+        axes = list(numpy.lib.array_utils.normalize_axis_tuple(axes, in1.ndim))
+    if not len(axes):
+        raise ValueError("when provided, axes cannot be empty")
+    if any(in1.shape[ax] < 1 for ax in axes):
+        raise ValueError("invalid number of data points specified")
+    axes = [ax for ax in axes if s1[ax] != 1 and s2[ax] != 1]
+    if sorted_axes:
+        axes.sort()
+    for ax, (dim1, dim2) in enumerate(zip(s1, s2)):
+        if ax not in axes and dim1 != dim2 and dim1 != 1 and dim2 != 1:
+            raise ValueError("incompatible shapes for in1 and in2:"
+                             " {} and {}".format(s1, s2))
+    return axes, _swap_needed(mode, s1, s2, axes=axes)
+
+
+def _product_refusal(hosts: tuple) -> None:
+    """``in1 * in2`` where no axis needs a transform (two host arrays: NumPy's product,
+    which ``_apply_conv_mode``'s ``cupy.ascontiguousarray`` takes)."""
+    if any(hosts) and not all(hosts):
+        raise _ufunc_refusal()
+
+
+def _fft_refusal_of(in1: Any, in2: Any, mode: str, axes: Any, hosts: tuple) -> None:
+    """``fftconvolve`` past its quick answers: ``_freq_domain_conv``'s ``rfftn(in1, ...)``."""
+    axes, _ = _fft_axes(in1, in2, mode, axes, False)
+    if not axes:
+        _product_refusal(hosts)
+    elif any(hosts):
+        raise _fft_refusal()
+
+
+def _correlate(in1: Any, in2: Any, mode: str, method: str, convolution: bool) -> Any:
+    """``_signaltools._correlate``: CuPy's choice of method (``_choose_conv``), and a host
+    array refused where that method first hands it to CuPy."""
+    (in1, h1), (in2, h2) = _host(in1), _host(in2)
+    _attrs("ndim", in1, in2)  # (_check_conv_inputs: ``if in1.ndim == in2.ndim == 0``)
+    hosts = (h1, h2)
+    if not _conv_quick(in1, in2, mode, hosts):
+        if method not in ("auto", "direct", "fft"):
+            raise ValueError('acceptable methods are "auto", "direct", or "fft"')
+        chosen = _choose_conv(in1, in2) if method == "auto" else method
+        if any(hosts) and chosen == "direct":
+            _direct_refusal(in1, in2, mode, hosts)
+        if any(hosts):  # (``fftconvolve(in1, in2, mode)``)
+            _swap_needed(mode, in1.shape, in2.shape)
+            _fft_refusal_of(in1, in2, mode, None, hosts)
+    fn = _signal().convolve if convolution else _signal().correlate
+    return fn(in1, in2, mode, method)
+
+
+@_takes_hosts
 def convolve(in1: Any, in2: Any, mode: str = "full", method: str = "auto") -> Any:
-    """See Also: cupyx.scipy.signal.convolve (arrays only: CuPy reads ``in1.ndim``)."""
-    _attrs("ndim", in1, in2)  # (_check_conv_inputs: ``if in1.ndim == in2.ndim == 0``)
-    return _signal().convolve(in1, in2, mode, method)
+    """See Also: cupyx.scipy.signal.convolve (arrays only: CuPy reads ``in1.ndim``;
+    ``method='auto'`` is CuPy's choice: 1-D only)."""
+    return _correlate(in1, in2, mode, method, True)
 
 
+@_takes_hosts
 def correlate(in1: Any, in2: Any, mode: str = "full", method: str = "auto") -> Any:
-    """See Also: cupyx.scipy.signal.correlate (arrays only: CuPy reads ``in1.ndim``)."""
-    _attrs("ndim", in1, in2)  # (_check_conv_inputs: ``if in1.ndim == in2.ndim == 0``)
-    return _signal().correlate(in1, in2, mode, method)
+    """See Also: cupyx.scipy.signal.correlate (arrays only: CuPy reads ``in1.ndim``;
+    ``method='auto'`` is CuPy's choice: 1-D only)."""
+    return _correlate(in1, in2, mode, method, False)
 
 
+@_takes_hosts
+def choose_conv_method(in1: Any, in2: Any, mode: str = "full") -> str:
+    """See Also: cupyx.scipy.signal.choose_conv_method (CuPy's rule, not SciPy's timing
+    estimate; it reads ``ndim`` and ``dtype`` only, so host arrays are taken)."""
+    in1, in2 = _host(in1)[0], _host(in2)[0]
+    _attrs("ndim", in1)
+    _attrs("ndim", in2)
+    return _choose_conv(in1, in2)
+
+
+@_takes_hosts
 def fftconvolve(in1: Any, in2: Any, mode: str = "full", axes: Any = None) -> Any:
     """See Also: cupyx.scipy.signal.fftconvolve (arrays only: CuPy reads ``in1.ndim``)."""
+    (in1, h1), (in2, h2) = _host(in1), _host(in2)
     _attrs("ndim", in1, in2)  # (_check_conv_inputs: ``if in1.ndim == in2.ndim == 0``)
+    if not _conv_quick(in1, in2, mode, (h1, h2)):
+        _fft_refusal_of(in1, in2, mode, axes, (h1, h2))
     return _signal().fftconvolve(in1, in2, mode, axes)
 
 
+def _next_fast_len(n: int) -> int:
+    """``cupyx.scipy.fft.next_fast_len``: 7-smooth, real or not."""
+    while True:
+        m = n
+        for p in (2, 3, 5, 7):
+            while m % p == 0:
+                m //= p
+        if m == 1:
+            return n
+        n += 1
+
+
+def _calc_oa_lens(s1: int, s2: int) -> tuple:
+    """``_st_core._calc_oa_lens``."""
+    fallback = (s1 + s2 - 1, None, s1, s2)
+    if s1 == s2 or s1 == 1 or s2 == 1:
+        return fallback
+    swapped = s2 > s1
+    if swapped:
+        s1, s2 = s2, s1
+    if s2 >= s1 // 2:
+        return fallback
+    overlap = s2 - 1
+    z, w = -math.exp(-1) / (2 * overlap), -1 - math.log(2 * overlap)
+    for _ in range(4):
+        ew = math.exp(w)
+        wew = w * ew
+        wewz = wew - z
+        w -= wewz / (wew + ew - (w + 2) * wewz / (2 * w + 2))
+    block_size = _next_fast_len(math.ceil(-overlap * w))
+    if block_size >= s1:
+        return fallback
+    in1_step, in2_step = block_size - s2 + 1, s2
+    if swapped:
+        in1_step, in2_step = in2_step, in1_step
+    return block_size, overlap, in1_step, in2_step
+
+
+@_takes_hosts
 def oaconvolve(in1: Any, in2: Any, mode: str = "full", axes: Any = None) -> Any:
     """See Also: cupyx.scipy.signal.oaconvolve (arrays only: CuPy reads ``in1.ndim``)."""
+    (in1, h1), (in2, h2) = _host(in1), _host(in2)
     _attrs("ndim", in1, in2)  # (_check_conv_inputs: ``if in1.ndim == in2.ndim == 0``)
+    hosts = (h1, h2)
+    if any(hosts) and not _conv_quick(in1, in2, mode, hosts):
+        if in1.shape == in2.shape:  # (``fftconvolve(in1, in2, mode=mode, axes=axes)``)
+            _fft_refusal_of(in1, in2, mode, axes, hosts)
+        fft_axes, swapped = _fft_axes(in1, in2, mode, axes, True)
+        a1, a2 = (in2, in1) if swapped else (in1, in2)
+        hosts = hosts[::-1] if swapped else hosts
+        if not fft_axes:
+            _product_refusal(hosts)
+        else:
+            s1, s2 = a1.shape, a2.shape
+            sizes = [_calc_oa_lens(s1[i], s2[i]) if i in fft_axes
+                     else (-1, -1, s1[i], s2[i]) for i in range(a1.ndim)]
+            block, overlaps, step1, step2 = zip(*sizes)
+            if step1 != s1 or step2 != s2:  # (``_oa_reshape_inputs``: ``cupy.pad``
+                for arr, step, host in ((a1, step1, hosts[0]), (a2, step2, hosts[1])):
+                    for i in fft_axes:  # of a host array: ``padded[...] = array``)
+                        if arr.shape[i] > step[i] and host:
+                            raise _fill_refusal()
+            raise _fft_refusal()  # (``_freq_domain_conv``'s ``rfftn``)
     return _signal().oaconvolve(in1, in2, mode, axes)
 
 
+def _correlate2d(in1: Any, in2: Any, mode: str, boundary: str, fillvalue: Any,
+                 convolution: bool) -> Any:
+    """``_signaltools._correlate2d``: a host array refused by ``_direct_correlate``."""
+    (in1, h1), (in2, h2) = _host(in1), _host(in2)
+    _attrs("ndim", in1, in2)  # (``if not (in1.ndim == in2.ndim == 2)``)
+    if h1 or h2:
+        if not (in1.ndim == in2.ndim == 2):
+            raise ValueError("{} inputs must both be 2-D arrays".format(
+                "convolve2d" if convolution else "correlate2d"))
+        if boundary not in ("fill", "pad", "wrap", "circular", "symm", "symmetric"):
+            raise ValueError('Acceptable boundary flags are "fill" (or "pad"), '
+                             '"circular" (or "wrap"), and '
+                             '"symmetric" (or "symm").')
+        if not _conv_quick(in1, in2, mode, (h1, h2)):
+            _direct_refusal(in1, in2, mode, (h1, h2))
+    fn = _signal().convolve2d if convolution else _signal().correlate2d
+    return fn(in1, in2, mode, boundary, fillvalue)
+
+
+@_takes_hosts
 def convolve2d(in1: Any, in2: Any, mode: str = "full", boundary: str = "fill",
                fillvalue: Any = 0) -> Any:
     """See Also: cupyx.scipy.signal.convolve2d (arrays only: CuPy reads ``in1.ndim``)."""
-    _attrs("ndim", in1, in2)  # (_correlate2d: ``if not (in1.ndim == in2.ndim == 2)``)
-    return _signal().convolve2d(in1, in2, mode, boundary, fillvalue)
+    return _correlate2d(in1, in2, mode, boundary, fillvalue, True)
 
 
+@_takes_hosts
 def correlate2d(in1: Any, in2: Any, mode: str = "full", boundary: str = "fill",
                 fillvalue: Any = 0) -> Any:
     """See Also: cupyx.scipy.signal.correlate2d (arrays only: CuPy reads ``in1.ndim``)."""
-    _attrs("ndim", in1, in2)  # (_correlate2d: ``if not (in1.ndim == in2.ndim == 2)``)
-    return _signal().correlate2d(in1, in2, mode, boundary, fillvalue)
+    return _correlate2d(in1, in2, mode, boundary, fillvalue, False)
 
 
+@_takes_hosts
 def wiener(im: Any, mysize: Any = None, noise: Any = None) -> Any:
     """See Also: cupyx.scipy.signal.wiener (an array only: CuPy reads ``im.ndim``)."""
+    im, host = _host(im)
     _attrs("ndim", im)  # (``_util._fix_sequence_arg(mysize, im.ndim, 'mysize', int)``)
+    if host:  # (then ``_filters.uniform_filter(im, ...)``: ``_call_kernel``'s
+        _fix_sequence_arg(3 if mysize is None else mysize, im.ndim, "mysize", int)
+        raise _cython_refusal("b")  # ``cupy.shares_memory(output, input, ...)``)
     return _signal().wiener(im, mysize, noise)
 
 
+@_takes_hosts
 def order_filter(a: Any, domain: Any, rank: Any) -> Any:
     """See Also: cupyx.scipy.signal.order_filter (CuPy's checks and words first)."""
+    (a, host), domain = _host(a), _host(domain)[0]  # (``domain``: ``footprint``, copied)
     if a.dtype.kind in "bc" or a.dtype == numpy.float16:  # (CuPy's first line)
         raise ValueError("data type not supported")
     if any(x % 2 != 1 for x in domain.shape):  # (CuPy's, its two spaces too)
         raise ValueError("Each dimension of domain argument "
                          " should have an odd number of elements.")
+    if host:  # (``_filters.rank_filter(a, rank, footprint=domain, ...)``: its rank check,
+        if not 0 <= rank < int(numpy.count_nonzero(domain)):  # then ``_call_kernel``'s
+            raise RuntimeError("rank not within filter footprint size")
+        raise _cython_refusal("b")  # ``cupy.shares_memory(output, input, ...)``)
     return _signal().order_filter(a, domain, rank)
 
 
+@_takes_hosts
 def hilbert(x: Any, N: Any = None, axis: int = -1) -> Any:
     """See Also: cupyx.scipy.signal.hilbert (CuPy's steps: no conversion of ``x``)."""
+    x, host = _host(x)
     if numpy.iscomplexobj(x):  # (``cupy.iscomplexobj(x)``: NumPy's for a list)
         raise ValueError("x must be real.")
     if N is None:
         N = x.shape[axis]  # (CuPy's: a list has no ``shape``)
     if N <= 0:
         raise ValueError("N must be positive.")
-    if not isinstance(x, numpy.ndarray):  # (``sp_fft.fft(x, N, axis=axis)``)
-        raise TypeError("The input array a must be a cupy.ndarray")
+    if host or not isinstance(x, numpy.ndarray):  # (``sp_fft.fft(x, N, axis=axis)``)
+        raise _fft_refusal()
     return _signal().hilbert(x, N, axis)
 
 
@@ -502,9 +839,10 @@ def get_window(window: Any, Nx: Any, fftbins: bool = True) -> Any:
 #: ``linalg.bandwidth``, which takes them as these do: ``cupy.asarray``)
 SIGNAL_OVERRIDES: dict[str, Callable[..., Any]] = {
     f"cupyx.scipy.signal.{fn.__name__}": fn
-    for fn in (lfilter, lfiltic, lfilter_zi, sosfilt, sosfilt_zi, qmf, ricker, morlet,
-               morlet2, firls, hilbert2, firwin, medfilt, medfilt2d,
-               upfirdn, convolve, correlate, fftconvolve, oaconvolve, convolve2d,
-               correlate2d, wiener, order_filter, hilbert, welch, coherence, get_window)}
+    for fn in (lfilter, lfiltic, lfilter_zi, sosfilt, sosfiltfilt, sosfilt_zi, qmf, ricker,
+               morlet, morlet2, firls, hilbert2, firwin, medfilt, medfilt2d,
+               upfirdn, convolve, correlate, choose_conv_method, fftconvolve, oaconvolve,
+               convolve2d, correlate2d, wiener, order_filter, hilbert, welch, coherence,
+               get_window)}
 SIGNAL_OVERRIDES["cupyx.scipy.signal.windows.get_window"] = get_window
 SIGNAL_OVERRIDES["cupyx.scipy.linalg.bandwidth"] = bandwidth
