@@ -21,6 +21,14 @@ differ (after CuPy 14.2's ``cupyx/scipy/ndimage``, MIT licence, ``LICENSE.cupy``
   each neighbourhood's values) on the C kernel emulator; the neighbourhoods are
   gathered with NumPy.
 
+- float16 input (SciPy refuses it) computed in float32 and written as float16, as
+  CuPy's kernels take it (Fourier filters: float64, as CuPy writes them).
+- The interpolations' integer outputs are ``rint``'s (ties to even), converted as the
+  device converts, not SciPy's rounding away from zero with clipping.
+- ``minimum_position``/``maximum_position``/``extrema``: one position is a tuple of NumPy
+  int64 on the host; ``histogram`` of several labels a list of count arrays (None for
+  a label not found), not SciPy's object array.
+
 ``resolve`` gives the function a session calls for ``cupyx.scipy.ndimage.<name>``.
 """
 from __future__ import annotations
@@ -107,6 +115,9 @@ def resolve(name: str, scipy_fn: Any, results: Callable[[Any], Any]) -> Callable
             _check_forms(name, sig, bound.arguments, late=True)  # type: ignore[arg-type]
         if name in _CVAL_CHECKED:
             _check_cval(sig, bound.arguments)  # type: ignore[arg-type]
+        half = _half_input(name, sig, bound.arguments)  # type: ignore[arg-type]
+        rounded = (_round_integer_output(sig, bound.arguments)  # type: ignore[arg-type]
+                   if name in _INTERPOLATIONS else None)
         crop = _pad_per_axis_modes(sig, bound.arguments) if name in _PADDED else None
         try:
             out = fn(*bound.args, **bound.kwargs)
@@ -116,8 +127,149 @@ def resolve(name: str, scipy_fn: Any, results: Callable[[Any], Any]) -> Callable
             if str(e) == _SCIPY_SEQUENCE_ERROR and name in _SEQUENCE_CHECKS:
                 _check_sequences(name, sig, bound.arguments)  # type: ignore[arg-type]
             raise
-        return results(out)
+        except TypeError as e:
+            if name in _BOOL_SUBTRACTS and str(e).startswith("numpy boolean subtract"):
+                raise TypeError(_CUPY_BOOL_SUBTRACT) from None
+            raise
+        for finish in (rounded, half):
+            if finish is not None:
+                out = finish(out)
+        out = results(out)
+        return _RESULTS[name](out) if name in _RESULTS else out
     return call
+
+
+# --- results made CuPy's: float16, interpolations' integer outputs, positions ----------
+
+#: what CuPy computes float16 input in: its filters' weights and interpolations' float
+#: type are ``promote_types(input.dtype, float32)`` (``_util._init_weights_dtype``,
+#: ``_interpolation.map_coordinates``: ``float_dtype``), its Fourier filters write float64
+#: for any real type but float32 (``_fourier._get_output_fourier``); binary morphology
+#: only asks which values are nonzero (``_morphology._get_binary_erosion_kernel``)
+def _half_as(name: str) -> Any:
+    """The type float16 input to ``name`` is computed in (None: not taken here)."""
+    if name in _FILTERS and name not in ("generic_filter", "generic_filter1d") or \
+            name in _INTERPOLATIONS or name.startswith("spline_filter") or \
+            name in _BINARY_MORPHOLOGY:
+        return numpy.float32
+    if name.startswith("fourier_"):
+        return numpy.float64
+    return None
+
+
+_BINARY_MORPHOLOGY = frozenset({"binary_erosion", "binary_dilation", "binary_opening",
+                                "binary_closing", "binary_hit_or_miss",
+                                "binary_propagation"})
+_HALF = numpy.dtype(numpy.float16)
+
+
+def _half_input(name: str, sig: inspect.Signature, arguments: dict) -> Any:
+    """CuPy's filters and interpolations take float16 input (``cupy/float16.cuh``),
+    computing in float32 and writing float16 where the output is the input's dtype
+    (``_util._get_output``) or float16; SciPy refuses the type. The input is given as
+    ``_half_as``'s type here, and the function finishing the result (into a float16
+    ``output`` array given) is returned; None where the input is no float16 array."""
+    input = arguments.get("input")
+    as_type = _half_as(name)
+    if as_type is None or not isinstance(input, numpy.ndarray) or input.dtype != _HALF:
+        return None
+    arguments["input"] = input.astype(as_type)
+    if name not in _FILTERS and name not in _INTERPOLATIONS and \
+            not name.startswith("spline_filter"):
+        return None  # (Fourier filters: float64; binary morphology: bool)
+    output = _argument(sig, arguments, "output")
+    if isinstance(output, numpy.ndarray):
+        if output.dtype != _HALF:
+            return None
+        arguments["output"] = numpy.empty(output.shape, numpy.float32)
+
+        def into(result: Any) -> Any:
+            numpy.copyto(output, result, casting="unsafe")
+            return output
+        return into
+    try:
+        half = output is None or numpy.dtype(output) == _HALF
+    except TypeError:
+        return None
+    if not half:
+        return None
+    if output is not None:
+        arguments["output"] = numpy.float32
+    return lambda result: result.astype(_HALF) if isinstance(result, numpy.ndarray) \
+        else result
+
+
+def _output_dtype(output: Any, input: Any) -> numpy.dtype | None:
+    """The dtype ``_util._get_output(output, input)`` gives (None where it cannot tell)."""
+    if output is None:
+        return input.dtype if isinstance(input, numpy.ndarray) else None
+    if isinstance(output, numpy.ndarray):
+        return output.dtype
+    try:
+        return numpy.dtype(output)
+    except TypeError:
+        return None
+
+
+def _round_integer_output(sig: inspect.Signature, arguments: dict) -> Any:
+    """CuPy's interpolations write an integer output as ``y = (Y)rint((float)out)``
+    (``_interp_kernels._generate_interp_custom``): ties to even, then CUDA's saturating
+    conversion (``cpu_cast.convert``); SciPy rounds ties away from zero and clips. The
+    call is given a float64 output here, and the function finishing the result into the
+    integer one is returned; None for other outputs."""
+    if _argument(sig, arguments, "texture_memory"):
+        return None  # (float32 only)
+    output = _argument(sig, arguments, "output")
+    dtype = _output_dtype(output, _argument(sig, arguments, "input"))
+    if dtype is None or dtype.kind not in "iu":
+        return None
+    from . import cpu_cast
+    if isinstance(output, numpy.ndarray):
+        arguments["output"] = numpy.empty(output.shape, numpy.float64)
+    else:
+        arguments["output"] = numpy.float64
+
+    def finish(result: Any) -> Any:
+        values = cpu_cast.convert(numpy.rint(result), dtype)
+        if isinstance(output, numpy.ndarray):
+            numpy.copyto(output, values)
+            return output
+        return values
+    return finish
+
+
+def _host_int(value: Any) -> Any:
+    """CuPy's coordinates are NumPy integers on the host (``tuple((result //
+    dim_prod) % dims)``), not device arrays (``results`` made SciPy's 0-d arrays; a
+    ``HostScalar`` passes the backend's ``normalize`` as it is)."""
+    from .cpu_stats import HostScalar
+    return HostScalar(numpy.int64(value))
+
+
+def _position(result: Any) -> Any:
+    """``minimum_position``/``maximum_position``: one position a tuple of NumPy int64
+    (``_measurements.py``), several a list of such tuples."""
+    if isinstance(result, tuple):
+        return tuple(_host_int(v) for v in result)
+    return result
+
+
+def _extrema(result: Any) -> Any:
+    """``extrema``: the positions as ``_position``'s."""
+    minimums, maximums, min_positions, max_positions = result
+    return minimums, maximums, _position(min_positions), _position(max_positions)
+
+
+_RESULTS: dict[str, Callable[[Any], Any]] = {
+    "minimum_position": _position, "maximum_position": _position, "extrema": _extrema,
+}
+
+#: CuPy's grey morphology subtracting bool arrays (``tmp - grey_erosion(...)``,
+#: ``cupy.subtract``), in CuPy's words (``_routines_math._subtract_boolean_error``)
+_BOOL_SUBTRACTS = frozenset({"morphological_gradient", "morphological_laplace"})
+_CUPY_BOOL_SUBTRACT = ("cupy boolean subtract, the `-` operator, is deprecated, use "
+                       "the bitwise_xor, the `^` operator, or the logical_xor function "
+                       "instead.")
 
 
 #: filters CuPy gives a mode per axis (``_filters_core._check_nd_args``) where SciPy's
@@ -623,6 +775,42 @@ def _center_of_mass(input: numpy.ndarray, labels: numpy.ndarray,
     return list(numpy.stack(results, axis=-1))
 
 
+def histogram(input: Any, min: Any, max: Any, bins: Any, labels: Any = None,
+              index: Any = None) -> Any:
+    """See Also: cupyx.scipy.ndimage.histogram (``labeled_comprehension`` of
+    ``cupy.histogram(vals, cupy.linspace(min, max, bins + 1))[0]`` with ``out_dtype``
+    object: for a sequence of labels a list of int64 count arrays, None for a label
+    not found; SciPy's is an object array, which a device cannot hold)."""
+    edges = numpy.linspace(min, max, bins + 1)
+
+    def counts(values: numpy.ndarray) -> numpy.ndarray:
+        return numpy.histogram(values, edges)[0]
+    as_scalar = numpy.isscalar(index)
+    if labels is None:
+        if index is not None:
+            raise ValueError("index without defined labels")
+        return counts(input.ravel())
+    try:
+        input, labels = numpy.broadcast_arrays(input, labels)
+    except ValueError:
+        raise ValueError("input and labels must have the same shape "
+                         "(excepting dimensions with width 1)") from None
+    if index is None:
+        return counts(input[labels > 0])
+    index = numpy.atleast_1d(index)
+    with numpy.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lossy = numpy.any(index.astype(labels.dtype).astype(index.dtype) != index)
+    if lossy:
+        raise ValueError("Cannot convert index values from <%s> to <%s> (labels.dtype) "
+                         "without loss of precision" % (index.dtype, labels.dtype))
+    output = []
+    for label in index.astype(labels.dtype).ravel():
+        values = input[labels == label]
+        output.append(counts(values) if values.size else None)
+    return output[0] if as_scalar else output
+
+
 def value_indices(arr: Any, *, ignore_value: Any = None,
                   adaptive_index_dtype: bool = False) -> dict:
     """See Also: cupyx.scipy.ndimage.value_indices"""
@@ -1104,6 +1292,7 @@ OVERRIDES: dict[str, Callable[..., Any]] = {
     "label": label,
     "affine_transform": affine_transform,
     "value_indices": value_indices,
+    "histogram": histogram,
     "distance_transform_edt": distance_transform_edt,
     "generic_filter": generic_filter,
     "generic_filter1d": generic_filter1d,

@@ -478,10 +478,28 @@ def pipelined_filter(name: str, remote: Callable, plain: Callable,
     return call
 
 
+def _kernel_only(name: str, remote: Callable) -> Callable:
+    """``generic_filter``/``generic_filter1d`` (``remote``, the server's): CuPy takes a
+    kernel there, not a Python function, and refuses one ('bad function type') only
+    after its other checks; a function cannot travel, so None goes in its place, which
+    CuPy's check refuses in the same words at the same point."""
+    def call(input: Any, function: Any, *args: Any, **kwargs: Any) -> Any:
+        from ...client import RemoteHandle
+        if callable(function) and not isinstance(function, RemoteHandle):
+            function = None  # (a kernel is a handle: the server's object, sent as such)
+        return remote(input, function, *args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    call.__module__ = "cupyx.scipy.ndimage"
+    call.__doc__ = getattr(remote, "__doc__", None)
+    return call
+
+
 def install(mod: types.ModuleType) -> None:
     """Put the client's functions in gpushare's ``cupyx.scipy.ndimage``."""
     for fn in (generic_laplace, generic_gradient_magnitude, labeled_comprehension):
         fn.__module__ = "cupyx.scipy.ndimage"
         setattr(mod, fn.__name__, fn)
+    for name in ("generic_filter", "generic_filter1d"):
+        setattr(mod, name, _kernel_only(name, getattr(mod, name)))
     for name, plain in _PIPELINED_FILTERS.items():
         setattr(mod, name, pipelined_filter(name, getattr(mod, name), plain))
