@@ -296,14 +296,15 @@ def test_intersect1d_assume_unique_keeps_arr1s_order(cp):
 
 def test_union_and_setxor_take_cupy_arrays_only(cp):
     # (``cupy.concatenate((a, b), axis=None)``: ``ravel()`` first, then
-    # ``concatenate_method``'s refusal of host arrays; CuPy's unique reads ``ar.shape``)
+    # ``concatenate_method``'s ``_preprocess_args``, whose ``CScalar`` refuses a host
+    # array before its own 'Only cupy arrays' check; CuPy's unique reads ``ar.shape``)
     _raises(AttributeError, "'list' object has no attribute 'ravel'",
             lambda: cp.union1d([1], [2]))
-    _raises(TypeError, "Only cupy arrays can be concatenated",
+    _raises(TypeError, "Unsupported type <class 'numpy.ndarray'>",
             lambda: cp.union1d(cp.array([1]), numpy.array([2])))
     _raises(AttributeError, "'list' object has no attribute 'shape'",
             lambda: cp.setxor1d([1], [2]))
-    _raises(TypeError, "Only cupy arrays can be concatenated",
+    _raises(TypeError, "Unsupported type <class 'numpy.ndarray'>",
             lambda: cp.setxor1d(numpy.array([1]), numpy.array([2]), assume_unique=True))
     _raises(AttributeError, "'list' object has no attribute 'shape'",
             lambda: cp.setdiff1d([1, 2], [2]))

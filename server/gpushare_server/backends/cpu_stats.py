@@ -615,10 +615,13 @@ def intersect1d(arr1: Any, arr2: Any, assume_unique: bool = False,
 
 def _concatenated(ar1: Any, ar2: Any) -> numpy.ndarray:
     """``cupy.concatenate((ar1, ar2), axis=None)``: each one's ``ravel()`` (a list's
-    AttributeError), then ``concatenate_method``'s refusal of what is not a cupy array."""
+    AttributeError), then ``concatenate_method``'s ``_preprocess_args``, which takes
+    what is not a cupy array for a scalar (``CScalar``): a NumPy array's ``Unsupported
+    type`` (before its own 'Only cupy arrays can be concatenated' is reached)."""
     tup = [(m.array if isinstance(m, HostArray) else m).ravel() for m in (ar1, ar2)]
-    if any(isinstance(m, HostArray) or not isinstance(m, numpy.ndarray) for m in (ar1, ar2)):
-        raise TypeError("Only cupy arrays can be concatenated")
+    for m, raveled in zip((ar1, ar2), tup):
+        if isinstance(m, HostArray) or not isinstance(m, numpy.ndarray):
+            raise TypeError(f"Unsupported type {type(raveled)}")
     return numpy.concatenate(tup)
 
 
