@@ -211,3 +211,18 @@ def test_stacking_shape_errors(cp, sp):
         sp.hstack([a, short])
     with pytest.raises(ValueError, match="^incompatible dimensions for axis 1$"):
         sp.vstack([a, sp.csr_matrix(cp.asarray(DENSE[:, :2]))])
+
+
+def test_a_0d_device_array_is_no_scalar_to_addition(cp, sp):
+    """``_compressed._add``: ``cupy.isscalar`` is False for a 0-d array, which is dense:
+    ``self.todense() + other`` (NEP 50: a 0-d array's type counts), where a nonzero
+    Python scalar is refused."""
+    A = sp.csr_matrix(cp.eye(3, dtype=cp.float32))
+    got = A + cp.asarray(2.0)
+    assert isinstance(got, cp.ndarray) and got.dtype == numpy.float64
+    numpy.testing.assert_array_equal(got.get(), numpy.eye(3) + 2.0)
+    got = cp.asarray(5, cp.int8) - sp.coo_matrix(A)  # (int8 and float32: float32)
+    assert isinstance(got, cp.ndarray) and got.dtype == numpy.float32
+    numpy.testing.assert_array_equal(got.get(), 5 - numpy.eye(3))
+    with pytest.raises(NotImplementedError, match="adding a nonzero scalar"):
+        A + 2.0

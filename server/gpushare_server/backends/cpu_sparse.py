@@ -349,6 +349,8 @@ def _addition(obj: Any, name: str, other: Any) -> Any:
     if numpy.isscalar(other) and other != 0:
         raise NotImplementedError("adding a nonzero scalar to a sparse matrix is not "
                                   "supported")
+    if isinstance(other, numpy.ndarray) and other.ndim == 0:
+        other = other.reshape(1, 1)  # (a 0-d array is no scalar to CuPy: dense, broadcast)
     result = sparse.method(obj, name)(other)
     if isinstance(other, numpy.ndarray) and isinstance(result, numpy.ndarray):
         return numpy.ascontiguousarray(result)
