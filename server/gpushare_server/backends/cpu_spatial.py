@@ -186,12 +186,22 @@ def vertex_neighbor_vertices(tri: Any) -> tuple:
     return indptr.astype(numpy.int64), indices.astype(numpy.int32)
 
 
+def find_simplex(tri: Any, xi: Any, bruteforce: Any = False, tol: Any = None) -> Any:
+    """See Also: cupyx.scipy.spatial.Delaunay.find_simplex (CuPy's check of ``xi``,
+    ``tol`` a float; int32 indices)"""
+    eps = 100 * numpy.finfo(numpy.double).eps if tol is None else float(tol)
+    if xi.shape[-1] != 2:
+        raise ValueError('Delaunay only supports 2D inputs at the moment.')
+    return numpy.asarray(tri.find_simplex(xi, tol=eps), dtype=numpy.int32)
+
+
 #: the methods of the CPU backend's KDTree and Delaunay (SciPy's) that answer as CuPy's,
 #: by class name
 METHODS: dict[str, dict[str, Callable[..., Any]]] = {
     "KDTree": {fn.__name__: fn for fn in (query_ball_point, query_ball_tree, query_pairs,
                                           count_neighbors, sparse_distance_matrix)},
-    "Delaunay": {"vertex_neighbor_vertices": vertex_neighbor_vertices}}
+    "Delaunay": {"vertex_neighbor_vertices": vertex_neighbor_vertices,
+                 "find_simplex": find_simplex}}
 
 
 # --- cupyx.scipy.spatial.distance: CuPy's (cuVS') functions SciPy has not --------------
@@ -234,20 +244,163 @@ def kl_divergence(u: Any, v: Any) -> numpy.ndarray:
     return numpy.asarray(numpy.sum(terms), dtype=dtype)
 
 
+#: CuPy's metric names and aliases (``distance._METRIC_INFOS``), to their canonical name
+_METRIC_ALIAS: dict[str, str] = {alias: name for name, aliases in {
+    "canberra": ("canberra",),
+    "chebyshev": ("chebychev", "chebyshev", "cheby", "cheb", "ch"),
+    "cityblock": ("cityblock", "cblock", "cb", "c"),
+    "correlation": ("correlation", "co"),
+    "cosine": ("cosine", "cos"),
+    "hamming": ("matching", "hamming", "hamm", "ha", "h"),
+    "euclidean": ("euclidean", "euclid", "eu", "e"),
+    "jensenshannon": ("jensenshannon", "js"),
+    "minkowski": ("minkowski", "mi", "m", "pnorm"),
+    "russellrao": ("russellrao",),
+    "sqeuclidean": ("sqeuclidean", "sqe", "sqeuclid"),
+    "hellinger": ("hellinger",),
+    "kl_divergence": ("kl_divergence", "kl_div", "kld")}.items() for alias in aliases}
+
+
+def _metric_name(metric: Any) -> str:
+    """``cdist``'s reading of ``metric`` (cupyx/scipy/spatial/distance.py: a string,
+    one of CuPy's names or aliases in any case; no callables, none of SciPy's others)."""
+    if not isinstance(metric, str):
+        raise TypeError('2nd argument metric must be a string identifier')
+    mstr = metric.lower()
+    if mstr not in _METRIC_ALIAS:
+        raise ValueError('Unknown Distance Metric: %s' % mstr)
+    return _METRIC_ALIAS[mstr]
+
+
+def _cdist_operand(x: Any) -> numpy.ndarray:
+    """``cdist``'s conversion of an operand (cuVS installed): float32 and float64 kept,
+    anything else ``cupy.asarray(x, dtype='float32')``; a list has no ``dtype``."""
+    if isinstance(x, (list, tuple)):
+        raise AttributeError(f"'{type(x).__name__}' object has no attribute 'dtype'")
+    x = numpy.asarray(x)
+    return x if x.dtype.char in "fd" else x.astype(numpy.float32)
+
+
+def _rel_entr_sum(x: numpy.ndarray, y: numpy.ndarray) -> numpy.ndarray:
+    import scipy.special
+    return scipy.special.rel_entr(x[:, None, :], y[None, :, :]).sum(-1)
+
+
+def _pairwise(xa: numpy.ndarray, xb: numpy.ndarray, name: str, p: Any) -> numpy.ndarray:
+    """cuVS' ``pairwise_distance`` of the rows of ``xa`` and ``xb`` (in float64): SciPy's
+    ``cdist`` where its metric is cuVS', cuVS' own formulae where SciPy's differs."""
+    distance = scipy_module("scipy.spatial.distance", "cupyx.scipy.spatial.distance")
+    a, b = xa.astype(numpy.float64), xb.astype(numpy.float64)
+    if name == "minkowski":
+        return distance.cdist(a, b, "minkowski", p=p)
+    if name == "russellrao":  # (n - u.v) / n, on any numbers
+        return (a.shape[1] - a @ b.T) / a.shape[1]
+    if name == "jensenshannon":  # no normalisation, as cuVS
+        m = (a[:, None, :] + b[None, :, :]) / 2
+        import scipy.special
+        acc = (scipy.special.rel_entr(a[:, None, :], m)
+               + scipy.special.rel_entr(b[None, :, :], m)).sum(-1)
+        return numpy.sqrt(acc / 2)
+    if name == "hellinger":
+        diff = numpy.sqrt(a)[:, None, :] - numpy.sqrt(b)[None, :, :]
+        return numpy.sqrt((diff ** 2).sum(-1)) / numpy.sqrt(2)
+    if name == "kl_divergence":
+        return _rel_entr_sum(a, b)
+    return distance.cdist(a, b, name)
+
+
+def _cdist_out(out: Any, xa_order: str) -> Any:
+    """``cdist``'s handling of ``out`` (cuVS installed): float32 and float64 written
+    into; another type checked for layout and replaced by its float32 copy."""
+    if out.dtype.char not in "fd":
+        out_order = "F" if out.flags.f_contiguous and not out.flags.c_contiguous else "C"
+        if out_order != xa_order:
+            raise ValueError('out must have same layout as input '
+                             '(out.order=%s)' % out_order)
+        out = out.astype(numpy.float32)
+    return out
+
+
+def cdist(XA: Any, XB: Any, metric: Any = 'euclidean', out: Any = None,
+          **kwargs: Any) -> numpy.ndarray:
+    """See Also: cupyx.scipy.spatial.distance.cdist (with cuVS: the result in ``XA``'s
+    type, float32 or float64, float32 for other input; CuPy's metrics only; ``p`` the
+    only keyword read, the others ignored; CuPy's checks in its order and words)."""
+    XA, XB = _cdist_operand(XA), _cdist_operand(XB)
+    order = "F" if XA.flags.f_contiguous and not XA.flags.c_contiguous else "C"
+    _layout_check(XA, XB, "XA and XB")
+    if XA.ndim != 2:
+        raise ValueError('XA must be a 2-dimensional array.')
+    if XB.ndim != 2:
+        raise ValueError('XB must be a 2-dimensional array.')
+    if XA.shape[1] != XB.shape[1]:
+        raise ValueError('XA and XB must have the same number of columns '
+                         '(i.e. feature dimension.)')
+    p = kwargs["p"] if "p" in kwargs else 2.0
+    if out is not None:
+        out = _cdist_out(out, order)
+    name = _metric_name(metric)
+    result = _pairwise(XA, XB, name, p)
+    if out is None:
+        return numpy.asarray(result, dtype=XA.dtype, order=order)
+    out[...] = result
+    return out
+
+
+def pdist(X: Any, metric: Any = 'euclidean', *, out: Any = None,
+          **kwargs: Any) -> numpy.ndarray:
+    """See Also: cupyx.scipy.spatial.distance.pdist (``cdist(X, X)``'s upper triangle,
+    ``out`` being ``cdist``'s)."""
+    all_dist = cdist(X, X, metric=metric, out=out, **kwargs)
+    return all_dist[numpy.triu_indices_from(all_dist, 1)]
+
+
 def distance_matrix(x: Any, y: Any, p: Any = 2.0) -> numpy.ndarray:
     """See Also: cupyx.scipy.spatial.distance.distance_matrix (CuPy's checks, then
-    ``cdist(x, y, 'minkowski', p=p)`` as cuVS computes it: in ``x``'s precision when
-    it is float32 or float64, else float32)."""
-    distance = scipy_module("scipy.spatial.distance", "cupyx.scipy.spatial.distance")
+    ``cdist(x, y, 'minkowski', p=p)``)."""
     x, y = numpy.asarray(x), numpy.asarray(y)
     _, k = x.shape
     _, kk = y.shape
     if k != kk:
         raise ValueError("x contains %d-dimensional vectors but y "
                          "contains %d-dimensional vectors" % (k, kk))
-    dtype = x.dtype if x.dtype.char in "fd" else numpy.dtype(numpy.float32)
-    _layout_check(x, y, "XA and XB")
-    return numpy.ascontiguousarray(distance.cdist(x, y, "minkowski", p=p), dtype=dtype)
+    return cdist(x, y, "minkowski", p=p)
+
+
+def _pair_function(name: str, *, with_p: bool = False) -> Callable[..., Any]:
+    """CuPy's one-pair distance ``name`` (``minkowski(u, v, p)``, ``euclidean(u, v)``...:
+    the layout check, then ``output_arr[0, 0]`` of a ``(1, 1)`` array of ``u``'s type,
+    no ``w``; ``u`` and ``v`` rows, 1-D or ``(1, n)``)."""
+    def pair(u: Any, v: Any, *args: Any) -> numpy.ndarray:
+        u, v = numpy.asarray(u), numpy.asarray(v)
+        _layout_check(u, v)
+        p = args[0] if args else 2.0
+        dtype = _distance_dtype(u)
+        rows = _pairwise(u.reshape(-1, u.shape[-1]), v.reshape(-1, v.shape[-1]), name, p)
+        return numpy.asarray(rows[0, 0], dtype=dtype)
+    if with_p:
+        def minkowski(u: Any, v: Any, p: Any) -> numpy.ndarray:
+            return pair(u, v, p)
+        minkowski.__qualname__ = "minkowski"
+        fn = minkowski
+    else:
+        def fn(u: Any, v: Any) -> numpy.ndarray:
+            return pair(u, v)
+        fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"See Also: cupyx.scipy.spatial.distance.{name}"
+    return fn
+
+
+def delaunay(points: Any, furthest_site: Any = False, incremental: Any = False) -> Any:
+    """See Also: cupyx.scipy.spatial.Delaunay (CuPy's checks, then SciPy's
+    triangulation)."""
+    if points.shape[-1] != 2:
+        raise ValueError('Delaunay only supports 2D inputs at the moment.')
+    if furthest_site:
+        raise ValueError('furthest_site argument is not supported by CuPy.')
+    if incremental:
+        raise ValueError('incremental argument is not supported by CuPy.')
+    return scipy_module("scipy.spatial", "cupyx.scipy.spatial").Delaunay(points)
 
 
 #: ``cupyx.scipy.spatial.distance``'s functions that SciPy has not (they take host
@@ -256,6 +409,14 @@ DISTANCE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupyx.scipy.spatial.distance.hellinger": hellinger,
     "cupyx.scipy.spatial.distance.kl_divergence": kl_divergence,
     "cupyx.scipy.spatial.distance.distance_matrix": distance_matrix,
+    "cupyx.scipy.spatial.distance_matrix": distance_matrix,
+    "cupyx.scipy.spatial.Delaunay": delaunay,  # (CuPy's checks)
+    "cupyx.scipy.spatial.distance.cdist": cdist,
+    "cupyx.scipy.spatial.distance.pdist": pdist,
+    "cupyx.scipy.spatial.distance.minkowski": _pair_function("minkowski", with_p=True),
+    **{f"cupyx.scipy.spatial.distance.{name}": _pair_function(name) for name in (
+        "canberra", "chebyshev", "cityblock", "correlation", "cosine", "hamming",
+        "euclidean", "jensenshannon", "russellrao", "sqeuclidean")},
     # cuVS is what the CPU backend's distances stand for: always available
     "cupyx.scipy.spatial.distance.check_soft_dependencies": lambda: None,
 }
