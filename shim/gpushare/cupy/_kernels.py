@@ -978,12 +978,8 @@ class RawModule(_Kernel):
         if isinstance(name, str) and name in found:
             # found before: the module is compiled and has it, so nothing can fail now
             # (CuPy's lookup returns a new kernel object each time; so does the server)
-            cls, type_name = found[name]
-            hid = s.new_id()
-            s.submit("method", "get_function", (self, name), {}, out_id=hid,
-                     description="RawModule.get_function")
-            k = object.__new__(cls)
-            _objects.bind(k, s, hid, type_name)
+            k = _objects.queue_object(s, "method", "get_function", (self, name), {},
+                                      *found[name], "RawModule.get_function")
         else:
             k = s.call("method", "get_function", (self, name))
             if isinstance(name, str) and len(found) < 256:

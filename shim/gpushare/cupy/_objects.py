@@ -91,9 +91,16 @@ def bind(proxy: Any, s: _client.Session, hid: int, type_name: str) -> None:
 def create_queued(cls: type, path: str, type_name: str, *args: Any, **kwargs: Any) -> Any:
     """``create``, queued: the server stores the object under an id chosen here. For
     constructors whose arguments the client has checked (they cannot fail for them)."""
-    s = _client.get_session()
+    return queue_object(_client.get_session(), "call", path, args, kwargs, cls, type_name,
+                        path)
+
+
+def queue_object(s: _client.Session, op: str, target: Any, args: tuple, kwargs: dict,
+                 cls: type, type_name: str, description: str) -> Any:
+    """Queue a call that makes a server object (one that cannot fail), stored under an
+    id chosen here; its proxy, a ``cls`` of ``type_name``."""
     hid = s.new_id()
-    s.submit("call", path, args, kwargs, out_id=hid, description=path)
+    s.submit(op, target, args, kwargs, out_id=hid, description=description)
     proxy = object.__new__(cls)
     bind(proxy, s, hid, type_name)
     return proxy
