@@ -383,13 +383,7 @@ def _lfilter(b: Any, a: Any, x: Any, axis: Any = -1, zi: Any = None) -> Any:
             len(a._shape) != 1 or 0 in b._shape or 0 in a._shape:
         return False
     y = Result(x._shape, numpy.result_type(x._dtype, b._dtype, a._dtype), False)
-    if zi is None:
-        return y
-    state = list(x._shape)
-    state[axis] = b._shape[0] - 1 + a._shape[0] - 1
-    if not _filters_along(x, axis, zi) or zi._shape != tuple(state):
-        return False  # (other states: CuPy's slicing and assignment decide, the server's)
-    return y, Result(zi._shape, y.dtype, False)
+    return _and_state(y, x, axis, zi, b._shape[0] - 1 + a._shape[0] - 1)
 
 
 def _sosfilt(sos: Any, x: Any, axis: Any = -1, zi: Any = None) -> Any:
@@ -402,12 +396,21 @@ def _sosfilt(sos: Any, x: Any, axis: Any = -1, zi: Any = None) -> Any:
             sos._shape[1] != 6 or sos._shape[0] == 0:
         return False
     y = Result(x._shape, numpy.result_type(x._dtype, sos._dtype), False)
+    return _and_state(y, x, axis, zi, 4, sos._shape[:1])
+
+
+def _and_state(y: Result, x: Any, axis: int, zi: Any, along: int,
+               leading: tuple = ()) -> Any:
+    """A filter's result ``y``; with a state ``zi`` of ``leading`` dimensions and then
+    ``x``'s shape but ``along`` values along ``axis``, ``(y, zf)``, ``zf`` of ``zi``'s
+    shape and ``y``'s dtype; False for any other state (CuPy's slicing, reshapes and
+    assignments of it decide: the server's call)."""
     if zi is None:
         return y
     state = list(x._shape)
-    state[axis] = 4
-    if not _filters_along(x, axis, zi) or zi._shape != (sos._shape[0], *state):
-        return False  # (other states: CuPy's reshapes and assignments decide)
+    state[axis] = along
+    if not _filters_along(x, axis, zi) or zi._shape != (*leading, *state):
+        return False
     return y, Result(zi._shape, y.dtype, False)
 
 
