@@ -20,6 +20,7 @@ one to a kernel, a ufunc or a typed Cython parameter, at that point and in its w
 from __future__ import annotations
 
 import math
+import operator
 import warnings
 from typing import Any, Callable
 
@@ -835,6 +836,199 @@ def get_window(window: Any, Nx: Any, fftbins: bool = True) -> Any:
     return _signal().windows.kaiser(Nx, beta, sym)
 
 
+
+# --- frequency responses: CuPy's own steps (``_filter_design.py``), not SciPy 1.17's, which
+# gives ``w`` the coefficients' real type, takes the FFT for any ``N`` and casts ``worN`` ---
+
+def _polyval(x: Any, c: Any) -> Any:
+    """``cupy.polynomial.polynomial.polyval(x, c, tensor=False)`` (Horner's method)."""
+    c = numpy.array(c, ndmin=1, copy=None)
+    if c.dtype.char in "?bBhHiIlLqQpP":
+        c = c + 0.0
+    c0 = c[-1] + x * 0
+    for i in range(2, len(c) + 1):
+        c0 = c[-i] + c0 * x
+    return c0
+
+
+def _polyvalfromroots(x: Any, r: Any) -> Any:
+    """``cupy.polynomial.polynomial.polyvalfromroots(x, r)`` (``tensor=True``)."""
+    r = numpy.array(r, ndmin=1, copy=None)
+    if r.dtype.char in "?bBhHiIlLqQpP":
+        r = r.astype(numpy.double)
+    r = r.reshape(r.shape + (1,) * numpy.ndim(x))
+    return numpy.prod(x - r, axis=0)
+
+
+def _try_convert_to_int(x: Any) -> tuple[Any, bool]:
+    """``_filter_design._try_convert_to_int``: ``5`` and ``array(5)`` are integers."""
+    if isinstance(x, numpy.ndarray):
+        if x.ndim != 0:
+            return x, False
+        x = x.item()
+    try:
+        return operator.index(x), True
+    except TypeError:
+        return x, False
+
+
+def freqz(b: Any, a: Any = 1, worN: Any = 512, whole: bool = False, plot: Any = None,
+          fs: Any = 2 * math.pi, include_nyquist: bool = False) -> Any:
+    """See Also: cupyx.scipy.signal.freqz (CuPy's: ``w`` from ``linspace``, float64, or
+    ``worN``'s own type; the FFT only when ``N`` is 7-smooth and ``a`` a number)."""
+    b, a = numpy.atleast_1d(b), numpy.atleast_1d(a)
+    if worN is None:
+        worN = 512
+    h = None
+    N, is_int = _try_convert_to_int(worN)
+    if is_int:
+        if N < 0:
+            raise ValueError(f"worN must be nonnegative, got {N}")
+        lastpoint = 2 * math.pi if whole else math.pi
+        w = numpy.linspace(0, lastpoint, N, endpoint=include_nyquist and not whole)
+        if (a.size == 1 and N >= b.shape[0] and _next_fast_len(N) == N
+                and (b.ndim == 1 or b.shape[-1] == 1)):
+            n_fft = N if whole else N * 2
+            real = numpy.isrealobj(b) and numpy.isrealobj(a)
+            h = (numpy.fft.rfft if real else numpy.fft.fft)(b, n=n_fft, axis=0)[:N]
+            h /= a
+            if real and whole:
+                stop = -1 if n_fft % 2 == 1 else -2
+                h = numpy.concatenate((h, h[stop:0:-1].conj()))
+            if b.ndim > 1:
+                h = numpy.moveaxis(h[..., 0], 0, -1)
+    else:
+        w = numpy.atleast_1d(worN).real
+        w = 2 * math.pi * w / fs
+    if h is None:
+        zm1 = numpy.exp(-1j * w)
+        h = _polyval(zm1, b) / _polyval(zm1, a)
+    w = w * fs / (2 * math.pi)
+    if plot is not None:
+        plot(w, h)
+    return w, h
+
+
+def freqz_zpk(z: Any, p: Any, k: Any, worN: Any = 512, whole: bool = False,
+              fs: Any = 2 * math.pi) -> Any:
+    """See Also: cupyx.scipy.signal.freqz_zpk (CuPy's steps: ``worN``'s own type kept)."""
+    z, p = numpy.atleast_1d(z), numpy.atleast_1d(p)
+    lastpoint = 2 * math.pi if whole else math.pi
+    if worN is None:
+        w = numpy.linspace(0, lastpoint, 512, endpoint=False)
+    else:
+        N, is_int = _try_convert_to_int(worN)
+        if is_int:
+            w = numpy.linspace(0, lastpoint, N, endpoint=False)
+        else:
+            w = 2 * math.pi * numpy.atleast_1d(worN) / fs
+    zm1 = numpy.exp(1j * w)
+    h = k * _polyvalfromroots(zm1, z) / _polyvalfromroots(zm1, p)
+    return w * fs / (2 * math.pi), h
+
+
+def _validate_sos(sos: Any) -> tuple[numpy.ndarray, int]:
+    """``_filter_design._validate_sos``."""
+    sos = numpy.atleast_2d(sos)
+    if sos.ndim != 2:
+        raise ValueError("sos array must be 2D")
+    n_sections, m = sos.shape
+    if m != 6:
+        raise ValueError("sos array must be shape (n_sections, 6)")
+    if ((sos[:, 3] - 1) > 1e-15).any():
+        raise ValueError("sos[:, 3] should be all ones")
+    return sos, n_sections
+
+
+def freqz_sos(sos: Any, worN: Any = 512, whole: bool = False,
+              fs: Any = 2 * math.pi) -> Any:
+    """See Also: cupyx.scipy.signal.freqz_sos (each section's ``freqz``, CuPy's)."""
+    sos, n_sections = _validate_sos(sos)
+    if n_sections == 0:
+        raise ValueError("Cannot compute frequencies with no sections")
+    h: Any = 1.
+    for row in sos:
+        w, rowh = freqz(row[:3], row[3:], worN=worN, whole=whole, fs=fs)
+        h = h * rowh
+    return w, h
+
+
+def sosfreqz(sos: Any, worN: Any = 512, whole: bool = False,
+             fs: Any = 2 * math.pi) -> Any:
+    """See Also: cupyx.scipy.signal.sosfreqz (``freqz_sos``)."""
+    return freqz_sos(sos, worN, whole, fs)
+
+
+def _is_int_type(x: Any) -> bool:
+    """``_filter_design._is_int_type``."""
+    if numpy.ndim(x) != 0:
+        return False
+    try:
+        operator.index(x)
+    except TypeError:
+        return False
+    return True
+
+
+def group_delay(system: Any, w: Any = 512, whole: bool = False,
+                fs: Any = 2 * math.pi) -> Any:
+    """See Also: cupyx.scipy.signal.group_delay (CuPy's: no warning where the delay is
+    singular, only 0 there; ``w``'s own type kept)."""
+    if w is None:
+        w = 512
+    if _is_int_type(w):
+        w = numpy.linspace(0, 2 * math.pi if whole else math.pi, w, endpoint=False)
+    else:
+        w = 2 * math.pi * numpy.atleast_1d(w) / fs
+    b, a = map(numpy.atleast_1d, system)
+    c = numpy.convolve(b, a[::-1])
+    cr = c * numpy.arange(c.size)
+    z = numpy.exp(-1j * w)
+    with numpy.errstate(all="ignore"):
+        gd = numpy.real(numpy.polyval(cr[::-1], z) / numpy.polyval(c[::-1], z)) - a.size + 1
+    gd[~numpy.isfinite(gd)] = 0
+    return w * fs / (2 * math.pi), gd
+
+
+# --- peaks: CuPy's kernels work in ``x``'s own type (``_peak_finding.py``) ------------------
+
+def _peak_x(x: Any) -> numpy.ndarray:
+    """``_peak_finding._arg_x_as_expected``: ``cupy.asarray(value, order='C')``, its type
+    kept (SciPy's makes it float64)."""
+    x = numpy.asarray(x, order="C")
+    if x.ndim != 1:
+        raise ValueError("`x` must be a 1-D array")
+    return x
+
+
+def find_peaks(x: Any, height: Any = None, threshold: Any = None, distance: Any = None,
+               prominence: Any = None, width: Any = None, wlen: Any = None,
+               rel_height: float = 0.5, plateau_size: Any = None) -> Any:
+    """See Also: cupyx.scipy.signal.find_peaks (``peak_heights``, the thresholds and
+    ``prominences`` in ``x``'s type: ``x[peaks]``, ``x[peaks] - x[peaks - 1]`` and
+    ``_peak_prominences``' ``cupy.empty(..., dtype=x.dtype)``)."""
+    x = _peak_x(x)
+    peaks, props = _signal().find_peaks(
+        x.astype(numpy.float64), height=height, threshold=threshold, distance=distance,
+        prominence=prominence, width=width, wlen=wlen, rel_height=rel_height,
+        plateau_size=plateau_size)
+    if "peak_heights" in props:
+        props["peak_heights"] = x[peaks]
+    if "left_thresholds" in props:
+        props["left_thresholds"] = x[peaks] - x[peaks - 1]
+        props["right_thresholds"] = x[peaks] - x[peaks + 1]
+    if "prominences" in props:
+        props["prominences"] = props["prominences"].astype(x.dtype)
+    return peaks, props
+
+
+def peak_prominences(x: Any, peaks: Any, wlen: Any = None) -> Any:
+    """See Also: cupyx.scipy.signal.peak_prominences (the prominences in ``x``'s type)."""
+    x = _peak_x(x)
+    prominences, left, right = _signal().peak_prominences(x.astype(numpy.float64), peaks,
+                                                           wlen)
+    return prominences.astype(x.dtype), left, right
+
 #: (``cpu.py`` gives them host arrays as NumPy arrays, as the rest of the module; so
 #: ``linalg.bandwidth``, which takes them as these do: ``cupy.asarray``)
 SIGNAL_OVERRIDES: dict[str, Callable[..., Any]] = {
@@ -843,6 +1037,7 @@ SIGNAL_OVERRIDES: dict[str, Callable[..., Any]] = {
                morlet, morlet2, firls, hilbert2, firwin, medfilt, medfilt2d,
                upfirdn, convolve, correlate, choose_conv_method, fftconvolve, oaconvolve,
                convolve2d, correlate2d, wiener, order_filter, hilbert, welch, coherence,
-               get_window)}
+               get_window, freqz, freqz_zpk, freqz_sos, sosfreqz, group_delay,
+               find_peaks, peak_prominences)}
 SIGNAL_OVERRIDES["cupyx.scipy.signal.windows.get_window"] = get_window
 SIGNAL_OVERRIDES["cupyx.scipy.linalg.bandwidth"] = bandwidth
