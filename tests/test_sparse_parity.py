@@ -226,3 +226,22 @@ def test_a_0d_device_array_is_no_scalar_to_addition(cp, sp):
     numpy.testing.assert_array_equal(got.get(), 5 - numpy.eye(3))
     with pytest.raises(NotImplementedError, match="adding a nonzero scalar"):
         A + 2.0
+
+
+def test_a_new_stored_element_warns_in_cupys_words(cp, sp):
+    """``_compressed._set_many``: 'Changing the sparsity structure of a csr_matrix is
+    expensive.' (SciPy adds advice on lil and dok); a stored element's change is quiet."""
+    A = sp.csr_matrix(cp.eye(3, dtype=cp.float32))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        A[0, 0] = 2.0
+    assert [str(w.message) for w in caught] == []
+    with pytest.warns(sp.SparseEfficiencyWarning) as caught:
+        A[0, 1] = 5.0
+    assert [str(w.message) for w in caught] == [
+        "Changing the sparsity structure of a csr_matrix is expensive."]
+    with pytest.warns(sp.SparseEfficiencyWarning) as caught:
+        sp.csc_matrix(cp.eye(2))[1, 0] = 1.0
+    assert [str(w.message) for w in caught] == [
+        "Changing the sparsity structure of a csc_matrix is expensive."]
+    numpy.testing.assert_array_equal(A.todense().get(), [[2, 5, 0], [0, 1, 0], [0, 0, 1]])

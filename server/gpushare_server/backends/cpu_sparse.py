@@ -413,6 +413,23 @@ def _setdiag(obj: Any, values: Any, k: int = 0) -> None:
         obj.setdiag(values, k)
 
 
+def _setitem(obj: Any, key: Any, value: Any) -> None:
+    """See Also: cupyx.scipy.sparse.csr_matrix.__setitem__ (``_compressed._set_many``:
+    a new stored element warns 'Changing the sparsity structure of a csr_matrix is
+    expensive.', without SciPy's advice on lil and dok)."""
+    efficiency = _scipy_sparse().SparseEfficiencyWarning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        obj[key] = value
+    for w in caught:
+        if issubclass(w.category, efficiency) and \
+                str(w.message).startswith("Changing the sparsity structure"):
+            warnings.warn(f"Changing the sparsity structure of a {obj.format}_matrix is "
+                          "expensive.", efficiency)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
 def _count_nonzero(obj: Any, axis: Any = None) -> Any:
     """See Also: cupyx.scipy.sparse.csr_matrix.count_nonzero (a Python int; along an
     axis, int64 counts: ``bincount``, ``diff(indptr).astype(intp)``)."""
@@ -479,6 +496,7 @@ _SPECIAL: dict[str, Callable[..., Any]] = {
     "__truediv__": _true_divide, "__pow__": _matrix_power, "transpose": _transpose,
     "power": lambda obj, n, dtype=None: _power(obj, n, dtype),
     "setdiag": _setdiag, "count_nonzero": _count_nonzero, "getnnz": _getnnz,
+    "__setitem__": _setitem,
     **{name: _extreme(name) for name in ("max", "min", "argmax", "argmin")},
     "getrow": _no_member("getrow"), "getcol": _no_member("getcol"),
 }
