@@ -5,7 +5,7 @@
 # and a sample of CuPy's suite side by side (pytest-xdist). Every log lands under $OUT.
 #
 #   rm -rf .device && cp -r ../shared/device .device && cp -r ../shared/conformance .device/
-#   device run: bash tests/gpu_session.sh   (carry [".device"], timeout_s 480)
+#   device run: bash tests/gpu_session.sh   (carry [".device"], timeout_s 570)
 #
 # Unlike the kit's gpu-check it never stops at the first failure, runs the steps side by
 # side on the machine's 16 cores, and makes the `import cupy` hook live: pip's --target
@@ -17,8 +17,8 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 py=${PY:-python3}
 BACKEND=${BACKEND:-cupy}
-BENCH_S=${BENCH_S:-150}
-PAR_S=${PAR_S:-240}
+BENCH_S=${BENCH_S:-140}
+PAR_S=${PAR_S:-300}
 exec > >(tee -a "$OUT/main.log") 2>&1
 T0=$(date +%s)
 el() { echo "[+$(( $(date +%s) - T0 ))s] $*"; }
@@ -79,9 +79,25 @@ timeout -s INT -k 15 "$BENCH_S" $py -m benchmarks --backend "$BACKEND" --quick -
 echo "bench rc=$?"
 el "bench done"
 
+# every test's outcome as it comes (a run cut by its timeout prints no summary)
+mkdir -p /tmp/gsplug
+cat >/tmp/gsplug/gs_stream.py <<'PY'
+import os
+_out = open(os.path.join(os.environ.get("OUT", "/tmp"), "tests_stream.log"), "a", buffering=1)
+def pytest_runtest_logreport(report):
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return  # (the controller writes each report once)
+    if report.when == "call" or report.outcome != "passed":
+        line = f"{report.outcome.upper()} {report.nodeid} {report.duration:.1f}s"
+        if report.outcome == "failed":
+            text = str(report.longrepr).strip().splitlines()
+            line += "\n    " + "\n    ".join(text[-12:])
+        _out.write(line + "\n")
+PY
 echo "== 2. project tests (GPUSHARE_TEST_BACKEND=$BACKEND) and conformance sample, side by side"
-(GPUSHARE_TEST_BACKEND=$BACKEND timeout -s INT -k 20 "$PAR_S" $py -m pytest -q -n 6 \
-   -p no:cacheprovider --timeout=100 -rfE --tb=short tests >"$OUT/tests.log" 2>&1
+(PYTHONPATH=/tmp/gsplug${PYTHONPATH:+:$PYTHONPATH} GPUSHARE_TEST_BACKEND=$BACKEND timeout -s INT -k 20 "$PAR_S" $py -m pytest -q -n ${TESTS_N:-8} \
+   -p no:cacheprovider -p gs_stream --timeout=100 -rfE --tb=short --junitxml=/tmp/tests.xml tests \
+   >"$OUT/tests.log" 2>&1
  echo "tests rc=$?" >>"$OUT/tests.log") &
 tests_pid=$!
 
@@ -94,7 +110,7 @@ conf() {
   deselect='not Cub and not CuTensor and not MultiGpu and not Plan and not OverInt32Max and not Huge and not Texture and not Subclass and not cub and not cutensor'
   cd "$kit/conformance"
   GPUSHARE_SERVER=$addr GPUSHARE_CONFORMANCE_SAMPLE=${SAMPLE:-20} timeout -s INT -k 20 "$PAR_S" \
-    $py -m pytest -q -n ${CONF_N:-8} -rfE --tb=line --no-header -p no:randomly --timeout=120 -k "$deselect" \
+    $py -m pytest -q -n ${CONF_N:-6} -rfE --tb=line --no-header -p no:randomly --timeout=120 -k "$deselect" \
     --junitxml=/tmp/conf.xml cupy-tests >"$OUT/conf.log" 2>&1
   echo "conformance pytest rc=$?" >>"$OUT/conf.log"
   kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
@@ -151,6 +167,8 @@ echo "curand host rc=$? ($(wc -c <"$OUT/curand_host.json") bytes)"
 wait "$tests_pid"
 el "tests done"
 tail -n 60 "$OUT/tests.log"
+echo "== tests as they came: $(grep -c '^PASSED' "$OUT/tests_stream.log") passed, $(grep -c '^FAILED' "$OUT/tests_stream.log") failed, $(grep -c '^SKIPPED' "$OUT/tests_stream.log") skipped"
+grep '^FAILED' "$OUT/tests_stream.log" | head -150
 echo "== conformance failures (first 80)"
 grep -E "^(FAILED|ERROR) " "$OUT/conf.log" | head -80
 tail -n 3 "$OUT/conf.log"

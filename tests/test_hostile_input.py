@@ -642,6 +642,33 @@ def test_express_garbage_and_a_message_cut_short(srv, honest, attacker, checked)
     _quick_checks(srv, h, honest)
 
 
+def test_a_message_cut_short_holds_up_nothing_while_the_worker_sleeps(ctx):
+    """The same, against workers that never poll before sleeping (``--spin-us 0``): the
+    cut message's first bytes wake the worker from its wait, which then reads what came
+    and goes back to waiting on both paths (it waited for the rest before, up to
+    GPUSHARE_TIMEOUT, and the session's ZeroMQ calls with it)."""
+    from gpushare import express
+    server = ServerProcess("--spin-us", "0")
+    try:
+        h = Hostile(ctx, server.address)
+        conn, taken = _express(h)
+        try:
+            assert taken is True
+            conn.sendall(struct.pack("<I", 100) + b"abc")    # 3 bytes of 100
+            started = time.monotonic()
+            h.works()
+            assert time.monotonic() - started < 5
+            conn.sendall(b"".join(express.encode([b"\xc1"]))[:5])   # and again
+            h.works()
+            assert time.monotonic() - started < 10
+        finally:
+            conn.close()
+        h.works()
+        assert server.proc.poll() is None
+    finally:
+        server.stop()
+
+
 # --- found, not fixed ------------------------------------------------------------------
 @pytest.mark.xfail(strict=True, reason="the broker queues a session's replies for a "
                    "client that reads none of them without bound: the worker's window "

@@ -441,7 +441,10 @@ def run(broker: str, identity: bytes, backend_name: str, parent: int,
                     if direct in ready:
                         return serve_direct(False)
                     if ex.fileno() in ready:
-                        frames = ex.receive(ex.stall)
+                        # what the socket has, without waiting for the rest of a
+                        # message begun: one cut short (its sender stopped midway)
+                        # must not hold up the session's ZeroMQ path
+                        frames = ex.take()
             if frames is None:
                 return False
         except ExpressClosed as exc:
