@@ -262,8 +262,8 @@ static inline unsigned __match_any_sync(unsigned mask, T v) {
   memcpy(b, &v, sizeof(T) < 8 ? sizeof(T) : 8);
   return (unsigned)gs_warp_sync(GS_OP_MATCH_ANY, mask, b, 0, 0, nullptr);
 }
-static inline unsigned __lanemask_lt() { return (1u << gs_lane()) - 1u; }
-static inline unsigned __lanemask_le() { return (2u << gs_lane()) - 1u; }
+static inline unsigned gs_lanemask_lt() { return (1u << gs_lane()) - 1u; }
+static inline unsigned gs_lanemask_le() { return (2u << gs_lane()) - 1u; }
 
 template <typename T>
 static inline T gs_shfl(unsigned mask, T var, int src) {
@@ -351,9 +351,9 @@ static inline unsigned __match_all_sync(unsigned mask, T v, int* pred) {
   *pred = all;
   return all ? mask : 0u;
 }
-static inline unsigned __lanemask_eq() { return 1u << gs_lane(); }
-static inline unsigned __lanemask_ge() { return ~0u << gs_lane(); }
-static inline unsigned __lanemask_gt() { return gs_lane() == 31 ? 0u : (~0u << (gs_lane() + 1)); }
+static inline unsigned gs_lanemask_eq() { return 1u << gs_lane(); }
+static inline unsigned gs_lanemask_ge() { return ~0u << gs_lane(); }
+static inline unsigned gs_lanemask_gt() { return gs_lane() == 31 ? 0u : (~0u << (gs_lane() + 1)); }
 
 static inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
@@ -798,10 +798,19 @@ static inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 
 static inline float saturate(float x) { return __saturatef(x); }
 
 // float/double -> integer: rounded as named, then saturated to the integer's range
-// with NaN giving 0 (PTX cvt.rni/rzi/rpi/rmi: out-of-range values clamp, no UB)
+// (PTX cvt.rni/rzi/rpi/rmi: out-of-range values clamp, no UB). NaN, as measured on an
+// H200 (CUDA 13): 0 from float (half, bfloat16: through float) to 32 bits and fewer; the
+// sign bit alone from double to 32 bits (INT_MIN, 2^31 unsigned) and from either to 64
+// bits (LLONG_MIN, 2^63 unsigned)
+template <typename GsInt, typename GsFlt>
+static inline GsInt gs_f2i_nan() {
+  if (sizeof(GsInt) < 4 || (sizeof(GsInt) == 4 && sizeof(GsFlt) < 8)) return 0;
+  if (std::numeric_limits<GsInt>::is_signed) return std::numeric_limits<GsInt>::min();
+  return (GsInt)(std::numeric_limits<GsInt>::max() / 2 + 1);
+}
 template <typename GsInt, typename GsFlt>
 static inline GsInt gs_f2i_sat(GsFlt r) {  // r: already an integral value
-  if (r != r) return 0;
+  if (r != r) return gs_f2i_nan<GsInt, GsFlt>();
   if (r <= (GsFlt)std::numeric_limits<GsInt>::min()) return std::numeric_limits<GsInt>::min();
   if (r >= (GsFlt)std::numeric_limits<GsInt>::max()) return std::numeric_limits<GsInt>::max();
   return (GsInt)r;

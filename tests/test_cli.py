@@ -329,7 +329,10 @@ def test_the_main_job_runs_without_the_optional_kernel_emulator(tmp_path):
     blocked = tmp_path / "blocked"
     blocked.mkdir()
     (blocked / "cffi.py").write_text("raise ImportError('No module named cffi')\n")
-    env = {"PYTHONPATH": str(blocked), "GPUSHARE_SERVER": None, "GPUSHARE_BACKEND": "cpu"}
+    # (the blocker first; then where gpushare itself may come from: an install by
+    # ``pip --target`` and PYTHONPATH, as on the GPU box)
+    path = os.pathsep.join(p for p in (str(blocked), os.environ.get("PYTHONPATH")) if p)
+    env = {"PYTHONPATH": path, "GPUSHARE_SERVER": None, "GPUSHARE_BACKEND": "cpu"}
     out = run_python("", env=env, args=["-m", "gpushare", "run", "-m",
                                         "gpushare.examples.cg_solve"], timeout=180)
     assert out.returncode == 0 and out.stdout.strip().endswith("OK"), out.stderr[-2000:]

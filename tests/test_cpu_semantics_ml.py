@@ -77,8 +77,14 @@ def test_arange_is_start_plus_i_times_step(cp, start, stop, step):
 
 def test_arange_of_small_dtypes_as_cupy(cp):
     got = cp.arange(1, 2, 0.1, dtype=cp.float32).get()
-    want = numpy.float32(1) + numpy.arange(10, dtype=numpy.float32) * numpy.float32(0.1)
+    # (the kernel's ``in0 + i * in1`` is one fused multiply-add on the GPU: its product
+    # is not rounded, so element 9 is 1.8999999762, where float32 steps give 1.9000000954)
+    want = (numpy.float64(numpy.float32(1)) + numpy.arange(10) * numpy.float64(
+        numpy.float32(0.1))).astype(numpy.float32)
     assert got.dtype == numpy.float32 and got.tolist() == want.tolist()
+    assert got.tolist() == [1.0, 1.100000023841858, 1.2000000476837158, 1.2999999523162842,
+                            1.399999976158142, 1.5, 1.600000023841858, 1.7000000476837158,
+                            1.7999999523162842, 1.899999976158142]
     got = cp.arange(0, 2, 0.5, dtype=cp.int32)  # (typ(0.5) is 0)
     assert got.dtype == numpy.int32 and got.tolist() == [0, 0, 0, 0]
     got = cp.arange(2, dtype=bool)

@@ -32,6 +32,25 @@ def test_random_raw_is_int32_and_generators_differ(cp):
     assert numpy.array_equal(cp.random.MRG32k3a(7).random_raw(16).get(), streams[1])
 
 
+@pytest.mark.parametrize("seed", [0, 1234, 2 ** 70, [1, 2, 3], "sequence", "spawned"])
+def test_the_cupy_backend_seeds_as_cupy_would(seed):
+    """The client sends the word CuPy's ``_cuRANDGenerator`` takes of the seed's
+    SeedSequence; the cupy backend hands CuPy a SeedSequence that gives that word, so the
+    real CuPy seeds its cuRAND states as it would from the user's own seed."""
+    from gpushare.cupy.random._bit_generator import _seed_arg
+    from gpushare_server.backends.cupy_backend import _seeded
+    if seed == "sequence":
+        seed = numpy.random.SeedSequence(99)
+    elif seed == "spawned":
+        seed = numpy.random.SeedSequence(99).spawn(3)[2]
+    local = seed if isinstance(seed, numpy.random.SeedSequence) else \
+        numpy.random.SeedSequence(seed)
+    word = local.generate_state(1, numpy.uint32)[0]
+    got = _seeded(lambda seed, size=-1: (seed, size))(_seed_arg(seed), size=5)
+    assert isinstance(got[0], numpy.random.SeedSequence) and got[1] == 5
+    assert got[0].generate_state(1, numpy.uint32)[0] == word
+
+
 def test_base_bit_generator_cannot_draw(cp):
     _raises(NotImplementedError, "Not implemented in base BitGenerator",
             lambda: cp.random.BitGenerator(1).random_raw(3))
@@ -120,8 +139,11 @@ def test_randint_array_bounds(cp):
 def test_normal_refuses_lists_and_numpy_arrays(cp):
     rs = cp.random.RandomState(0)
     _raises(TypeError, "must be real number, not list", lambda: rs.normal([0., 1.], 1., 2))
-    _raises(TypeError, "only length-1 arrays can be converted to Python scalars",
-            lambda: rs.normal(numpy.zeros(2), 1., 2))
+    # (a NumPy array reaches CuPy as it is, and Cython's ``double`` conversion is NumPy's
+    # ``float()``: NumPy's own words, "only 0-dimensional arrays ..." since NumPy 2.4)
+    with pytest.raises(TypeError) as numpy_words:
+        float(numpy.zeros(2))
+    _raises(TypeError, str(numpy_words.value), lambda: rs.normal(numpy.zeros(2), 1., 2))
     _raises(TypeError, "must be real number, not list", lambda: rs.lognormal([0., 1.]))
     assert rs.normal(cp.zeros(2), 1.).shape == (2,)
 

@@ -111,13 +111,18 @@ def test_bincount_refuses_complex_weights(cp):
     # (a complex x: ``int(cupy.max(x))`` is Python's refusal)
     _raises(TypeError, "int() argument must be a string, a bytes-like object or a real "
             "number, not 'complex'", lambda: cp.bincount(cp.array([1 + 0j, 2])))
-    # (its first check reads ``x.ndim``: a list or a scalar has none; NumPy arrays are
-    # refused as CuPy's kernels refuse them)
+    # (its first check reads ``x.ndim``: a list or a scalar has none; a NumPy array passes
+    # the checks NumPy answers (``x.ndim``, ``(x < 0).any()``) to ``int(cupy.max(x))``,
+    # which Cython refuses: the H200's words)
     _raises(AttributeError, "'list' object has no attribute 'ndim'",
             lambda: cp.bincount([1, 2]))
     _raises(AttributeError, "'int' object has no attribute 'ndim'", lambda: cp.bincount(3))
-    _raises(TypeError, "Unsupported type <class 'numpy.ndarray'>",
+    _raises(TypeError, "Argument 'x' has incorrect type (expected "
+            "cupy._core.core._ndarray_base, got numpy.ndarray)",
             lambda: cp.bincount(numpy.array([1, 2])))
+    _raises(ValueError, "The first argument of bincount must be non-negative",
+            lambda: cp.bincount(numpy.array([1, -2])))
+    _raises(TypeError, "x must be int array", lambda: cp.bincount(numpy.array([1.0])))
 
 
 # --- nan_to_num (cupy/_math/misc.py) -------------------------------------------------------
@@ -242,13 +247,17 @@ def test_interp_casts_left_and_right_to_fps_dtype(cp):
     assert got.tolist() == [0.5 * (2 ** 32 - 2) + 5]
     got = cp.interp(cp.array([0.5]), xp, cp.array([5, 3], dtype=cp.uint8))  # (int)
     assert got.tolist() == [4.0]
-    # plain interpolation is NumPy's
+    # plain interpolation is NumPy's formula, ``slope * (x - xp[j]) + fp[j]``, but one
+    # fused multiply-add on the GPU (NVRTC contracts it): the last bit of 2 values in 50
+    # differs from NumPy's (the GPU's answers at 17 and 41)
     rng = numpy.random.default_rng(0)
     hxp = numpy.sort(rng.random(20)) * 10
     hfp, hx = rng.random(20), rng.random(50) * 12 - 1
     hx[3] = numpy.nan
     got = cp.interp(cp.asarray(hx), cp.asarray(hxp), cp.asarray(hfp)).get()
-    numpy.testing.assert_array_equal(got, numpy.interp(hx, hxp, hfp))
+    want = numpy.interp(hx, hxp, hfp)
+    assert numpy.flatnonzero(~((got == want) | numpy.isnan(want))).tolist() == [17, 41]
+    assert (got[17], got[41]) == (0.4781645197688312, 0.7963111425372947)
 
 
 def test_interp_refuses_as_cupy(cp):

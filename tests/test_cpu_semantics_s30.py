@@ -2,18 +2,33 @@
 from __future__ import annotations
 
 import pickle
+import re
 
 import pytest
+
+from _servers import BACKEND
+
+#: the file NVRTC's log names: CuPy's source written to a new temporary directory as
+#: ``<sha1 hex of its cache key>.cubin.cu`` (cupy/cuda/compiler.py)
+NVRTC_FILE = r'/\S*tmp[a-z0-9_]{8}/[0-9a-f]{40}\.cubin\.cu'
 
 pytestmark = pytest.mark.timeout(240)
 
 
 def test_nvrtc_version_and_architectures_are_the_servers(cp):
     # cupy_backends/cuda/libs/nvrtc.pyx: getVersion() -> (major, minor),
-    # getSupportedArchs() -> a tuple of ints; the CPU backend's CUDA is 12.0
+    # getSupportedArchs() -> a tuple of ints. The answer is the server's installation's:
+    # the CPU backend's CUDA is 12.0 (csrc/gpushare_cuda.h's CUDART_VERSION), a CuPy 14
+    # server's CUDA 12 or 13 (an H200 with CuPy 14.2's CUDA 13 build said (13, 0)), its
+    # runtime of the same major version
     version = cp.cuda.nvrtc.getVersion()
-    assert version == (12, 0)
-    assert cp.cuda.runtime.runtimeGetVersion() == version[0] * 1000 + version[1] * 10
+    assert type(version) is tuple and all(type(v) is int for v in version)
+    if BACKEND == "cpu":
+        assert version == (12, 0)
+        assert cp.cuda.runtime.runtimeGetVersion() == 12000
+    else:
+        assert version[0] in (12, 13)
+        assert cp.cuda.runtime.runtimeGetVersion() // 1000 == version[0]
     archs = cp.cuda.nvrtc.getSupportedArchs()
     assert type(archs) is tuple and all(type(a) is int for a in archs)
     assert int(cp.cuda.Device().compute_capability) in archs
@@ -180,8 +195,21 @@ def test_renamed_kernels_keep_their_globals_and_other_errors(cp):
 
 @pytest.mark.parametrize("name", ["exp", "sqrt", "y0"])
 def test_a_kernel_named_as_a_cuda_math_function_fails_as_with_nvrtc(cp, name):
-    # CUDA declares these C functions for device code: NVRTC refuses the kernel too
+    # CUDA declares these C functions for device code: NVRTC refuses the kernel too, at
+    # the kernel's line of CuPy's source (an H200's words: NVRTC_FILE(8): error: more
+    # than one instance of overloaded function "exp" has "C" linkage)
     x = cp.asarray([1.0], dtype=cp.float32)
-    with pytest.raises(cp.cuda.compiler.CompileException,
-                       match="conflicting declaration of C function"):
+    with pytest.raises(cp.cuda.compiler.CompileException) as info:
         cp.ElementwiseKernel("float32 x", "float32 y", "y = x", name)(x)
+    assert re.match(rf'({NVRTC_FILE})\(8\): error: more than one instance of overloaded '
+                    rf'function "{name}" has "C" linkage\n  .*extern "C" __global__ void '
+                    rf'{name}\(.*\n +\^\n\n1 error detected in the compilation of "\1"\.\n$',
+                    str(info.value)), str(info.value)
+    # (a RawKernel's: its own first line, as an H200 printed it)
+    with pytest.raises(cp.cuda.compiler.CompileException) as info:
+        cp.RawKernel('extern "C" __global__ void %s(float* x) { }' % name, name).compile()
+    assert re.fullmatch(
+        rf'({NVRTC_FILE})\(1\): error: more than one instance of overloaded function '
+        rf'"{name}" has "C" linkage\n  extern "C" __global__ void {name}\(float\* x\) '
+        rf'\{{ \}}\n {{29}}\^\n\n1 error detected in the compilation of "\1"\.\n',
+        str(info.value)), str(info.value)

@@ -35,7 +35,9 @@ def test_ndimage_takes_host_structures_and_refuses_host_inputs(cp):
     numpy.testing.assert_array_equal(labels.get(), ref)
     out = cp.empty(img.shape, numpy.int16)
     assert nd.label(cp.asarray(img), output=out) == 2  # into an array: the count alone
-    with pytest.raises(TypeError, match="Unsupported type"):
+    # (a host ``output`` is no cupy.ndarray, so CuPy takes it for a dtype:
+    # ``cupy.empty(input.shape, output)``, whose dtype cache cannot hash it; the H200's)
+    with pytest.raises(TypeError, match=r"^unhashable type: 'numpy\.ndarray'$"):
         nd.label(cp.asarray(img), output=numpy.empty(img.shape, numpy.int32))
     with pytest.raises(TypeError, match="input must be cupy.ndarray"):
         nd.label(img.tolist())
@@ -67,9 +69,23 @@ def test_ndimage_box_structures_and_distance_transform(cp):
         nd.distance_transform_edt(cp.asarray(x), block_params=(1, 3, 1))
     with pytest.raises(NotImplementedError, match="Only 2D and 3D"):
         nd.distance_transform_edt(cp.asarray(x[0]))
-    with pytest.raises(RuntimeError, match="indices array must have an integer dtype"):
+    # (``_pba_2d`` checks an ``indices`` array against the image padded to its square
+    # working size, 32 x 32 here (``_check_indices(indices, (arr.ndim,) + arr.shape, ..)``
+    # after ``arr = cupy.pad(...)``): the image's own shape is "wrong", as on the H200)
+    with pytest.raises(RuntimeError, match="^indices array has wrong shape$"):
         nd.distance_transform_edt(cp.asarray(x), return_indices=True,
-                                  indices=cp.empty((2,) + x.shape, numpy.float32))
+                                  indices=cp.empty((2,) + x.shape, numpy.int32))
+    with pytest.raises(RuntimeError, match="^indices array must have an integer dtype$"):
+        nd.distance_transform_edt(cp.asarray(x), return_indices=True,
+                                  indices=cp.empty((2, 32, 32), numpy.float32))
+    square = numpy.ones((32, 32), bool)
+    square[5, 7] = False  # (no padding: the image's own shape is the working one)
+    ind = cp.empty((2, 32, 32), numpy.int32)
+    assert nd.distance_transform_edt(cp.asarray(square), return_distances=False,
+                                     return_indices=True, indices=ind) is ind
+    numpy.testing.assert_array_equal(
+        ind.get(), scipy.ndimage.distance_transform_edt(square, return_distances=False,
+                                                        return_indices=True))
 
 
 _RMS = r'''extern "C" __global__
@@ -228,9 +244,15 @@ def test_cupyx_linalg(cp):
     with pytest.raises(ValueError, match="NaN or infinity"):
         linalg.cho_solve((cp.asarray(c), False), cp.asarray(b))
     sparse = _module("scipy.sparse")
-    x = linalg.sparse.lschol(sparse.csr_matrix(cp.asarray(a)), cp.asarray(b))
+    x = linalg.sparse.lschol(sparse.csr_matrix(cp.asarray(a)), cp.asarray(b.astype("f")))
     assert x.dtype == numpy.float64
     numpy.testing.assert_allclose(x.get(), numpy.linalg.solve(a, b), rtol=1e-4)
+    # (CuPy passes ``b.data.ptr`` uncast: float64 b for a float32 A is read as the
+    # float32s of its first 20 bytes, as on the GPU, whose answers were near 1e17)
+    x = linalg.sparse.lschol(sparse.csr_matrix(cp.asarray(a)), cp.asarray(b))
+    numpy.testing.assert_allclose(
+        x.get(), numpy.linalg.solve(a.astype(numpy.float64), b.view(numpy.float32)[:5]),
+        rtol=1e-3)
     b_copy = cp.asarray(b, copy=True)  # NumPy 2's copy= of asarray
     assert b_copy is not b and cp.asarray(b_copy, copy=False) is b_copy
 
@@ -281,6 +303,36 @@ def test_the_cupy_backend_hands_host_arrays_to_cupy_by_keyword_too():
     assert type(seen["args"][0]) is numpy.ndarray and seen["args"][1] == 2
     assert type(seen["kwargs"]["structure"]) is numpy.ndarray
     assert seen["kwargs"]["output"] is None
+
+
+def test_the_cupy_backend_hands_cupy_what_local_cupy_gets():
+    """What the H200 run found (``generic_filter``'s "bad function type",
+    ``histogramdd``'s ``'<' not supported between instances of 'HostArray' and 'int'``,
+    ``place``'s "put: output array is read-only"): a kernel handle reaches CuPy as the
+    real kernel, host arrays nested in lists and tuples as NumPy arrays, and writable,
+    as the user's were (the wire's are read-only views); ``cupy.asarray`` & co. copy
+    them to the device and get them as they are."""
+    from gpushare.protocol import HostArray
+    from gpushare_server.backends import cupy_backend
+    from gpushare_server.kernels.remote import RawKernel, ReductionKernel
+    seen: dict = {}
+
+    def fn(*args, **kwargs):
+        seen.update(args=args, kwargs=kwargs)
+    wire = numpy.frombuffer(numpy.arange(4.0).tobytes(), numpy.float64)
+    assert not wire.flags.writeable
+    real, reduction = object(), object()
+    cupy_backend._refuse_host(fn)(HostArray(wire), RawKernel(real),
+                                  bins=[HostArray(wire), (HostArray(wire), 3)],
+                                  function=ReductionKernel(reduction))
+    first, bins = seen["args"][0], seen["kwargs"]["bins"]
+    assert type(first) is numpy.ndarray and first.flags.writeable
+    assert seen["args"][1] is real and seen["kwargs"]["function"] is reduction
+    assert type(bins) is list and type(bins[1]) is tuple and bins[1][1] == 3
+    assert all(type(b) is numpy.ndarray and b.flags.writeable for b in (bins[0], bins[1][0]))
+    assert (bins[0] == numpy.arange(4.0)).all()
+    cupy_backend._host_ok(fn)(HostArray(wire))
+    assert seen["args"][0] is wire
 
 
 def test_optimize_needs_optuna_as_cupys(cp):

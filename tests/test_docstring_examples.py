@@ -89,8 +89,12 @@ def test_random_size_is_checked_as_cupys_shape(cp):
     _raises(ValueError, "Negative dimensions are not allowed",
             lambda: cp.random.rand(-1))
     assert cp.random.random_sample(numpy.int64(3)).shape == (3,)
+    # (a NumPy array for size reaches CuPy as it is: ``cupy.empty`` reads it on the host,
+    # where a device array would be no length: "'ndarray' object cannot be interpreted")
     assert cp.random.random_sample(numpy.array(3)).shape == (3,)
     assert cp.random.random_sample([2, numpy.int32(3)]).shape == (2, 3)
+    assert cp.random.RandomState(0).geometric(0.5, numpy.array([2, 3])).shape == (2, 3)
+    assert cp.random.default_rng(0).random(numpy.array(3)).shape == (3,)
     assert cp.random.rand(15, 2).shape == (15, 2)
 
 

@@ -236,6 +236,10 @@ class Mrg:
             x1, x2 = (seed & M32) ^ 0x55555555, (seed >> 32) ^ 0xAAAAAAAA
             s1 = [x1 * 12345 % MRG_M1, x2 * 12345 % MRG_M1, x1 * 12345 % MRG_M1]
             s2 = [x2 * 12345 % MRG_M2, x1 * 12345 % MRG_M2, x2 * 12345 % MRG_M2]
+        if sub >> 51 & 0x1F:
+            # cuRAND's subsequence matrices: 51 of 56 entries set, 51..55 zero (its
+            # curand_mrg32k3a.h), so such a subsequence zeroes the state
+            s1, s2 = [0] * 3, [0] * 3
         n = (sub << 76) + (seq << 127) + off
         self.s1 = _mat_vec(_mat_pow(A1, n, MRG_M1), s1, MRG_M1)
         self.s2 = _mat_vec(_mat_pow(A2, n, MRG_M2), s2, MRG_M2)
@@ -246,8 +250,8 @@ class Mrg:
         self.s2 = self.s2[1:] + [p2]
         return p1 - p2 if p1 > p2 else p1 - p2 + MRG_M1
 
-    def next(self) -> int:
-        return int(self.raw() * 1.000000048662)
+    def next(self) -> int:  # (m1 * 1.000000048662 > 2^32: the GPU's conversion saturates)
+        return min(int(self.raw() * 1.000000048662), M32)
 
     def uniform(self) -> float:
         return float(numpy.float32(self.raw() * 2.3283065498378288e-10))
@@ -268,8 +272,11 @@ def expected(kind: str, seed: int, sub: int, off: int) -> dict:
         out["nd"] = box_muller(u, v)
         return out
     out["uf"] = uniform_f32(g.next())
-    x, y = g.next(), g.next()
-    out["ud"] = uniform_f64(x, y)
+    if kind == "philox":  # (one draw, x * 2^-32 + 2^-32: cuRAND's curand_uniform.h, and
+        out["ud"] = (g.next() + 1) / 2**32  # the H200's 0.31944576813839376 for seed 0)
+    else:
+        x, y = g.next(), g.next()
+        out["ud"] = uniform_f64(x, y)
     x, y = g.next(), g.next()
     inv_2pi = Fraction(float(numpy.float32(2.3283064e-10) * numpy.float32(6.2831855)))
     angle = f32(Fraction(f32(Fraction(y))) * inv_2pi + inv_2pi / 2)
@@ -328,6 +335,8 @@ def test_draws_match_the_generators_definition(cp, module, kind):
     args = [cp.array(v, dtype=cp.uint64) for v in (SEEDS, SUBS, OFFS)]
     module.get_function(kind)((1,), (32,), (*args, u, uf, ud, nf, nd, cp.int32(n)))
     u, uf, ud, nf, nd = (a.get() for a in (u, uf, ud, nf, nd))
+    if kind == "mrg":  # (the H200's first draw for subsequence 2^64 - 1: a zeroed state)
+        assert expected("mrg", 2**64 - 1, 2**64 - 1, 2**64 - 1)["u"][0] == 0xFFFFFFFF
     for i in range(n):
         want = expected(kind, SEEDS[i], SUBS[i], OFFS[i])
         where = f"{kind} seed={SEEDS[i]} subsequence={SUBS[i]} offset={OFFS[i]}"
@@ -447,6 +456,8 @@ def _uniform_double(kind, g):
     """``curand_pseudo_state.rk_double``: ``curand_uniform_double`` (1.0 becomes 0)."""
     if kind == "mrg":
         r = g.uniform_double()
+    elif kind == "philox":  # (one draw: curand_uniform.h's ``_curand_uniform_double``)
+        r = (g.next() + 1) / 2**32
     else:
         x, y = g.next(), g.next()
         r = uniform_f64(x, y)
@@ -486,6 +497,32 @@ def test_generator_draws_cupys_numbers(cp, name, kind):
             v = g.next() & 15
         expect.append(v)
     assert got == expect
+
+
+#: CuPy 14.2 on an H200 (CUDA 13): ``Gen(seed=1234).random_raw(8)`` and
+#: ``Generator(Gen(seed=0)).random(4)``, probed directly
+_H200 = {
+    "XORWOW": ([657480728, -1720183113, 1792394592, 533697209, 256253215, -1883985367,
+                -203588376, -161594210],
+               [0.6803991211554103, 0.16383168436153556, 0.2727209591777677,
+                0.006541278071260981]),
+    "MRG32k3a": ([-196634097, 785287876, 1958230340, -443065827, 159949638, -747053297,
+                  -2090202364, 1537131805],
+                 [0.5280289920880598, 0.3178367571504513, 0.6719202325752305,
+                  0.5287224716746707]),
+    "Philox4x3210": ([-1143122597, 1268391070, 157697423, -378457169, -927872463,
+                      -2074397418, 1664223208, 599971910],
+                     [0.48437055852264166, 0.35277800541371107, 0.8770675612613559,
+                      0.09604526334442198]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_H200))
+def test_bit_generators_draw_the_gpus_numbers(cp, name):
+    raw, uniform = _H200[name]
+    assert getattr(cp.random, name)(seed=1234).random_raw(8).tolist() == raw
+    assert cp.random.Generator(getattr(cp.random, name)(seed=0)).random(4).tolist() == \
+        uniform
 
 
 def test_default_rng_is_xorwow_and_seeded_like_cupy(cp):

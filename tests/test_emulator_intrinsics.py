@@ -391,9 +391,9 @@ extern "C" __global__ void conv(const float* f, const double* d, long long* o, i
 '''
 
 
-def _sat(v, lo, hi):
+def _sat(v, lo, hi, nan=0):
     if v != v:
-        return 0
+        return nan
     return int(max(lo, min(hi, v)))
 
 
@@ -423,11 +423,17 @@ def test_float_to_integer_conversions_round_as_named_and_saturate(cp):
         return float(numpy.array(u, numpy.uint32).view(numpy.float32))
     specs = [(rn, I32), (rz, I32), (ru, I32), (rd, I32), (rn, U32), (rz, U32), (ru, U32),
              (rd, U32), (rn, I64), (rz, I64), (ru, I64), (rd, I64), (rn, U64), (rz, U64)]
+    # NaN, as an H200 converts it (CUDA 13): 0 from float to 32 bits; the sign bit alone
+    # from double to 32 bits (INT_MIN, 2**31: measured for _rn and CuPy's _rz casts, the
+    # rounding mode plays no part) and from float or double to 64 bits (measured for the
+    # _rz conversions CuPy's astype makes; the other modes' 64-bit NaN: not asserted)
+    sign_bit = {I32: -2**31, U32: 2**31, I64: -2**63, U64: 2**63}
     for k, (fn, (lo, hi)) in enumerate(specs):
         for i, v in enumerate(f):
-            want = s64(_sat(fn(float(v)), lo, hi))
-            if k >= 8 and v != v:
-                continue  # (NaN to a 64-bit integer: not asserted)
+            if k >= 8 and v != v and fn is not rz:
+                continue
+            nan = sign_bit[(lo, hi)] if k >= 8 else 0
+            want = s64(_sat(fn(float(v)), lo, hi, nan))
             assert got[k][i] == want, (k, v, got[k][i], want)
     dspecs = [(rn, I32), (rz, I32), (ru, I32), (rd, I32), (rn, U32), (rz, U32), (rn, I64),
               (rd, I64), (ru, U64)]
@@ -435,7 +441,8 @@ def test_float_to_integer_conversions_round_as_named_and_saturate(cp):
         for i, v in enumerate(d):
             if k >= 20 and v != v:
                 continue
-            assert got[k][i] == s64(_sat(fn(float(v)), lo, hi)), (k, v, got[k][i])
+            want = s64(_sat(fn(float(v)), lo, hi, sign_bit[(lo, hi)]))
+            assert got[k][i] == want, (k, v, got[k][i], want)
     for k, (fn, (lo, hi), cv) in enumerate([(rn, I32, h), (rz, (-2**15, 2**15 - 1), h),
                                             (rn, (0, 2**16 - 1), h), (rd, I32, bf)], start=23):
         for i, v in enumerate(f):
@@ -577,7 +584,11 @@ def test_half_and_bfloat16_conversions_and_arithmetic(cp):
             None if not abs(x) < 60 else hr(int(numpy.float32(x) * numpy.float32(1000.0)), "rz"),
             h_bits(float(X == Y)), h_bits(float(X < Y)), h_bits(float(not isnan and X != Y)),
             h_bits(float(math.isnan(X))),
-            None if nan else hr(fr(f16(X * Y)) - fr(Z)),
+            # (``hx * hy - hz``: on a GPU ptxas fuses the ``mul.f16`` and ``sub.f16`` of
+            # cuda_fp16.hpp's operators, which carry no rounding modifier, into one
+            # ``fma.rn.f16``, one rounding (an H200: 0xbf61 for 1.6, -0.865, 0.461); the
+            # emulator, which cannot follow ptxas's contraction, rounds the product first)
+            None if nan else hr(fr(f16(X * Y)) - fr(Z)) if CPU else hr(fr(X) * fr(Y) - fr(Z)),
         ]
         if X == 0 and Y == 0:  # (+0, -0)
             want[11], want[12] = h_bits(0.0), h_bits(-0.0)
@@ -799,7 +810,8 @@ extern "C" __global__ void atomics(int* i32, unsigned* u32, unsigned long long* 
   atomicCAS(&h16[6], (unsigned short)t, (unsigned short)(t + 1));
   cuda::atomic_ref<int, cuda::thread_scope_device> ref(i32[7]);
   ref.fetch_add(2, cuda::memory_order_relaxed);
-  cuda::std::atomic_ref<int>(i32[8]).fetch_max(t);
+  cuda::atomic_ref<int, cuda::thread_scope_device>(i32[8]).fetch_max(t);  // (libcu++'s:
+  // cuda::std::atomic_ref has no fetch_max, NVRTC 13 said on an H200)
   atomicInc_block(&u32[6], 1000u);
   atomicDec_system(&u32[7], 1000u);
 }
@@ -893,7 +905,9 @@ extern "C" __global__ void warps(const int* in, int* o, int n) {
   row[8] = pred;
   row[9] = (int)__match_all_sync(full, v, &pred) + 10 * pred;
   row[10] = __shfl_xor_sync(full, v, 1, 8);
-  row[11] = (int)(__lanemask_lt() ^ __lanemask_le() ^ __lanemask_eq()) + (int)__popc(__lanemask_gt() | __lanemask_ge());
+  // (CUDA has no __lanemask_* functions, NVRTC 13 said on an H200: PTX's %lanemask_*
+  // registers are read by inline assembly, which the emulator does not run)
+  row[11] = (int)__popc(~0u << (threadIdx.x % warpSize));
   row[12] = __syncthreads_count(v % 3 == 0);
   row[13] = __syncthreads_and(v >= 0) + 2 * __syncthreads_or(v > 1000);
   cg::thread_block_tile<8> tile = cg::tiled_partition<8>(block);
@@ -1139,21 +1153,31 @@ extern "C" __global__ void k(const float* in, float* out, int* phases) {
 
 
 def test_cuda_std_barrier(cp):
-    # <cuda/std/barrier>: cuda::std::barrier, the system-scope cuda::barrier
+    # <cuda/std/barrier>: cuda::std::barrier, a system-scope barrier. It is C++20's
+    # std::barrier: constructed with its count (NVRTC 13 on an H200 refused a
+    # __shared__ one, "no default constructor", and knew no init() for it), here
+    # in shared memory by placement new
     src = r'''
 #include <cuda/std/barrier>
 extern "C" __global__ void k(int* out) {
-  __shared__ cuda::std::barrier<> bar;
+  typedef cuda::std::barrier<> barrier_t;
+  __shared__ unsigned long long storage[(sizeof(barrier_t) + 7) / 8];
   __shared__ int seen[32];
-  if (threadIdx.x == 0) init(&bar, blockDim.x);
+  barrier_t* bar = reinterpret_cast<barrier_t*>(storage);
+  if (threadIdx.x == 0) new (bar) barrier_t(blockDim.x);
   __syncthreads();
   seen[threadIdx.x] = threadIdx.x * 3;
-  bar.arrive_and_wait();
+  bar->arrive_and_wait();
   out[threadIdx.x] = seen[31 - threadIdx.x];
 }'''
     out = cp.zeros(32, cp.int32)
     cp.RawKernel(src, "k")((1,), (32,), (out,))
     assert out.get().tolist() == [(31 - i) * 3 for i in range(32)]
+    # (the __shared__ one NVRTC refuses is refused here too)
+    bad = src.replace("barrier_t;", "barrier_t;\n  __shared__ barrier_t shared_bar;")
+    with pytest.raises(cp.cuda.compiler.CompileException) as info:
+        cp.RawKernel(bad, "k")((1,), (32,), (out,))
+    assert "__shared__ barrier_t shared_bar;" in str(info.value)
 
 
 def test_a_thread_waiting_on_another_with_nanosleep(cp):
@@ -1177,12 +1201,13 @@ extern "C" __global__ void waiter(int* out) {
 def test_pair_comparisons_of_half2_and_bfloat162(cp):
     # per lane (1.0/0.0), both lanes (__hb*2, ==, <), a mask of 0xffff per lane, and
     # NaN: unordered comparisons hold, ordered ones do not; != is unordered in both
+    # (the NaN from its bits: NVRTC has no <math.h>, so no NAN macro)
     src = r'''
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 template <typename T, typename T2>
 __device__ void pairs(float* out, T2 (*make)(float, float)) {
-  T2 a = make(1.0f, NAN), b = make(1.0f, 2.0f), c = make(0.5f, 3.0f);
+  T2 a = make(1.0f, __int_as_float(0x7fffffff)), b = make(1.0f, 2.0f), c = make(0.5f, 3.0f);
   T2 e = __heq2(a, b), u = __hequ2(a, b), n = __hisnan2(a);
   out[0] = (float)e.x; out[1] = (float)e.y; out[2] = (float)u.x; out[3] = (float)u.y;
   out[4] = (float)n.x; out[5] = (float)n.y;

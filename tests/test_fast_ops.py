@@ -301,6 +301,14 @@ def test_random_operator_programs_match_numpy(cp, dtype, op_path, monkeypatch):
                 # (NumPy's own subclasses, e.g. its casting errors, arrive as their
                 # built-in base: CuPy's errors are not NumPy's classes either)
                 base = next(c for c in type(exc).__mro__ if c.__module__ == "builtins")
+                if isinstance(exc, numpy._core._exceptions._UFuncOutputCastingError) and \
+                        node[0] == "inplace" and env_host[node[2][1]].shape != numpy.broadcast_shapes(
+                            env_host[node[2][1]].shape, numpy.shape(
+                                _evaluate(node[3], env_host, numpy))):
+                    # (CuPy checks the output's shape before its cast, NumPy the cast
+                    # first: the GPU's ``Out shape is mismatched`` for ``int8 (3, 1) -=
+                    # float64 (3, 4)``)
+                    base = ValueError
                 with pytest.raises(base):
                     _evaluate(node, env_dev, cp)
                 continue

@@ -105,6 +105,7 @@ def test_forked_streams_join_the_capture(cp):
 
 def test_what_a_capture_refuses_raises_cudas_and_cupys_errors(cp):
     a = cp.arange(6, dtype=cp.float64)
+    idx = cp.asarray([0, 1])
     s = cp.cuda.Stream(non_blocking=True)
     with s:
         s.begin_capture()
@@ -123,6 +124,11 @@ def test_what_a_capture_refuses_raises_cudas_and_cupys_errors(cp):
         with pytest.raises(RuntimeError, match="is capturing"):
             cp.nonzero(a)
         with pytest.raises(RuntimeError, match="is capturing, so H2D transfers"):
+            a[idx] = numpy.arange(2.0)  # (core.array(value): a transfer)
+        # CuPy refuses a host array for basic indices (``y.fill(value)``), capturing or
+        # not (the GPU's answer); a 0-d one fills, no transfer
+        with pytest.raises(ValueError, match="non-scalar numpy.ndarray cannot be used for "
+                                             "fill"):
             a[:3] = numpy.arange(3.0)
         b = a + 1                 # CuPy's refusals leave the capture valid
         g = s.end_capture()

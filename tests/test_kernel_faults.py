@@ -5,7 +5,8 @@ lost connection. The CPU backend's emulator cannot go on after such a fault (nor
 CUDA context): the worker exits with a status that names it (``csrc/gpushare_rt.cpp``,
 ``worker.KERNEL_FAULTS``), the broker tells the client, the client raises the CUDA
 error once and ``SessionLostError`` for the session's arrays after it; new work gets a
-new session."""
+new session. NVRTC's ``assert`` needs no header (there is no ``assert.h`` to include
+on a GPU: "catastrophic error: cannot open source file "assert.h"")."""
 from __future__ import annotations
 
 import pytest
@@ -29,7 +30,6 @@ def test_a_kernel_fault_is_cudas_error_then_the_session_is_lost(cp, name):
     from gpushare.errors import SessionLostError
     body, status, words = FAULTS[name]
     kernel = cp.RawKernel(r'''
-#include <assert.h>
 extern "C" __global__ void faulty(float* x) { x[threadIdx.x] = 2.0f; %s }''' % body,
                           "faulty")
     x = cp.zeros(4, dtype=cp.float32)
@@ -52,7 +52,6 @@ extern "C" __global__ void faulty(float* x) { x[threadIdx.x] = 2.0f; %s }''' % b
 
 def test_a_kernel_fault_surfaces_at_a_later_wait(cp):
     kernel = cp.RawKernel(r'''
-#include <assert.h>
 extern "C" __global__ void check(const int* x) { assert(x[threadIdx.x] >= 0); }''',
                           "check")
     good, bad = cp.arange(8, dtype=cp.int32), cp.arange(-1, 7, dtype=cp.int32)
@@ -88,3 +87,43 @@ extern "C" __global__ void rec(int* out, int n) {
         kernel((1,), (32,), (out, cp.int32(1_000_000)))
         cp.cuda.Device().synchronize()
     assert float(cp.arange(4).sum()) == 6.0
+
+
+def test_a_sticky_error_in_a_reply_is_raised_once_then_the_session_is_lost(tmp_path,
+                                                                           monkeypatch):
+    """The cupy backend's path (``cupy_backend.is_fatal``): a call's own reply carries
+    the GPU's sticky error (``"fatal": true``), the worker ends after it and the broker
+    says so too; the client raises CUDA's error once, then ``SessionLostError`` for the
+    session's arrays (not the CUDA error again), and new work gets a new session. Here a
+    CPU worker is told to take cudaErrorIllegalAddress as sticky (a size-one host array
+    as a kernel's pointer: ``cpu_signal._kernel_param``)."""
+    import os
+
+    import numpy
+
+    from _servers import ServerProcess
+    from gpushare import client
+    from gpushare.errors import CUDARuntimeError, SessionLostError
+    (tmp_path / "sitecustomize.py").write_text(
+        "import sys\n"
+        "if 'gpushare_server.worker' in sys.orig_argv:\n"
+        "    from gpushare_server.backends import cpu\n"
+        "    cpu.CpuBackend.is_fatal = lambda self, exc: getattr(exc, 'status', None) == 700\n")
+    path = os.pathsep.join(p for p in (str(tmp_path), os.environ.get("PYTHONPATH")) if p)
+    srv = ServerProcess(backend="cpu", env={"PYTHONPATH": path})
+    try:
+        monkeypatch.setenv("GPUSHARE_SERVER", srv.address)
+        client.reset_session()
+        import gpushare.cupy as cp
+        from gpushare.cupyx.scipy import signal
+        for _ in range(2):  # (and again in the new session)
+            dx = cp.asarray(numpy.arange(50.0))
+            with pytest.raises(CUDARuntimeError, match="cudaErrorIllegalAddress"):
+                signal.lfilter(numpy.array([0.2, 0.3]), numpy.array([1.0, -0.5]), dx)
+            with pytest.raises(SessionLostError, match="worker process ended after a "
+                                                       "kernel's fault"):
+                dx.get()
+            assert float(cp.arange(4).sum()) == 6.0
+    finally:
+        client.reset_session()
+        srv.stop()

@@ -2,6 +2,8 @@
 (``gpushare/kernel_includes.py``): the client writes the headers it finds in its include
 directories into the source, and the server refuses sources and options that would
 have its compiler read or write its own files."""
+import re
+
 import pytest
 
 from gpushare import kernel_includes
@@ -81,13 +83,31 @@ def test_headers_come_from_the_programs_include_directories(cp, tmp_path):
     sub = _headers(tmp_path)
     code = '#include "vec.cuh"\n#include "vec.cuh"\n#include <cupy/complex.cuh>\n' + _KERNEL
     x = cp.arange(4, dtype=cp.float32)
-    for options in (("-I", str(sub)), ("-I" + str(sub), "--std=c++14"),
+    for options in (("-I", str(sub)), ("-I" + str(sub), "--std=c++17"),
                     ("--include-path=" + str(sub),)):
         y = cp.zeros_like(x)
         k = cp.RawKernel(code, "f", options=options)
         k((1,), (4,), (x, y, cp.int32(4)))
         assert y.tolist() == [2.0, 4.0, 6.0, 8.0]
     assert "-I" not in " ".join(k.options)  # the include options stayed here
+    # (C++14: cupy/complex.cuh includes CuPy 14's bundled CCCL, whose Thrust refuses a
+    # dialect below C++17, as an H200 did: the header's #error, a catastrophic error)
+    with pytest.raises(cp.cuda.compiler.CompileException) as info:
+        cp.RawKernel(code, "f", options=("-I" + str(sub), "--std=c++14"))(
+            (1,), (4,), (x, y, cp.int32(4)))
+    assert re.match(r'\S+/thrust/detail/config/cpp_dialect\.h\(\d+\): catastrophic error: '
+                    r'#error directive: Thrust requires at least C\+\+17\. Define '
+                    r'CCCL_IGNORE_DEPRECATED_CPP_DIALECT to suppress this message\.\n',
+                    str(info.value)), str(info.value)
+    assert re.search(r'\n\n1 catastrophic error detected in the compilation of '
+                     r'"/\S*tmp[a-z0-9_]{8}/[0-9a-f]{40}\.cubin\.cu"\.\nCompilation terminated\.',
+                     str(info.value)), str(info.value)
+    # (without Thrust a C++14 kernel compiles)
+    y = cp.zeros_like(x)
+    cp.RawKernel('#include "vec.cuh"\n' + _KERNEL, "f", options=("-I" + str(sub),
+                                                              "--std=c++14"))(
+        (1,), (4,), (x, y, cp.int32(4)))
+    assert y.tolist() == [2.0, 4.0, 6.0, 8.0]
     m = cp.RawModule(code=code, options=("-I", str(sub)))
     y = cp.zeros_like(x)
     m.get_function("f")((1,), (4,), (x, y, cp.int32(4)))

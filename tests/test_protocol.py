@@ -210,3 +210,15 @@ def test_dtype_ext_leaves_structured_and_subarray_dtypes_to_the_encoder():
 def test_plain_ext_leaves_the_rest_to_the_encoder(value):
     from gpushare.protocol import plain_ext
     assert plain_ext(value) is None
+
+
+def test_cupys_own_warning_classes_travel_by_name():
+    """The server's real CuPy warns with ``cupy._util.PerformanceWarning`` (a
+    RuntimeWarning): it travels as cupyx's PerformanceWarning, not as its base (the
+    first GPU run saw a RuntimeWarning where CuPy gives a PerformanceWarning)."""
+    from gpushare import errors
+    perf = type("PerformanceWarning", (RuntimeWarning,), {"__module__": "cupy._util"})
+    assert errors.warning_key(perf) == "cupyx.PerformanceWarning"
+    assert errors.WARNING_CLASSES[errors.warning_key(perf)] is errors.PerformanceWarning
+    other = type("PerformanceWarning", (RuntimeWarning,), {"__module__": "mylib"})
+    assert errors.warning_key(other) == "RuntimeWarning"      # a stranger's: its base

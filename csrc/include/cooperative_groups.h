@@ -95,7 +95,7 @@ static inline thread_group tiled_partition(const thread_block&, unsigned n) {
 // (coalesced_threads() is the warp's lanes that have not exited: the emulator does not
 // track which lanes took a branch together.)
 class coalesced_group : public thread_group {
-  static unsigned rank_in(unsigned m) { return __popc(m & __lanemask_lt()); }
+  static unsigned rank_in(unsigned m) { return __popc(m & gs_lanemask_lt()); }
   int lane_of(unsigned rank) const {  // the lane of the rank-th member
     unsigned m = mask_;
     for (unsigned r = 0; m; ++r, m &= m - 1)

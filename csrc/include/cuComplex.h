@@ -30,10 +30,10 @@ static inline cuFloatComplex cuCdivf(cuFloatComplex x, cuFloatComplex y) {
     float ais = cuCimagf(x) * oos;
     float brs = cuCrealf(y) * oos;
     float bis = cuCimagf(y) * oos;
-    s = (brs * brs) + (bis * bis);
+    s = std::fma(brs, brs, bis * bis);  // (contracted, as NVRTC compiles it)
     oos = 1.0f / s;
-    return make_cuFloatComplex(((ars * brs) + (ais * bis)) * oos,
-                               ((ais * brs) - (ars * bis)) * oos);
+    return make_cuFloatComplex(std::fma(ars, brs, ais * bis) * oos,
+                               std::fma(ais, brs, -(ars * bis)) * oos);
 }
 static inline float cuCabsf(cuFloatComplex x) {
     float a = fabsf(cuCrealf(x));
@@ -75,10 +75,10 @@ static inline cuDoubleComplex cuCdiv(cuDoubleComplex x, cuDoubleComplex y) {
     double ais = cuCimag(x) * oos;
     double brs = cuCreal(y) * oos;
     double bis = cuCimag(y) * oos;
-    s = (brs * brs) + (bis * bis);
+    s = std::fma(brs, brs, bis * bis);  // (contracted, as NVRTC compiles it)
     oos = 1.0 / s;
-    return make_cuDoubleComplex(((ars * brs) + (ais * bis)) * oos,
-                                ((ais * brs) - (ars * bis)) * oos);
+    return make_cuDoubleComplex(std::fma(ars, brs, ais * bis) * oos,
+                                std::fma(ais, brs, -(ars * bis)) * oos);
 }
 static inline double cuCabs(cuDoubleComplex x) {
     double a = fabs(cuCreal(x));

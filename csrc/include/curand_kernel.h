@@ -86,7 +86,8 @@ QUALIFIERS float4 _curand_uniform4(uint4 x) {
                      _curand_uniform(x.w));
 }
 QUALIFIERS double _curand_uniform_double(unsigned int x) {
-  return fma((double)x, CURAND_2POW32_INV_DOUBLE, CURAND_2POW32_INV_DOUBLE / 2.0);
+  // (cuRAND's curand_uniform.h: x * 2^-32 + 2^-32, exact in double: (0, 1])
+  return (double)x * CURAND_2POW32_INV_DOUBLE + CURAND_2POW32_INV_DOUBLE;
 }
 QUALIFIERS double _curand_uniform_double_hq(unsigned int x, unsigned int y) {
   unsigned long long z = (unsigned long long)x ^ ((unsigned long long)y << (53 - 32));
@@ -412,6 +413,14 @@ QUALIFIERS void skipahead(unsigned long long n, curandStateMRG32k3a_t* state) {
   gs_curand::mrg_offsets().jump(state, n);
 }
 QUALIFIERS void skipahead_subsequence(unsigned long long n, curandStateMRG32k3a_t* state) {
+  // cuRAND's mrg32k3aM1SubSeq/M2SubSeq[56] (curand_mrg32k3a.h) hold A^(2^76 * 2^i) for
+  // i < 51 only, entries 51 to 55 zero: a bit 51..55 of n zeroes the state (then every
+  // draw is m1: curand() 0xFFFFFFFF, as the H200 gave). Bits 56..63 read past those
+  // tables (undefined: what follows them in the device image), exact powers here
+  if (n & (0x1Full << 51)) {
+    for (int i = 0; i < 3; i++) state->s1[i] = state->s2[i] = 0u;
+    return;
+  }
   gs_curand::mrg_subsequences().jump(state, n);
 }
 QUALIFIERS void skipahead_sequence(unsigned long long n, curandStateMRG32k3a_t* state) {
@@ -441,7 +450,9 @@ QUALIFIERS void curand_init(unsigned long long seed, unsigned long long subseque
   state->boxmuller_extra_double = 0.;
 }
 QUALIFIERS unsigned int curand(curandStateMRG32k3a_t* state) {
-  return (unsigned int)(curand_MRG32k3a(state) * MRG32K3A_BITS_NORM);
+  // (m1 * MRG32K3A_BITS_NORM is just above 2^32: a GPU's conversion saturates)
+  double d = curand_MRG32k3a(state) * MRG32K3A_BITS_NORM;
+  return d >= 4294967296.0 ? 0xFFFFFFFFu : (unsigned int)d;
 }
 QUALIFIERS float curand_uniform(curandStateMRG32k3a_t* state) {
   return (float)(curand_MRG32k3a(state) * MRG32K3A_NORM);
@@ -483,9 +494,8 @@ QUALIFIERS double curand_uniform_double(curandStateXORWOW_t* state) {
   return _curand_uniform_double_hq(x, y);
 }
 QUALIFIERS double curand_uniform_double(curandStatePhilox4_32_10_t* state) {
-  unsigned int x = curand(state);
-  unsigned int y = curand(state);
-  return _curand_uniform_double_hq(x, y);
+  // one draw, unlike XORWOW's two (curand_uniform.h; the H200's answers agree)
+  return _curand_uniform_double(curand(state));
 }
 QUALIFIERS float4 curand_uniform4(curandStatePhilox4_32_10_t* state) {
   return _curand_uniform4(curand4(state));

@@ -603,6 +603,10 @@ class SessionExecutor:
             for call in calls:
                 index += 1
                 if index >= next_at:
+                    # (the last call's result, held here, must not outlive its release:
+                    # CuPy's pool would count it used; the GPU: ``del a`` then
+                    # ``pool.used_bytes()`` in one batch still saw ``a``)
+                    result = x = y = r = None
                     while next_release < len(releases) and releases[next_release][0] <= index:
                         hid = releases[next_release][1]
                         if hid in objects:  # (a carried array never was)
@@ -755,6 +759,8 @@ class SessionExecutor:
         reply: dict = {"t": "done", "upto": upto, "results": results}
         if error is not None:  # (absent keys are empty: the usual reply stays small)
             reply["error"] = error
+            if self.fatal is not None:  # (a sticky CUDA error: the worker ends after this
+                reply["fatal"] = True   # reply, and the client's session with it)
         if skipped:
             reply["skipped"] = skipped
         if batch_warnings:
@@ -837,6 +843,9 @@ class SessionExecutor:
             root = arr
             while backend.is_array(getattr(root, "base", None)):
                 root = root.base
+            owner = getattr(backend, "memory_owner", None)  # (the CuPy backend's imports)
+            if owner is not None:
+                root = owner(root, self.handles.values())
             return [root, backend.address(arr) - backend.address(root)]
         if op == "from_pointer":
             root, offset, shape, dtype, strides = args

@@ -901,6 +901,14 @@ class Session:
                     f"raised by the pipelined call {pending.description} made at "
                     f"{pending.where}; it surfaced at the next call that waits "
                     "(GPUSHARE_SYNC=1 raises errors where they happen)"))
+            if self.__dict__.get("_fatal_reply"):
+                # a GPU's sticky error (the cupy backend): raised once, as CuPy raises it;
+                # the worker ends after it (``SessionExecutor.fatal``), so the session has
+                # ended: its arrays raise the loss, new work gets a new session
+                self._lost = errors.SessionLostError(
+                    f"gpushare: the session's worker process ended after a kernel's fault "
+                    f"({exc}); every array of this session is gone. Other sessions are "
+                    "unaffected.")
             try:
                 raise exc
             except BaseException as raised:
@@ -974,6 +982,8 @@ class Session:
                 pending = self._pending_call(seq)
                 self._error = (pending, exc)
                 self._last_error = info
+                if reply.get("fatal"):  # (the worker ends after it: ``_raise_pending``)
+                    self.__dict__["_fatal_reply"] = True
                 self._ack = seq
                 for out in (pending.out_ids if pending else ()):
                     if out is not None:
@@ -1006,7 +1016,9 @@ class Session:
             pass  # the rest of a download the program stopped waiting for: dropped
         elif kind == "fatal":
             key, message = reply["error"]
-            if key == "cupy.cuda.runtime.CUDARuntimeError":
+            if self._lost is not None and self.__dict__.get("_fatal_reply"):
+                pass  # (the error a reply said ends the session was raised: it has ended)
+            elif key == "cupy.cuda.runtime.CUDARuntimeError":
                 # a kernel's fault ended the worker (the CPU backend's emulator): CUDA's
                 # error, raised once, where CuPy raises it (the next call that waits)
                 self._lost = errors.CUDARuntimeError(reply.get("status"), message)

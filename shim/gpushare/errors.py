@@ -232,7 +232,10 @@ _WARNING_KEYS = {cls: key for key, cls in WARNING_CLASSES.items()}
 #: the server's SciPy (or CuPy) classes of the warnings above, by name
 _WARNING_NAMES = {"SparseWarning": "cupyx.scipy.sparse.SparseWarning",
                   "SparseEfficiencyWarning": "cupyx.scipy.sparse.SparseEfficiencyWarning",
-                  "BadCoefficients": "cupyx.scipy.signal.BadCoefficients"}
+                  "BadCoefficients": "cupyx.scipy.signal.BadCoefficients",
+                  # CuPy's own (cupy._util.PerformanceWarning, as cupyx's is): the GPU
+                  # run showed it arriving as its base, RuntimeWarning
+                  "PerformanceWarning": "cupyx.PerformanceWarning"}
 
 
 def error_key(exc: BaseException, extra: dict[type, str] | None = None) -> str:
@@ -251,7 +254,7 @@ def warning_key(category: type[Warning], extra: dict[type, str] | None = None) -
             return extra[cls]
         if cls in _WARNING_KEYS:
             return _WARNING_KEYS[cls]
-        if cls.__qualname__ in _WARNING_NAMES and cls.__module__.startswith(("scipy.", "cupyx.")):
+        if cls.__qualname__ in _WARNING_NAMES and cls.__module__.startswith(("scipy.", "cupyx.", "cupy.")):
             return _WARNING_NAMES[cls.__qualname__]
     return "Warning"
 

@@ -53,6 +53,49 @@ def arg_reduce_is_view(name: str, dtype: numpy.dtype, c_contiguous: bool,
     return name in ("argmax", "argmin") and dtype.char in _CUB_DTYPES
 
 
+#: dtypes CUB sums and multiplies without a ``dtype`` (``cub.pyx``:
+#: ``CUB_sum_support_dtype``)
+_CUB_SUM_DTYPES = frozenset("lLqQefdFD")
+#: the reductions CuPy's ``_ndarray_<name>`` hands to ``cub.cub_reduction`` (``ptp``:
+#: CUB's max, then ``-=`` CUB's min in place; ``mean``: CUB's sum divided in place)
+_CUB_KIND = {"sum": "sum", "prod": "sum", "mean": "sum", "max": "max", "amax": "max",
+             "min": "max", "amin": "max", "ptp": "max"}
+
+
+def reduce_keepdims_is_view(name: str, dtype: numpy.dtype, c_contiguous: bool,
+                            f_contiguous: bool, size: int, ndim: int, axis: Any = None,
+                            reduce_dtype: Any = None, out: Any = None,
+                            keepdims: Any = False) -> bool:
+    """Whether ``a.<name>(axis, dtype, out, keepdims=True)`` over every axis gives a view
+    (not OWNDATA): CUB's ``device_reduce`` answers a 0-d array and returns
+    ``y.reshape(out_shape)`` for ``keepdims`` (the GPU: ``a.sum(keepdims=True)``'s
+    flags are C and F only). ``a`` C- or F-contiguous, of a CUB dtype (a sum's or
+    product's own list without ``dtype``; else ``dtype`` its own), at most 2**31 - 1
+    items; ``mean`` only where it skips its final ``astype`` (float32/64, complex, no
+    ``dtype``)."""
+    kind = _CUB_KIND.get(name)
+    if kind is None or not keepdims or out is not None or \
+            not (c_contiguous or f_contiguous) or size > 0x7FFFFFFF:
+        return False
+    if axis is not None:
+        try:
+            axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+            if len({int(ax) % max(ndim, 1) for ax in axes}) != ndim or \
+                    any(not -ndim <= int(ax) < max(ndim, 1) for ax in axes):
+                return False
+        except (TypeError, ValueError):
+            return False
+    char = dtype.char
+    if name == "mean":
+        return reduce_dtype is None and char in "fdFD"
+    if reduce_dtype is None:
+        return char in (_CUB_SUM_DTYPES if kind == "sum" else _CUB_DTYPES)
+    try:
+        return numpy.dtype(reduce_dtype) == dtype and char in _CUB_DTYPES
+    except TypeError:
+        return False
+
+
 def moved_axis_strides(shape: tuple, axis: int, itemsize: int) -> tuple:
     """Strides of CuPy's ``rollaxis(c, -1, axis)``, where ``c`` is a new C-contiguous
     array of ``shape`` with ``axis`` moved last: ``argsort`` along any axis but the

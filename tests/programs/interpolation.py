@@ -98,7 +98,9 @@ numpy.testing.assert_allclose(rgi(pts).get(), rgi_h(pts_h), rtol=1e-12)
 numpy.testing.assert_allclose(rgi(pts, method="nearest").get(), rgi_h(pts_h, method="nearest"))
 numpy.testing.assert_allclose(
     interpolate.interpn((cupy.asarray(sp_h), cupy.asarray(ld_h)), cupy.asarray(table_h), pts, method="cubic").get(),
-    sint.interpn((sp_h, ld_h), table_h, pts_h, method="cubic"), rtol=1e-8)
+    # (CuPy solves the cubic spline's system exactly; SciPy's default iterative solver
+    # stops near 1e-5, and an H200 gave values 1e-5 apart from SciPy's)
+    sint.interpn((sp_h, ld_h), table_h, pts_h, method="cubic"), rtol=1e-4)
 
 # scattered samples: an RBF surface
 sc_h = rs.uniform(-1, 1, (60, 2))

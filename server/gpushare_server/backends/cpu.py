@@ -1036,6 +1036,7 @@ from .cpu_random import RANDOM_OVERRIDES, RANDOM_REMOTE_TYPES  # noqa: E402
 from . import cpu_ndimage, cpu_routines  # noqa: E402
 from . import cpu_fft  # noqa: E402
 from .cpu_fft import FFT_OVERRIDES, PLAN_CACHE_MEMBERS, PLAN_MEMBERS  # noqa: E402
+from . import cpu_signal  # noqa: E402
 from .cpu_signal import SIGNAL_OVERRIDES  # noqa: E402
 from .cpu_interpolate import INTERPOLATE_OVERRIDES  # noqa: E402
 from .cpu_scipy_stats import SCIPY_STATS_OVERRIDES  # noqa: E402
@@ -1458,7 +1459,13 @@ class CpuBackend:
             return _wrap_host_ok(fn) if name in cpu_sparse.HOST_OK else _device_results(fn)
         spatial = cpu_spatial.METHODS.get(type(obj).__name__, {}).get(name)
         if spatial is not None:
+            if getattr(spatial, "host_arrays", False):  # (it refuses them in CuPy's words)
+                return _wrap_host_ok(functools.update_wrapper(
+                    functools.partial(spatial, obj), spatial))
             return _device_results(functools.partial(spatial, obj))
+        lti = cpu_signal.METHODS.get(type(obj).__name__, {}).get(name)
+        if lti is not None:  # (CuPy's StateSpace * scalar: its matmul's TypeError)
+            return _wrap_host_ok(functools.partial(lti, obj))
         if type(obj).__name__ in SERVED_CLASSES:  # they take host arrays (cupy.asarray)
             return _wrap_host_ok(getattr(obj, name))
         return getattr(obj, name)

@@ -4,15 +4,23 @@ CuPy converts arrays on the device (``astype``, ``cupy.array(x, dtype)``,
 ``copyto``, assignment, a ufunc's casts of its inputs and outputs): C++ conversions in
 its kernels (``_kernel.pyx``: ``const in0_type in0(_raw_in0[...])``), which compile to
 PTX ``cvt.rzi``: truncation toward zero that *saturates*, a value beyond the type's
-range becoming its limit, NaN becoming 0. NumPy's casts are the CPU's: on x86 NaN
-and infinities become the "integer indefinite" value (-2**31 for int32), negative
-values wrap into unsigned types. CuPy's user guide states the difference ("Cast
-behavior from float to integer": float32 infinity to int32 is 2147483647 in CuPy,
--1.0 to uint32 is 0).
+range becoming its limit. NumPy's casts are the CPU's: on x86 NaN and infinities become
+the "integer indefinite" value (-2**31 for int32), negative values wrap into unsigned
+types. CuPy's user guide states the difference ("Cast behavior from float to integer":
+float32 infinity to int32 is 2147483647 in CuPy, -1.0 to uint32 is 0).
 
-PTX has no 8-bit registers: LLVM's NVPTX back end converts to 16 bits (``cvt.rzi.s16``
-for int8, ``cvt.rzi.u16`` for uint8), saturating there, and keeps the low byte. So
-300.0 to int8 is 44 on both machines, but 1e6 is -1 on the GPU (64 on x86).
+NaN is not always 0. Measured on an H200 (CUDA 13, CuPy 14.2.0; a float16 converts
+through float32, a complex value its real part):
+
+- from float32 (float16) to a 32-bit integer: 0;
+- from float64 to a 32-bit integer: the sign bit alone, ``0x80000000`` (-2**31 for
+  int32, 2**31 for uint32);
+- from either to a 64-bit integer: ``0x8000000000000000`` (-2**63, 2**63).
+
+The 8- and 16-bit types are the low bits of the 32-bit conversion of their signedness
+(int32 for int8/int16, uint32 for uint8/uint16): 1e6 to int8 is 64, 3e9 to uint16 is
+24064 (3e9's own low bits), inf to int16 is -1 (2**31 - 1's), -1.0 to uint8 is 0, and
+NaN from float64 to any of them is 0.
 
 A complex value converts its real part (``fix_cast_expr``: ``.real()``).
 
@@ -29,8 +37,10 @@ import numpy
 
 from . import cpu_ftz
 
-#: integer kind and size -> the conversion CUDA makes (its saturating range)
-_CONVERT = {("i", 1): numpy.dtype(numpy.int16), ("u", 1): numpy.dtype(numpy.uint16)}
+#: integer kind and size -> the conversion CUDA makes (its saturating range); the
+#: narrower types keep its low bits
+_CONVERT = {("i", 1): numpy.dtype(numpy.int32), ("i", 2): numpy.dtype(numpy.int32),
+            ("u", 1): numpy.dtype(numpy.uint32), ("u", 2): numpy.dtype(numpy.uint32)}
 
 
 def changes(src: numpy.dtype, dst: Any) -> bool:
@@ -61,11 +71,21 @@ def _real(values: numpy.ndarray, dtype: numpy.dtype) -> numpy.ndarray:
     return values
 
 
+def _nan_value(src: numpy.dtype, wide: numpy.dtype) -> int:
+    """What CUDA's conversion of a NaN of the float type ``src`` to the 32- or 64-bit
+    integer type ``wide`` gives (see above): 0 from float32 (and float16) to 32 bits, the
+    sign bit alone otherwise."""
+    if wide.itemsize == 4 and src.itemsize < 8:
+        return 0
+    return int(numpy.iinfo(wide).min) if wide.kind == "i" else 1 << (8 * wide.itemsize - 1)
+
+
 def _saturated(values: numpy.ndarray, dtype: numpy.dtype) -> numpy.ndarray:
     """Floats ``values`` converted to ``dtype`` as a CUDA kernel converts them, those
     beyond its range and NaN included (the slow way)."""
     wide = _CONVERT.get((dtype.kind, dtype.itemsize), dtype)
     info = numpy.iinfo(wide)
+    nan_value = _nan_value(values.dtype, wide)
     values = values.astype(numpy.float64, copy=False)  # (exact; the limits are too)
     truncated = numpy.trunc(values)
     over = truncated >= float(info.max) + 1.0
@@ -75,7 +95,8 @@ def _saturated(values: numpy.ndarray, dtype: numpy.dtype) -> numpy.ndarray:
         out = numpy.where(over | under | nan, 0, values).astype(wide)
     out[over] = info.max
     out[under] = info.min
-    return out if wide == dtype else out.astype(dtype)  # (the low byte: integer casts wrap)
+    out[nan] = nan_value
+    return out if wide == dtype else out.astype(dtype)  # (the low bits: integer casts wrap)
 
 
 def convert(values: numpy.ndarray, dtype: Any) -> numpy.ndarray:

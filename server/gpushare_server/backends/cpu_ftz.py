@@ -327,3 +327,89 @@ def routine(path: str, fn: Any) -> Any:
     ``exp``; ``trace``: a reduction); ``fn`` itself elsewhere."""
     how = _ROUTINES.get(path)
     return fn if how is None or not AVAILABLE else how(fn)
+
+
+# --- contraction: CUDA's fused multiply-add -------------------------------------------
+
+def _two_sum(a: numpy.ndarray, b: numpy.ndarray) -> tuple:
+    """``a + b`` rounded, and its exact error (Knuth's TwoSum)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _split(a: numpy.ndarray) -> tuple:
+    """``a`` as two halves of 26 bits (Veltkamp)."""
+    c = a * 134217729.0  # (2**27 + 1)
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _round_odd(s: numpy.ndarray, err: numpy.ndarray) -> numpy.ndarray:
+    """``s + err`` (``s`` its rounded sum, ``err`` the exact rest) rounded to odd: the
+    neighbour with an odd significand where the sum is inexact (``s`` in place)."""
+    with numpy.errstate(invalid="ignore"):
+        inexact = (err != 0) & numpy.isfinite(err) & numpy.isfinite(s)
+    even = (s.view(numpy.uint64 if s.dtype.itemsize == 8 else numpy.uint32) & 1) == 0
+    step = inexact & even
+    if step.any():
+        s[step] = numpy.nextafter(s[step], numpy.where(err[step] > 0, numpy.inf, -numpy.inf))
+    return s
+
+
+def _fma_exact(a: float, b: float, c: float) -> float:
+    """One fused multiply-add of finite doubles, through exact fractions (the rare
+    values whose error terms the fast way could lose)."""
+    from fractions import Fraction
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:
+        return a * b + c  # (the sign of an exact zero: IEEE's for the sum)
+    try:
+        return float(exact)  # (correctly rounded)
+    except OverflowError:
+        return numpy.inf if exact > 0 else -numpy.inf
+
+
+def fma(a: Any, b: Any, c: Any) -> numpy.ndarray:
+    """``a * b + c`` rounded once, elementwise, as the ``fma.rn`` instruction computes
+    it, for float64 or float32 operands of one dtype (broadcast): what NVRTC makes of
+    ``x * y + z`` in a kernel, contracting it by default (``--fmad=true``; LLVM's
+    DAGCombiner fuses the first product of ``x * y + z * w``, and ``x * y - z * w``
+    into ``fma(x, y, -(z * w))``). float32: the product is exact in a double and the
+    sum rounded to odd there, so the final rounding is correct; float64: Boldo and
+    Melquiond's emulation (TwoProduct, TwoSum, a sum rounded to odd), with the values
+    it does not cover (huge, tiny, zero results) taken exactly. Subnormals are not
+    flushed here."""
+    a, b, c = numpy.broadcast_arrays(*(numpy.asarray(v) for v in (a, b, c)))
+    shape = a.shape
+    if not shape:  # (0-d: NumPy's nonzero below refuses them)
+        return fma(a.reshape(1), b.reshape(1), c.reshape(1)).reshape(())
+    dtype = numpy.result_type(a, b, c)
+    with numpy.errstate(all="ignore"):
+        if dtype == numpy.float32:
+            p = a.astype(numpy.float64) * b.astype(numpy.float64)  # (exact)
+            s, err = _two_sum(p, c.astype(numpy.float64))
+            return _round_odd(s, err).astype(numpy.float32)
+        if dtype != numpy.float64:
+            raise TypeError(f"gpushare: no fused multiply-add of {dtype}")
+        a, b, c = (v.astype(numpy.float64) for v in (a, b, c))
+        p = a * b
+        ah, al = _split(a)
+        bh, bl = _split(b)
+        perr = ((ah * bh - p) + ah * bl + al * bh) + al * bl  # (a * b == p + perr)
+        th, tl = _two_sum(c, p)
+        v, verr = _two_sum(tl, perr)
+        r = th + _round_odd(v, verr)
+        aa, ab, ac = numpy.abs(a), numpy.abs(b), numpy.abs(c)
+        fast = (aa < 2.0 ** 500) & (ab < 2.0 ** 500) & (ac < 2.0 ** 1000) & \
+            ((numpy.abs(p) > 2.0 ** -900) | (a == 0) | (b == 0)) & \
+            ((ac > 2.0 ** -900) | (c == 0))
+        finite = numpy.isfinite(a) & numpy.isfinite(b)
+        # (an infinity or NaN: the plain sum's, save a finite product beside an infinite c)
+        plain = numpy.where(finite & numpy.isinf(c), c, p + c)
+        r = numpy.where(fast, r, plain)
+        zero = fast & (r == 0)  # (exactly zero: its sign is the plain sum's)
+        r[zero] = plain[zero]
+        for i in zip(*numpy.nonzero(~fast & finite & numpy.isfinite(c))):
+            r[i] = _fma_exact(float(a[i]), float(b[i]), float(c[i]))
+    return r

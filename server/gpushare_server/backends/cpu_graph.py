@@ -260,8 +260,13 @@ def _check(op: str, target: Any, args: Any) -> None:
         keys = args[1] if isinstance(args[1], tuple) else (args[1],)
         if any(isinstance(k, numpy.ndarray) and k.dtype == bool for k in keys):
             raise RuntimeError(_SYNC)  # a boolean mask: CuPy counts it on the host
-        if op == "setitem" and len(args) > 2 and isinstance(args[2], _cpu.HostArray):
-            raise RuntimeError(_H2D)  # a host array's values
+        if op == "setitem" and len(args) > 2 and isinstance(args[2], _cpu.HostArray) and \
+                not all(k is None or k is Ellipsis or isinstance(k, (int, slice))
+                        for k in keys):
+            raise RuntimeError(_H2D)  # a host array's values (``_scatter_op_single``'s
+            # ``core.array(value)``); with basic indices CuPy's ``y.fill(value)`` takes
+            # a 0-d one and refuses another ('non-scalar numpy.ndarray cannot be used for
+            # fill'), capturing or not: the backend's own setitem says so
 
 
 def _replayed(op: str, args: Any) -> bool:

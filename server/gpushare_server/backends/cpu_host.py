@@ -74,6 +74,8 @@ HOST_PARAMS: dict[str, tuple[tuple[int, str], ...]] = {
     "cupyx.scipy.fft.ifftshift": ((0, "x"),),
     "cupy.linalg.cond": ((0, "x"),),
     "cupy.linalg.cross": ((0, "x1"), (1, "x2")),
+    # (none converted: a host ``x`` meets CuPy's own error, ``_check_bincount``)
+    "cupy.bincount": (),
 }
 
 #: functions whose ``HOST_PARAMS`` hold only while a parameter (position, name) keeps
@@ -135,6 +137,55 @@ def _histogram_result(result: Any, args: tuple, kwargs: dict) -> Any:
     return (hist if hist.dtype == kind else hist.astype(kind)), edges
 
 
+def _histogram_args(args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """Boolean weights summed as CuPy's ``_weighted_histogram_kernel`` sums them:
+    ``atomicAdd(&y[low], (Y)weights[i])`` into int64 counts (``True`` adds 1), where
+    NumPy's boolean counts are an or (the H200's counts were [3, 0, 1], NumPy's
+    [True, False, True])."""
+    weights = _argument(args, kwargs, 4, "weights")
+    if isinstance(weights, numpy.ndarray) and weights.dtype.kind == "b":
+        weights = weights.astype(numpy.int64)
+        if len(args) > 4:
+            args = args[:4] + (weights,) + args[5:]
+        else:
+            kwargs = {**kwargs, "weights": weights}
+    return args, kwargs
+
+
+def _check_interp(args: tuple, kwargs: dict) -> None:
+    """A host ``x`` passes ``interp``'s checks (``x.flags``, ``cupy.common_type``) to
+    ``cupy.searchsorted(xp, x, side='right')``, whose ``_searchsorted`` takes only a
+    device array or a Python scalar for ``v`` (the H200's words)."""
+    x = _argument(args, kwargs, 0, "x")
+    xp, fp = _argument(args, kwargs, 1, "xp"), _argument(args, kwargs, 2, "fp")
+    if not isinstance(x, HostArray) or not isinstance(xp, numpy.ndarray) or \
+            not isinstance(fp, numpy.ndarray):
+        return  # (the call's own errors)
+    from .cpu_routines import interp_checks
+    interp_checks(x.array, xp, fp)
+    period = _argument(args, kwargs, 5, "period")
+    if period is not None and period == 0:
+        raise ValueError("period must be a non-zero value")
+    raise NotImplementedError("Only python scalars or ndarrays are supported for v")
+
+
+def _check_bincount(args: tuple, kwargs: dict) -> None:
+    """A host ``x`` passes ``bincount``'s first checks (``x.ndim``, ``x.dtype``,
+    ``(x < 0).any()``: NumPy's own) to ``int(cupy.max(x))``, which Cython refuses (the
+    H200's words); an empty one returns its zeros before that."""
+    x = _argument(args, kwargs, 0, "x")
+    if not isinstance(x, HostArray):
+        return
+    from .cpu_routines import bincount_checks
+    weights = _argument(args, kwargs, 1, "weights")
+    x = x.array
+    bincount_checks(x, weights.array if isinstance(weights, HostArray) else weights,
+                    _argument(args, kwargs, 2, "minlength"))
+    if x.size:
+        raise TypeError("Argument 'x' has incorrect type (expected "
+                        "cupy._core.core._ndarray_base, got numpy.ndarray)")
+
+
 _UNIQUE_KEYWORDS = frozenset({"ar", "return_index", "return_inverse", "return_counts",
                               "axis", "equal_nan"})
 
@@ -188,6 +239,13 @@ _HOST_CHECKS: dict[str, Callable[[tuple, dict], None]] = {
     "cupy.histogramdd": _check_histogramdd,
     "cupy.histogram2d": _check_histogram2d,
     "cupy.unique": _check_unique,
+    "cupy.interp": _check_interp,
+    "cupy.bincount": _check_bincount,
+}
+
+#: CuPy's arguments where NumPy would treat them otherwise (args, kwargs -> args, kwargs)
+_HOST_ARGS: dict[str, Callable[[tuple, dict], tuple[tuple, dict]]] = {
+    "cupy.histogram": _histogram_args,
 }
 
 
@@ -218,6 +276,7 @@ def host_params(path: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     check = _HOST_CHECKS.get(path)
     keep = _HOST_PARAMS_WHILE.get(path)
     after = _HOST_RESULTS.get(path)
+    prepare = _HOST_ARGS.get(path)
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -231,6 +290,8 @@ def host_params(path: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         args = tuple(_to_device(v) if i in positions or varargs is not None and i >= varargs
                      else v for i, v in enumerate(args))
         kwargs = {k: _to_device(v) if k in names else v for k, v in kwargs.items()}
+        if prepare is not None:
+            args, kwargs = prepare(args, kwargs)
         result = fn(*args, **kwargs)
         return result if after is None else after(result, args, kwargs)
     return call

@@ -492,9 +492,14 @@ def _put_compile_error(mode: str, vals: numpy.dtype, data: numpy.dtype) -> Excep
     from gpushare.structured import get_typename
 
     from .cpu_routines import nvrtc_refusal
-    return nvrtc_refusal(f"cupy_put_{mode}",
-                         f'no suitable conversion function from "{get_typename(vals)}" '
-                         f'to "{get_typename(data)}" exists')
+    # (an H200's words: thrust's inline namespace names CuPy's bundled CCCL, 3.1.2, and
+    # the architecture, the emulator's sm_80; the cast's target is the kernel's ``U``)
+    vals_name = get_typename(vals).replace("thrust::", "thrust::THRUST_300102_SM_800_NS::")
+    return nvrtc_refusal(f"cupy_put_{mode}", 23,
+                         f'no suitable conversion function from "const {vals_name}" '
+                         f'to "U" (aka "{get_typename(data)}") exists',
+                         "      data[ind_] = (U)(vals[i % static_cast<v_idx_t>(n_vals)]);",
+                         22)
 
 
 def place(arr: Any, mask: Any, vals: Any) -> None:

@@ -2,7 +2,13 @@
 differ (after CuPy 14.2's ``cupyx/scipy/ndimage``, MIT licence, ``LICENSE.cupy``).
 
 - Host (NumPy) arrays are taken where CuPy takes them (``structure``, ``footprint``:
-  CuPy copies them itself) and refused elsewhere, as every CuPy function refuses them.
+  CuPy copies them itself) and refused elsewhere, as every CuPy function refuses them,
+  in CuPy's words where they are not a kernel's (``Unsupported type``): the
+  interpolations' ``input`` (Cython's ``Argument 'a' has incorrect type``), ``label``'s
+  ``output`` (``unhashable type``).
+- Several modes, one per axis, one of them ``'constant'``: CuPy's kernel reads no
+  ``cval`` but the element at index -1 of that axis (``_read_as_cupys_kernel``).
+- float16 ``sobel``/``prewitt``: rounded to float16 between the 1-D passes (``_half_passes``).
 - Python lists and numbers given for arrays are refused where CuPy's first touch of
   them (``input.ndim``, ``weights.nbytes``...) raises, in Python's words, and taken where
   CuPy converts them (``_FORMS``).
@@ -59,6 +65,11 @@ _SEQUENCE_PARAMS = frozenset({"size", "origin", "origin1", "origin2", "sigma", "
                               "offset", "shift", "zoom"})
 
 
+#: host arrays a function takes as far as CuPy's own error for them, raised by the
+#: function here (``label``'s ``output``: ``cupy.empty(input.shape, output)``)
+_LATE_HOST = frozenset({("label", "output")})
+
+
 def _ndimage() -> Any:
     return scipy_module("scipy.ndimage", "cupyx.scipy.ndimage")
 
@@ -99,12 +110,18 @@ def resolve(name: str, scipy_fn: Any, results: Callable[[Any], Any]) -> Callable
             args = tuple(_host_value("", v) for v in args)
             kwargs = {k: _host_value("", v) for k, v in kwargs.items()}
             return results(fn(*args, **kwargs))
+        host_input = False
         for key, value in bound.arguments.items():
             kind = sig.parameters[key].kind  # type: ignore[union-attr]
             if kind is inspect.Parameter.VAR_POSITIONAL:
                 bound.arguments[key] = tuple(_host_value("", v) for v in value)
             elif kind is inspect.Parameter.VAR_KEYWORD:
                 bound.arguments[key] = {k: _host_value("", v) for k, v in value.items()}
+            elif isinstance(value, HostArray) and (name, key) in _LATE_HOST:
+                pass  # (the function's own error, where CuPy's comes)
+            elif isinstance(value, HostArray) and key == "input" and \
+                    name in _INTERPOLATIONS and not bound.arguments.get("texture_memory"):
+                bound.arguments[key], host_input = value.array, True  # (checked first)
             else:
                 bound.arguments[key] = _host_value(key, value)
         if name in _FORMS:
@@ -113,6 +130,10 @@ def resolve(name: str, scipy_fn: Any, results: Callable[[Any], Any]) -> Callable
             _check_arguments(name, sig, bound.arguments)  # type: ignore[arg-type]
         if name in _FORMS:
             _check_forms(name, sig, bound.arguments, late=True)  # type: ignore[arg-type]
+        if host_input:  # (``_filter_input``: ``cupy.ascontiguousarray(image)``, or in
+            raise TypeError(  # ``spline_filter``, of the host array: Cython's refusal)
+                "Argument 'a' has incorrect type (expected cupy._core.core._ndarray_base, "
+                "got numpy.ndarray)")
         if name in _CVAL_CHECKED:
             _check_cval(sig, bound.arguments)  # type: ignore[arg-type]
         half = _half_input(name, sig, bound.arguments)  # type: ignore[arg-type]
@@ -120,7 +141,10 @@ def resolve(name: str, scipy_fn: Any, results: Callable[[Any], Any]) -> Callable
                    if name in _INTERPOLATIONS else None)
         crop = _pad_per_axis_modes(sig, bound.arguments) if name in _PADDED else None
         try:
-            out = fn(*bound.args, **bound.kwargs)
+            if half is not None and name in _HALF_PASSES:
+                out = _half_passes(name, sig, bound.arguments)  # type: ignore[arg-type]
+            else:
+                out = fn(*bound.args, **bound.kwargs)
             if crop is not None:
                 out = crop(out)
         except RuntimeError as e:
@@ -197,6 +221,32 @@ def _half_input(name: str, sig: inspect.Signature, arguments: dict) -> Any:
         arguments["output"] = numpy.float32
     return lambda result: result.astype(_HALF) if isinstance(result, numpy.ndarray) \
         else result
+
+
+#: filters CuPy runs as 1-D passes through a temporary of the output's dtype
+#: (``_filters_core._run_1d_filters``: ``temp = _util._get_output(output.dtype, input)``),
+#: whose float16 output is rounded between passes: their weights, smoothing and derivative
+_HALF_PASSES = {"sobel": (1.0, 2.0, 1.0), "prewitt": (1.0, 1.0, 1.0)}
+
+
+def _half_passes(name: str, sig: inspect.Signature, arguments: dict) -> numpy.ndarray:
+    """``sobel``/``prewitt`` of a float16 input (given as float32 here) written as float16:
+    CuPy's ``_prewitt_or_sobel``, one ``correlate1d`` per axis in order, each written to
+    a float16 array (the H200's results differ from one float32 computation by up to
+    0.012 for values near 4); float32 values here, each one a float16 value."""
+    def arg(key: str) -> Any:
+        return _argument(sig, arguments, key)
+    x = arguments["input"]
+    axis = arg("axis")
+    axis = (-1 if axis is None else int(axis)) % max(x.ndim, 1)
+    smooth = numpy.array(_HALF_PASSES[name], numpy.float32)
+    diff = numpy.array([-1.0, 0.0, 1.0], numpy.float32)
+    mode, cval = arg("mode"), arg("cval")
+    for ax in range(x.ndim):
+        x = _ndimage().correlate1d(x, diff if ax == axis else smooth, ax,
+                                   output=numpy.float32, mode=mode, cval=cval)
+        x = x.astype(_HALF).astype(numpy.float32)
+    return x
 
 
 def _output_dtype(output: Any, input: Any) -> numpy.dtype | None:
@@ -281,6 +331,38 @@ _PAD_MODES = {"reflect": "symmetric", "grid-reflect": "symmetric", "grid-mirror"
               "constant": "constant"}
 
 
+def _read_as_cupys_kernel(input: numpy.ndarray, modes: list, pads: list) -> numpy.ndarray:
+    """``input`` extended by ``pads`` along each axis as the kernel of
+    ``_filters_core._generate_nd_kernel`` reads it with several modes, one of them
+    ``'constant'``: only a single mode ``'constant'`` reads ``cval`` (``constant_mode``);
+    otherwise a constant axis' index outside is -1 (``_generate_boundary_condition_ops``)
+    and the kernel reads the element at that flat offset, ``-1 * xstride_j`` plus the
+    other axes' (an element of the row before, or the memory before the array, which
+    reads as 0 here: what the GPU read there, where the memory pool's memory before the
+    array was zero; it is not CuPy's to promise). The other modes as ``numpy.pad``'s.
+    (The offsets are the C-contiguous copy's: a strided input's neighbours in its base
+    are not kept here.)"""
+    x = numpy.ascontiguousarray(input)
+    strides = [st // x.itemsize if x.itemsize else 0 for st in x.strides]
+    lead = sum(strides)  # (the furthest every axis' -1 together reaches before the array)
+    _reserve(x.nbytes + int(numpy.prod([n + 2 * p for n, p in zip(x.shape, pads)])) *
+             (x.itemsize + 8))
+    flat = numpy.concatenate([numpy.zeros(lead, x.dtype), x.ravel()])
+    offsets: Any = numpy.intp(lead)
+    for axis, (m, p) in enumerate(zip(modes, pads)):
+        index = numpy.arange(x.shape[axis], dtype=numpy.intp)
+        if m == "constant":
+            index = numpy.pad(index, (p, p), mode="constant", constant_values=-1)
+        elif x.shape[axis] == 1 and _PAD_MODES[m] == "reflect":
+            index = numpy.pad(index, (p, p), mode="edge")
+        else:
+            index = numpy.pad(index, (p, p), mode=_PAD_MODES[m])
+        shape = [1] * x.ndim
+        shape[axis] = index.size
+        offsets = offsets + (index * strides[axis]).reshape(shape)
+    return flat[offsets]
+
+
 def _pad_per_axis_modes(sig: inspect.Signature, arguments: dict) -> Any:
     """CuPy's modes given one per axis, for a filter whose SciPy counterpart refuses a
     sequence: the input padded along each axis as its mode extends it (past the reach
@@ -306,13 +388,14 @@ def _pad_per_axis_modes(sig: inspect.Signature, arguments: dict) -> Any:
         shape = _fix_sequence_arg(arg("size"), input.ndim, "size", int)
     origins = _fix_sequence_arg(arg("origin"), input.ndim, "origin", int)
     pads = [w + abs(o) for w, o in zip(shape, origins)]
-    padded = input
-    for axis, (m, p) in enumerate(zip(modes, pads)):
-        width = [(0, 0)] * input.ndim
-        width[axis] = (p, p)
-        kind = _PAD_MODES[m]
-        extra = {"constant_values": arg("cval")} if kind == "constant" else {}
-        padded = numpy.pad(padded, width, mode=kind, **extra)
+    if "constant" in modes:
+        padded = _read_as_cupys_kernel(input, modes, pads)
+    else:
+        padded = input
+        for axis, (m, p) in enumerate(zip(modes, pads)):
+            width = [(0, 0)] * input.ndim
+            width[axis] = (p, p)
+            padded = numpy.pad(padded, width, mode=_PAD_MODES[m])
     arguments["input"], arguments["mode"] = padded, "constant"
     output = arg("output")
     if isinstance(output, numpy.ndarray):
@@ -690,6 +773,8 @@ def label(input: Any, structure: Any = None, output: Any = None) -> Any:
             raise ValueError("structure dimensions must be equal to 3")
     need_64bits = input.size >= (2**31 - 2)
     tmp_dtype = numpy.dtype(numpy.int64 if need_64bits else numpy.int32)
+    if isinstance(output, HostArray):  # (not a cupy.ndarray: ``cupy.empty(shape, output)``,
+        raise TypeError("unhashable type: 'numpy.ndarray'")  # a dtype cache's key)
     provided = isinstance(output, numpy.ndarray)
     if provided:
         if output.shape != input.shape:
@@ -882,6 +967,29 @@ def _check_block_params(shape: tuple, block_params: Any) -> None:
                 f"disivible by each element of block_params: {(m1, m2, m3)}.")
 
 
+def _pba_shape(shape: tuple, block_params: Any) -> tuple:
+    """The shape of the image CuPy's ``_pba_2d``/``_pba_3d`` work on once padded (its
+    ``arr``, by ``_determine_padding``): the shape its in-place ``indices`` check asks of
+    ``indices[1:]`` (``_check_indices(indices, (arr.ndim,) + arr.shape, ...)``, after the
+    padding: an unpadded image's own shape passes only where no padding was needed)."""
+    block_size = 32
+    if len(shape) == 2:
+        if block_params is None:
+            padded = math.ceil(max(shape) / block_size) * block_size
+        else:
+            padded = math.ceil(max(shape) / math.lcm(block_size, *block_params)) * \
+                math.lcm(block_size, *block_params)
+        return tuple(shape) if tuple(shape) == (padded, padded) else (padded, padded)
+    m1, m2, m3 = (1, 1, 2) if block_params is None else block_params
+    s_min = min(shape)
+    blockx = 4 if s_min <= 4 else 8 if s_min <= 8 else 16 if s_min <= 16 else 32
+    lcm = math.lcm(block_size, m1, m2, m3, blockx, 4)
+    sizes = [n if n % lcm == 0 else lcm * math.ceil(n / lcm) for n in shape]
+    if len(set(sizes)) > 1 or sizes != list(shape):
+        return (max(sizes),) * 3
+    return tuple(shape)
+
+
 def distance_transform_edt(image: Any, sampling: Any = None, return_distances: bool = True,
                            return_indices: bool = False, distances: Any = None,
                            indices: Any = None, *, block_params: Any = None,
@@ -927,12 +1035,14 @@ def distance_transform_edt(image: Any, sampling: Any = None, return_distances: b
         vals += (distances,)
     if return_indices:
         if ind_inplace:
-            if indices.shape != (image.ndim,) + image.shape:
+            if indices.shape != (image.ndim,) + _pba_shape(image.shape, block_params):
                 raise RuntimeError("indices array has wrong shape")
             if indices.dtype.kind not in "iu":
                 raise RuntimeError("indices array must have an integer dtype")
             if indices.dtype.itemsize < int_dtype.itemsize:
                 raise RuntimeError(f"indices dtype must have itemsize > {int_dtype.itemsize}")
+            # (a padded image's shape passes, and CuPy's ``indices[0, ...] = y`` then
+            # fails to broadcast its cropped result: NumPy's words for that here)
             numpy.copyto(indices, ind, casting="unsafe")
         else:
             indices = ind.astype(int_dtype)

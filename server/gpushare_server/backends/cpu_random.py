@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import binascii
 import functools
+import inspect
 import operator
 import os
 from typing import Any
@@ -65,7 +66,9 @@ def _check_not_bool(x: Any) -> None:
 def _size_tuple(size: Any) -> tuple:
     """``cupy._core.get_size``, then each length made the ``Py_ssize_t`` of CuPy's shape
     (Cython takes ``__index__``: a float or a tuple is "'float' object cannot be
-    interpreted as an integer", never truncated)."""
+    interpreted as an integer", never truncated). NumPy data the client sent is read as
+    CuPy reads it, on the host."""
+    size = _host(size)
     if size is None:
         return ()
     if isinstance(size, (tuple, list, range, str, bytes, numpy.ndarray)):  # (a sequence)
@@ -197,8 +200,8 @@ def _c_doubles(*values: Any) -> None:
     ``curand.generateNormal`` as C doubles (``_generator.py:311-332, 476-502``): a list
     or a NumPy array of more than one value is a TypeError there."""
     for v in values:
-        if isinstance(v, HostArray) and v.array.size != 1:
-            raise TypeError("only length-1 arrays can be converted to Python scalars")
+        if isinstance(v, HostArray):
+            float(v.array)  # (Cython's ``double``: NumPy's own refusal of a shaped array)
         if isinstance(v, (list, tuple, dict, str)) or v is None:
             raise TypeError(f"must be real number, not {type(v).__name__}")
 
@@ -441,7 +444,8 @@ class RandomState:
         _kernel_shapes(size, p)  # (its kernel's broadcast)
         # CuPy checks nothing: ``rk_geometric``'s search (p >= 1/3) answers 1 for p > 1,
         # its inversion ``(long)ceil(log(1-U)/log(1-p))`` a non-positive number for
-        # p < 0, LONG_MIN for 0 (-inf) and 0 for NaN (CUDA's conversions)
+        # p < 0, LONG_MIN for 0 (-inf) and for NaN (the GPU's ``cvt.rzi.s64.f64``: NaN
+        # is 0x8000000000000000, as its ``astype(int64)`` of NaN)
         if not _reals(p):
             return _out(self._gen.geometric(p, size), dtype)
         with numpy.errstate(invalid="ignore"):
@@ -456,7 +460,9 @@ class RandomState:
         u = self._gen.random(shape)
         with numpy.errstate(invalid="ignore", divide="ignore"):
             inverted = numpy.ceil(numpy.log(1.0 - u) / numpy.log(1.0 - p))
+        nan = numpy.isnan(numpy.atleast_1d(inverted))
         inverted = cpu_cast._saturated(numpy.atleast_1d(inverted), numpy.dtype(numpy.int64))
+        inverted[nan] = numpy.iinfo(numpy.int64).min
         y[outside] = numpy.where(p > 1, 1, inverted.reshape(shape))[outside]
         return _out(y, dtype)
 
@@ -1513,6 +1519,32 @@ _GENERATOR_METHODS = frozenset({
     "hypergeometric", "integers", "logseries", "poisson", "power", "random",
     "standard_exponential", "standard_gamma", "standard_normal", "uniform"})
 _BIT_GENERATOR_METHODS = frozenset({"random_raw", "state"})
+
+
+def _host_size(fn: Any) -> Any:
+    """``fn`` with its ``size`` argument, NumPy data the client sent as it is (CuPy reads
+    it on the host: ``cupy.empty(size)``), a NumPy array here."""
+    params = list(inspect.signature(fn).parameters.values())
+    at = next((i for i, p in enumerate(params) if p.name == "size" and
+               p.kind is p.POSITIONAL_OR_KEYWORD), None)
+    if at is None:
+        return fn
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if len(args) > at:
+            args = (*args[:at], _host(args[at]), *args[at + 1:])
+        elif "size" in kwargs:
+            kwargs["size"] = _host(kwargs["size"])
+        return fn(*args, **kwargs)
+    return call
+
+
+for _cls, _names in ((RandomState, _RANDOM_STATE_METHODS), (Generator, _GENERATOR_METHODS)):
+    for _name in _names:
+        if callable(_cls.__dict__.get(_name)):
+            setattr(_cls, _name, _host_size(_cls.__dict__[_name]))
+del _cls, _names, _name
 
 #: cupy.random names served by something other than the session generator
 RANDOM_OVERRIDES: dict[str, Any] = {

@@ -18,7 +18,7 @@ import numpy
 from gpushare import structured, ufunc_loops
 from gpushare.cython_args import argument_type_error
 from gpushare.errors import assert_2d, assert_stacked_square, piecewise_values
-from gpushare.layouts import (arg_reduce_is_view, broadcast_strides, creation_layout,
+from gpushare.layouts import (arg_reduce_is_view, reduce_keepdims_is_view, broadcast_strides, creation_layout,
                               normalize_order)
 from gpushare.protocol import HostArray
 
@@ -324,6 +324,12 @@ def _arg_reduce(name: str) -> Callable[..., Any]:
         # (CuPy's nanargmax of integers is its argmax: ``_sorting/search.py``)
         kernel = "cupy_" + (name[3:] if name.startswith("nan") and a.dtype.kind in "biu"
                             else name)
+        if kernel.startswith("cupy_nanarg") and dtype is not None and \
+                numpy.dtype(dtype) != numpy.int64:
+            # (the kernel's routines all answer int64 ('e->q' ...): ``_guess_routine``
+            # finds none for another ``dtype``; the GPU's words, its ``dtype.type``)
+            raise TypeError(f"Wrong type ({numpy.dtype(dtype).type}) of arguments for "
+                            f"{kernel}")
         # (float32 flushing where CuPy's kernel is -ftz=true: cpu_ftz)
         a, run = cpu_ftz.reduction(name, a, axis, dtype)
         try:
@@ -554,13 +560,32 @@ def matrix_power(M: Any, n: Any) -> numpy.ndarray:
 _LAPACK_TYPES = "Only float32, float64, complex64 and complex128 are supported."
 
 
+def _two_dimensional(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``cupy.linalg.svd``/``pinv`` of an array of fewer than 2 dimensions as CuPy's:
+    ``_decomposition.py``'s ``n, m = a.shape`` (``pinv``: through ``svd``, or its own
+    ``m, n = a.shape[-2:]`` when empty) is Python's ValueError, after
+    ``linalg_common_type``'s float16 refusal (NumPy: LinAlgError; the GPU's
+    ``not enough values to unpack (expected 2, got 1)``)."""
+    @functools.wraps(fn)
+    def call(a: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(a, numpy.ndarray) and a.ndim < 2:
+            if a.dtype == numpy.float16:
+                raise TypeError("float16 is unsupported in linalg")
+            raise ValueError(f"not enough values to unpack (expected 2, got {a.ndim})")
+        return fn(a, *args, **kwargs)
+    return call
+
+
 def matrix_rank(M: Any, tol: Any = None) -> numpy.ndarray:
     """See Also: cupy.linalg.matrix_rank (always an array, also for 1-d input)."""
     _require_array(M)
     if M.ndim < 2:
         return numpy.asarray((M != 0).any()).astype(int)
     if tol is None and min(M.shape[-2:]) == 0:  # (CuPy's ``S.max(axis=-1)`` of none)
-        raise ValueError("zero-size array to reduction operation cupy_max which has no "
+        # (CUB's whole-array reduction where ``S`` is 1-d, the GPU's ``CUPY_CUB_MAX``;
+        # CUB's segmented one declines a segment of size 0: the kernel's ``cupy_max``)
+        kernel = "CUPY_CUB_MAX" if M.ndim == 2 else "cupy_max"
+        raise ValueError(f"zero-size array to reduction operation {kernel} which has no "
                          "identity")
     return numpy.asarray(numpy.linalg.matrix_rank(M, tol=tol))
 
@@ -611,9 +636,31 @@ def _singular_ignored(fn: Callable[..., Any], singular: str,
         idx = numpy.arange(min(a.shape[-2:]))
         stand_in[..., idx, idx] = 1
         out = numpy.array(fn(stand_in, *args, **kwargs))
-        out[...] = numpy.nan
+        out[...] = _gesv_of_singular(fn, a, *args) if fn in (_inv, _solve) and \
+            a.ndim == 2 and routine(a) == "getrf" else numpy.nan
         return out
     return call
+
+
+def _gesv_of_singular(fn: Callable[..., Any], a: numpy.ndarray, *args: Any) -> Any:
+    """What CuPy's ``lapack.gesv`` (cuSOLVER's getrf, then getrs, no check) answers for
+    a singular 2-d ``a`` in ``inv`` or ``solve``: the LU factors' substitutions in IEEE
+    arithmetic, their infinities (the GPU: ``inv([[1, 2], [2, 4]])`` is ``[[-inf, inf],
+    [inf, -inf]]``); LAPACK's getrf and getrs here. ``inv`` of a C-ordered ``a``
+    factors ``a.T`` (``gesv(a.T, b.T)``)."""
+    import scipy.linalg.lapack
+    dtype = numpy.result_type(a.dtype, numpy.float32) if a.dtype.kind in "fc" \
+        else numpy.dtype(numpy.float64)
+    getrf, getrs = scipy.linalg.lapack.get_lapack_funcs(("getrf", "getrs"),
+                                                        (numpy.empty(0, dtype),))
+    transposed = fn is _inv and not a.flags.f_contiguous
+    m = numpy.array(a.T if transposed else a, dtype, order="F")
+    b = numpy.eye(a.shape[0], dtype=dtype, order="F") if fn is _inv else \
+        numpy.array(numpy.broadcast_to(args[0], a.shape[:-1]) if args[0].ndim == 1
+                    else args[0], dtype, order="F")
+    lu, piv, _ = getrf(m)
+    x, _ = getrs(lu, piv, b)
+    return x.T if transposed else x
 
 
 def _solver_failed(a: numpy.ndarray, routine: str) -> numpy.linalg.LinAlgError | None:
@@ -910,7 +957,8 @@ def solve_triangular(a: Any, b: Any, trans: Any = 0, lower: bool = False,
 
 
 def lschol(A: Any, b: Any) -> numpy.ndarray:
-    """See Also: cupyx.linalg.sparse.lschol (float64, as SciPy's solvers answer)."""
+    """See Also: cupyx.linalg.sparse.lschol (float64, as SciPy's solvers answer; ``b``
+    read in A's type, its bytes uncast, as CuPy passes them)."""
     import scipy.sparse
     import scipy.sparse.linalg
 
@@ -927,8 +975,17 @@ def lschol(A: Any, b: Any) -> numpy.ndarray:
     if b.ndim != 1 or len(b) != m:
         raise ValueError("b must be 1-d array whose size is same as A")
     dtype = A.dtype if A.dtype.char in "fd" else numpy.promote_types(A.dtype, "f")
-    x = scipy.sparse.linalg.spsolve(scipy.sparse.csr_matrix(A, dtype=dtype),
-                                    b.astype(dtype, copy=False))
+    if b.dtype != dtype and b.flags.c_contiguous:
+        # (CuPy hands ``b.data.ptr`` to ``csrlsvchol`` of A's type, uncast: b's bytes
+        # read as that type; the GPU: float64 b with a float32 A solved garbage. Bytes
+        # past b's, which the GPU would read, are zeros here)
+        raw = numpy.zeros(m * dtype.itemsize, numpy.uint8)
+        have = b.view(numpy.uint8).reshape(-1)[:raw.size]
+        raw[:have.size] = have
+        b = raw.view(dtype)
+    with numpy.errstate(all="ignore"):
+        x = scipy.sparse.linalg.spsolve(scipy.sparse.csr_matrix(A, dtype=dtype),
+                                        b.astype(dtype, copy=False))
     return numpy.asarray(x).astype(numpy.float64)
 
 
@@ -1219,6 +1276,10 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> An
         return (bits[0] + ramp * bits[1]).astype(dt)
     compute = numpy.dtype(numpy.float32) if dt == numpy.float16 else dt
     ramp = numpy.arange(size).astype(compute.char.lower() if compute.kind == "c" else compute)
+    if dt == numpy.float32 or dt == numpy.float64:
+        # (NVRTC contracts ``in0 + i * in1`` into one fused multiply-add: the GPU's
+        # ``arange(1, 2, 0.1, dtype=float32)[9]`` is 1.8999999762, not 1.9000000954)
+        return cpu_ftz.fma(ramp, numpy.full(size, delta, dt), numpy.full(size, first, dt))
     with numpy.errstate(all="ignore"):
         out = compute.type(first) + ramp * compute.type(delta)
     return out.astype(dt, copy=False)
@@ -1298,14 +1359,10 @@ def split(ary: Any, indices_or_sections: Any, axis: int = 0) -> list:
     return numpy.split(ary, indices_or_sections, axis)
 
 
-def bincount(x: Any, weights: Any = None, minlength: Any = None) -> numpy.ndarray:
-    """See Also: cupy.bincount (CuPy's checks, in its order and words, and its result
-    types: intp counts, float64 weighted sums; ``_statistics/histogram.py``, whose
-    first check reads ``x.ndim``: a list is an AttributeError)."""
-    if isinstance(x, HostArray):
-        raise _unsupported(x.array)
-    if not isinstance(x, numpy.ndarray):
-        raise AttributeError(f"'{type(x).__name__}' object has no attribute 'ndim'")
+def bincount_checks(x: numpy.ndarray, weights: Any, minlength: Any) -> int | None:
+    """``cupy.bincount``'s checks before it reads the device (on ``x``'s shape, dtype and
+    values, then ``weights``'s shape, then ``minlength``), in its order and words; the
+    minimum length as an int."""
     if x.ndim > 1:
         raise ValueError("object too deep for desired array")
     if x.ndim < 1:
@@ -1314,12 +1371,24 @@ def bincount(x: Any, weights: Any = None, minlength: Any = None) -> numpy.ndarra
         raise TypeError("x must be int array")
     if (x < 0).any():
         raise ValueError("The first argument of bincount must be non-negative")
-    if weights is not None and x.shape != weights.shape:
+    if weights is not None and x.shape != getattr(weights, "shape", None):
         raise ValueError("The weights and list don't have the same length.")
     if minlength is not None:
         minlength = int(minlength)
         if minlength < 0:
             raise ValueError("minlength must be non-negative")
+    return minlength
+
+
+def bincount(x: Any, weights: Any = None, minlength: Any = None) -> numpy.ndarray:
+    """See Also: cupy.bincount (CuPy's checks, in its order and words, and its result
+    types: intp counts, float64 weighted sums; ``_statistics/histogram.py``, whose
+    first check reads ``x.ndim``: a list is an AttributeError)."""
+    if isinstance(x, HostArray):
+        raise _unsupported(x.array)
+    if not isinstance(x, numpy.ndarray):
+        raise AttributeError(f"'{type(x).__name__}' object has no attribute 'ndim'")
+    minlength = bincount_checks(x, weights, minlength)
     if x.size == 0:
         return numpy.zeros((minlength or 0,), dtype=numpy.intp)
     if x.dtype.kind == "c":  # (``int(cupy.max(x))``: Python's refusal)
@@ -1330,10 +1399,11 @@ def bincount(x: Any, weights: Any = None, minlength: Any = None) -> numpy.ndarra
         # bins, and no atomicAdd takes a double pointer and a complex: NVRTC refuses
         # the kernel; NumPy drops the imaginary parts)
         ctype = "complex<float>" if weights.dtype == numpy.complex64 else "complex<double>"
-        raise nvrtc_refusal(
-            "cupy_bincount_with_weight_kernel",
+        raise nvrtc_refusal(  # (line and words modelled: no GPU has printed these)
+            "cupy_bincount_with_weight_kernel", 18,
             'no instance of overloaded function "atomicAdd" matches the argument list\n'
-            f'            argument types are: (double *, {ctype})')
+            f'            argument types are: (double *, {ctype})',
+            "atomicAdd(&bin[x], w);", 0)
     counts = numpy.bincount(x.astype(numpy.intp, copy=False),
                             None if weights is None else weights.astype(numpy.float64),
                             minlength or 0)
@@ -1952,7 +2022,7 @@ def _true_divide(x1: Any, x2: Any, /, out: Any = None, **kwargs: Any) -> Any:
         numpy.copyto(out, result, casting=kwargs.get("casting", "same_kind"))
         return out
     except TypeError as exc:
-        raise ufunc_error(numpy.true_divide, (x1, x2), kwargs, exc) from None
+        raise ufunc_error(numpy.true_divide, (x1, x2), {**kwargs, "out": out}, exc) from None
 
 
 def _complex_operand(value: Any) -> bool:
@@ -1962,15 +2032,17 @@ def _complex_operand(value: Any) -> bool:
 
 def _thrust_quotient(a: numpy.ndarray, b: numpy.ndarray) -> numpy.ndarray:
     """``a / b`` for complex arrays of one dtype, in ``thrust::complex``'s steps
-    (``cupy/complex/arithmetic.h``; the CPU emulator's kernels take the same header)."""
+    (``cupy/complex/arithmetic.h``; the CPU emulator's kernels take the same header),
+    with its sums of products contracted as NVRTC compiles them (``cpu_ftz.fma``: on an
+    H200 ``1 / (1+2j)`` is 0.2-0.4j, unfused steps give 0.19999999999999996-...)."""
     ar, ai, br, bi = a.real, a.imag, b.real, b.imag
     with numpy.errstate(all="ignore"):
         oos = numpy.reciprocal(numpy.abs(br) + numpy.abs(bi))
         ars, ais, brs, bis = ar * oos, ai * oos, br * oos, bi * oos
-        oos = numpy.reciprocal(brs * brs + bis * bis)
+        oos = numpy.reciprocal(cpu_ftz.fma(brs, brs, bis * bis))
         out = numpy.empty(numpy.broadcast_shapes(a.shape, b.shape), a.dtype)
-        out.real = (ars * brs + ais * bis) * oos
-        out.imag = (ais * brs - ars * bis) * oos
+        out.real = cpu_ftz.fma(ars, brs, ais * bis) * oos
+        out.imag = cpu_ftz.fma(ais, brs, -(ars * bis)) * oos
     return out
 
 
@@ -2257,25 +2329,42 @@ _COMPLEX_UNCOMPILED = {"arctan2": "atan2", "hypot": "hypot", "copysign": "copysi
                        "nextafter": "nextafter", "i0": "cyl_bessel_i0"}
 
 
-def nvrtc_refusal(kernel: str, error: str) -> Exception:
-    """The ``CompileException`` NVRTC's one ``error`` in CuPy's kernel ``kernel`` gives
-    (its log's words, modelled: no GPU has printed them here)."""
+def nvrtc_refusal(kernel: str, line: int, error: str, excerpt: str, column: int,
+                  notes: tuple = ()) -> Exception:
+    """The ``CompileException`` NVRTC's one ``error`` in CuPy's kernel ``kernel`` gives:
+    at ``line`` of CuPy's temporary ``<sha1>.cubin.cu`` (``_build.nvrtc_path``), the
+    source line ``excerpt`` with a caret under its ``column``, NVRTC 13's ``Note``s, and
+    the closing line (as an H200 printed them: the GPU run's probe)."""
     from gpushare.errors import CompileException
-    return CompileException(
-        f'{kernel}.cu: error: {error}\n\n'
-        f'1 error detected in the compilation of "{kernel}.cu".\n', "", kernel, ())
+
+    from ..kernels import _build
+    path = _build.nvrtc_path(f"{kernel}\0{error}")
+    text = _build.nvrtc_diagnostic(path, line, "error", error, excerpt, column)
+    if notes:
+        text = text[:-1] + "".join(f"Note #3326-D: {n}\n" for n in notes) + "\n"
+    return CompileException(text + _build.nvrtc_closing(path), "", kernel, ())
 
 
 def _complex_compile_error(name: str, loop: Any) -> Exception:
-    """The ``CompileException`` of CuPy's ufunc ``name`` (a ``_COMPLEX_UNCOMPILED`` key)
-    for its complex ``loop`` (complex64's or complex128's)."""
-    from gpushare.structured import get_typename
-    ctype = get_typename(numpy.dtype(loop))  # (CuPy's ``thrust::complex<double>``)
-    nin = 1 if name == "i0" else 2
+    """The ``CompileException`` of CuPy's ufunc ``name`` (a ``_COMPLEX_UNCOMPILED`` key,
+    or ``rsqrt``) for its complex ``loop`` (complex64's or complex128's): the ufunc's
+    kernel names its arguments by their typedefs, the operation on line 17 (one input)
+    or 19 (two), and NVRTC notes each overload it tried (an H200's words)."""
+    function = _COMPLEX_UNCOMPILED.get(name, name)
+    nin = 1 if name in ("i0", "rsqrt") else 2
+    overloads = [("double",) * nin, ("float",) * nin]
+    if name == "copysign":  # (CUDA's mixed overloads too)
+        overloads += [("double", "float"), ("float", "double")]
+    args = ", ".join(f"in{k}" for k in range(nin))
     return nvrtc_refusal(
-        _UFUNC_NAMES.get(name, "cupy_" + name),
-        f'no instance of overloaded function "{_COMPLEX_UNCOMPILED[name]}" matches the '
-        f'argument list\n            argument types are: ({", ".join([ctype] * nin)})')
+        _UFUNC_NAMES.get(name, "cupyx_rsqrt" if name == "rsqrt" else "cupy_" + name),
+        17 if nin == 1 else 19,
+        f'no instance of overloaded function "{function}" matches the argument list\n'
+        f'            argument types are: '
+        f'({", ".join(f"const in{k}_type" for k in range(nin))})',
+        f"out0 = {function}({args})", 7,
+        tuple(f'function "{function}({", ".join(o)})" does not match because argument #1 '
+              "does not match parameter" for o in overloads))
 
 
 def _i0(x: numpy.ndarray) -> numpy.ndarray:
@@ -2424,6 +2513,10 @@ def _rsqrt(x: Any, /, out: Any = None, **kwargs: Any) -> Any:
     for value in (x, out):
         if isinstance(value, HostArray):
             raise _unsupported(value.array)
+    loop = numpy.sqrt.resolve_dtypes((numpy.asarray(x).dtype, None)) \
+        if kwargs.get("dtype") is None else (numpy.dtype(kwargs["dtype"]),)
+    if loop[0].kind == "c":  # (its F/D loops' ``out0 = rsqrt(in0)``: CUDA's rsqrt has no
+        raise _complex_compile_error("rsqrt", loop[0])  # complex overload, as on an H200)
     result = numpy.sqrt(x, out=out, **kwargs)
     if not isinstance(result, numpy.ndarray):  # a 0-d operand: NumPy's scalar
         return result.dtype.type(1) / result
@@ -2514,6 +2607,19 @@ def ufunc_error(uf: numpy.ufunc, args: tuple, kwargs: dict,
         return exc
     if getattr(exc, "out_i", None) is not None and hasattr(exc, "to"):  # (NumPy's
         # _UFuncOutputCastingError)
+        # (CuPy checks an output's shape before its cast: ``_get_out_args_from_optionals``;
+        # the GPU: ``int8 (3, 1) -= float64 (3, 4)`` is ``Out shape is mismatched``)
+        outs = tuple(args[uf.nin:])
+        if not outs and kwargs.get("out") is not None:
+            outs = kwargs["out"] if isinstance(kwargs["out"], tuple) else (kwargs["out"],)
+        try:
+            shape = numpy.broadcast_shapes(*(numpy.shape(v) for v in args[:uf.nin]),
+                                           *(o.shape for o in outs if o is not None))
+        except (ValueError, TypeError):
+            shape = None
+        if shape is not None and any(o is not None and numpy.shape(o) != shape
+                                     for o in outs):
+            return ValueError("Out shape is mismatched")
         return TypeError(f"Cannot cast output operand from {exc.from_!r} to {exc.to!r} "
                          f"according to the rule '{exc.casting}'")
     message = str(exc)
@@ -2786,7 +2892,12 @@ def _interp_values(x: numpy.ndarray, idx: numpy.ndarray, xp: numpy.ndarray,
             slope = diff / dx
 
             def line(base: numpy.ndarray, start: numpy.ndarray) -> numpy.ndarray:
-                return slope * (xd - fxd[base]) + start
+                # (one fused multiply-add: NVRTC contracts ``slope * (...) + fy[j]``;
+                # the GPU differs from NumPy in the last bit of 2 values in 50)
+                t = xd - fxd[base]
+                shape = numpy.broadcast(slope, t, start).shape
+                return cpu_ftz.fma(*(numpy.atleast_1d(v) for v in (slope, t, start))
+                                   ).reshape(shape)
         y = line(j, fy_j)
         bad = numpy.isnan(y)
         if bad.any():
@@ -2801,13 +2912,8 @@ def _interp_values(x: numpy.ndarray, idx: numpy.ndarray, xp: numpy.ndarray,
     return numpy.ascontiguousarray(y, dtype=out_dtype)
 
 
-def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
-           period: Any = None) -> numpy.ndarray:
-    """See Also: cupy.interp (``_math/misc.py``): CuPy's checks in its order and words
-    (a boolean ``x`` has no common type, a non-C-contiguous one is not supported),
-    ``left``/``right`` cast to ``fp``'s dtype first (``cupy.array(left, fp.dtype)``:
-    ``interp(x, xp, int_fp, left=0.5)`` gives 0 below ``xp[0]``, NumPy 0.5), and its
-    kernel (``_interp_values``): float64 or complex128 results."""
+def interp_checks(x: numpy.ndarray, xp: numpy.ndarray, fp: numpy.ndarray) -> None:
+    """``cupy.interp``'s first checks, in its order and words."""
     if xp.ndim != 1 or fp.ndim != 1:
         raise ValueError("xp and fp must be 1D arrays")
     if xp.size != fp.size:
@@ -2816,6 +2922,16 @@ def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
         raise ValueError("array of sample points is empty")
     if not x.flags.c_contiguous:
         raise NotImplementedError("Non-C-contiguous x is currently not supported")
+
+
+def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
+           period: Any = None) -> numpy.ndarray:
+    """See Also: cupy.interp (``_math/misc.py``): CuPy's checks in its order and words
+    (a boolean ``x`` has no common type, a non-C-contiguous one is not supported),
+    ``left``/``right`` cast to ``fp``'s dtype first (``cupy.array(left, fp.dtype)``:
+    ``interp(x, xp, int_fp, left=0.5)`` gives 0 below ``xp[0]``, NumPy 0.5), and its
+    kernel (``_interp_values``): float64 or complex128 results."""
+    interp_checks(x, xp, fp)
     kinds = []
     for a in (x, xp):  # (``cupy.common_type``)
         if a.dtype.kind == "b":
@@ -3176,6 +3292,8 @@ def _cub_half_nanmean(a: numpy.ndarray, axis: Any, keepdims: bool) -> Any:
     size = 1
     for i in axes:
         size *= a.shape[i]
+    if size < 128:  # (``CUB_REDUCE_SIZE_THRESHOLD``: the generic kernel for short rows;
+        return _generic_half_nanmean(a, axes, keepdims)  # the GPU: 2054 / 8, not 2052 / 8)
     flat = a.ravel(order=order)
     rows = flat.reshape(-1, size)  # (a row per output, in memory order)
     nan = numpy.isnan(rows)
@@ -3610,6 +3728,8 @@ ROUTINE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupy.argpartition": argpartition,
     "cupy.lexsort": lexsort,
     "cupy.linalg.matrix_rank": matrix_rank,
+    "cupy.linalg.svd": _two_dimensional(numpy.linalg.svd),
+    "cupy.linalg.pinv": _two_dimensional(numpy.linalg.pinv),
     "cupy.linalg.qr": qr,
     "cupy.linalg.matrix_power": matrix_power,
     "cupy.linalg.solve": solve,
@@ -3823,6 +3943,35 @@ for _name in ("var", "std"):
         _name, _quiet(getattr(numpy.ndarray, _name), always=False))
 for _name, _kernel in (("max", "cupy_max"), ("min", "cupy_min"), ("ptp", "cupy_max")):
     ROUTINE_METHODS[_name] = _min_max(_name, _kernel, method=True)
+
+
+def _keepdims_view(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` (a reduction function or method) whose ``keepdims=True`` result over every
+    axis is a view where CUB's ``device_reduce`` gives one
+    (``layouts.reduce_keepdims_is_view``: ``y.reshape(out_shape)``)."""
+    params = ("axis", "dtype", "out", "keepdims") if name in ("sum", "prod", "mean") \
+        else ("axis", "out", "keepdims")
+
+    @functools.wraps(fn)
+    def call(a: Any, *args: Any, **kwargs: Any) -> Any:
+        result = fn(a, *args, **kwargs)
+        if type(a) is numpy.ndarray and isinstance(result, numpy.ndarray) and \
+                len(args) <= len(params):
+            bound = {**dict(zip(params, args)), **kwargs}
+            if reduce_keepdims_is_view(
+                    name, a.dtype, a.flags.c_contiguous, a.flags.f_contiguous, a.size,
+                    a.ndim, bound.get("axis"), bound.get("dtype"), bound.get("out"),
+                    bound.get("keepdims", False)) and result.flags.owndata:
+                return result.reshape(result.shape)
+        return result
+    return call
+
+
+for _name in ("sum", "prod", "mean", "max", "min", "ptp"):
+    ROUTINE_METHODS[_name] = _keepdims_view(_name, ROUTINE_METHODS[_name])
+for _name in ("sum", "prod", "mean", "amax", "max", "amin", "min", "ptp"):
+    ROUTINE_OVERRIDES[f"cupy.{_name}"] = _keepdims_view(_name,
+                                                        ROUTINE_OVERRIDES[f"cupy.{_name}"])
 
 #: ndarray attributes computed differently from NumPy's, as ``fn(array)``
 ROUTINE_ATTRIBUTES: dict[str, Callable[..., Any]] = {

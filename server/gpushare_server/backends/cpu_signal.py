@@ -1041,3 +1041,23 @@ SIGNAL_OVERRIDES: dict[str, Callable[..., Any]] = {
                find_peaks, peak_prominences)}
 SIGNAL_OVERRIDES["cupyx.scipy.signal.windows.get_window"] = get_window
 SIGNAL_OVERRIDES["cupyx.scipy.linalg.bandwidth"] = bandwidth
+
+
+def _state_space_mul(ss: Any, other: Any) -> Any:
+    """``StateSpace * other`` as CuPy's (``_ltisys.py: __mul__``): a scalar reaches
+    ``self.B @ other``, whose Cython ``matmul`` takes arrays only (the GPU's
+    ``Argument 'b' has incorrect type (expected cupy._core.core._ndarray_base, got
+    int)``); SciPy scales by it."""
+    if isinstance(other, (int, float, complex, numpy.number)):
+        kind = type(other)
+        name = kind.__name__ if kind.__module__ == "builtins" else \
+            f"{kind.__module__.split('.')[0]}.{kind.__name__}"
+        raise TypeError("Argument 'b' has incorrect type (expected "
+                        f"cupy._core.core._ndarray_base, got {name})")
+    return ss * other
+
+
+#: methods of the CPU backend's LTI systems (SciPy's) that answer as CuPy's, by class
+METHODS: dict[str, dict[str, Callable[..., Any]]] = {
+    name: {"__mul__": _state_space_mul}
+    for name in ("StateSpace", "StateSpaceContinuous", "StateSpaceDiscrete")}

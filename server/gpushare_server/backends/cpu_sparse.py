@@ -78,8 +78,9 @@ def checks_initializer(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         arg1 = args[0] if args else kwargs.get("arg1")
         if isinstance(arg1, (list, HostArray)):
             raise exc(message)
-        if name.startswith("dia") and sparse.is_sparse(arg1):  # (only SciPy's converts)
-            raise exc(message)
+        if name.startswith("dia") and (sparse.is_sparse(arg1) or isinstance(
+                arg1, numpy.ndarray)):  # (only SciPy's converts; no dense branch either:
+            raise exc(message)          # the GPU's error for a device array)
         return fn(*args, **kwargs)
     return make
 

@@ -116,7 +116,13 @@ def _balls(tree: Any, x: numpy.ndarray, r: float, p: float, sort: bool) -> list:
 
 def query_ball_point(tree: Any, x: Any, r: Any, p: Any = 2., eps: Any = 0,
                      return_sorted: Any = None, return_length: bool = False) -> Any:
-    """See Also: cupyx.scipy.spatial.KDTree.query_ball_point"""
+    """See Also: cupyx.scipy.spatial.KDTree.query_ball_point (a host array goes through
+    CuPy's checks to its kernel, which refuses it as a parameter: the GPU's words)"""
+    from gpushare.protocol import HostArray
+    if isinstance(x, HostArray):
+        _query_points(tree, x.array)
+        from .cpu_signal import _kernel_param
+        raise _kernel_param(x.array)
     x = _query_points(tree, x)
     r, p = float(r), float(p)
     _check_eps(eps)
@@ -128,6 +134,9 @@ def query_ball_point(tree: Any, x: Any, r: Any, p: Any = 2., eps: Any = 0,
         return numpy.array([len(ids) for ids in _brute_balls(tree, x, r, p)],
                            dtype=numpy.int64)
     return _balls(tree, x, r, p, sort)
+
+
+query_ball_point.host_arrays = True  # type: ignore[attr-defined]
 
 
 def query_ball_tree(tree: Any, other: Any, r: Any, p: Any = 2.0, eps: Any = 0.0) -> Any:

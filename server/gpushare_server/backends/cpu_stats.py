@@ -104,7 +104,36 @@ def _sum_of_squares(a: numpy.ndarray, mean: numpy.ndarray, axis: tuple, keepdims
     """The ``my_norm(x - mean)`` summed (``_norm_preamble``: ``norm`` of a complex)."""
     d = a - mean
     sq = d.real * d.real + d.imag * d.imag if d.dtype.kind == "c" else d * d
+    if len(set(axis)) == a.ndim and a.size > 1:
+        total = _kernel_order_sum(sq, dtype)
+        return total.reshape((1,) * a.ndim if keepdims else ())
     return sq.sum(axis=axis, dtype=dtype, keepdims=keepdims)
+
+
+def _kernel_order_sum(x: numpy.ndarray, dtype: Any) -> numpy.ndarray:
+    """The sum of all of ``x`` in the order of CuPy's reduction kernel
+    (``_reduction.pyx``) for one output: ``_get_block_specs`` with the default block of
+    512 threads gives ``block_stride`` ``clp2(max(1, 512 // n) // 2 + 1)``; the
+    ``512 // block_stride`` threads of the output each add up the elements ``k, k + L,
+    ...`` in turn, then the block's tree halves them (``_REDUCE``). (The GPU: ``var([1.,
+    2., 4.])`` is ``(s0 + s2) + s1``, 1.5555555555555556, one ulp over NumPy's. The
+    GPU's compiler may fuse a thread's map and add into an FMA where a thread takes
+    several elements; that is not followed here.)"""
+    flat = numpy.asarray(x, dtype).ravel(order="K")
+    n = flat.size
+    stride = max(1, 512 // n) // 2 + 1
+    stride = 1 << (stride - 1).bit_length()  # (``internal.clp2``)
+    lanes = 512 // stride
+    padded = numpy.zeros(-(-n // lanes) * lanes, flat.dtype)
+    padded[:n] = flat
+    rows = padded.reshape(-1, lanes)
+    acc = rows[0].copy()
+    for row in rows[1:]:
+        acc += row
+    while lanes > 1:
+        lanes //= 2
+        acc = acc[:lanes] + acc[lanes:2 * lanes]
+    return acc.reshape(())
 
 
 def var(a: numpy.ndarray, axis: Any = None, dtype: Any = None, out: Any = None,
@@ -515,8 +544,8 @@ def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool =
               keepdims: bool = False) -> Any:
     """See Also: cupy.nanmedian (``_nanmedian``: NaNs replaced by the dtype's largest finite
     value, the rows sorted, the middle of each row's non-NaN count picked by
-    ``_pickup_median_kernel``, its two values' mean in the dtype itself; so a row with +inf
-    and NaN picks the stand-in before inf, and float16's sum may overflow)."""
+    ``_pickup_median_kernel``, its two values' mean in the dtype itself, float for
+    float16; so a row with +inf and NaN picks the stand-in before inf)."""
     if a.dtype.char not in "efdFD":  # (``_statistics/meanvar.py``: median)
         return median(a, axis=axis, out=out, overwrite_input=overwrite_input,
                       keepdims=keepdims)
@@ -549,8 +578,11 @@ def nanmedian(a: Any, axis: Any = None, out: Any = None, overwrite_input: bool =
         if lo == hi:
             flat_b[r] = flat_rows[r, lo]
         else:
+            # (CuPy's ``float16`` class has no ``+``: its values add as floats, and
+            # the float mean is rounded to half; the GPU's median of 60000 and 60000)
+            kind = numpy.float32 if rows.dtype == numpy.float16 else rows.dtype.type
             with numpy.errstate(all="ignore"):
-                flat_b[r] = (flat_rows[r, lo] + flat_rows[r, hi]) / rows.dtype.type(2.0)
+                flat_b[r] = (kind(flat_rows[r, lo]) + kind(flat_rows[r, hi])) / kind(2.0)
     if keepdims:
         b = b.reshape(out_shape + [1] * len(reduce_axis))
         axes = [-1] * b.ndim

@@ -20,6 +20,7 @@ from . import check_member, sparse
 from .cpu_fft import PLAN_CACHE_MEMBERS, PLAN_MEMBERS
 from .cpu_kernels import KERNEL_REMOTE_TYPES
 from .cpu_texture import MEMBERS as TEXTURE_MEMBERS
+from ..kernels.remote import _Wrapped
 
 #: Types a client may hold handles to, and the methods it may call on them
 #: (an empty set: every public method).
@@ -73,6 +74,10 @@ class CupyBackend:
         import cupy.cuda
         self.cupy = cupy
         self._cache: dict[str, Callable[..., Any]] = {}
+        try:  # the CUDA context now, as the worker starts: not in a session's first call
+            cupy.cuda.runtime.free(0)  # (which --max-call-seconds would count; seconds on
+        except Exception:  # noqa: BLE001 - a busy GPU) - else its error comes at that call
+            pass
         self.error_keys = {
             cupy.cuda.memory.OutOfMemoryError: "cupy.cuda.memory.OutOfMemoryError",
             cupy.cuda.runtime.CUDARuntimeError: "cupy.cuda.runtime.CUDARuntimeError",
@@ -128,6 +133,8 @@ class CupyBackend:
                                          "RawModule"):  # nothing that reads server files
             from gpushare.kernel_includes import checked
             return _refuse_host(checked(name, fn))
+        if path in _BIT_GENERATORS:  # the client's derived seed (``{"seed32": w}``)
+            return _refuse_host(_seeded(fn))
         return _refuse_host(fn)
 
     def method(self, obj: Any, name: str) -> Callable[..., Any]:
@@ -148,6 +155,8 @@ class CupyBackend:
             return _refuse_host(fn)
         if type(obj).__name__ in SERVED_CLASSES:  # they take host arrays (cupy.asarray)
             return _refuse_host(getattr(obj, name))
+        if type(obj).__module__.startswith("cupy.random."):  # RandomState, Generator...:
+            return _refuse_host(getattr(obj, name))  # NumPy data reaches them as NumPy's
         return getattr(obj, name)
 
     def get_attribute(self, obj: Any, name: str) -> Any:
@@ -191,6 +200,32 @@ class CupyBackend:
 
     def address(self, arr: Any) -> int:
         return arr.data.ptr
+
+    def memory_owner(self, root: Any, arrays: Any) -> Any:
+        """The array whose memory ``root`` (an array without ``base``) shows, for the
+        fake addresses (``pointer``): CuPy's ``ndarray(memptr=)`` (``view_of``),
+        ``from_dlpack`` and ``__cuda_array_interface__`` imports have no ``base``, so
+        the first of the session's arrays whose root's allocation holds ``root``'s
+        first byte (by the real device address) stands for it; ``root`` where none
+        does. (The GPU: ``from_dlpack(a).data.ptr`` was not ``a.data.ptr``.)"""
+        if root.size == 0:
+            return root
+        ndarray = self.cupy.ndarray
+        first = root.data.ptr
+        for h in arrays:
+            if not isinstance(h, ndarray):
+                continue
+            r = h
+            while isinstance(r.base, ndarray):
+                r = r.base
+            if r is root:
+                return root
+            if r.size == 0:
+                continue
+            mem = r.data.mem
+            if mem.ptr <= first < mem.ptr + mem.size:
+                return r
+        return root
 
     def view_of(self, root: Any, offset: int, shape: tuple, dtype: Any, strides: Any) -> Any:
         """A view of ``root``'s memory (``__cuda_array_interface__``, ``memptr=``)."""
@@ -265,8 +300,10 @@ _STICKY = frozenset({700, 702, 710, 714, 715, 716, 717, 718, 719})
 _CUDA_ALLOWED = {
     "cupy.cuda": {"Stream", "Event", "get_elapsed_time", "ExternalStream",
                   "get_current_stream", "is_available"},
+    # (every name the client's cupy/cuda/runtime.py sends; the CPU backend's OVERRIDES)
     "cupy.cuda.runtime": {"getDeviceCount", "getDevice", "getDeviceProperties", "memGetInfo",
-                          "runtimeGetVersion", "driverGetVersion", "deviceSynchronize"},
+                          "runtimeGetVersion", "driverGetVersion", "deviceSynchronize",
+                          "deviceGetAttribute"},
     "cupy.cuda.driver": {"get_build_version"},
     "cupy.cuda.cufft": {"getVersion"},
     "cupy.cuda.nvrtc": {"getVersion", "getSupportedArchs"},
@@ -275,18 +312,71 @@ _CUDA_ALLOWED = {
 }
 
 
-def _refuse_host(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` given host arrays as NumPy arrays, positional or keyword (CuPy refuses them
-    where it does: ``ndimage``'s ``structure=``, for one, it takes)."""
+def _plain(value: Any, copy: bool = True) -> Any:
+    """An argument as local CuPy would have received it: a host array as the user's
+    NumPy array (writable, as the user's was: the wire's is a read-only view, and
+    NumPy's own methods that CuPy calls on it, ``arr.put`` in ``cupy.place``, check that
+    first; not copied where ``copy`` is false); a kernel handle as the real CuPy kernel
+    (``kernels.remote._Wrapped``: ``generic_filter`` tests ``isinstance(f,
+    cupy.RawKernel)``); inside lists and tuples too (``histogramdd``'s ``bins=[a, b]``)."""
+    if isinstance(value, HostArray):
+        arr = value.array
+        if copy and not arr.flags.writeable:
+            arr = numpy.array(arr, order="K")
+        return arr
+    if isinstance(value, _Wrapped):
+        return object.__getattribute__(value, "_k")
+    if type(value) in (list, tuple) and any(
+            isinstance(v, (HostArray, _Wrapped, list, tuple)) for v in value):
+        return type(value)(_plain(v, copy) for v in value)
+    return value
+
+
+def _refuse_host(fn: Callable[..., Any], copy: bool = True) -> Callable[..., Any]:
+    """``fn`` given host arrays as NumPy arrays and kernel handles as CuPy's kernels,
+    positional or keyword, nested in lists and tuples too (CuPy refuses host arrays where
+    it does: ``ndimage``'s ``structure=``, for one, it takes)."""
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
-        return fn(*[a.array if isinstance(a, HostArray) else a for a in args],
-                  **{k: v.array if isinstance(v, HostArray) else v for k, v in kwargs.items()})
+        return fn(*[_plain(a, copy) for a in args],
+                  **{k: _plain(v, copy) for k, v in kwargs.items()})
     return call
 
 
 def _host_ok(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return _refuse_host(fn)
+    return _refuse_host(fn, copy=False)  # (cupy.asarray & co.: copied to the device)
+
+
+#: CuPy's bit generators, which read a seed through ``numpy.random.SeedSequence``
+_BIT_GENERATORS = frozenset(("cupy.random.BitGenerator", "cupy.random.XORWOW",
+                             "cupy.random.MRG32k3a", "cupy.random.Philox4x3210"))
+
+
+class _DerivedSeed(numpy.random.SeedSequence):
+    """A seed the client derived already (``{"seed32": w}``, ``_bit_generator._seed_arg``):
+    the one word CuPy's ``_cuRANDGenerator`` takes of its SeedSequence,
+    ``generate_state(1, numpy.uint32)[0]`` (``_bit_generator.pyx``), so CuPy seeds its
+    states exactly as it would from the user's own seed."""
+
+    def __init__(self, word: int) -> None:
+        super().__init__(word)
+        self._gs_word = numpy.uint32(word)
+
+    def generate_state(self, n_words: Any, dtype: Any = numpy.uint32) -> numpy.ndarray:
+        if n_words != 1 or numpy.dtype(dtype) != numpy.uint32:
+            raise NotImplementedError("gpushare: a derived seed gives one 32-bit word")
+        return numpy.array([self._gs_word], numpy.uint32)
+
+
+def _seeded(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A bit generator's constructor taking the client's derived seed."""
+    @functools.wraps(fn)
+    def make(seed: Any = None, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(seed, dict) and set(seed) == {"seed32"} and \
+                type(seed["seed32"]) is int and 0 <= seed["seed32"] < 1 << 32:
+            seed = _DerivedSeed(seed["seed32"])
+        return fn(seed, *args, **kwargs)
+    return make
 
 
 def _unwrap_key(key: Any) -> Any:

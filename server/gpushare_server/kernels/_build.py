@@ -180,34 +180,137 @@ def _nvrtc_words(log: str) -> str:
 
 #: a g++ diagnostic (``file:line:column: error: words``) and the lines g++ adds around
 #: them that NVRTC's log has not (the function it is in, template instantiation
-#: steps, notes, the source excerpt, "compilation terminated.")
-_GCC_DIAG_RE = re.compile(r'^([^\s:][^:]*):(\d+):(?:\d+:)? (error|warning): (.*)$')
+#: steps, notes, "compilation terminated.")
+_GCC_DIAG_RE = re.compile(r'^([^\s:][^:]*):(\d+):(?:(\d+):)? '
+                          r'(error|warning|catastrophic error): (.*)$')
+#: g++'s excerpt of the source line under a diagnostic (``   4 |   text``) and its
+#: caret line (``     |   ^~~~``)
+_GCC_EXCERPT_RE = re.compile(r'^ *\d+ \| ?(.*)$')
+_GCC_CARET_RE = re.compile(r'^ *\| ?( *)[~^]')
+_TMP_CHARS = 'abcdefghijklmnopqrstuvwxyz0123456789_'
 
 
-def nvrtc_shape(log: str, closing: bool = True) -> str:
+def nvrtc_path(key: str) -> str:
+    """The file name NVRTC's log gives a CuPy kernel: CuPy writes the source to a new
+    temporary directory as ``<sha1 hex of its cache key>.cubin.cu``
+    (cupy/cuda/compiler.py: ``_compile_with_cache_cuda``, ``tempfile.TemporaryDirectory``);
+    here the hash is of ``key`` (the kernel's source and options), the directory's name
+    ``tempfile``'s pattern, new each time as there."""
+    import random
+    tmp = 'tmp' + ''.join(random.choice(_TMP_CHARS) for _ in range(8))
+    return os.path.join(tempfile.gettempdir(), tmp,
+                        hashlib.sha1(key.encode('utf-8', 'surrogatepass')).hexdigest()
+                        + '.cubin.cu')
+
+
+def nvrtc_closing(path: str, errors: int = 1, catastrophic: int = 0) -> str:
+    """NVRTC's last line(s): ``N error(s) [and 1 catastrophic error] detected in the
+    compilation of "PATH".`` (and ``Compilation terminated.`` after a catastrophic one)."""
+    parts = []
+    if errors:
+        parts.append('%d error%s' % (errors, '' if errors == 1 else 's'))
+    if catastrophic:
+        parts.append('%d catastrophic error%s' % (catastrophic,
+                                                  '' if catastrophic == 1 else 's'))
+    return '%s detected in the compilation of "%s".\n%s' % (
+        ' and '.join(parts), path, 'Compilation terminated.\n' if catastrophic else '')
+
+
+def nvrtc_diagnostic(path: str, line: int, kind: str, words: str, excerpt=None,
+                     column: int = 0) -> str:
+    """One diagnostic as NVRTC prints it: ``PATH(LINE): kind: words``, the source line
+    ``excerpt`` (indented by two spaces) and a caret under its ``column`` (0-based)
+    when known, then a blank line."""
+    out = '%s(%d): %s: %s\n' % (path, line, kind, words)
+    if excerpt is not None:  # (NVRTC indents the line by two spaces)
+        out += '  %s\n%s^\n' % (excerpt, ' ' * (column + 2))
+    return out + '\n'
+
+
+def kernel_line(src_text: str, n: int):
+    """The text of the line ``#line`` directives of ``src_text`` number ``n`` in
+    ``"kernel.cu"`` (the user's source, or CuPy's generated one), or ``None``; the
+    last such line where several are (the emulator's template lines after the
+    preamble run on in its numbering, below the user's operation's)."""
+    current = found = None
+    for line in src_text.splitlines():
+        m = re.match(r'#line (\d+) "([^"]*)"$', line)
+        if m:
+            current = int(m.group(1)) if m.group(2) == 'kernel.cu' else None
+            continue
+        if current is not None:
+            if current == n:
+                found = line
+            current += 1
+    return found
+
+
+def _nvrtc_words_of(words: str) -> str:
+    """g++'s words where NVRTC's differ in ways a program may look for."""
+    words = words.replace('\u2018', '"').replace('\u2019', '"')  # (NVRTC's quotes)
+    words = re.sub(r'\s*\[-W[^\]]*\]$', '', words)  # (g++'s option name)
+    m = re.match(r'"([^"]+)" was not declared in this scope(?:; did you mean .*)?$', words)
+    if m:
+        return 'identifier "%s" is undefined' % m.group(1)
+    m = _CONFLICT_RE.match(words)
+    if m:  # (a kernel named as one of CUDA's C functions)
+        return 'more than one instance of overloaded function "%s" has "C" linkage' \
+            % m.group(1)
+    if words.startswith('#error '):  # (EDG: every #error stops the compilation)
+        return '#error directive: ' + words[len('#error '):]
+    return words
+
+
+def nvrtc_shape(log: str, closing: bool = True, path: str = 'kernel.cu',
+                source=None) -> str:
     """g++'s ``log`` in the shape of NVRTC's (the ``CompileException``'s message, the
-    ``log_stream`` text): each error or warning as ``kernel.cu(LINE): error: words``
-    followed by a blank line, g++'s other lines dropped, and (``closing``) NVRTC's last
-    line, ``N error(s) detected in the compilation of "kernel.cu".``. The words stay
-    g++'s. A log with a catastrophic error (a missing header, ``_nvrtc_words``) is left
-    as it is."""
-    if 'catastrophic error' in log:
-        return log
-    out, errors = [], 0
-    for line in log.splitlines():
+    ``log_stream`` text): each error or warning as ``PATH(LINE): error: words``, the
+    source line and a caret under the column g++ points at, and a blank line (the
+    user's source is ``kernel.cu`` to g++, ``path`` here: ``nvrtc_path``'s name, as
+    CuPy's temporary file's); g++'s other lines dropped, and (``closing``) NVRTC's
+    last line, ``N error(s) detected in the compilation of "PATH".``. A catastrophic
+    error (a missing header, ``_nvrtc_words``; an ``#error``) ends the log, as NVRTC
+    stops there. The words stay g++'s, but for those ``_nvrtc_words_of`` renames."""
+    out, errors, fatal = [], 0, 0
+    lines = log.splitlines()
+    for k, line in enumerate(lines):
         m = _GCC_DIAG_RE.match(line)
         if m is None:
             continue
-        f, n, kind, words = m.groups()
+        f, n, col, kind, words = m.groups()
+        if f == 'gs_entries' and out:
+            continue  # (the emulator's entry table, failing for the user's error)
+        words = _nvrtc_words_of(words)
+        if kind == 'warning' and words == '#pragma once in main file':
+            continue  # (a header the client wrote into the source: NVRTC read a file)
+        if words.startswith('#error directive: '):
+            kind = 'catastrophic error'
+        opening = words.startswith('cannot open source file ')
+        excerpt = column = None
+        if k + 1 < len(lines):
+            e = _GCC_EXCERPT_RE.match(lines[k + 1])
+            if e is not None:
+                excerpt = e.group(1)
+                c = _GCC_CARET_RE.match(lines[k + 2]) if k + 2 < len(lines) else None
+                column = len(c.group(1)) if c is not None else 0
+        if f == 'kernel.cu' and source is not None:
+            # (g++ reads its excerpt of a ``#line``'d file from the file system, not
+            # from the source: the line is the source's own, the column g++'s)
+            line_text = kernel_line(source, int(n))
+            if line_text is not None:
+                excerpt, column = line_text, max(int(col or 1) - 1, 0)
+        if opening and excerpt is not None:  # (NVRTC's caret: the include's last character)
+            column = max(len(excerpt.rstrip()) - 1, 0)
+        out.append(nvrtc_diagnostic(path if f == 'kernel.cu' else f, int(n), kind, words,
+                                    excerpt, column or 0))
+        if kind == 'catastrophic error':
+            fatal = 1
+            break
         errors += kind == 'error'
-        words = words.replace('\u2018', '"').replace('\u2019', '"')  # (NVRTC's quotes)
-        words = re.sub(r'\s*\[-W[^\]]*\]$', '', words)  # (g++'s option name)
-        out.append('%s(%s): %s: %s\n\n' % (f, n, kind, words))
     if not out:
         return log  # (nothing g++ would call an error: the log says what it says)
-    if closing and errors:
-        out.append('%d error%s detected in the compilation of "kernel.cu".\n'
-                   % (errors, '' if errors == 1 else 's'))
+    if closing and (errors or fatal):
+        out.append(nvrtc_closing(path, errors, fatal))
     return ''.join(out)
 
 
@@ -301,12 +404,15 @@ def _compile(src_text: str, out: Path, extra: list, name: str,
             r = subprocess.run(cmd, capture_output=True, text=True)
             log = (r.stderr or r.stdout or '').replace(str(src), name + '.cu') \
                 .replace(_RENAMED, '')
+        path = nvrtc_path('%s\0%s' % (user_source, '\0'.join(map(str, options))))
         if r.returncode != 0:
-            raise CompileException(nvrtc_shape(_nvrtc_words(log)), user_source, name,
-                                   options, 'nvrtc')
+            raise CompileException(nvrtc_shape(_nvrtc_words(log), path=path,
+                                               source=src_text),
+                                   user_source, name, options, 'nvrtc')
         # the compile log (the warnings about the user's code), for compile(log_stream=)
         tmp_log = Path(td) / 'out.log'
-        tmp_log.write_text(nvrtc_shape(_user_log(log), closing=False))
+        tmp_log.write_text(nvrtc_shape(_user_log(log), closing=False, path=path,
+                                       source=src_text))
         os.replace(tmp_log, _log_path(out))
         os.replace(tmp_out, out)
 
@@ -328,7 +434,16 @@ def _user_flags(options) -> list:
             flags.append('-D' + o.split('=', 1)[1])
         elif o.startswith('--include-path='):
             flags.append('-I' + o.split('=', 1)[1])
+        elif o.startswith(('-std=', '--std=')) and o.split('=', 1)[1] in _DIALECTS:
+            # (compiled as C++17 all the same; CCCL's dialect check reads it:
+            # csrc/include/thrust/detail/config/cpp_dialect.h)
+            flags.append('-DGS_USER_CPLUSPLUS=%s' % _DIALECTS[o.split('=', 1)[1]])
     return flags
+
+
+#: NVRTC's ``--std`` values and their ``__cplusplus``
+_DIALECTS = {'c++03': '199711L', 'c++11': '201103L', 'c++14': '201402L',
+             'c++17': '201703L', 'c++20': '202002L'}
 
 
 def build_shared(src_text: str, name: str, options=(), user_source=None,

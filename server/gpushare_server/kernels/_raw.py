@@ -314,13 +314,11 @@ def _arg_bytes(a):
         return numpy.bool_(a).tobytes()
     if isinstance(a, int):
         # CuPy's CScalar: an int64, a uint64 from 2**63 on (``numpy_dtype_from_pyscalar``)
-        # and NumPy's error for what neither holds (``PyArray_Pack``)
-        if -2 ** 63 <= a < 2 ** 63:
-            return numpy.int64(a).tobytes()
-        if 0 <= a < 2 ** 64:
-            return numpy.uint64(a).tobytes()
-        raise OverflowError('Python integer %d out of bounds for %s'
-                            % (a, 'uint64' if a > 0 else 'int64'))
+        # stored by NumPy's assignment (``PyArray_Pack``), whose error is NumPy's own for
+        # what neither holds ("Python int too large to convert to C long", as on a GPU)
+        slot = numpy.empty((), numpy.uint64 if a >= 2 ** 63 else numpy.int64)
+        slot[()] = a
+        return slot.tobytes()
     if isinstance(a, float):
         return numpy.float64(a).tobytes()
     if isinstance(a, complex):

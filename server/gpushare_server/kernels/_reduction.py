@@ -48,9 +48,11 @@ def cupy_lines(typedefs, preamble, n_inputs):
     definitions after it) and the map expression the lines they have in CuPy's source,
     as NVRTC's log counts them: ``compile_with_cache``'s four ``#include`` lines, then
     ``_get_reduction_kernel_code``'s template (cupy/_core/_reduction.pyx), whose
-    typedefs end with ``IndexT``'s: the preamble on line 7 + their lines, the map
-    expression 29 lines after the preamble's end, below the inputs' declarations."""
-    first = 7 + typedefs.count('\n') + 1
+    typedefs end with ``IndexT``'s, the map expression 30 lines below the preamble's
+    first (the template's lines 3 and 33), after the inputs' declarations. An H200
+    (NVRTC 13.0) put ``'T x'``'s map expression on line 36: the preamble on line 4 +
+    the typedefs' lines."""
+    first = 4 + typedefs.count('\n') + 1
     return ('#line %d "kernel.cu"\n' % first,
             '#line %d "kernel.cu"\n' % (first + preamble.count('\n') + 29
                                          + max(n_inputs, 1)))

@@ -333,10 +333,39 @@ class RawModule(_Wrapped):
 
     def get_global(self, name: str) -> Any:
         """The variable's bytes as a uint8 device array (CuPy returns a MemoryPointer,
-        which cannot travel; the client turns the array back into a pointer)."""
+        which cannot travel; the client turns the array back into a pointer). CuPy's
+        pointer has size 0 (``UnownedMemory(ptr, 0, mod, dev)``: ``moduleGetGlobal``
+        drops the size ``cuModuleGetGlobal`` gives), so the size is asked of the driver."""
         import cupy
+        from cupy.cuda.memory import MemoryPointer, UnownedMemory
         p = self._k.get_global(name)
-        return cupy.ndarray((p.mem.size,), cupy.uint8, p)
+        size = _global_size(p.mem._owner.ptr, name if isinstance(name, str) else
+                            name.decode())
+        mem = UnownedMemory(p.ptr, size, p.mem._owner, p.mem.device_id)
+        return cupy.ndarray((size,), cupy.uint8, MemoryPointer(mem, 0))
+
+
+_LIBCUDA: Any = None
+
+
+def _global_size(module: int, name: str) -> int:
+    """``cuModuleGetGlobal``'s size of the module's global ``name`` (the driver's
+    library through ctypes: CuPy's wrapper returns only the address)."""
+    import ctypes
+    global _LIBCUDA
+    if _LIBCUDA is None:
+        _LIBCUDA = ctypes.CDLL("libcuda.so.1")
+    fn = getattr(_LIBCUDA, "cuModuleGetGlobal_v2", None) or _LIBCUDA.cuModuleGetGlobal
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_size_t),
+                   ctypes.c_void_p, ctypes.c_char_p]
+    dptr, size = ctypes.c_uint64(), ctypes.c_size_t()
+    status = fn(ctypes.byref(dptr), ctypes.byref(size), ctypes.c_void_p(module),
+                name.encode())
+    if status != 0:
+        from cupy.cuda.driver import CUDADriverError
+        raise CUDADriverError(status)
+    return int(size.value)
 
 
 def cupy_make_kernel(kind: str, key: str, spec: Any = None) -> Any:

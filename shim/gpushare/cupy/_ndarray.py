@@ -21,7 +21,8 @@ from typing import Any
 import numpy
 
 from .. import client as _client
-from ..layouts import arg_reduce_is_view, creation_layout, normalize_order
+from ..layouts import (arg_reduce_is_view, creation_layout, normalize_order,
+                       reduce_keepdims_is_view)
 from ..protocol import FLAG_C, FLAG_F, FLAG_OWN, ArrayMeta
 from . import _infer
 
@@ -1375,7 +1376,13 @@ def _forwarded_method(name: str) -> Any:
                 owns = not (name in ("argmax", "argmin") and not shape and
                             not kwargs.get("keepdims") and
                             arg_reduce_is_view(name, self._dtype, self.flags.c_contiguous,
-                                               self.flags.f_contiguous, self.size))
+                                               self.flags.f_contiguous, self.size)) and \
+                    not (kwargs.get("keepdims") and kwargs.get("out") is None and
+                         reduce_keepdims_is_view(  # (CUB's 0-d result reshaped; the
+                             # flags, which may need a round trip, read only here)
+                             name, self._dtype, self.flags.c_contiguous,
+                             self.flags.f_contiguous, self.size, self.ndim, kwargs.get("axis"),
+                             kwargs.get("dtype"), kwargs.get("out"), kwargs.get("keepdims")))
                 return _pipelined_method(self, name, (), kwargs, shape, dtype,
                                          _infer.c_strides(shape, dtype.itemsize), owns=owns)
         return self._gs_session.call("method", name, (self, *args), kwargs)

@@ -14,7 +14,10 @@ def _seed_arg(seed: Any) -> Any:
     """The seed as the wire carries it: the one 32-bit word CuPy's generators take of
     the seed's ``numpy.random.SeedSequence`` (``generate_state(1, uint32)[0]``), derived
     here, as CuPy derives it (a cupy array read to the host first; a SeedSequence as it
-    is, spawned ones too; any int NumPy takes; NumPy's errors at the call)."""
+    is, spawned ones too; any int NumPy takes; NumPy's errors at the call). The CPU
+    backend seeds its states with the word (``cpu_random._DerivedSeed``); the cupy
+    backend hands the real CuPy a ``numpy.random.SeedSequence`` that gives it
+    (``cupy_backend._seeded``), so both draw what local CuPy draws for the user's seed."""
     if isinstance(seed, RemoteObjectProxy) or hasattr(seed, "_gs_id"):
         from .. import asnumpy
         seed = asnumpy(seed)

@@ -31,6 +31,13 @@ def _dev(x: Any) -> Any:
 
 _SCALARS = (int, float, numpy.integer, numpy.floating)
 
+#: where ``RandomState._run``'s positional ``size`` is, where it is not second to last
+#: (the parameters, then ``size`` and ``dtype``); None: no size
+_SIZE_AT: dict[str, int | None] = {
+    "random_sample": 0, "standard_cauchy": 0, "standard_exponential": 0, "tomaxint": 0,
+    "_interval": 1, "choice": 1, "multivariate_normal": 2, "shuffle": None,
+    "permutation": None}
+
 
 def _shape_of(size: Any) -> tuple | None:
     """``size`` as a shape when it is plainly valid, else None (the server decides)."""
@@ -114,8 +121,15 @@ class RandomState(RemoteObjectProxy):
                        description=f"cupy.random.RandomState.{name}")
 
     def _run(self, name: str, *args: Any, **kwargs: Any) -> Any:
-        return self._gs_session.call("method", name, (self, *map(_dev, args)),
-                                     {k: _dev(v) for k, v in kwargs.items()})
+        # the parameters go to the device as CuPy's ``cupy.asarray`` sends them; the
+        # ``size`` stays as given (CuPy's ``cupy.empty(size)`` reads NumPy data as a
+        # shape, where a device array is no length)
+        at = _SIZE_AT.get(name, -2)
+        at = None if at is None or not args else at % len(args)
+        sent = tuple(a if i == at else _dev(a) for i, a in enumerate(args))
+        return self._gs_session.call("method", name, (self, *sent),
+                                     {k: v if k == "size" else _dev(v)
+                                      for k, v in kwargs.items()})
 
     def beta(self, a: Any, b: Any, size: Any = None, dtype: Any = float) -> Any:
         """See Also: cupy.random.RandomState.beta"""
