@@ -246,6 +246,9 @@ class Session:
         self._poisoned: dict[int, Any] = {}  # result id -> its call's error info
         self._abandoned: set[int] = set()  # the streams of interrupted downloads
         self._lost: BaseException | None = None
+        # the error a reply said ends the session (a GPU's sticky CUDA error): raised,
+        # then the session is lost (``_raise_pending``)
+        self._fatal_reply = False
         self._stopped = False  # the session ended because the server stops
         self._closed = False
         self._forked = False  # this is a fork's copy of a session of the parent's
@@ -901,7 +904,7 @@ class Session:
                     f"raised by the pipelined call {pending.description} made at "
                     f"{pending.where}; it surfaced at the next call that waits "
                     "(GPUSHARE_SYNC=1 raises errors where they happen)"))
-            if self.__dict__.get("_fatal_reply"):
+            if self._fatal_reply:
                 # a GPU's sticky error (the cupy backend): raised once, as CuPy raises it;
                 # the worker ends after it (``SessionExecutor.fatal``), so the session has
                 # ended: its arrays raise the loss, new work gets a new session
@@ -983,7 +986,7 @@ class Session:
                 self._error = (pending, exc)
                 self._last_error = info
                 if reply.get("fatal"):  # (the worker ends after it: ``_raise_pending``)
-                    self.__dict__["_fatal_reply"] = True
+                    self._fatal_reply = True
                 self._ack = seq
                 for out in (pending.out_ids if pending else ()):
                     if out is not None:
@@ -1016,7 +1019,7 @@ class Session:
             pass  # the rest of a download the program stopped waiting for: dropped
         elif kind == "fatal":
             key, message = reply["error"]
-            if self._lost is not None and self.__dict__.get("_fatal_reply"):
+            if self._lost is not None and self._fatal_reply:
                 pass  # (the error a reply said ends the session was raised: it has ended)
             elif key == "cupy.cuda.runtime.CUDARuntimeError":
                 # a kernel's fault ended the worker (the CPU backend's emulator): CUDA's

@@ -460,9 +460,7 @@ class RandomState:
         u = self._gen.random(shape)
         with numpy.errstate(invalid="ignore", divide="ignore"):
             inverted = numpy.ceil(numpy.log(1.0 - u) / numpy.log(1.0 - p))
-        nan = numpy.isnan(numpy.atleast_1d(inverted))
         inverted = cpu_cast._saturated(numpy.atleast_1d(inverted), numpy.dtype(numpy.int64))
-        inverted[nan] = numpy.iinfo(numpy.int64).min
         y[outside] = numpy.where(p > 1, 1, inverted.reshape(shape))[outside]
         return _out(y, dtype)
 
