@@ -236,8 +236,13 @@ class RandomState:
     seed : None or int or numpy.ndarray
         As ``RandomState.seed``.
     method : int, optional
-        A ``cupy.cuda.curand.CURAND_RNG_PSEUDO_*`` value (recorded; NumPy's PCG64
-        generates for all of them).
+        A ``cupy.cuda.curand.CURAND_RNG_PSEUDO_*`` value. The default (XORWOW) draws
+        cuRAND's host API stream (``cpu_curand.HostXorwow``) for what CuPy draws through
+        ``curand.generate``/``generateUniform*``/``generateNormal*``: ``random_sample``
+        and what is built on it (``rand``, ``uniform``, ``_random_sample_raw``'s users),
+        ``normal``/``standard_normal``/``randn`` (scalar ``loc``/``scale`` or arrays),
+        ``randint`` (``_interval``), ``tomaxint``, ``_permutation``; the other methods,
+        and every method of the other generator types, draw NumPy's PCG64 stream.
 
     See Also
     --------
@@ -258,10 +263,29 @@ class RandomState:
         value = _seed_to_int(seed)
         self._rk_seed = value
         self._gen = numpy.random.Generator(numpy.random.PCG64(value))
+        # (``setPseudoRandomGeneratorSeed`` + ``setGeneratorOffset(0)``: a fresh stream)
+        self._host = cpu_curand.HostXorwow(value) if self.method in (100, 101) else None
+
+    def _curand_generate(self, num: int, dtype: Any) -> numpy.ndarray:
+        """CuPy's ``_curand_generate``: ``num`` values of ``dtype`` filled with cuRAND's
+        32-bit words (``curand.generate``)."""
+        sample = numpy.empty((num,), dtype=dtype)
+        self._host.fill("generate", sample.view(numpy.uint32))
+        return sample
+
+    def _get_indices(self, sample: numpy.ndarray, upper_limit: Any,
+                     cond: bool) -> numpy.ndarray:
+        """CuPy's ``_get_indices``: where ``sample <= upper_limit`` (``cond``) or ``>``."""
+        flags = (sample <= upper_limit) if cond else (sample > upper_limit)
+        return numpy.flatnonzero(flags)
 
     # --- helpers (CuPy's private ones keep their names) ------------------------
     def _random_sample_raw(self, size: Any, dtype: Any) -> numpy.ndarray:
         dtype = check_and_get_dtype(dtype)
+        if self._host is not None:  # (``curand.generateUniform[Double]``)
+            out = numpy.empty(_size_tuple(size), dtype=dtype)
+            self._host.fill("uniform" if dtype.char == "f" else "uniform_double", out)
+            return out
         # cuRAND's uniform is on (0, 1]; NumPy's is [0, 1): flip it
         out = numpy.asarray(self._gen.random(_size_tuple(size), dtype=dtype))
         numpy.subtract(dtype.type(1), out, out=out)
@@ -286,6 +310,8 @@ class RandomState:
                 dtype = numpy.uint64
             else:
                 raise ValueError(f"mx must be within uint64 range (actual: {mx})")
+            if self._host is not None:
+                return self._interval_curand(int(mx), None, dtype, size)
             return self._gen.integers(0, int(mx), size=size, dtype=dtype, endpoint=True)
         mx = numpy.asarray(mx)
         if mx.dtype in (numpy.int32, numpy.uint32):
@@ -302,13 +328,71 @@ class RandomState:
             # CuPy compares the (n,) sample with ``mx``'s upper limits (``_get_indices``)
             raise ValueError("operands could not be broadcast together with shapes "
                              f"({n},) {mx.shape}")
+        if self._host is not None:
+            top = dtype(_UINT32_MAX if dtype == numpy.uint32 else _UINT64_MAX)
+            with numpy.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                # (``_interval_upper_limit``: max - (mx != max ? (max - mx) % (mx + 1) : 0))
+                upper = numpy.where(mx != top, top - (top - mx) % numpy.where(
+                    mx != top, mx + dtype(1), dtype(1)), top).astype(dtype)
+            return self._interval_curand(mx, upper, dtype, size)
         sample = self._gen.integers(0, numpy.broadcast_to(mx, (n,)) if mx.size != n
                                     else mx.reshape(n), size=n, dtype=dtype, endpoint=True)
+        return sample.reshape(size)
+
+    def _interval_curand(self, mx: Any, upper_limit: Any, dtype: Any,
+                         size: tuple) -> numpy.ndarray:
+        """CuPy's ``_interval`` from the sample on (``_generator.py:697-794``): its
+        draws, its mask for a power of two, its rejection of the samples above
+        ``upper_limit`` and their replacement from new draws, then the modulo."""
+        is_mx_scalar = upper_limit is None
+        if is_mx_scalar:
+            bits = 32 if dtype == numpy.uint32 else 64
+            upper_limit = dtype(((1 << bits) - 1) - (1 << bits) % (mx + 1))
+        n_sample = functools.reduce(operator.mul, size, 1)
+        if n_sample == 0:
+            return numpy.empty(size, dtype=dtype)
+        sample = self._curand_generate(n_sample, dtype)
+        if is_mx_scalar:
+            mx1 = mx + 1
+            if mx1 == 1 << (mx1.bit_length() - 1):
+                sample &= dtype((1 << mx.bit_length()) - 1)
+                return sample.reshape(size)
+        ng_indices = self._get_indices(sample, upper_limit, False)
+        n_ng = ng_indices.size
+        if n_ng > 0 and not is_mx_scalar:
+            upper_limit = numpy.broadcast_to(upper_limit, sample.shape)[ng_indices]
+        while n_ng > 0:
+            n_supplement = max(n_ng * 2, 1024) if is_mx_scalar else upper_limit.size
+            supplement = self._curand_generate(n_supplement, dtype)
+            ok_indices = self._get_indices(supplement, upper_limit, True)
+            n_ok = ok_indices.size
+            if n_ok >= n_ng:
+                sample[ng_indices] = supplement[ok_indices[:n_ng]]
+                n_ng = 0
+            else:
+                sample[ng_indices[:n_ok]] = supplement[ok_indices]
+                ng_indices = ng_indices[n_ok:]
+                if not is_mx_scalar:
+                    upper_limit = upper_limit[n_ok:]
+                n_ng -= n_ok
+        if is_mx_scalar:
+            sample %= dtype(mx1)
+        else:  # (``_interval_sample_modulo``: if (mx != max) sample %= mx + 1)
+            top = dtype(_UINT32_MAX if dtype == numpy.uint32 else _UINT64_MAX)
+            mx = numpy.broadcast_to(mx, sample.shape)
+            keep = mx == top
+            with numpy.errstate(divide="ignore", invalid="ignore"):
+                sample = numpy.where(keep, sample,
+                                     sample % numpy.where(keep, dtype(1), mx + dtype(1)))
+            sample = sample.astype(dtype, copy=False)
         return sample.reshape(size)
 
     def _permutation(self, num: int) -> numpy.ndarray:
         if int(num) < 0:  # (CuPy's ``cupy.empty((num,), int32)`` of the keys)
             raise ValueError("Negative dimensions are not allowed")
+        if self._host is not None:  # (``curand.generate`` of int32 keys, argsorted)
+            return numpy.argsort(self._curand_generate(int(num), numpy.int32),
+                                 kind="stable")
         return self._gen.permutation(int(num))
 
     # --- distributions (CuPy's order and checks) --------------------------------
@@ -586,6 +670,8 @@ class RandomState:
         loc, scale = _host(loc), _host(scale)
         if size is None:
             size = numpy.broadcast(loc, scale).shape
+        if self._host is not None:
+            return self._normal_curand(loc, scale, size, dtype)
         x = self._gen.standard_normal(_size_tuple(size), dtype=dtype)
         try:  # (CuPy's ``cupy.multiply(x, scale, out=x)``, ``cupy.add(x, loc, out=x)``)
             if isinstance(scale, numpy.ndarray):
@@ -596,6 +682,36 @@ class RandomState:
                 numpy.add(x, loc, out=x, casting="unsafe")
             else:
                 x += dtype.type(loc)
+        except ValueError as exc:  # (the ufunc's broadcast words)
+            from .cpu_routines import _ufunc_value_error
+            uf, operand = (numpy.multiply, scale) if isinstance(scale, numpy.ndarray) and \
+                not _broadcasts(scale, x) else (numpy.add, loc)
+            raise _ufunc_value_error(uf, (x, operand), {"out": x}, exc) from None
+        return x
+
+    def _normal_curand(self, loc: Any, scale: Any, size: Any,
+                       dtype: numpy.dtype) -> numpy.ndarray:
+        """CuPy's ``normal`` over ``curand.generateNormal[Double]``
+        (``_generate_normal``: an odd count drawn one longer, the last dropped)."""
+        shape = _size_tuple(size)
+        n = int(numpy.prod(shape, dtype=numpy.int64))
+        kind = "normal" if dtype.char == "f" else "normal_double"
+
+        def draw(mean: Any, stddev: Any) -> numpy.ndarray:
+            out = numpy.empty((n + n % 2,), dtype=dtype)
+            self._host.fill(kind, out, float(mean), float(stddev))
+            return out[:n].reshape(shape)
+
+        try:
+            if isinstance(scale, numpy.ndarray):
+                x = draw(0.0, 1.0)
+                numpy.multiply(x, scale, out=x, casting="unsafe")
+                numpy.add(x, loc, out=x, casting="unsafe")
+            elif isinstance(loc, numpy.ndarray):
+                x = draw(0.0, scale)
+                numpy.add(x, loc, out=x, casting="unsafe")
+            else:
+                x = draw(loc, scale)
         except ValueError as exc:  # (the ufunc's broadcast words)
             from .cpu_routines import _ufunc_value_error
             uf, operand = (numpy.multiply, scale) if isinstance(scale, numpy.ndarray) and \
@@ -681,6 +797,10 @@ class RandomState:
     def random_sample(self, size: Any = None, dtype: Any = float) -> numpy.ndarray:
         """See Also: cupy.random.RandomState.random_sample"""
         dtype = check_and_get_dtype(dtype)
+        if self._host is not None:
+            out = self._random_sample_raw(size, dtype)
+            out[out == 1] = 0  # (``_mod1_kernel``: cuRAND's (0, 1] made [0, 1))
+            return out
         return self._gen.random(_size_tuple(size), dtype=dtype)
 
     def rayleigh(self, scale: Any = 1.0, size: Any = None,
@@ -745,6 +865,11 @@ class RandomState:
         """See Also: cupy.random.RandomState.tomaxint"""
         if size is None:
             size = ()
+        if self._host is not None:  # (``curand.generate`` of its words, the sign cleared)
+            sample = numpy.empty(_size_tuple(size), dtype=numpy.int_)
+            self._host.fill("generate", sample.reshape(-1).view(numpy.uint32))
+            sample &= numpy.iinfo(numpy.int_).max
+            return sample
         return self._gen.integers(0, numpy.iinfo(numpy.int_).max, size=size,
                                   dtype=numpy.int_, endpoint=True)
 
