@@ -673,19 +673,18 @@ def test_a_message_cut_short_holds_up_nothing_while_the_worker_sleeps(ctx):
         server.stop()
 
 
-# --- found, not fixed ------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="the broker queues a session's replies for a "
-                   "client that reads none of them without bound: the worker's window "
-                   "(reliable.WINDOW) trusts the acknowledgements the client claims, and "
-                   "the broker's frontend has no high-water mark")
 def test_a_client_that_reads_nothing_cannot_grow_the_broker_without_bound(ctx):
     """Downloads asked for through the broker, every reply acknowledged in the
-    envelopes but none read (a tiny receive buffer and queue): what the broker holds
-    should stay near the worker's window (32 MiB)."""
+    envelopes but none read (a tiny receive buffer and queue): the broker holds at most
+    its queue for the client (``broker.CLIENT_QUEUE`` messages) and ``broker.MAX_HELD``
+    bytes, then ends that session, which the client hears once it reads; another
+    session is unaffected throughout."""
     from gpushare.protocol import PROTOCOL_VERSION, Encoder, HandleRef
     from gpushare.reliable import stamp_frames
+    from gpushare_server.broker import CLIENT_QUEUE, MAX_HELD
     server = ServerProcess("--memory-limit", "64MiB")
     try:
+        honest = Hostile(ctx, server.address)
         sock = _dealer(ctx, server.address)
         sock.setsockopt(zmq.RCVHWM, 1)
         sock.setsockopt(zmq.RCVBUF, 4096)
@@ -698,16 +697,95 @@ def test_a_client_that_reads_nothing_cannot_grow_the_broker_without_bound(ctx):
                                 n, 2 ** 63)
         sock.send_multipart(batch([1, "call", "cupy.zeros", [1 << 21], {}, 5, False], 1))
         before = _rss_mib(server.proc.pid)
-        for n in range(2, 18):                            # 16 downloads of 16 MiB
+        asked = 24                                        # 24 downloads of 16 MiB
+        for n in range(2, 2 + asked):
             sock.send_multipart(batch([n, "download", None, [HandleRef(5)], {}, None,
                                        True], n))
+        bound = ((CLIENT_QUEUE << 20) + MAX_HELD >> 20) + 48  # (+ sockets' and heap's)
+        assert bound < asked * 16 - 64                    # (what unbounded would reach)
         grown = 0
         deadline = time.monotonic() + 15
-        while time.monotonic() < deadline and grown <= 128:
+        while time.monotonic() < deadline:
             grown = max(grown, _rss_mib(server.proc.pid) - before)
-            server.proc.poll()
-            time.sleep(0.1)  # (polling a number with a deadline)
-        assert grown <= 128, f"the broker grew by {grown} MiB"
+            assert grown <= bound, f"the broker grew by {grown} MiB"
+            time.sleep(0.1)  # (sampling a number until a deadline)
+        honest.works()
+        assert honest.alive()                             # (the broker answers it)
+        # read now: what was queued, then the session's end and why
+        ended = None
+        deadline = time.monotonic() + 60
+        while ended is None and sock.poll(max(0, int((deadline - time.monotonic()) * 1000))):
+            first = sock.recv_multipart()[0]
+            if first[:1] != b"\x92":                        # (not a numbered reply)
+                reply = msgpack.unpackb(first, raw=False, strict_map_key=False)
+                if isinstance(reply, dict) and reply.get("t") == "fatal":
+                    ended = reply
+        assert ended is not None, "the session was not ended"
+        assert "did not read its replies" in ended["error"][1], ended
+        honest.works()
+        assert server.proc.poll() is None
+    finally:
+        server.stop()
+
+
+def test_a_client_reading_slowly_through_the_broker_gets_everything_in_order(ctx):
+    """The honest counterpart: a client that takes its replies slowly (a tiny receive
+    queue, a pause per message: a slow network) and acknowledges what it read. The
+    broker's queue for it fills and the broker holds the rest until there is room;
+    every message arrives once, in order, every byte right, and the session goes on."""
+    from gpushare.protocol import PROTOCOL_VERSION, Encoder, HandleRef
+    from gpushare.reliable import control, split_envelope, stamp_frames
+    server = ServerProcess()
+    try:
+        sock = _dealer(ctx, server.address)
+        sock.setsockopt(zmq.RCVHWM, 1)
+        sock.setsockopt(zmq.RCVBUF, 4096)
+        sock.send_multipart([P({"t": "hello", "v": PROTOCOL_VERSION})])
+        assert (_recv_map(sock, 30) or {}).get("t") == "welcome"
+
+        def batch(call: list, n: int, ack: int) -> list:
+            enc = Encoder(first_frame=2)
+            return stamp_frames([P({"t": "batch", "n": 1}), enc.pack(call), *enc.frames],
+                                n, ack)
+        size = 1 << 21                                    # int64: 16 MiB
+        sock.send_multipart(batch([1, "call", "cupy.arange", [size], {}, 5, False], 1, 0))
+        copies = 6
+        for n in range(2, 2 + copies):
+            sock.send_multipart(batch([n, "download", None, [HandleRef(5)], {}, None,
+                                       True], n, 0))
+        expected = numpy.arange(size, dtype=numpy.int64).view(numpy.uint8)
+        last = got = 0
+        done = set()
+        while (len(done) < 1 + copies or got < copies * size * 8) and sock.poll(10_000):
+            envelope, frames = split_envelope(sock.recv_multipart())
+            head = msgpack.unpackb(bytes(frames[0]), raw=False, strict_map_key=False,
+                                   ext_hook=lambda code, data: X(code, data))
+            assert "error" not in head, head
+            if envelope is None:                          # (the worker's acknowledgement)
+                assert head["t"] == "ack", head
+                continue
+            assert envelope[0] == last + 1, (envelope, last)
+            last = envelope[0]
+            if head["t"] == "chunk":
+                data = b"".join(bytes(f) for f in frames[1:])
+                offset = head["offset"]
+                assert data == expected[offset:offset + len(data)].tobytes(), head
+                got += len(data)
+            elif head["t"] == "done":
+                done.add(head["upto"])
+            if last % 4 == 0:                             # (what it read, and no more)
+                sock.send_multipart([control("ack", last)])
+            time.sleep(0.002)  # (a slow reader: pacing, not synchronisation)
+        assert done == set(range(1, 2 + copies)) and got == copies * size * 8
+        sock.send_multipart(batch([2 + copies, "method", "sum", [HandleRef(5)], {}, None,
+                                   True], 2 + copies, last))
+        while sock.poll(10_000):
+            envelope, frames = split_envelope(sock.recv_multipart())
+            if envelope is not None and envelope[0] > last:
+                break
+        head = msgpack.unpackb(bytes(frames[0]), raw=False, strict_map_key=False,
+                               ext_hook=lambda code, data: X(code, data))
+        assert head["t"] == "done" and "error" not in head, head
     finally:
         server.stop()
 

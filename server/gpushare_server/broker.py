@@ -37,6 +37,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,6 +63,17 @@ MAX_STATUS_QUERIES = 64
 #: bytes of a session's messages that may wait in the broker for its worker (a client
 #: keeps at most ``reliable.WINDOW`` unacknowledged; see ``Broker._take_in``)
 MAX_AHEAD = 4 * WINDOW
+#: messages queued in ZeroMQ for one client before the broker holds the next ones
+#: itself (a client reading slowly: TCP's backpressure fills this queue)
+CLIENT_QUEUE = 16
+#: bytes of a session's replies the broker holds for a client that is not reading
+#: them: an honest client has at most ``reliable.WINDOW`` of them unacknowledged (the
+#: worker sends no more), twice after a resend; one that acknowledges replies it never
+#: read has its session ended past this (``Broker._hold``)
+MAX_HELD = 2 * WINDOW + (8 << 20)
+#: seconds without a held reply going out after which the broker looks at the full
+#: queues every 50 ms instead of every 2
+HELD_STILL = 0.5
 #: seconds between refreshes of the workers' numbers while metrics are served
 STATS_INTERVAL = 2.0
 #: seconds between looks at the authorized-keys directory
@@ -116,6 +128,8 @@ class Session:
     probe_answered: bool = False
     memory_limit: int = 0  # bytes this session may hold (0: no limit)
     sent_in: int = 0  # bytes of its client's messages passed (or held) for its worker
+    held: deque = field(default_factory=deque)  # replies its client's queue had no room for
+    held_bytes: int = 0
     taken: int = 0    # of those, how many its worker has taken (its "took" reports)
 
 
@@ -233,11 +247,13 @@ class Broker:
                 self.authorized = AuthorizedKeys(self.ctx, str(opts.authorized_keys))
                 apply_server_key(self.frontend, *server_key)
             self.frontend.setsockopt(zmq.LINGER, 0)
-            self.frontend.setsockopt(zmq.ROUTER_MANDATORY, 0)
+            # a client's full queue is reported (zmq.Again), not a reason to drop what
+            # is sent to it: the broker holds the rest (``_send_client``)
+            self.frontend.setsockopt(zmq.ROUTER_MANDATORY, 1)
             # a client reconnecting after a dropped connection keeps its session (its
-            # routing id is random and its own); no queue limit drops a streamed copy
+            # routing id is random and its own)
             self.frontend.setsockopt(zmq.ROUTER_HANDOVER, 1)
-            self.frontend.setsockopt(zmq.SNDHWM, 0)
+            self.frontend.setsockopt(zmq.SNDHWM, CLIENT_QUEUE)
             max_msg = opts.max_message_size
             if max_msg is None:
                 max_msg = DEFAULT_MAX_MESSAGE
@@ -266,6 +282,8 @@ class Broker:
             self.worker_endpoint = f"tcp://127.0.0.1:{port}"
         self.workers: dict[bytes, Worker] = {}
         self.sessions: dict[bytes, Session] = {}  # by client routing id
+        self.holding: dict[bytes, Session] = {}  # those with replies held (``_hold``)
+        self._held_moved = 0.0  # when a held reply last went out
         self.spares: list[Worker] = []
         self.dying: list[tuple[Worker, float]] = []
         self.status_queries: list[StatusQuery] = []
@@ -641,11 +659,74 @@ class Broker:
             self._send_client(session.client, _fatal(UNKNOWN_SESSION))
 
     def _send_client(self, client: bytes, frames: list) -> None:
-        try:
-            send_frames(self.frontend, [client, *frames])
-        except zmq.ZMQError:
+        session = self.sessions.get(client)
+        if session is not None and session.held:  # (behind those held: in order)
+            self._hold(session, frames)
             return
+        try:
+            self._send_now(client, frames)
+        except zmq.Again:  # its queue is full: the client reads slower than it asks
+            if session is not None:
+                self._hold(session, frames)
+        except zmq.ZMQError:  # (not connected: a reconnecting client asks for a resend)
+            pass
+
+    def _send_now(self, client: bytes, frames: list) -> None:
+        """Send to ``client`` without waiting: zmq.Again when its queue is full
+        (``CLIENT_QUEUE`` messages: ROUTER_MANDATORY reports that, not dropping it)."""
+        frontend = self.frontend
+        frontend.send(client, zmq.SNDMORE | zmq.NOBLOCK)
+        send_frames(frontend, frames)  # (the queue's room is checked at the first part)
         self.metrics.bytes_out.inc(_nbytes(frames))
+
+    def _hold(self, session: Session, frames: list) -> None:
+        """Keep a reply until the client's queue has room (``_send_held``). An honest
+        client acknowledges only what it read, so its worker stops at ``WINDOW`` bytes
+        unacknowledged; a client that claims replies it never read would make the
+        broker hold everything it asks for, so its session ends past ``MAX_HELD``."""
+        if not session.held:
+            self._held_moved = time.monotonic()  # (a queue just filled: look soon)
+        session.held.append(frames)
+        session.held_bytes += _nbytes(frames)
+        self.holding[session.client] = session
+        if session.held_bytes > MAX_HELD and session.lost is None:
+            held = session.held_bytes >> 20
+            session.held.clear()
+            session.held_bytes = 0
+            log.warning("session %s lost: its client read none of %d MiB of replies",
+                        session.id, held)
+            self.metrics.sessions_closed.labels("not_reading").inc()
+            self._lose(session, f"gpushare: the session's client did not read its replies "
+                                f"({held} MiB waited in the server, more than its "
+                                "acknowledgements allow), so the session was ended; every "
+                                "array of it is gone. Other sessions are unaffected.")
+
+    def _send_held(self) -> float | None:
+        """Send what the clients' queues have room for now. None when nothing waits;
+        otherwise the milliseconds to wait before looking again: soon while queues
+        drain, seldom once none has for a while (a client that reads nothing does not
+        keep the broker busy)."""
+        waiting = False
+        for client, session in list(self.holding.items()):
+            held = session.held
+            if self.sessions.get(client) is not session:  # (closed meanwhile)
+                held.clear()
+            while held:
+                try:
+                    self._send_now(session.client, held[0])
+                except zmq.Again:
+                    waiting = True
+                    break
+                except zmq.ZMQError:
+                    pass  # (gone: as ``_send_client``)
+                session.held_bytes -= _nbytes(held.popleft())
+                self._held_moved = time.monotonic()
+            if not held:
+                session.held_bytes = 0
+                del self.holding[client]
+        if not waiting:
+            return None
+        return 2 if time.monotonic() - self._held_moved < HELD_STILL else 50
 
     # --- status -----------------------------------------------------------------
     def _ask_stats(self, worker: Worker, with_info: bool = False) -> bool:
@@ -891,6 +972,7 @@ class Broker:
         wake = self.wake
         if wake is not None:
             poller.register(wake, zmq.POLLIN)
+        held = None
         try:
             while True:
                 if self._signals and not self._draining:
@@ -904,7 +986,10 @@ class Broker:
                 if self._draining and (self._signals > 1 or self._drained()
                                        or time.monotonic() > self._drain_deadline):
                     break
-                events = dict(poller.poll(100 if self._draining else 200))
+                # (replies held for a slow client go out as its queue drains: looked at
+                # often while there are some)
+                timeout = held if held is not None else 100 if self._draining else 200
+                events = dict(poller.poll(timeout))
                 if wake is not None and wake.fileno() in events:
                     try:  # (the signal's handler has run: ``_signals`` counts it)
                         wake.recv(4096)
@@ -914,6 +999,7 @@ class Broker:
                     self._pump(self.backend_sock, self._on_worker)
                 if self.frontend in events:
                     self._pump(self.frontend, self._on_client)
+                held = self._send_held()
                 now = time.monotonic()
                 if self.status_queries:
                     self._check_status_queries()
