@@ -306,6 +306,49 @@ __global__ void shift(T* a, int N) { a[threadIdx.x] += 100; }
     assert a.get().tolist() == list(range(100, 108))
 
 
+def test_nvrtc_has_no_assert_h_and_no_nan_macro(cp) -> None:
+    """What an H200's NVRTC (CUDA 13) said of two lines a host compiler takes: there is
+    no <assert.h> (device code's ``assert`` needs none), and <math.h>'s ``NAN`` and
+    ``INFINITY`` are not defined; the emulator says the same, in NVRTC's words."""
+    k = cp.RawKernel(r'''
+#include <assert.h>
+extern "C" __global__ void f(float* x) { assert(x[0] == 0.0f); }''', "f")
+    with pytest.raises(cp.cuda.compiler.CompileException) as info:
+        k((1,), (1,), (cp.zeros(1, dtype=cp.float32),))
+    assert re.match(r'/\S*tmp[a-z0-9_]{8}/[0-9a-f]{40}\.cubin\.cu\(2\): catastrophic error: '
+                    r'cannot open source file "assert.h"\n  #include <assert.h>\n',
+                    str(info.value)), str(info.value)
+    for name in ("NAN", "INFINITY"):
+        k = cp.RawKernel(r'''
+extern "C" __global__ void g(float* x) {
+  x[0] = %s;
+}''' % name, "g")
+        with pytest.raises(cp.cuda.compiler.CompileException) as info:
+            k((1,), (1,), (cp.zeros(1, dtype=cp.float32),))
+        assert re.search(r'\.cubin\.cu\(3\): error: identifier "%s" is undefined' % name,
+                         str(info.value)), str(info.value)
+    # libcudacxx's <cuda/std/cmath> defines both for NVRTC (<cuda/std/complex> too)
+    for header in ("cmath", "complex"):
+        k = cp.RawKernel(r'''
+#include <cuda/std/%s>
+extern "C" __global__ void g(float* x) { x[0] = INFINITY; x[1] = NAN; }''' % header, "g")
+        x = cp.zeros(2, dtype=cp.float32)
+        k((1,), (1,), (x,))
+        got = x.get()
+        assert got[0] == float("inf") and got[1] != got[1], header
+    # without either: assert() and CUDA's own constants compile and run
+    k = cp.RawKernel(r'''
+#include <math_constants.h>
+extern "C" __global__ void h(float* x) {
+  assert(x[0] == 0.0f);
+  x[0] = CUDART_INF_F; x[1] = __int_as_float(0x7fc00000);
+}''', "h")
+    x = cp.zeros(2, dtype=cp.float32)
+    k((1,), (1,), (x,))
+    got = x.get()
+    assert got[0] == float("inf") and got[1] != got[1]
+
+
 # --- RawModule(path=...) ---------------------------------------------------------------
 def test_module_load_failure(cp, tmp_path) -> None:
     missing = str(tmp_path / "this_does_not_exist.cubin")

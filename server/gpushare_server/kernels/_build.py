@@ -139,7 +139,11 @@ _CXX_STD_HEADERS = (
     'scoped_allocator', 'set', 'shared_mutex', 'sstream', 'stack', 'stdexcept',
     'streambuf', 'string', 'string_view', 'system_error', 'thread', 'tuple',
     'type_traits', 'typeindex', 'typeinfo', 'unordered_map', 'unordered_set', 'utility',
-    'valarray', 'variant', 'vector')
+    'valarray', 'variant', 'vector',
+    # the C library's that NVRTC was seen to lack (an H200, CUDA 13: ``catastrophic
+    # error: cannot open source file "assert.h"``; device code's assert() is there
+    # without it)
+    'assert.h')
 
 #: how a header of ``_CXX_STD_HEADERS`` included by the kernel's own source reads (the
 #: emulator's headers, a level deeper, still reach the real one): g++'s "No such

@@ -18,12 +18,20 @@ _MAX_SHARED_DEFAULT = launch_rules.MAX_SHARED_DEFAULT
 _MAX_SHARED_OPTIN = launch_rules.MAX_SHARED_OPTIN
 
 
-def _entry_code(code, entries, globals_, fibers, cupy_headers=False):
+#: what the host's <math.h> defines and NVRTC has not (an H200's NVRTC 13: ``error:
+#: identifier "NAN" is undefined``): hidden from the kernel's source after the
+#: emulator's own headers have used them
+_HOST_ONLY_MACROS = '#undef NAN\n#undef INFINITY\n'
+
+
+def _entry_code(code, entries, globals_, fibers, cupy_headers=False, nvrtc=False):
     head = '#define GS_USE_FIBERS %d\n' % (1 if fibers else 0)
     if _source.uses_grid_sync(code):
         head += '#define GS_GRID_SYNC 1\n'  # a cooperative launch (gs_launch)
     head += ('#include "gpushare_cupy.h"\n' if cupy_headers
              else '#include "gpushare_cuda.h"\n')
+    if nvrtc:
+        head += _HOST_ONLY_MACROS
     body = _source.rewrite(code)
     lines = [head, '#line 1 "kernel.cu"\n', body, '\n#line 1 "gs_entries"\n']
     # the parameters' names must not hide a kernel's (a kernel may well be called `k`)
@@ -167,7 +175,8 @@ class _ModuleSource:
 
     def _build_once(self, entries, globals_):
         src = _entry_code(self.source, entries, globals_, self.fibers,
-                          self.cupy_headers)
+                          self.cupy_headers,
+                          nvrtc=self.backend == 'nvrtc' and not self.jitify)
         while True:
             extra = (('-idirafter', str(_build.stub_headers(self._stubs)))
                      if self._stubs else ())
