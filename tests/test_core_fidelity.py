@@ -32,6 +32,12 @@ def test_flags_are_read_only(cp):
         with pytest.raises(AttributeError, match="has no setter"):
             setattr(f, name, True)
     assert (f.c_contiguous, f.f_contiguous, f.owndata) == (False, False, False)
+    # any other name is a plain attribute of that Flags object, as CuPy's (a Python
+    # class: CuPy's test_ndbspline sets ``writeable``), and of that object only
+    a = cp.arange(4.0)
+    a.flags.writeable = False
+    a[0] = 7.0
+    assert a[0] == 7.0 and not hasattr(a.flags, "writeable")
     from gpushare.cupy._core import flags
     assert flags.Flags(1, 2, 3)["OWNDATA"] == 3
 

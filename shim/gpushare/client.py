@@ -549,6 +549,19 @@ class Session:
         packed = encoder.pack([seq, op, target, list(args), kwargs or {}, out_id, want])
         return packed, encoder.frames
 
+    def _renumbered(self, op: str, target: Any, args: Any, kwargs: Any, out_id: Any,
+                    want: bool) -> tuple[int, bytes, list]:
+        """Encode a call again under the next free number: encoding its arguments made
+        calls of their own (a ``poly1d``'s ``coeffs``, read from the server), which took
+        the number it was encoded under (its result would have been theirs)."""
+        for _ in range(3):
+            seq = self._seq + 1
+            packed, frames = self._encode_call(seq, op, target, args, kwargs, out_id, want)
+            if self._seq < seq:
+                return seq, packed, frames
+        raise RuntimeError(f"gpushare: encoding the arguments of {target or op} keeps "
+                           "calling the server")
+
     def submit(self, op: str, target: Any, args: Any = (), kwargs: Any = None,
                out_id: Any = None, description: str | None = None) -> int:
         """Queue a call whose result needs no reply; return its sequence number."""
@@ -556,6 +569,9 @@ class Session:
             self._check_usable()
             seq = self._seq + 1
             packed, frames = self._encode_call(seq, op, target, args, kwargs, out_id, False)
+            if self._seq >= seq:  # (an argument's encoding made calls: ``_renumbered``)
+                seq, packed, frames = self._renumbered(op, target, args, kwargs, out_id,
+                                                       False)
             self._seq = seq  # only once encoding succeeded: no gaps a wait could hang on
             info = PendingCall(seq, description or (op, target), user_location(),
                                tuple(out_id) if isinstance(out_id, list) else (out_id,))
@@ -660,6 +676,8 @@ class Session:
             self._check_usable()
             seq = self._seq + 1
             packed, frames = self._encode_call(seq, op, target, args, kwargs, out_id, True)
+            if self._seq >= seq:  # (an argument's encoding made calls: ``_renumbered``)
+                seq, packed, frames = self._renumbered(op, target, args, kwargs, out_id, True)
             self._seq = seq
             info = PendingCall(seq, (op, target), "", ())
             if frames:
@@ -832,7 +850,14 @@ class Session:
             ended = not self._late_replies(seq, delivered)
         if self._warnings:  # before any error: CuPy warns, then raises
             items, self._warnings = self._warnings, []
-            errors.reissue_warnings(items, stacklevel=4)
+            try:
+                errors.reissue_warnings(items, stacklevel=4)
+            except BaseException:
+                # a warning the program made an error ends the call there, as in CuPy,
+                # where nothing after it ran: the error the server met after the
+                # warning is not raised later, at an unrelated call
+                self._error = None
+                raise
         self._raise_pending(own_call, ended)
 
     def _late_replies(self, seq: int, delivered: int) -> bool:

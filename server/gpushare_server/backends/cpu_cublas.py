@@ -424,24 +424,24 @@ def ger(alpha: Any, x: Any, y: Any, a: Any) -> None:
     _rank1(alpha, x, y, a, False)
 
 
-def geru(alpha: Any, x: Any, y: Any, a: Any) -> None:
-    """See Also: cupy.cublas.geru (a += alpha * x @ y.T)"""
+def _ger_complex(alpha: Any, x: Any, y: Any, a: Any, conj: bool) -> None:
+    """geru/gerc: a real ``a`` is ``ger``'s (CuPy's fallback), a complex one their own."""
     if a.dtype.char in "fd":
         return ger(alpha, x, y, a)
     _dtype_char(a.dtype, "FD")
     _ger_checks(x, y, a)
-    _rank1(alpha, x, y, a, False)
+    _rank1(alpha, x, y, a, conj)
     return None
+
+
+def geru(alpha: Any, x: Any, y: Any, a: Any) -> None:
+    """See Also: cupy.cublas.geru (a += alpha * x @ y.T)"""
+    return _ger_complex(alpha, x, y, a, False)
 
 
 def gerc(alpha: Any, x: Any, y: Any, a: Any) -> None:
     """See Also: cupy.cublas.gerc (a += alpha * x @ y.T.conj())"""
-    if a.dtype.char in "fd":
-        return ger(alpha, x, y, a)
-    _dtype_char(a.dtype, "FD")
-    _ger_checks(x, y, a)
-    _rank1(alpha, x, y, a, True)
-    return None
+    return _ger_complex(alpha, x, y, a, True)
 
 
 def _band_matrix(a: numpy.ndarray, n: int, k: int, lower: bool) -> numpy.ndarray:

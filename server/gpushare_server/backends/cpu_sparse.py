@@ -49,8 +49,48 @@ def csr_matrix(x: Any) -> Any:
     return _scipy_sparse().csr_matrix(x)
 
 
+def _initializer(name: str, arg1: Any, shape: Any) -> Any:
+    """CuPy's checks of a ``name`` constructor's ``arg1`` and ``shape`` where SciPy's
+    differ (``_coo.py``, ``_compressed.py``): COO's supported dimensions and
+    ``_util.check_input_ndim``; a 1-d sparse input's new 1-d shape honored (SciPy's keeps
+    the input's), its indices checked against it. ``arg1``, or its replacement."""
+    fmt, kind = name.split("_")
+    if fmt != "coo" and not (fmt == "csr" and kind == "array"):
+        return arg1
+    one_d = kind == "array"
+    unsupported = ("Only 1-D and 2-D sparse arrays are supported." if one_d else
+                   "Only two-dimensional sparse arrays are supported.")
+    if fmt == "coo":
+        if shape is not None and len(shape) not in ((1, 2) if one_d else (2,)):
+            raise ValueError(unsupported)
+        if one_d and isinstance(arg1, tuple) and len(arg1) not in (0, 1, 2) and all(
+                isinstance(k, (int, numpy.integer)) and not isinstance(k, bool)
+                for k in arg1):
+            raise ValueError(unsupported)
+        full = sparse.is_sparse(arg1) or isinstance(arg1, numpy.ndarray) and 1 <= arg1.ndim <= 2
+        if full and shape is not None and len(shape) != arg1.ndim:
+            raise ValueError(f"cannot use a {len(shape)}-D shape {tuple(shape)} with a "
+                             f"{arg1.ndim}-D input array")
+    if one_d and sparse.is_sparse(arg1) and arg1.ndim == 1 and shape is not None and \
+            len(shape) == 1 and tuple(shape) != arg1.shape:
+        coo = arg1.tocoo()
+        (col,) = coo.coords
+        if col.size and int(col.max()) >= shape[0]:
+            raise ValueError("column index exceeds matrix dimensions")
+        return _scipy_sparse().coo_array((coo.data, (col,)), shape=tuple(shape))
+    return arg1
+
+
 def _constructor(name: str) -> Callable[..., Any]:
     def make(*args: Any, **kwargs: Any) -> Any:
+        dtype = args[2] if len(args) > 2 else kwargs.get("dtype")
+        if dtype is not None:  # (CuPy's refusal comes before its cast: no ComplexWarning)
+            check_dtype(dtype)
+        shape = args[1] if len(args) > 1 else kwargs.get("shape")
+        if args:
+            args = (_initializer(name, args[0], shape),) + args[1:]
+        elif "arg1" in kwargs:
+            kwargs["arg1"] = _initializer(name, kwargs["arg1"], shape)
         matrix = getattr(_scipy_sparse(), name)(*args, **kwargs)
         check_dtype(matrix.dtype)
         return matrix
@@ -257,7 +297,17 @@ def _dispatch(obj: Any, name: str) -> Callable[..., Any]:
                                  name.startswith("__r"))
     if name in _BROADCAST:
         return functools.partial(_broadcasting, obj, name)
+    if name in ("__imul__", "__itruediv__"):
+        return functools.partial(_in_place_scale, obj, name)
+    if name == "count_nonzero" and obj.ndim == 1:
+        return functools.partial(_count_nonzero_1d, obj)
+    if name in ("__getitem__", "__setitem__") and obj.ndim == 1:
+        return functools.partial(_index_1d, sparse.method(obj, name))
     if name in ("sum", "mean"):
+        if obj.dtype == numpy.bool_ and obj.format in ("coo", "csr", "csc") and \
+                not obj.has_canonical_format:  # (CuPy's: a duplicate True counts once,
+            obj = obj.copy()                   # on a copy, as densified)
+            obj.sum_duplicates()
         return functools.partial(_reduction, sparse.method(obj, name))
     if name in ("toarray", "todense"):
         return functools.partial(_dense, getattr(obj, name))
@@ -352,6 +402,9 @@ def _addition(obj: Any, name: str, other: Any) -> Any:
                                   "supported")
     if isinstance(other, numpy.ndarray) and other.ndim == 0:
         other = other.reshape(1, 1)  # (a 0-d array is no scalar to CuPy: dense, broadcast)
+    if sparse.is_sparse(other) and other.ndim == 1 and obj.shape[0] == 1 and \
+            other.shape[0] == obj.shape[1]:  # (a 1-d operand broadcast to one row)
+        other = other.tocoo().reshape((1, obj.shape[1])).asformat(obj.format)
     result = sparse.method(obj, name)(other)
     if isinstance(other, numpy.ndarray) and isinstance(result, numpy.ndarray):
         return numpy.ascontiguousarray(result)
@@ -437,6 +490,46 @@ def _count_nonzero(obj: Any, axis: Any = None) -> Any:
     if axis is None:
         return int(obj.count_nonzero())
     return numpy.asarray(obj.count_nonzero(axis=axis)).astype(numpy.int64)
+
+
+def _in_place_scale(obj: Any, name: str, other: Any) -> Any:
+    """See Also: cupyx.scipy.sparse.csr_matrix.__imul__ (``_data._data_matrix``: by a
+    scalar whose product leaves CuPy's data dtypes (``bool *= 2``), ``self.data`` is
+    replaced by one of float64, ``self`` kept; SciPy's raises)."""
+    if numpy.isscalar(other) or isinstance(other, numpy.ndarray) and other.ndim == 0:
+        factor = 1.0 / other if name == "__itruediv__" else other
+        dtype = numpy.result_type(obj.dtype, factor)
+        if dtype.char not in "?fdFD":
+            dtype = numpy.dtype(numpy.float64)
+        if dtype != obj.dtype:
+            obj.data = obj.data.astype(dtype) * factor
+            return obj
+    return sparse.method(obj, name)(other)
+
+
+def _count_nonzero_1d(obj: Any, axis: Any = None) -> int:
+    """See Also: cupyx.scipy.sparse.coo_array.count_nonzero (1-d: the only axis collapses
+    to an int; ``_sputils.validate_axis_1d``'s checks, in its words)."""
+    if isinstance(axis, tuple):
+        if len(axis) != 1:
+            raise ValueError("axis out of range for 1-D array")
+        axis = operator.index(axis[0])
+    if axis not in (None, 0, -1):
+        raise ValueError(f"axis {axis} is out of bounds for 1-D array")
+    return int(obj.count_nonzero())
+
+
+def _index_1d(fn: Callable[..., Any], key: Any, *value: Any) -> Any:
+    """See Also: cupyx.scipy.sparse.csr_array.__getitem__ (of a 1-d array:
+    ``_normalize_1d_key``'s refusals, in its words)."""
+    if isinstance(key, tuple):
+        if sum(k is Ellipsis for k in key) > 1:
+            raise IndexError("an index can only have a single ellipsis ('...')")
+        reals = [k for k in key if k is not None and k is not Ellipsis]
+        if len(reals) > 1:
+            raise IndexError("too many indices for array: array is 1-dimensional, but "
+                             f"{len(reals)} were indexed")
+    return fn(key, *value)
 
 
 def _getnnz(obj: Any, axis: Any = None) -> int:
@@ -629,8 +722,21 @@ def _stacking(name: str) -> Callable[..., Any]:
         if name in _BLOCK_GRIDS and args:
             _check_blocks(_BLOCK_GRIDS[name](args[0]),
                           kwargs.get("format", args[1] if len(args) > 1 else None))
+        if name == "block_diag" and args:
+            args = ([_dense_block(b) for b in args[0]],) + args[1:]
         return getattr(_scipy_sparse(), name)(*args, **kwargs)
     return keeps_int64_indices(stack)
+
+
+def _dense_block(block: Any) -> Any:
+    """See Also: cupyx.scipy.sparse.block_diag (``_normalize_dense``: a block not sparse,
+    a list, tuple, scalar or array, is a 2-d array; float64 unless of a sparse dtype)."""
+    if sparse.is_sparse(block):
+        return block
+    block = numpy.atleast_2d(numpy.asarray(block))
+    if block.dtype.char not in "?fdFD":
+        block = block.astype(numpy.float64)
+    return block
 
 
 #: the grid of blocks ``bmat`` builds for each of CuPy's stacking functions
@@ -742,6 +848,24 @@ def _lsmr(A: Any, b: Any, x0: Any = None, damp: float = 0.0, atol: float = 1e-6,
             *(float(v) for v in norms))
 
 
+def _sparse_matrix_power(A: Any, power: Any) -> Any:
+    """See Also: cupyx.scipy.sparse.linalg.matrix_power (``_pow_by_squaring``: its checks
+    in its order and words; to the power 0 a CSR identity array, of ``A``'s dtype)."""
+    m, n = A.shape
+    if m != n:
+        raise TypeError("sparse matrix is not square")
+    try:
+        power = operator.index(power)
+    except TypeError:
+        raise ValueError("exponent must be an integer") from None
+    if power < 0:
+        raise ValueError("exponent must be >= 0")
+    if power == 0:
+        return _scipy_sparse().eye_array(m, dtype=A.dtype, format="csr")
+    return scipy_module("scipy.sparse.linalg", "cupyx.scipy.sparse.linalg").matrix_power(
+        A, power)
+
+
 def _frobenius_norm(x: Any) -> Any:
     if numpy.issubdtype(x.dtype, numpy.complexfloating):
         sqnorm = method(abs(x).power(2), "sum")()
@@ -824,6 +948,7 @@ SPARSE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupyx.scipy.sparse.linalg.lsqr": _lsqr,
     "cupyx.scipy.sparse.linalg.lsmr": _lsmr,
     "cupyx.scipy.sparse.linalg.norm": norm,
+    "cupyx.scipy.sparse.linalg.matrix_power": keeps_int64_indices(_sparse_matrix_power),
     **{f"cupyx.scipy.sparse.{name}": _stacking(name) for name in (
         "vstack", "hstack", "bmat", "block_array", "block_diag", "tril", "triu")},
     **{f"cupyx.scipy.sparse.{name}": _constructor(name) for name in SPARSE_CLASSES},

@@ -57,10 +57,11 @@ class Flags:
 
     CuPy's ``Flags`` is a plain Python class with read-only properties
     (``cupy/_core/flags.pyx``): assigning one raises Python's "property ... has no
-    setter" AttributeError, and ``flags[name]`` knows the three long names only.
+    setter" AttributeError, any other name is a plain attribute of that object
+    (``x.flags.writeable = False``, as NumPy-minded code and CuPy's tests write, is
+    taken and changes nothing: each ``x.flags`` is a new object), and ``flags[name]``
+    knows the three long names only.
     """
-
-    __slots__ = ("_c", "_f", "_own")
 
     def __init__(self, c: bool, f: bool, own: bool) -> None:
         self._c, self._f, self._own = c, f, own

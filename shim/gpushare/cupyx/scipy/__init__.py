@@ -159,6 +159,7 @@ def _make(name: str) -> types.ModuleType:
         mod.BadCoefficients = errors.BadCoefficients
         mod.cwt = _cwt(mod)  # it calls a Python function: run here
         mod.argrelextrema = _argrelextrema()  # (so does this one: its comparator)
+        mod.csd, mod.welch = _csd_welch(mod)  # (a Python detrend: run here)
         for fname, plain in _ndimage.PIPELINED_SIGNAL.items():  # (queued where it can)
             setattr(mod, fname, _ndimage.pipelined_filter(
                 fname, getattr(mod, fname), plain, "cupyx.scipy.signal"))
@@ -169,6 +170,198 @@ def _make(name: str) -> types.ModuleType:
     sys.modules[full] = mod
     by_reference(mod)  # (its functions pickle as themselves)
     return mod
+
+
+def _csd_welch(mod: Any) -> Any:
+    """``signal.csd`` and ``welch`` with a Python function as ``detrend``: CuPy's own
+    Python (``_spectral.py``, ``_spectral_impl.py``: ``_spectral_helper`` in its
+    ``psd`` mode, no boundary, no padding; MIT licence, ``LICENSE.cupy``) run here over
+    device arrays, the function called on the segments as in CuPy. Any other ``detrend``
+    is the server's call."""
+    import warnings
+    remote_csd, remote_welch = mod.csd, mod.welch
+
+    def _triage(cupy: Any, window: Any, nperseg: Any, n: int) -> Any:
+        if isinstance(window, (str, tuple)):
+            if nperseg is None:
+                nperseg = 256
+            if nperseg > n:
+                warnings.warn("nperseg = {0:d} is greater than input length "
+                              " = {1:d}, using nperseg = {1:d}".format(nperseg, n))
+                nperseg = n
+            return mod.get_window(window, nperseg), nperseg
+        win = cupy.asarray(window)
+        if len(win.shape) != 1:
+            raise ValueError("window must be 1-D")
+        if n < win.shape[-1]:
+            raise ValueError("window is longer than input signal")
+        if nperseg is None:
+            nperseg = win.shape[0]
+        elif nperseg != win.shape[0]:
+            raise ValueError("value specified for nperseg is different"
+                             " from length of window")
+        return win, nperseg
+
+    def _fft_helper(cupy: Any, x: Any, win: Any, detrend_func: Any, nperseg: int,
+                    noverlap: int, nfft: int, sides: str) -> Any:
+        if nperseg == 1 and noverlap == 0:
+            result = x[..., None]
+        else:
+            step = nperseg - noverlap
+            shape = x.shape[:-1] + ((x.shape[-1] - noverlap) // step, nperseg)
+            strides = x.strides[:-1] + (step * x.strides[-1], x.strides[-1])
+            result = cupy.lib.stride_tricks.as_strided(x, shape=shape, strides=strides)
+        result = win * detrend_func(result)
+        if sides == "twosided":
+            return cupy.fft.fft(result, n=nfft)
+        return cupy.fft.rfft(result.real, n=nfft)
+
+    def _helper(cupy: Any, x: Any, y: Any, fs: Any, window: Any, nperseg: Any,
+                noverlap: Any, nfft: Any, detrend: Any, return_onesided: Any,
+                scaling: Any, axis: Any) -> Any:
+        same_data = y is x
+        axis = int(axis)
+        x = cupy.asarray(x)
+        if not same_data:
+            y = cupy.asarray(y)
+            outdtype = cupy.result_type(x, y, cupy.complex64)
+            xouter, youter = list(x.shape), list(y.shape)
+            xouter.pop(axis)
+            youter.pop(axis)
+            try:
+                outershape = cupy.broadcast(cupy.empty(xouter), cupy.empty(youter)).shape
+            except ValueError:
+                raise ValueError("x and y cannot be broadcast together.")
+        else:
+            outdtype = cupy.result_type(x, cupy.complex64)
+        if same_data:
+            if x.size == 0:
+                return (cupy.empty(x.shape), cupy.empty(x.shape), cupy.empty(x.shape))
+        elif x.size == 0 or y.size == 0:
+            outshape = outershape + (min([x.shape[axis], y.shape[axis]]),)
+            emptyout = cupy.rollaxis(cupy.empty(outshape), -1, axis)
+            return emptyout, emptyout, emptyout
+        if x.ndim > 1 and axis != -1:
+            x = cupy.rollaxis(x, axis, len(x.shape))
+            if not same_data and y.ndim > 1:
+                y = cupy.rollaxis(y, axis, len(y.shape))
+        if not same_data and x.shape[-1] != y.shape[-1]:
+            if x.shape[-1] < y.shape[-1]:
+                pad_shape = list(x.shape)
+                pad_shape[-1] = y.shape[-1] - x.shape[-1]
+                x = cupy.concatenate((x, cupy.zeros(pad_shape)), -1)
+            else:
+                pad_shape = list(y.shape)
+                pad_shape[-1] = x.shape[-1] - y.shape[-1]
+                y = cupy.concatenate((y, cupy.zeros(pad_shape)), -1)
+        if nperseg is not None:
+            nperseg = int(nperseg)
+            if nperseg < 1:
+                raise ValueError("nperseg must be a positive integer")
+        win, nperseg = _triage(cupy, window, nperseg, x.shape[-1])
+        if nfft is None:
+            nfft = nperseg
+        elif nfft < nperseg:
+            raise ValueError("nfft must be greater than or equal to nperseg.")
+        else:
+            nfft = int(nfft)
+        noverlap = nperseg // 2 if noverlap is None else int(noverlap)
+        if noverlap >= nperseg:
+            raise ValueError("noverlap must be less than nperseg.")
+        if axis != -1:
+            def detrend_func(d: Any) -> Any:
+                d = cupy.rollaxis(d, -1, axis)
+                d = detrend(d)
+                return cupy.rollaxis(d, axis, len(d.shape))
+        else:
+            detrend_func = detrend
+        if cupy.result_type(win, cupy.complex64) != outdtype:
+            win = win.astype(outdtype)
+        if scaling == "density":
+            scale = 1.0 / (fs * (win * win).sum())
+        elif scaling == "spectrum":
+            scale = 1.0 / win.sum() ** 2
+        else:
+            raise ValueError("Unknown scaling: %r" % scaling)
+        sides = "twosided"
+        if return_onesided:
+            if cupy.iscomplexobj(x):
+                warnings.warn("Input data is complex, switching to return_onesided=False")
+            else:
+                sides = "onesided"
+                if not same_data and cupy.iscomplexobj(y):
+                    sides = "twosided"
+                    warnings.warn(
+                        "Input data is complex, switching to return_onesided=False")
+        if sides == "twosided":
+            freqs = cupy.fft.fftfreq(nfft, 1 / fs)
+        else:
+            freqs = cupy.fft.rfftfreq(nfft, 1 / fs)
+        result = _fft_helper(cupy, x, win, detrend_func, nperseg, noverlap, nfft, sides)
+        if not same_data:
+            result_y = _fft_helper(cupy, y, win, detrend_func, nperseg, noverlap, nfft,
+                                   sides)
+            result = cupy.conj(result) * result_y
+        else:
+            result = cupy.conj(result) * result
+        result *= scale
+        if sides == "onesided":
+            if nfft % 2:
+                result[..., 1:] *= 2
+            else:
+                result[..., 1:-1] *= 2
+        result = result.astype(outdtype)
+        if same_data:
+            result = result.real
+        if axis < 0:
+            axis -= 1
+        return freqs, None, cupy.rollaxis(result, -1, axis)
+
+    def csd(x: Any, y: Any, fs: Any = 1.0, window: Any = "hann", nperseg: Any = None,
+            noverlap: Any = None, nfft: Any = None, detrend: Any = "constant",
+            return_onesided: Any = True, scaling: Any = "density", axis: Any = -1,
+            average: Any = "mean") -> Any:
+        """See Also: cupyx.scipy.signal.csd"""
+        if not detrend or not hasattr(detrend, "__call__"):
+            return remote_csd(x, y, fs, window, nperseg, noverlap, nfft, detrend,
+                              return_onesided, scaling, axis, average)
+        from ... import cupy
+        x = cupy.asarray(x)
+        y = cupy.asarray(y)
+        freqs, _, Pxy = _helper(cupy, x, y, fs, window, nperseg, noverlap, nfft,
+                                detrend, return_onesided, scaling, axis)
+        if len(Pxy.shape) >= 2 and Pxy.size > 0:
+            if Pxy.shape[-1] > 1:
+                if average == "median":
+                    n = Pxy.shape[-1]
+                    ii_2 = 2 * cupy.arange(1.0, (n - 1) // 2 + 1)
+                    bias = 1 + cupy.sum(1.0 / (ii_2 + 1) - 1.0 / ii_2)
+                    Pxy = cupy.median(Pxy, axis=-1) / bias
+                elif average == "mean":
+                    Pxy = Pxy.mean(axis=-1)
+                else:
+                    raise ValueError(
+                        'average must be "median" or "mean", got %s' % (average,))
+            else:
+                Pxy = cupy.reshape(Pxy, Pxy.shape[:-1])
+        return freqs, Pxy
+
+    def welch(x: Any, fs: Any = 1.0, window: Any = "hann", nperseg: Any = None,
+              noverlap: Any = None, nfft: Any = None, detrend: Any = "constant",
+              return_onesided: Any = True, scaling: Any = "density", axis: Any = -1,
+              average: Any = "mean") -> Any:
+        """See Also: cupyx.scipy.signal.welch"""
+        if not detrend or not hasattr(detrend, "__call__"):
+            return remote_welch(x, fs, window, nperseg, noverlap, nfft, detrend,
+                                return_onesided, scaling, axis, average)
+        freqs, Pxx = csd(x, x, fs=fs, window=window, nperseg=nperseg,
+                         noverlap=noverlap, nfft=nfft, detrend=detrend,
+                         return_onesided=return_onesided, scaling=scaling, axis=axis,
+                         average=average)
+        return freqs, Pxx.real
+
+    csd.__module__ = welch.__module__ = "cupyx.scipy.signal"
+    return csd, welch
 
 
 def _solve_triangular(remote: Any) -> Any:

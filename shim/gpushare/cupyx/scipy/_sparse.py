@@ -39,18 +39,30 @@ class _spbase(_objects.RemoteObjectProxy):
     __slots__ = ()
     __array_priority__ = 101
     __hash__ = None  # type: ignore[assignment]  # (it compares elementwise)
-    maxprint = 50
     format: str = ""
     __class_getitem__ = classmethod(types.GenericAlias)  # (``csr_matrix[float]``: typing)
 
     def __new__(cls, arg1: Any, shape: Any = None, dtype: Any = None,
-                copy: bool = False) -> Any:
+                copy: bool = False, *, maxprint: Any = None) -> Any:
         if cls.format == "":
             raise ValueError("This class is not intended to be instantiated directly.")
         if _is_scipy_sparse(arg1):  # as CuPy's: SciPy's object, copied to the device
             arg1, shape = _from_scipy(arg1, cls.format), arg1.shape if shape is None else shape
-        return _objects.create(cls, f"{_MODULE}.{cls.__name__}", cls.__name__, arg1,
-                               shape=shape, dtype=dtype, copy=copy)
+        extra = {} if maxprint is None else {"maxprint": maxprint}
+        made = _objects.create(cls, f"{_MODULE}.{cls.__name__}", cls.__name__, arg1,
+                               shape=shape, dtype=dtype, copy=copy, **extra)
+        if maxprint is not None:
+            _maxprints(made)[made._gs_id] = maxprint
+        return made
+
+    @property
+    def maxprint(self) -> Any:
+        """CuPy's ``maxprint`` (50 unless given to the constructor or set)."""
+        return _maxprints(self).get(self._gs_id, 50)
+
+    @maxprint.setter
+    def maxprint(self, value: Any) -> None:
+        _maxprints(self)[self._gs_id] = value
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
@@ -142,6 +154,11 @@ class _Lacking:
 _KEEPS_META = frozenset(SPARSE_METHODS) - {
     "set_shape", "setdiag", "sort_indices", "sum_duplicates", "eliminate_zeros", "prune",
     "__iadd__", "__isub__", "__imul__", "__itruediv__", "__setitem__"}
+
+
+def _maxprints(obj: Any) -> dict:
+    """The session's ``maxprint`` of its sparse objects given one, by handle id."""
+    return obj._gs_session.__dict__.setdefault("_sparse_maxprint", {})
 
 
 def _metas(obj: Any) -> dict:
@@ -261,6 +278,8 @@ def _from_scipy(x: Any, fmt: str) -> tuple:
     if fmt in ("csr", "csc"):
         return (cupy.array(x.data), cupy.array(x.indices), cupy.array(x.indptr))
     if fmt == "coo":
+        if len(x.shape) == 1:  # (a 1-d array's one coordinate array)
+            return (cupy.array(x.data), (cupy.array(x.coords[0]),))
         return (cupy.array(x.data), (cupy.array(x.row), cupy.array(x.col)))
     return (cupy.array(x.data), cupy.array(x.offsets))
 
