@@ -293,24 +293,24 @@ def iamin(x: Any, out: Any = None) -> Any:
     return _iamaxmin(x, out, False)
 
 
-def asum(x: Any, out: Any = None) -> Any:
-    """See Also: cupy.cublas.asum"""
+def _real_reduction(x: Any, out: Any) -> tuple:
+    """asum's and nrm2's checks, in CuPy's order; ``(real dtype char, x's elements)``."""
     _check_1d(x)
     char = _dtype_char(x.dtype)
     _check_out(out)
     _ptr(x)
-    real = char.lower()
-    return _result(_magnitudes(_memory(x, x.size)).sum(dtype=real), out, real)
+    return char.lower(), _memory(x, x.size)
+
+
+def asum(x: Any, out: Any = None) -> Any:
+    """See Also: cupy.cublas.asum"""
+    real, v = _real_reduction(x, out)
+    return _result(_magnitudes(v).sum(dtype=real), out, real)
 
 
 def nrm2(x: Any, out: Any = None) -> Any:
     """See Also: cupy.cublas.nrm2"""
-    _check_1d(x)
-    char = _dtype_char(x.dtype)
-    _check_out(out)
-    _ptr(x)
-    real = char.lower()
-    v = _memory(x, x.size)
+    real, v = _real_reduction(x, out)
     value = numpy.sqrt(numpy.sum(v.real * v.real + v.imag * v.imag if v.dtype.kind == "c"
                                  else v * v, dtype=real)) if v.size else 0
     return _result(value, out, real)
