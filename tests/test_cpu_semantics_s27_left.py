@@ -166,28 +166,40 @@ def test_complex_loop_of_a_math_ufunc_does_not_compile(cp, name, function, nin):
     # (NVRTC 13's whole log, as an H200 printed it: the arguments named by the kernel's
     # typedefs, the operation on line 17 or 19 of CuPy's temporary file, a Note for
     # each overload tried)
+    # (an H200 printed the scalar's case too: a Python complex is a ``const`` kernel
+    # parameter of the loop's type, thrust's inline namespace naming CuPy's CCCL and the
+    # architecture, and its ``const in1_type in1(...)`` line is missing: line 18;
+    # ``_where=`` adds a line before the operation, ``_kernel.pyx: _get_ufunc_kernel``)
     from gpushare.errors import CompileException
     fn = getattr(cp, name)
     z = cp.array([1 + 2j, 3j])
-    cases = [(z,) * nin, (z.astype(cp.complex64),) * nin]
+    array = "const in{k}_type"
+    cases = [((z,) * nin, {}, [array] * nin), ((z.astype(cp.complex64),) * nin, {}, [array] * nin)]
     if nin == 2:  # (a Python complex weak: float32's complex64 loop)
-        cases.append((cp.array([1.0, 2.0], dtype=cp.float32), 1j))
+        scalar = r"const thrust::THRUST_\d{6}_SM_\d+_NS::complex<float>"
+        f32 = cp.array([1.0, 2.0], dtype=cp.float32)
+        cases += [((f32, 1j), {}, [array, scalar]), ((1j, f32), {}, [scalar, array])]
+    cases.append(((z,) * nin, {"_where": cp.array([True, False]), "out": cp.zeros(2, complex)},
+                  [array] * nin))
     overloads = [("double",) * nin, ("float",) * nin]
     if name == "copysign":
         overloads += [("double", "float"), ("float", "double")]
     args = ", ".join(f"in{k}" for k in range(nin))
-    expected = (
-        f'@({17 if nin == 1 else 19}): error: no instance of overloaded function '
-        f'"{function}" matches the argument list\n'
-        f'            argument types are: ({", ".join(f"const in{k}_type" for k in range(nin))})\n'
-        f'  out0 = {function}({args})\n         ^\n' + "".join(
-            f'Note #3326-D: function "{function}({", ".join(o)})" does not match because '
-            'argument #1 does not match parameter\n' for o in overloads)
-        + '\n1 error detected in the compilation of "@".\n')
-    pattern = re.escape(expected).replace("@", f"({NVRTC_FILE})", 1).replace("@", r"\1")
-    for args in cases:
+    for operands, kwargs, types in cases:
+        line = 15 + nin + types.count(array) + ("_where" in kwargs)
+        expected = re.escape(
+            f'@({line}): error: no instance of overloaded function '
+            f'"{function}" matches the argument list\n'
+            f'            argument types are: (%TYPES%)\n'
+            f'  out0 = {function}({args})\n         ^\n' + "".join(
+                f'Note #3326-D: function "{function}({", ".join(o)})" does not match because '
+                'argument #1 does not match parameter\n' for o in overloads)
+            + '\n1 error detected in the compilation of "@".\n')
+        pattern = expected.replace("@", f"({NVRTC_FILE})", 1).replace("@", r"\1").replace(
+            "%TYPES%", ", ".join(t if t.startswith("const thrust") else re.escape(t.format(k=k))
+                             for k, t in enumerate(types)))
         with pytest.raises(CompileException) as info:
-            fn(*args)
+            fn(*operands, **kwargs)
         assert type(info.value).__module__ == "cupy.cuda.compiler"
         assert re.fullmatch(pattern, str(info.value)), str(info.value)
     real = cp.array([1.0, 2.0])
@@ -254,11 +266,11 @@ def test_put_of_complex_values_into_a_real_array_does_not_compile(cp):
     # (``_put_wrap_kernel``...: ``data[ind_] = (U)(vals[...])``, a C cast from
     # ``thrust::complex<double>``, which has no conversion (CuPy's ufuncs take ``.real()``:
     # ``_kernel.pyx: fix_cast_expr``); NumPy drops the imaginary part with a warning)
-    # (NVRTC 13's log as an H200 printed it for a float64 array: thrust's inline
-    # namespace names CuPy's bundled CCCL and the GPU's architecture, SM_900 there,
-    # the CPU backend's sm_80 here)
+    # (NVRTC 13's log as an H200 printed it: thrust's inline namespace names CuPy's
+    # bundled CCCL and the GPU's architecture, SM_900 there, the CPU backend's sm_80
+    # here; C++'s bool is CUDA's ``__nv_bool``)
     from gpushare.errors import CompileException
-    for dtype, ctype in ((cp.float64, "double"), (cp.int32, "int"), (cp.bool_, "bool")):
+    for dtype, ctype in ((cp.float64, "double"), (cp.int32, "int"), (cp.bool_, "__nv_bool")):
         x = cp.zeros(3, dtype)
         with pytest.raises(CompileException) as info:
             x.put([0, 1], cp.array([1 + 2j, 3 + 4j]))

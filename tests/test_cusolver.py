@@ -253,8 +253,11 @@ def test_gesv_errors_are_cupys(cp):
         cusolver.gesv(cp.eye(4), b)
     with pytest.raises(ValueError, match=r"^dtype mismatch \(a:float32, b:float64\).$"):
         cusolver.gesv(cp.eye(3, dtype="f"), b)
-    with pytest.raises(ValueError, match=r"^unsupported dtype \(actual:int32\)$"):
+    # (``_linalg.get_compute_type`` refuses an integer first: an H200's words)
+    with pytest.raises(TypeError, match=r"^dtype is not supported: int32$"):
         cusolver.gesv(cp.eye(3, dtype="i"), cp.ones((3, 2), dtype="i"))
+    with pytest.raises(ValueError, match=r"^unsupported dtype \(actual:float16\)$"):
+        cusolver.gesv(cp.eye(3, dtype="e"), cp.ones((3, 2), dtype="e"))
 
 
 @pytest.mark.parametrize("dtype", ["f", "d", "F", "D"])
@@ -286,8 +289,10 @@ def test_gels_errors_are_cupys(cp):
         cusolver.gels(cp.ones((3, 2)), cp.ones(3, dtype="D"))
     with pytest.raises(ValueError, match=r"^m must be equal to or greater than n.$"):
         cusolver.gels(cp.ones((2, 3)), cp.ones(2))
-    with pytest.raises(ValueError, match=r"^unsupported dtype \(actual:int64\)$"):
+    with pytest.raises(TypeError, match=r"^dtype is not supported: int64$"):
         cusolver.gels(cp.ones((3, 2), dtype="l"), cp.ones(3, dtype="l"))
+    with pytest.raises(ValueError, match=r"^unsupported dtype \(actual:float16\)$"):
+        cusolver.gels(cp.ones((3, 2), dtype="e"), cp.ones(3, dtype="e"))
 
 
 @pytest.mark.parametrize("dtype", ["f", "d", "F", "D"])
@@ -339,16 +344,20 @@ def test_csrlsvqr_errors_are_cupys(cp, sp):
 
 
 def test_host_arrays_as_cupys(cp):
-    """CuPy copies a host ``a`` to the device in ``gesvdj``, ``gesvda`` and a batched
-    ``syevj``; ``gesv``, ``gels`` and a 2-D ``syevj`` hand cuSOLVER ``x.data.ptr``,
-    which a NumPy array has not (after CuPy's checks)."""
+    """CuPy copies a host ``a`` to the device in ``gesvdj`` and a batched ``syevj``;
+    ``gesvda`` hands it to ``cupy.ascontiguousarray``, typed in Cython (an H200's
+    words); ``gesv``, ``gels`` and a 2-D ``syevj`` hand cuSOLVER ``x.data.ptr``, which a
+    NumPy array has not (after CuPy's checks)."""
     from gpushare.cupyx import cusolver
     a_host = _matrix((4, 3), "d", seed=11)
     s = cusolver.gesvdj(a_host, compute_uv=False)
     assert isinstance(s, cp.ndarray)
     numpy.testing.assert_allclose(s.get(), numpy.linalg.svd(a_host, compute_uv=False))
-    u, s, v = cusolver.gesvda(a_host)
-    assert isinstance(u, cp.ndarray) and u.shape == (4, 3)
+    with pytest.raises(TypeError, match=r"^Argument 'a' has incorrect type \(expected "
+                       r"cupy._core.core._ndarray_base, got numpy.ndarray\)$"):
+        cusolver.gesvda(a_host)
+    with pytest.raises(AssertionError):  # (CuPy's checks first)
+        cusolver.gesvda(a_host.T)
     w = cusolver.syevj(numpy.stack([numpy.eye(2)] * 2), with_eigen_vector=False)
     assert isinstance(w, cp.ndarray) and w.get().tolist() == [[1.0, 1.0]] * 2
     no_ptr = "^'memoryview' object has no attribute 'ptr'$"

@@ -791,7 +791,7 @@ extern "C" __global__ void atomics(int* i32, unsigned* u32, unsigned long long* 
   dec_old[t] = atomicDec(&u32[2], 5u);          // ((old == 0 || old > 5) ? 5 : old - 1)
   atomicExch(&u32[3], 77u);
   atomicMax(&u32[4], (unsigned)t * 2654435761u);
-  atomicCAS(&u32[5], (unsigned)t, (unsigned)t + 1);  // a chain: ends at 256
+  atomicCAS(&u32[5], (unsigned)t, (unsigned)t + 1);  // a chain: 1 to 256
   atomicAdd(&u64[0], 1ull << 33);
   atomicMax(&u64[1], (unsigned long long)t << 40);
   atomicMin(&u64[2], (unsigned long long)(300 - t) << 40);
@@ -836,7 +836,10 @@ def test_atomics(cp):
     assert g[7] == 512 and g[8] == 255
     g = u32.get()
     assert g[0] == t.sum() and g[3] == 77 and g[4] == ((t * 2654435761) % 2**32).max()
-    assert g[5] == 256
+    # (a CAS chain: thread t moves t to t + 1, so thread 0 always does and the chain
+    # goes on as far as the threads happen to run in order: 256 in the emulator, which
+    # runs them so; an H200 stopped at 64, one block's worth)
+    assert 1 <= g[5] <= 256
     # atomicInc with limit 5 counts 0..5 and wraps: 256 increments from 0 end at 256 % 6,
     # every old value in 0..5; atomicDec from 3 wraps from 0 to 5
     assert g[1] == 256 % 6 and sorted(numpy.bincount(inc_old.get(), minlength=6)) == [42, 42, 43, 43, 43, 43]
@@ -847,13 +850,13 @@ def test_atomics(cp):
     g = u64.get()
     assert int(g[0]) == 256 << 33 and int(g[1]) == 255 << 40 and int(g[2]) == 45 << 40
     assert int(g[3]) == 0 and int(g[4]) == 2**64 - 1 and int(g[5]) == 0
-    assert int(g[6]) == 256 << 35
+    assert int(g[6]) % (1 << 35) == 0 and 1 <= int(g[6]) >> 35 <= 256  # (a chain)
     g = i64.get()
     assert int(g[0]) == -(255 << 40) and int(g[1]) == 0
     assert f32.get()[0] == 128.0 and f32.get()[1] == 2.5 and f64.get()[0] == 64.0
     h = h16.get()
     assert h[0] == h_bits(256.0) and h[2] == h_bits(256.0) and h[3] == h_bits(-128.0)
-    assert h[4] == bf16_round(256.0, "rn") and h[6] == 256
+    assert h[4] == bf16_round(256.0, "rn") and 1 <= h[6] <= 256  # (a chain)
 
 
 SINGLE_ATOMIC_SRC = r'''

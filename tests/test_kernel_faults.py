@@ -59,8 +59,16 @@ extern "C" __global__ void check(const int* x) { assert(x[threadIdx.x] >= 0); }'
     cp.cuda.Device().synchronize()  # (the first launch is fine)
     kernel((1,), (8,), (bad,))
     y = good * 2  # (pipelined work after the failed launch)
-    with pytest.raises(cp.cuda.runtime.CUDARuntimeError, match="cudaErrorAssert"):
+    # (CuPy raises the sticky error at the next CUDA call: on an H200 that was the
+    # multiply's launch, through the driver API: ``CUDADriverError: CUDA_ERROR_ASSERT``;
+    # the CPU backend's worker ends at the failing launch itself, and the client raises
+    # the runtime's ``cudaErrorAssert``, as a copy or a synchronize would)
+    with pytest.raises((cp.cuda.runtime.CUDARuntimeError, cp.cuda.driver.CUDADriverError),
+                       match="cudaErrorAssert|CUDA_ERROR_ASSERT: device-side assert "
+                             "triggered") as info:
         y.get()
+    assert ("CUDA_ERROR" in str(info.value)) == isinstance(info.value,
+                                                           cp.cuda.driver.CUDADriverError)
 
 
 def test_a_stack_overflow_is_cudas_error(cp):

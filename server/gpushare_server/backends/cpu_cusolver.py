@@ -131,14 +131,18 @@ def _gesvdj_batched(a: Any, full_matrices: Any, compute_uv: Any, overwrite_a: An
 
 def gesvda(a: Any, compute_uv: Any = True) -> Any:
     """See Also: cupyx.cusolver.gesvda (``u``: ``(..., m, min(m, n))`` and ``v``:
-    ``(..., n, min(m, n))``, each a transposed C-ordered stack, as CuPy's; a host
-    array too: CuPy copies it with ``cupy.ascontiguousarray``)."""
+    ``(..., n, min(m, n))``, each a transposed C-ordered stack, as CuPy's; a
+    host array passes CuPy's checks, then ``cupy.ascontiguousarray`` refuses it)."""
+    host = isinstance(a, HostArray)
     a = _host(a)
     assert a.ndim >= 2
     a_shape = a.shape
     m, n = a_shape[-2:]
     assert m >= n
     s_dtype = _svd_checked_dtype(a)
+    if host:  # (an H200's words)
+        from .cpu_routines import cython_refusal
+        raise cython_refusal("a", numpy.ndarray)
     rank = min(m, n)
     batch_size = 1 if a.ndim == 2 else numpy.array(a_shape[:-2]).prod().item()
     a = a.reshape((batch_size, m, n))
@@ -217,6 +221,13 @@ def _syevj_batched(a: Any, UPLO: str, with_eigen_vector: Any) -> Any:
     return w, v.swapaxes(-2, -1).reshape(*batch_shape, m, m)
 
 
+def _compute_type_index(dtype: numpy.dtype) -> None:
+    """``_routines_linalg.get_compute_type``'s refusal, which gesv and gels ask before
+    their own dtype check (``to_compute_type_index``: half, single, double, bfloat16)."""
+    if dtype.char not in "efFdD" and dtype.name != "bfloat16":
+        raise TypeError(f"dtype is not supported: {dtype}")
+
+
 def _check_rhs(a: Any, b: Any) -> None:
     if a.shape[0] != b.shape[0]:
         raise ValueError(f"shape mismatch (a:{a.shape}, b:{b.shape}).")
@@ -236,6 +247,7 @@ def gesv(a: Any, b: Any) -> Any:
     if a.shape[0] != a.shape[1]:
         raise ValueError("a must be a square matrix.")
     _check_rhs(a, b)
+    _compute_type_index(a.dtype)
     if _solver_letter(a.dtype) is None:
         raise ValueError(f"unsupported dtype (actual:{a.dtype})")
     _no_pointer(*hosts)
@@ -266,6 +278,7 @@ def gels(a: Any, b: Any) -> Any:
     m, n = a.shape
     if m < n:
         raise ValueError("m must be equal to or greater than n.")
+    _compute_type_index(a.dtype)
     if _solver_letter(a.dtype) is None:
         raise ValueError(f"unsupported dtype (actual:{a.dtype})")
     _no_pointer(*hosts)

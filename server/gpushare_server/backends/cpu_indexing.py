@@ -489,15 +489,12 @@ def _put_compile_error(mode: str, vals: numpy.dtype, data: numpy.dtype) -> Excep
     """NVRTC's refusal of CuPy's ``cupy_put_<mode>`` kernel (``_routines_indexing.pyx``:
     ``data[ind_] = (U)(vals[...])``) for complex values into a real array: a C cast from
     ``complex<T>`` finds no conversion (CuPy's ufuncs take ``.real()``, its put does not)."""
-    from gpushare.structured import get_typename
-
-    from .cpu_routines import nvrtc_refusal
-    # (an H200's words: thrust's inline namespace names CuPy's bundled CCCL, 3.1.2, and
-    # the architecture, the emulator's sm_80; the cast's target is the kernel's ``U``)
-    vals_name = get_typename(vals).replace("thrust::", "thrust::THRUST_300102_SM_800_NS::")
+    from .cpu_routines import nvrtc_refusal, nvrtc_typename
+    # (an H200's words; the cast's target is the kernel's ``U``)
     return nvrtc_refusal(f"cupy_put_{mode}", 23,
-                         f'no suitable conversion function from "const {vals_name}" '
-                         f'to "U" (aka "{get_typename(data)}") exists',
+                         f'no suitable conversion function from "const '
+                         f'{nvrtc_typename(vals)}" to "U" (aka "{nvrtc_typename(data)}") '
+                         'exists',
                          "      data[ind_] = (U)(vals[i % static_cast<v_idx_t>(n_vals)]);",
                          22)
 

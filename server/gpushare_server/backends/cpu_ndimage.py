@@ -55,7 +55,7 @@ from gpushare.errors import PerformanceWarning
 from gpushare.protocol import HostArray
 
 from . import host_memory, scipy_module
-from .cpu_routines import _unsupported
+from .cpu_routines import _unsupported, cython_refusal
 
 #: parameters CuPy copies to the device itself (so a NumPy array is fine there)
 _HOST_PARAMS = frozenset({"structure", "footprint", "structure1", "structure2"})
@@ -110,7 +110,7 @@ def resolve(name: str, scipy_fn: Any, results: Callable[[Any], Any]) -> Callable
             args = tuple(_host_value("", v) for v in args)
             kwargs = {k: _host_value("", v) for k, v in kwargs.items()}
             return results(fn(*args, **kwargs))
-        host_input = False
+        host_input = ""  # (the Cython argument a host input reaches)
         for key, value in bound.arguments.items():
             kind = sig.parameters[key].kind  # type: ignore[union-attr]
             if kind is inspect.Parameter.VAR_POSITIONAL:
@@ -121,7 +121,11 @@ def resolve(name: str, scipy_fn: Any, results: Callable[[Any], Any]) -> Callable
                 pass  # (the function's own error, where CuPy's comes)
             elif isinstance(value, HostArray) and key == "input" and \
                     name in _INTERPOLATIONS and not bound.arguments.get("texture_memory"):
-                bound.arguments[key], host_input = value.array, True  # (checked first)
+                bound.arguments[key], host_input = value.array, "a"  # (checked first)
+            elif isinstance(value, HostArray) and key == "input" and name in _FILTERS:
+                # (``_filters_core._call_kernel``: ``cupy.shares_memory(output, input)``,
+                # typed ``_ndarray_base b``, after the filter's checks: an H200's words)
+                bound.arguments[key], host_input = value.array, "b"
             else:
                 bound.arguments[key] = _host_value(key, value)
         if name in _FORMS:
@@ -131,9 +135,8 @@ def resolve(name: str, scipy_fn: Any, results: Callable[[Any], Any]) -> Callable
         if name in _FORMS:
             _check_forms(name, sig, bound.arguments, late=True)  # type: ignore[arg-type]
         if host_input:  # (``_filter_input``: ``cupy.ascontiguousarray(image)``, or in
-            raise TypeError(  # ``spline_filter``, of the host array: Cython's refusal)
-                "Argument 'a' has incorrect type (expected cupy._core.core._ndarray_base, "
-                "got numpy.ndarray)")
+            raise cython_refusal(host_input, numpy.ndarray)  # ``spline_filter``, of the
+            # host array; a filter's ``shares_memory``: Cython's refusal)
         if name in _CVAL_CHECKED:
             _check_cval(sig, bound.arguments)  # type: ignore[arg-type]
         half = _half_input(name, sig, bound.arguments)  # type: ignore[arg-type]

@@ -2302,9 +2302,24 @@ def _unary_kernel(name: str, loops: tuple, compute: Callable[..., Any]) -> Calla
     or computes otherwise): CuPy's loop for the operand (``_cupy_ufunc_loop``; with
     ``dtype=``, the first loop giving it, the operand converted), ``compute(x)`` on
     the operand in the loop's input type, the result in its output type, ``out=``
-    as CuPy's (``_ufunc_out``)."""
+    as CuPy's (``_ufunc_out``), ``_where=`` as CuPy's (``out``'s other elements kept;
+    without ``out``, the new array's are undefined in CuPy)."""
     def call(x: Any, /, out: Any = None, *, dtype: Any = None,
-             casting: Any = None) -> Any:
+             casting: Any = None, _where: Any = None) -> Any:
+        if _where is not None:
+            from gpushare.errors import CompileException
+
+            from .cpu import _cupy_where  # (CuPy's checks of the mask)
+            where = _cupy_where({"_where": _where})["where"]
+            kept = None if out is None else numpy.array(out, copy=True)
+            try:
+                result = call(x, out, dtype=dtype, casting=casting)
+            except CompileException:  # (NVRTC's line counts the mask's)
+                raise _complex_compile_error(call.__name__, numpy.complex128,
+                                             where=True) from None
+            if kept is not None:
+                numpy.copyto(out, kept, where=numpy.logical_not(where))
+            return result
         if dtype is None:
             (v,), kind = _cupy_ufunc_loop(name, loops, (x,))
         else:
@@ -2329,6 +2344,27 @@ _COMPLEX_UNCOMPILED = {"arctan2": "atan2", "hypot": "hypot", "copysign": "copysi
                        "nextafter": "nextafter", "i0": "cyl_bessel_i0"}
 
 
+def cython_refusal(argument: str, kind: type) -> TypeError:
+    """Cython's refusal of a ``kind`` value for CuPy's argument ``argument`` typed
+    ``_ndarray_base`` (``cupy.ascontiguousarray``'s ``a``, ``cupy.shares_memory``'s
+    ``b``, ``matmul``'s...): builtins by their name, others by module and name."""
+    name = kind.__name__ if kind.__module__ == "builtins" else \
+        f"{kind.__module__.split('.')[0]}.{kind.__name__}"
+    return TypeError(f"Argument '{argument}' has incorrect type (expected "
+                     f"cupy._core.core._ndarray_base, got {name})")
+
+
+def nvrtc_typename(dtype: Any) -> str:
+    """A dtype's C++ type as NVRTC 13 names it in a diagnostic (as an H200 printed them):
+    thrust's inline namespace names CuPy's bundled CCCL, 3.1.2, and the architecture
+    (SM_900 on the H200, the emulator's sm_80 here); ``bool`` is CUDA's ``__nv_bool``."""
+    from gpushare.structured import get_typename
+    name = get_typename(numpy.dtype(dtype))
+    if name == "bool":
+        return "__nv_bool"
+    return name.replace("thrust::", "thrust::THRUST_300102_SM_800_NS::")
+
+
 def nvrtc_refusal(kernel: str, line: int, error: str, excerpt: str, column: int,
                   notes: tuple = ()) -> Exception:
     """The ``CompileException`` NVRTC's one ``error`` in CuPy's kernel ``kernel`` gives:
@@ -2345,23 +2381,34 @@ def nvrtc_refusal(kernel: str, line: int, error: str, excerpt: str, column: int,
     return CompileException(text + _build.nvrtc_closing(path), "", kernel, ())
 
 
-def _complex_compile_error(name: str, loop: Any) -> Exception:
+def _complex_compile_error(name: str, loop: Any, scalars: tuple = (),
+                           where: bool = False) -> Exception:
     """The ``CompileException`` of CuPy's ufunc ``name`` (a ``_COMPLEX_UNCOMPILED`` key,
-    or ``rsqrt``) for its complex ``loop`` (complex64's or complex128's): the ufunc's
-    kernel names its arguments by their typedefs, the operation on line 17 (one input)
-    or 19 (two), and NVRTC notes each overload it tried (an H200's words)."""
+    or ``rsqrt``) for its complex ``loop`` (complex64's or complex128's), as
+    ``_kernel.pyx: _get_ufunc_kernel`` writes the kernel: a typedef per operand, a line
+    ``const in<k>_type in<k>(...)`` per array input (a scalar input, ``scalars[k]``, is
+    a ``const`` kernel parameter of the loop's type instead: NVRTC names that type), one
+    for ``where=``, one for the output, then the operation (line 17 for one array
+    input, 19 for two, 18 for an array and a scalar); NVRTC notes each overload it
+    tried (an H200's words)."""
     function = _COMPLEX_UNCOMPILED.get(name, name)
     nin = 1 if name in ("i0", "rsqrt") else 2
+    scalars = tuple(scalars) + (False,) * (nin - len(scalars))
     overloads = [("double",) * nin, ("float",) * nin]
     if name == "copysign":  # (CUDA's mixed overloads too)
         overloads += [("double", "float"), ("float", "double")]
     args = ", ".join(f"in{k}" for k in range(nin))
+    scalar_type = nvrtc_typename(loop)
+    types = ", ".join(f"const {scalar_type}" if scalars[k] else f"const in{k}_type"
+                      for k in range(nin))
+    # (13 lines of template and preamble, the typedefs of nin inputs and one output,
+    # the array inputs' lines, where's, the output's declaration)
+    line = 13 + (nin + 1) + scalars.count(False) + int(where) + 1
     return nvrtc_refusal(
         _UFUNC_NAMES.get(name, "cupyx_rsqrt" if name == "rsqrt" else "cupy_" + name),
-        17 if nin == 1 else 19,
+        line,
         f'no instance of overloaded function "{function}" matches the argument list\n'
-        f'            argument types are: '
-        f'({", ".join(f"const in{k}_type" for k in range(nin))})',
+        f'            argument types are: ({types})',
         f"out0 = {function}({args})", 7,
         tuple(f'function "{function}({", ".join(o)})" does not match because argument #1 '
               "does not match parameter" for o in overloads))
@@ -2586,6 +2633,12 @@ _BOOL_ERRORS = {
     "positive": "The cupy boolean positive, the `+` operator, is not supported."}
 
 
+def _scalar_operands(values: tuple) -> tuple:
+    """Which of a ufunc's operands CuPy passes as scalars (``_kernel.pyx``: a Python or
+    NumPy scalar is a ``CScalar`` kernel parameter; a device array, 0-d too, is not)."""
+    return tuple(not isinstance(v, numpy.ndarray) for v in values)
+
+
 def _cupy_in_type(value: Any) -> Any:
     """The dtype CuPy's ``guess_routine`` lists for an operand (``_scalar.pyx``:
     ``numpy_dtype_from_pyscalar`` for Python scalars), None where it has none."""
@@ -2639,11 +2692,14 @@ def ufunc_error(uf: numpy.ufunc, args: tuple, kwargs: dict,
             or message.startswith("No loop matching the specified signature")):
         return exc
     name = _UFUNC_NAMES.get(uf.__name__, "cupy_" + uf.__name__)
+    where = kwargs.get("where", kwargs.get("_where")) is not None  # (NumPy's, or CuPy's)
     dtype = kwargs.get("dtype")
     if dtype is not None:
         try:
             if uf.__name__ in _COMPLEX_UNCOMPILED and numpy.dtype(dtype).kind == "c":
-                return _complex_compile_error(uf.__name__, dtype)  # (its complex loop)
+                return _complex_compile_error(  # (its complex loop)
+                    uf.__name__, dtype, _scalar_operands(args[:uf.nin]),
+                    where)
             return TypeError(f"Wrong type ({numpy.dtype(dtype)}) of arguments for {name}")
         except TypeError:
             return exc
@@ -2659,7 +2715,8 @@ def ufunc_error(uf: numpy.ufunc, args: tuple, kwargs: dict,
                                        for v, t in zip(args[:uf.nin], in_types)))
         except TypeError:
             loop = numpy.dtype(numpy.complex128)
-        return _complex_compile_error(uf.__name__, loop)
+        return _complex_compile_error(uf.__name__, loop, _scalar_operands(args[:uf.nin]),
+                                      where)
     return TypeError(f"Wrong type ({in_types}) of arguments for {name}")
 
 

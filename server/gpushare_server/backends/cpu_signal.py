@@ -1049,11 +1049,8 @@ def _state_space_mul(ss: Any, other: Any) -> Any:
     ``Argument 'b' has incorrect type (expected cupy._core.core._ndarray_base, got
     int)``); SciPy scales by it."""
     if isinstance(other, (int, float, complex, numpy.number)):
-        kind = type(other)
-        name = kind.__name__ if kind.__module__ == "builtins" else \
-            f"{kind.__module__.split('.')[0]}.{kind.__name__}"
-        raise TypeError("Argument 'b' has incorrect type (expected "
-                        f"cupy._core.core._ndarray_base, got {name})")
+        from .cpu_routines import cython_refusal
+        raise cython_refusal("b", type(other))
     return ss * other
 
 

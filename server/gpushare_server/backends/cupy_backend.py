@@ -36,6 +36,7 @@ REMOTE_TYPES: dict[str, frozenset[str]] = {
         "uniform", "vonmises", "wald", "weibull", "zipf", "choice", "shuffle", "permutation",
         "gumbel", "randint", "method", "_interval"}),
     "Generator": frozenset(),
+    "BitGenerator": frozenset({"random_raw", "state"}),  # (CuPy's base: it refuses to draw)
     "XORWOW": frozenset({"random_raw", "state"}),
     "MRG32k3a": frozenset({"random_raw", "state"}),
     "Philox4x3210": frozenset({"random_raw", "state"}),
