@@ -160,3 +160,30 @@ def test_copies_judged_on_rounds_alternating_with_the_floor() -> None:
     assert rows["c_download_vs_tcp"]["value"] == pytest.approx(1.5)
     assert rows["c_download_vs_tcp"]["pass"] is True and "c_download_vs_tcp_apart" not in rows
 
+
+
+@pytest.mark.parametrize("backend", ["cpu", "cupy"])
+def test_per_call_targets_are_the_cpu_backends(backend: str) -> None:
+    """(a) and (b)'s targets are the CPU backend's (the issue's words): on a GPU each op
+    is a real launch, so there they are information, with the overhead over local CuPy
+    beside them; (c)'s target holds on both."""
+    from benchmarks import report
+
+    def calls(op_us: float, rt_us: float) -> dict:
+        return {"available": True, "small_ops": {"per_call_us": op_us},
+                "round_trip": {"per_call_us": rt_us}}
+    res = {"config": {"backend": backend},
+           "systems": {"gpushare": calls(15.5, 185.0), "zmq": calls(11.9, 93.0),
+                       "local": dict(calls(11.5, 23.0), label="local CuPy")}}
+    rows = {r["key"]: r for r in report.ratios(res)}
+    a, b = rows["a_vs_zmq"], rows["b_vs_zmq"]
+    assert a["value"] == pytest.approx(15.5 / 11.9) and b["value"] == pytest.approx(185 / 93)
+    if backend == "cpu":
+        assert a["pass"] is False and b["pass"] is False
+        assert "small_ops_overhead_vs_local" not in rows
+    else:
+        assert a["target"] is None and report._verdict(a) == "info"
+        assert b["target"] is None and "CPU backend's" in b["detail"]
+        assert rows["small_ops_overhead_vs_local"]["value"] == pytest.approx(4.0)
+        assert rows["round_trip_overhead_vs_local"]["value"] == pytest.approx(162.0)
+    assert rows["c_upload_vs_tcp"]["target"] == 0.9
