@@ -609,6 +609,8 @@ class ndarray(_client.RemoteHandle):
             host = numpy.ascontiguousarray(host)  # CuPy's default, whatever came
         if not host.flags.writeable:
             host = host.copy()
+        if host.dtype.char != self._dtype.char and host.dtype == self._dtype:
+            host = host.view(self._dtype)  # (longlong stays longlong, as CuPy's copy)
         return host
 
     def set(self, arr: Any, stream: Any = None) -> None:
