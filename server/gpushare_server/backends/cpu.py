@@ -1101,6 +1101,8 @@ from . import cpu_cusolver  # noqa: E402  (cupyx.cusolver: CuPy's checks, NumPy/
 OVERRIDES.update(cpu_cusolver.overrides(_wrap, _wrap_host_ok))
 from .cpu_cublas import CUBLAS_OVERRIDES  # noqa: E402  (cupy.cublas: CuPy's own checks)
 OVERRIDES.update(CUBLAS_OVERRIDES)
+from .cpu_cusparse import CUSPARSE_OVERRIDES  # noqa: E402  (cupyx.cusparse, likewise)
+OVERRIDES.update(CUSPARSE_OVERRIDES)
 OVERRIDES.update(INDEXING_OVERRIDES)
 OVERRIDES.update({name: _wrap(fn) for name, fn in FFT_OVERRIDES.items()})
 OVERRIDES.update({name: _wrap(fn) for name, fn in cpu_sparse.SPARSE_OVERRIDES.items()})
@@ -1486,6 +1488,8 @@ class CpuBackend:
         value = getattr(obj, name)
         if type(obj).__name__ == "SuperLU" and name in ("L", "U"):
             return cpu_sparse.csr_matrix(value)  # CuPy's factors are CSR matrices
+        if name in ("real", "imag") and sparse.is_sparse(obj):  # (int64 indices kept)
+            value = cpu_sparse.keeps_int64_indices(lambda: value, (obj,))()
         if type(obj).__name__ in SERVED_CLASSES or sparse.is_sparse(obj):
             return to_device_result(value)
         return value

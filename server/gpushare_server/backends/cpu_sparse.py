@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 import numpy
 
-from gpushare.namespace import SPARSE_CLASSES, module_names
+from gpushare.namespace import SPARSE_CLASSES
 
 from . import scipy_module, sparse
 
@@ -55,6 +55,18 @@ def _initializer(name: str, arg1: Any, shape: Any) -> Any:
     ``_util.check_input_ndim``; a 1-d sparse input's new 1-d shape honored (SciPy's keeps
     the input's), its indices checked against it. ``arg1``, or its replacement."""
     fmt, kind = name.split("_")
+    if fmt in ("csr", "csc") and isinstance(arg1, tuple) and len(arg1) == 3 and all(
+            isinstance(a, numpy.ndarray) and a.ndim == 1 for a in arg1) and \
+            arg1[0].size == arg1[1].size and arg1[2].size > 0:
+        data, indices, indptr = arg1  # (CuPy's checks of indptr's ends, and its trim)
+        first, nnz_live = int(indptr[0]), int(indptr[-1])
+        if first != 0:
+            raise ValueError(f"index pointer should start with 0 (got {first})")
+        if nnz_live > data.size:
+            raise ValueError(f"last index pointer ({nnz_live}) exceeds the size of "
+                             f"data/indices ({data.size})")
+        if data.size > nnz_live:
+            arg1 = (data[:nnz_live], indices[:nnz_live], indptr)
     if fmt != "coo" and not (fmt == "csr" and kind == "array"):
         return arg1
     one_d = kind == "array"
@@ -129,11 +141,13 @@ def _kron(A: Any, B: Any, format: str | None = None) -> Any:
     return _scipy_sparse().kron(A, B, format="coo" if format is None else format)
 
 
-def _cusparse_available(name: str) -> bool:
-    """Every cuSPARSE routine CuPy names is available here (through SciPy)."""
-    if module_names("cupyx.cusparse").get(name) != "function":
-        raise ValueError(f"Unknown name {name}")
-    return True
+def _kron_kept(A: Any, B: Any, format: str | None = None) -> Any:
+    """CuPy's ``kron``: of a sparse array, the operands' int64 indices kept; of matrices
+    only, int32 unless the result's shape needs int64 (its legacy policy)."""
+    sparray = _scipy_sparse().sparray
+    if isinstance(A, sparray) or isinstance(B, sparray):
+        return keeps_int64_indices(_kron)(A, B, format)
+    return _kron(A, B, format)
 
 
 def _random(m: int, n: int, density: float = 0.01, format: str = "coo", dtype: Any = None,
@@ -256,29 +270,179 @@ def keeps_int64_indices(fn: Callable[..., Any], operands: tuple = ()) -> Callabl
     ``operands``) has them, as CuPy 14's do (SciPy's shrink them to int32 when the values
     fit)."""
     def call(*args: Any, **kwargs: Any) -> Any:
+        had = _has_int64_indices((*operands, *args, *kwargs.values()))
+        wide = [obj for obj in operands if _has_int64_indices((obj,))]
         result = fn(*args, **kwargs)
-        if sparse.is_sparse(result) and result.format != "dia" and \
-                _has_int64_indices((*operands, *args, *kwargs.values())):
-            if result.format == "coo":
-                if hasattr(result, "coords"):
-                    result.coords = tuple(c.astype(numpy.int64) for c in result.coords)
-                else:
-                    result.row, result.col = (result.row.astype(numpy.int64),
-                                              result.col.astype(numpy.int64))
-            else:
-                result.indices = result.indices.astype(numpy.int64)
-                result.indptr = result.indptr.astype(numpy.int64)
+        if had:
+            upcast_indices(result)
+        for obj in wide:  # (changed in place: ``setdiag``, ``m[i, j] = v``, ``+=``...)
+            upcast_indices(obj)
         return result
     return call
+
+
+def upcast_indices(result: Any) -> Any:
+    """The sparse ``result``'s index arrays made int64 (in place), where it has them."""
+    if sparse.is_sparse(result) and result.format != "dia" and \
+            not all(a.dtype == numpy.int64 for a in _index_arrays(result)):
+        if result.format == "coo":
+            if hasattr(result, "coords"):
+                result.coords = tuple(c.astype(numpy.int64) for c in result.coords)
+            else:
+                result.row, result.col = (result.row.astype(numpy.int64),
+                                          result.col.astype(numpy.int64))
+        else:
+            result.indices = result.indices.astype(numpy.int64)
+            result.indptr = result.indptr.astype(numpy.int64)
+    return result
+
+
+#: the methods CuPy's ``_data_matrix`` answers with ``self._with_data(...)``: a COO
+#: result keeps ``has_canonical_format`` (CuPy's ``_coo._with_data``; SciPy's resets it)
+_WITH_DATA = frozenset(("__abs__", "__round__", "__neg__", "astype", "conj", "conjugate",
+                        "copy", "power", "arcsin", "arcsinh", "arctan", "arctanh", "ceil",
+                        "deg2rad", "expm1", "floor", "log1p", "rad2deg", "rint", "sign",
+                        "sin", "sinh", "sqrt", "tan", "tanh", "trunc"))
 
 
 def method(obj: Any, name: str) -> Callable[..., Any]:
     """The sparse ``obj``'s method ``name`` as CuPy's answers; a sparse result keeps
     int64 indices (``keeps_int64_indices``)."""
-    return keeps_int64_indices(_method(obj, name), (obj,))
+    fn = keeps_int64_indices(_method(obj, name), (obj,))
+    if name in _WITH_DATA and obj.format == "coo":
+        return functools.partial(_keeps_canonical, fn, obj)
+    return fn
+
+
+def _keeps_canonical(fn: Callable[..., Any], obj: Any, *args: Any, **kwargs: Any) -> Any:
+    result = fn(*args, **kwargs)
+    if result is not obj and sparse.is_sparse(result) and result.format == "coo":
+        result.has_canonical_format = bool(obj.has_canonical_format)
+    return result
+
+
+#: a compressed matrix's minor axis from which fancy minor indexing runs as CuPy's
+#: ``_minor_index_fancy_sorted`` (O(nnz + k) space), not SciPy's (an O(N) buffer)
+_WIDE_MINOR = 1 << 24
+
+
+def _minor_fancy_key(obj: Any, key: Any) -> Any:
+    """The 1-d integer minor-axis positions of ``key`` when it is ``[:, idx]`` of a wide
+    CSR (``[idx, :]`` of a wide CSC); None otherwise."""
+    from gpushare.protocol import HostArray
+    if obj.ndim != 2 or obj.format not in ("csr", "csc") or not isinstance(key, tuple) \
+            or len(key) != 2 or obj.shape[1 if obj.format == "csr" else 0] < _WIDE_MINOR:
+        return None
+    full, idx = key if obj.format == "csr" else key[::-1]
+    if not isinstance(full, slice) or full != slice(None):
+        return None
+    if isinstance(idx, HostArray):
+        idx = idx.array
+    if isinstance(idx, list) and idx and all(
+            isinstance(i, (int, numpy.integer)) and not isinstance(i, bool) for i in idx):
+        idx = numpy.asarray(idx, dtype=numpy.int64)
+    if not isinstance(idx, numpy.ndarray) or idx.ndim != 1 or idx.dtype.kind not in "iu":
+        return None
+    n = obj.shape[1 if obj.format == "csr" else 0]
+    idx = idx.astype(numpy.int64)
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        return None  # (SciPy's/CuPy's IndexError)
+    return numpy.where(idx < 0, idx + n, idx)
+
+
+def _minor_fancy(obj: Any, idx: Any) -> Any:
+    """``obj[:, idx]`` (CSR) or ``obj[idx, :]`` (CSC) by sorting and searching, as
+    CuPy's ``_minor_index_fancy_sorted``: sorted indices, the index dtype kept."""
+    index_dtype = obj.indices.dtype
+    order = numpy.argsort(idx, kind="stable")
+    wanted = idx[order]
+    lo = numpy.searchsorted(wanted, obj.indices, "left")
+    hi = numpy.searchsorted(wanted, obj.indices, "right")
+    counts = hi - lo
+    major = numpy.repeat(numpy.arange(obj.indptr.size - 1), numpy.diff(obj.indptr))
+    entry = numpy.repeat(numpy.arange(obj.indices.size), counts)
+    within = numpy.arange(entry.size) - numpy.repeat(numpy.cumsum(counts) - counts, counts)
+    minor = order[lo[entry] + within]
+    rows = major[entry]
+    sort = numpy.lexsort((minor, rows))
+    rows, minor, data = rows[sort], minor[sort], obj.data[entry[sort]]
+    indptr = numpy.zeros(obj.indptr.size, index_dtype)
+    numpy.cumsum(numpy.bincount(rows, minlength=obj.indptr.size - 1), out=indptr[1:])
+    m = obj.indptr.size - 1
+    shape = (m, idx.size) if obj.format == "csr" else (idx.size, m)
+    result = type(obj)((data, minor.astype(index_dtype), indptr), shape=shape)
+    result.indices = minor.astype(index_dtype)
+    result.indptr = indptr
+    result.has_sorted_indices = True
+    return result
+
+
+def _wrapped_key(obj: Any, key: Any) -> Any:
+    """``key`` with its integer arrays (lists) taken modulo their axis's length, as
+    CuPy's ``_asindices`` does (``x % length``: no bounds check, no sync)."""
+    from gpushare.protocol import HostArray
+
+    def wrap(part: Any, length: int) -> Any:
+        if isinstance(part, HostArray):
+            part = part.array
+        if isinstance(part, list) and part:
+            try:
+                array = numpy.asarray(part)
+            except (ValueError, TypeError, OverflowError):
+                return part
+        elif isinstance(part, numpy.ndarray):
+            array = part
+        else:
+            return part
+        if array.dtype.kind not in "iu" or array.ndim not in (1, 2) or length == 0:
+            return part
+        return array % length
+    if isinstance(key, tuple):
+        if len(key) != 2:
+            return key
+        return (wrap(key[0], obj.shape[0]), wrap(key[1], obj.shape[1]))
+    return wrap(key, obj.shape[0])
+
+
+def _dia_tocsc(obj: Any, copy: bool = False) -> Any:
+    """See Also: cupyx.scipy.sparse.dia_matrix.tocsc (CuPy's kernel, in NumPy: O(data)
+    space, its index dtype by ``max(shape)``; SciPy's goes through a CSR, whose
+    ``indptr`` of a tall matrix is huge)."""
+    sp = _scipy_sparse()
+    csc = sp.csc_array if isinstance(obj, sp.sparray) else sp.csc_matrix
+    if obj.data.size == 0:
+        return csc(obj.shape, dtype=obj.dtype)
+    num_rows, num_cols = obj.shape
+    offset_len = obj.data.shape[1]
+    idx = numpy.int32 if max(obj.shape) <= numpy.iinfo(numpy.int32).max else numpy.int64
+    offset_inds = numpy.arange(offset_len, dtype=idx)[None, :]
+    row = offset_inds - obj.offsets[:, None].astype(idx, copy=False)
+    mask = (row >= 0) & (row < num_rows) & (offset_inds < num_cols) & (obj.data != 0)
+    indptr = numpy.zeros(num_cols + 1, dtype=idx)
+    eff_len = min(offset_len, num_cols)
+    numpy.cumsum(mask.sum(axis=0)[:eff_len], out=indptr[1:eff_len + 1])
+    indptr[eff_len + 1:] = indptr[eff_len]
+    return csc((obj.data.T[mask.T], row.T[mask.T].astype(idx, copy=False), indptr),
+               shape=obj.shape, dtype=obj.dtype)
 
 
 def _method(obj: Any, name: str) -> Callable[..., Any]:
+    if name in ("tocsc", "tocsr") and obj.format == "dia" and \
+            max(obj.shape) > numpy.iinfo(numpy.int32).max:
+        return ((lambda copy=False: _dia_tocsc(obj)) if name == "tocsc" else
+                (lambda copy=False: _dia_tocsc(obj).tocsr()))
+    if name in ("__getitem__", "__setitem__") and obj.ndim == 2 and \
+            obj.format in ("csr", "csc"):
+        plain = _dispatch(obj, name)
+        wide = obj.shape[1 if obj.format == "csr" else 0] >= _WIDE_MINOR
+        if name == "__setitem__":
+            return lambda key, value: plain(_wrapped_key(obj, key), value)
+
+        def getitem(key: Any) -> Any:
+            key = _wrapped_key(obj, key)
+            idx = _minor_fancy_key(obj, key) if wide else None
+            return plain(key) if idx is None else _minor_fancy(obj, idx)
+        return getitem
     if obj.ndim == 2 and (name == "multiply" or name in ("__mul__", "__rmul__") and
                           not _scipy_sparse().isspmatrix(obj)):
         # (a sparse array's ``*`` is its ``multiply``: CuPy's ``_base.__mul__``)
@@ -620,6 +784,9 @@ def _product(obj: Any, fn: Callable[..., Any], reflected: bool, other: Any) -> A
     ``'dimension mismatch'``), restated on SciPy's error path only. A dense matrix
     result of ``sparse @ dense`` is Fortran-ordered, as ``csrmm2``/``spmm`` write it
     (``cupy.zeros((m, n), dtype, 'F')``)."""
+    if not reflected and sparse.is_sparse(other) and obj.ndim == 2 and other.ndim == 2 \
+            and obj.shape[1] == other.shape[0] and other.shape[1] >= _WIDE_MINOR:
+        return _wide_product(obj, other)
     try:
         out = fn(other)
     except ValueError as exc:
@@ -635,6 +802,18 @@ def _product(obj: Any, fn: Callable[..., Any], reflected: bool, other: Any) -> A
     elif reflected and isinstance(out, numpy.ndarray) and out.ndim == 2:
         out = numpy.ascontiguousarray(out)  # (``_rmatmul_dispatch``: ``(A.T @ x.T).T``)
     return out
+
+
+def _wide_product(a: Any, b: Any) -> Any:
+    """``a @ b`` of sparse operands whose result is very wide, on ``b``'s used columns
+    only: O(nnz) space, as CuPy's SpGEMM (SciPy's ``csr_matmat`` keeps two buffers of
+    the result's width)."""
+    a, b = a.tocsr(), b.tocsr()
+    cols = numpy.unique(b.indices)
+    narrow = type(b)((b.data, numpy.searchsorted(cols, b.indices), b.indptr),
+                     shape=(b.shape[0], max(cols.size, 1)))
+    c = (a @ narrow).tocsr()
+    return type(c)((c.data, cols[c.indices], c.indptr), shape=(a.shape[0], b.shape[1]))
 
 
 def _multiply(obj: Any, other: Any) -> Any:
@@ -724,8 +903,29 @@ def _stacking(name: str) -> Callable[..., Any]:
                           kwargs.get("format", args[1] if len(args) > 1 else None))
         if name == "block_diag" and args:
             args = ([_dense_block(b) for b in args[0]],) + args[1:]
-        return getattr(_scipy_sparse(), name)(*args, **kwargs)
+        result = getattr(_scipy_sparse(), name)(*args, **kwargs)
+        if name in _BLOCK_GRIDS and args:
+            result = _as_cupy_bmat(_BLOCK_GRIDS[name](args[0]), kwargs.get(
+                "format", args[1] if len(args) > 1 else None), result)
+        return result
     return keeps_int64_indices(stack)
+
+
+def _as_cupy_bmat(grid: list, format: Any, result: Any) -> Any:
+    """CuPy's ``bmat`` (``hstack``/``vstack`` too) of no format: CSR or CSC only by its
+    ``_compressed_sparse_stack`` fast paths (one block column of CSR, one block row of
+    CSC; SciPy's takes any grid of CSR), else COO; int64 indices from a DIA block's
+    int64 offsets too (its ``_block_index_dtype``)."""
+    flat = [b for row in grid for b in row if b is not None]
+    if format is None and sparse.is_sparse(result) and result.format != "coo" and not any(
+            ok and all(sparse.is_sparse(b) and b.format == fmt for b in flat)
+            for fmt, ok in (("csr", all(len(row) == 1 for row in grid)),
+                            ("csc", len(grid) == 1))):
+        result = result.tocoo()
+    if any(sparse.is_sparse(b) and b.format == "dia" and b.offsets.dtype == numpy.int64
+           for b in flat):
+        upcast_indices(result)
+    return result
 
 
 def _dense_block(block: Any) -> Any:
@@ -952,7 +1152,7 @@ SPARSE_OVERRIDES: dict[str, Callable[..., Any]] = {
     **{f"cupyx.scipy.sparse.{name}": _stacking(name) for name in (
         "vstack", "hstack", "bmat", "block_array", "block_diag", "tril", "triu")},
     **{f"cupyx.scipy.sparse.{name}": _constructor(name) for name in SPARSE_CLASSES},
-    "cupyx.scipy.sparse.kron": keeps_int64_indices(_kron),
+    "cupyx.scipy.sparse.kron": _kron_kept,
     "cupyx.scipy.sparse.eye": _eye,
     "cupyx.scipy.sparse.identity": _identity,
     "cupyx.scipy.sparse.random": _random,
@@ -962,6 +1162,4 @@ SPARSE_OVERRIDES: dict[str, Callable[..., Any]] = {
     "cupyx.scipy.sparse.matrix_transpose": _matrix_transpose,
     "cupyx.scipy.sparse.permute_dims": _permute_dims,
     "cupyx.scipy.sparse.swapaxes": _swapaxes,
-    "cupyx.cusparse.check_availability": _cusparse_available,
-    "cupyx.cusparse.getVersion": lambda: 0,  # (as its CUDA runtime's version)
 }

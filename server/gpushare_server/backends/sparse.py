@@ -59,4 +59,10 @@ def _no_format(name: str, *args: Any, **kwargs: Any) -> Any:
 def set_attribute(obj: Any, name: str, value: Any) -> None:
     if name not in SPARSE_SETTABLE:
         raise AttributeError(f"gpushare: attribute {name!r} cannot be set")
+    if name in ("row", "col") and getattr(obj, "format", None) == "coo" and \
+            type(obj).__module__.startswith("scipy.") and obj.ndim == 2:
+        # (CuPy's ``row``/``col`` are plain attributes: the array as given, its int64
+        # too; SciPy's setters cast to the old index dtype)
+        obj.coords = (value, obj.coords[1]) if name == "row" else (obj.coords[0], value)
+        return
     setattr(obj, name, value)

@@ -783,6 +783,34 @@ def byte_bounds(a: ndarray) -> tuple:
     return low, high + a.itemsize
 
 
+def may_share_memory(a: Any, b: Any, max_work: Any = None) -> bool:
+    """Whether ``a`` and ``b`` are views of one allocation whose byte bounds overlap
+    (CuPy's ``_memory_range.may_share_bounds``), computed here from each array's
+    address (asked of the server once per array) and its shape and strides: no round
+    trip per pair.
+
+    See Also
+    --------
+    cupy.may_share_memory
+    """
+    if max_work is not None:
+        raise NotImplementedError("Only supported for `max_work` is `None`")
+    for name, x in (("a", a), ("b", b)):  # (Cython's ``_ndarray_base`` arguments)
+        if not isinstance(x, ndarray):
+            kind = type(x)
+            what = kind.__name__ if kind.__module__ == "builtins" else \
+                f"{kind.__module__.split('.')[0]}.{kind.__name__}"
+            raise TypeError(f"Argument '{name}' has incorrect type (expected "
+                            f"cupy._core.core._ndarray_base, got {what})")
+    if a.size == 0 or b.size == 0:
+        return False
+    pa, pb = a.data, b.data
+    if pa._root is not pb._root:
+        return False
+    (la, ra), (lb, rb) = byte_bounds(a), byte_bounds(b)
+    return la < rb and lb < ra
+
+
 def isfortran(a: ndarray) -> bool:
     """See Also: cupy.isfortran"""
     return a.flags.f_contiguous and not a.flags.c_contiguous
@@ -1127,7 +1155,7 @@ LOCAL: dict[str, Any] = {
         "array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "asnumpy",
         "get_array_module", "result_type", "can_cast", "common_type", "min_scalar_type", "ndim",
         "from_dlpack", "fromDlpack",
-        "shape", "size", "isscalar", "iscomplexobj", "byte_bounds",
+        "shape", "size", "isscalar", "iscomplexobj", "byte_bounds", "may_share_memory",
         "isrealobj", "isfortran", "is_available", "binary_repr", "base_repr", "who",
         "piecewise", "packbits", "unpackbits",
         "show_config", "save", "savez", "savez_compressed", "load", "savetxt", "loadtxt",

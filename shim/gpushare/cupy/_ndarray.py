@@ -257,8 +257,18 @@ def pointer_of(a: "ndarray") -> MemoryPointer:
     if a.size == 0:  # CuPy does not allocate for empty arrays
         return MemoryPointer(0, None)
     s = a._gs_session
-    root, offset = s.call("pointer", None, (a,))
-    return _pointer_at(s, root, int(offset))
+    # (an array's memory never moves: asked once per handle; the root held weakly, so
+    # that an array is not kept alive by its own cached address)
+    known = getattr(a, "_gs_pointer", None)
+    root = known[1]() if known is not None and known[0] == a._gs_id else None
+    if root is None:
+        root, offset = s.call("pointer", None, (a,))
+        known = (a._gs_id, weakref.ref(root), int(offset))
+        try:
+            a._gs_pointer = known
+        except AttributeError:  # (a subclass's proxy without the slot: asked each time)
+            pass
+    return _pointer_at(s, root, known[2])
 
 
 def _pointer_at(s: Any, root: "ndarray", offset: int) -> MemoryPointer:
@@ -394,7 +404,7 @@ class ndarray(_client.RemoteHandle):
     cupy.ndarray, numpy.ndarray
     """
 
-    __slots__ = ("_shape", "_dtype", "_strides", "_flags", "_base", "_meta_ok")
+    __slots__ = ("_shape", "_dtype", "_strides", "_flags", "_base", "_meta_ok", "_gs_pointer")
     __array_priority__ = 100
 
     def __init__(self, shape: Any, dtype: Any = float, memptr: Any = None, strides: Any = None,

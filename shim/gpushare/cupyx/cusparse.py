@@ -1,9 +1,10 @@
 """``cupyx.cusparse``: CuPy's cuSPARSE wrappers, run on the server.
 
-On a GPU server they are CuPy's own; on the CPU backend only ``check_availability`` and
-``getVersion`` answer (every routine is available there, through SciPy; its version is 0,
-as its CUDA runtime's is). The descriptor classes hold device pointers and are not
-served.
+On a GPU server they are CuPy's own; on the CPU backend they are CuPy's checks with
+SciPy's arithmetic (``backends/cpu_cusparse.py``), answering as cuSPARSE 12.0 (its
+CUDA runtime's version, 12000): the legacy routines CUDA 12 removed (``csrmv``,
+``csrgemm``, ``dense2csr``...) are not available there, as on a GPU with CUDA 12. The
+descriptor classes hold device pointers and are not served.
 
 See Also
 --------

@@ -46,11 +46,16 @@ class _spbase(_objects.RemoteObjectProxy):
                 copy: bool = False, *, maxprint: Any = None) -> Any:
         if cls.format == "":
             raise ValueError("This class is not intended to be instantiated directly.")
+        canonical = None
         if _is_scipy_sparse(arg1):  # as CuPy's: SciPy's object, copied to the device
+            if cls.format == "coo":  # (and SciPy's flag kept: ``_coo.py``)
+                canonical = bool(arg1.tocoo().has_canonical_format)
             arg1, shape = _from_scipy(arg1, cls.format), arg1.shape if shape is None else shape
         extra = {} if maxprint is None else {"maxprint": maxprint}
         made = _objects.create(cls, f"{_MODULE}.{cls.__name__}", cls.__name__, arg1,
                                shape=shape, dtype=dtype, copy=copy, **extra)
+        if canonical is not None:
+            made.has_canonical_format = canonical
         if maxprint is not None:
             _maxprints(made)[made._gs_id] = maxprint
         return made
@@ -284,13 +289,119 @@ def _from_scipy(x: Any, fmt: str) -> tuple:
     return (cupy.array(x.data), cupy.array(x.offsets))
 
 
+def _check_shape(shape: Any, allow_nd: tuple) -> tuple:
+    """CuPy's ``_util.check_shape``: ``shape`` as a tuple of ints, in its words."""
+    import operator
+    msg = ("invalid shape (must be a 2-tuple of int)" if allow_nd == (2,) else
+           f"invalid shape (must be a tuple of int with length in {allow_nd})")
+    try:
+        shape = tuple(shape)
+    except TypeError:
+        raise ValueError(msg) from None
+
+    def intlike(v: Any) -> bool:
+        try:
+            operator.index(v)
+            return True
+        except TypeError:
+            pass
+        if getattr(v, "ndim", 0) != 0:
+            return False
+        try:
+            return bool(int(v) == v)
+        except (TypeError, ValueError):
+            return False
+    if len(shape) not in allow_nd or not all(
+            not isinstance(v, tuple) and intlike(v) for v in shape):
+        raise ValueError(msg)
+    out = tuple(int(v) for v in shape)
+    if any(v < 0 for v in out):
+        raise ValueError("'shape' elements cannot be negative")
+    return out
+
+
+def _set_parts(made: Any, names: tuple, parts: tuple) -> None:
+    """``made``'s index arrays replaced by ``parts`` where the constructor changed their
+    dtype (it downcasts int64 indices whose values fit in int32; ``_from_parts`` keeps
+    them as given)."""
+    for name, part in zip(names, parts):
+        if getattr(made, name).dtype != part.dtype:
+            setattr(made, name, part)
+
+
+def _compressed_from_parts(cls: Any, data: Any, indices: Any, indptr: Any, shape: Any,
+                           has_canonical_format: Any = None,
+                           has_sorted_indices: Any = None) -> Any:
+    """CuPy's private ``_from_parts`` (``_compressed.py``): a matrix of these arrays as
+    given, int64 indices kept, after CuPy's checks in its words."""
+    allow_nd = (1, 2) if issubclass(cls, sparray) and cls.format == "csr" else (2,)
+    shape = _check_shape(shape, allow_nd)
+    if data.ndim != 1 or indices.ndim != 1 or indptr.ndim != 1:
+        raise ValueError(f"data, indices, and indptr must be 1-D, got ndim "
+                         f"{data.ndim}, {indices.ndim}, {indptr.ndim}")
+    if indices.dtype != indptr.dtype:
+        raise ValueError(f"indices and indptr must have the same dtype, "
+                         f"got {indices.dtype} and {indptr.dtype}")
+    if has_canonical_format is True and has_sorted_indices is False:
+        raise ValueError("has_canonical_format=True implies sorted indices, "
+                         "but has_sorted_indices=False was passed")
+    if data.size != indices.size:
+        raise ValueError(f"data and indices must have the same length, "
+                         f"got {data.size} and {indices.size}")
+    shape_2d = (1, shape[-1]) if len(shape) == 1 else shape
+    major = shape_2d[1 if cls.format == "csc" else 0]
+    if indptr.size != major + 1:
+        raise ValueError(f"indptr has length {indptr.size}, "
+                         f"expected {major + 1} (major axis + 1)")
+    idx_max = numpy.iinfo(indices.dtype).max
+    if max(shape) > idx_max:
+        raise ValueError(f"shape {shape} too large for index dtype {indices.dtype}")
+    if data.size > idx_max:
+        raise ValueError(f"nnz {data.size} too large for index dtype {indices.dtype}")
+    made = cls((data, indices, indptr), shape=shape)
+    _set_parts(made, ("indices", "indptr"), (indices, indptr))
+    if has_canonical_format is not None:
+        made.has_canonical_format = has_canonical_format
+    if has_sorted_indices is not None:
+        made.has_sorted_indices = has_sorted_indices
+    return made
+
+
+def _coo_from_parts(cls: Any, data: Any, row: Any, col: Any, shape: Any,
+                    has_canonical_format: bool = False) -> Any:
+    """CuPy's private ``_from_parts`` (``_coo.py``): a COO matrix of these arrays as
+    given, int64 indices kept, after CuPy's checks in its words."""
+    shape = _check_shape(shape, (1, 2) if issubclass(cls, sparray) else (2,))
+    if data.ndim != 1 or row.ndim != 1 or col.ndim != 1:
+        raise ValueError(f"data, row, and col must be 1-D, got ndim "
+                         f"{data.ndim}, {row.ndim}, {col.ndim}")
+    if row.dtype != col.dtype:
+        raise ValueError(f"row and col must have the same dtype, "
+                         f"got {row.dtype} and {col.dtype}")
+    if data.size != row.size or data.size != col.size:
+        raise ValueError(f"data, row, and col must have the same length, "
+                         f"got {data.size}, {row.size}, and {col.size}")
+    if max(shape) > numpy.iinfo(row.dtype).max:
+        raise ValueError(f"shape {shape} too large for index dtype {row.dtype}")
+    if len(shape) == 1:
+        made = cls((data, (col,)), shape=shape)
+        _set_parts(made, ("col",), (col,))
+    else:
+        made = cls((data, (row, col)), shape=shape)
+        _set_parts(made, ("row", "col"), (row, col))
+    made.has_canonical_format = has_canonical_format
+    return made
+
+
 def classes() -> dict[str, type]:
     """The module's classes: the bases and one class per format and kind."""
     made: dict[str, type] = {"spmatrix": spmatrix, "sparray": sparray}
     for fmt in _FORMAT_NAMES:
         base = type(f"_{fmt}_base", (_spbase,), {
             "__slots__": (), "format": fmt, "__module__": _MODULE,
-            **{name: _Lacking(name) for name in SPARSE_FORMAT_LACKS[fmt]}})
+            **{name: _Lacking(name) for name in SPARSE_FORMAT_LACKS[fmt]},
+            **({"_from_parts": classmethod(_coo_from_parts)} if fmt == "coo" else
+               {"_from_parts": classmethod(_compressed_from_parts)} if fmt != "dia" else {})})
         for kind, mixin in (("matrix", spmatrix), ("array", sparray)):
             name = f"{fmt}_{kind}"
             bases = (mixin, base) if kind == "matrix" else (base, mixin)
