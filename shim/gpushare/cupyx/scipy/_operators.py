@@ -8,25 +8,13 @@ are served objects of the subclass built in ``cupyx/scipy/__init__.py``; both ar
 """
 from __future__ import annotations
 
-import operator
 import warnings
 
 from ... import cupy
 from . import _sparse
 
 
-def _isintlike(x):
-    try:
-        operator.index(x)
-        return True
-    except TypeError:
-        pass
-    if getattr(x, "ndim", 0) != 0:
-        return False
-    try:
-        return bool(int(x) == x)
-    except (TypeError, ValueError):
-        return False
+_isintlike = _sparse._isintlike
 
 
 def _isshape(x):

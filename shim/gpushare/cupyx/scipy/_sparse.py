@@ -10,6 +10,7 @@ The server side is ``gpushare_server/backends/sparse.py``.
 from __future__ import annotations
 
 import importlib.util
+import operator
 import types
 import warnings
 from typing import Any
@@ -289,9 +290,23 @@ def _from_scipy(x: Any, fmt: str) -> tuple:
     return (cupy.array(x.data), cupy.array(x.offsets))
 
 
+def _isintlike(x: Any) -> bool:
+    """CuPy's ``_sputils.isintlike``: an integer, or a 0-d value equal to its int."""
+    try:
+        operator.index(x)
+        return True
+    except TypeError:
+        pass
+    if getattr(x, "ndim", 0) != 0:
+        return False
+    try:
+        return bool(int(x) == x)
+    except (TypeError, ValueError):
+        return False
+
+
 def _check_shape(shape: Any, allow_nd: tuple) -> tuple:
     """CuPy's ``_util.check_shape``: ``shape`` as a tuple of ints, in its words."""
-    import operator
     msg = ("invalid shape (must be a 2-tuple of int)" if allow_nd == (2,) else
            f"invalid shape (must be a tuple of int with length in {allow_nd})")
     try:
@@ -299,20 +314,8 @@ def _check_shape(shape: Any, allow_nd: tuple) -> tuple:
     except TypeError:
         raise ValueError(msg) from None
 
-    def intlike(v: Any) -> bool:
-        try:
-            operator.index(v)
-            return True
-        except TypeError:
-            pass
-        if getattr(v, "ndim", 0) != 0:
-            return False
-        try:
-            return bool(int(v) == v)
-        except (TypeError, ValueError):
-            return False
     if len(shape) not in allow_nd or not all(
-            not isinstance(v, tuple) and intlike(v) for v in shape):
+            not isinstance(v, tuple) and _isintlike(v) for v in shape):
         raise ValueError(msg)
     out = tuple(int(v) for v in shape)
     if any(v < 0 for v in out):
