@@ -35,6 +35,10 @@ def tp_name(t: type) -> str:
     return "%s.%s" % (t.__module__, t.__name__)
 
 
+#: how Cython names CuPy's ndarray parameter type (``_ndarray_base a``)
+NDARRAY_BASE = "cupy._core.core._ndarray_base"
+
+
 def argument_type_error(name: str, expected: str, value: Any) -> TypeError:
     """Cython's error for an argument of a typed parameter given another type
     (``expected``: the type's name as Cython words it, e.g. ``cupy.cuda.stream.Event``)."""

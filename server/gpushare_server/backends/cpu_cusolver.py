@@ -141,8 +141,8 @@ def gesvda(a: Any, compute_uv: Any = True) -> Any:
     assert m >= n
     s_dtype = _svd_checked_dtype(a)
     if host:  # (an H200's words)
-        from .cpu_routines import cython_refusal
-        raise cython_refusal("a", numpy.ndarray)
+        from gpushare.cython_args import NDARRAY_BASE, argument_type_error
+        raise argument_type_error("a", NDARRAY_BASE, a)
     rank = min(m, n)
     batch_size = 1 if a.ndim == 2 else numpy.array(a_shape[:-2]).prod().item()
     a = a.reshape((batch_size, m, n))

@@ -26,6 +26,8 @@ from typing import Any, Callable
 
 import numpy
 
+from gpushare.cython_args import NDARRAY_BASE, argument_type_error
+
 from . import host_memory, scipy_module, sparse
 from .cpu_cublas import _flag, _Host, _hosts_marked, _ptr
 from .cpu_sparse import _WIDE_MINOR, _wide_product
@@ -555,8 +557,7 @@ def denseToSparse(x: Any, format: Any = "csr") -> Any:
     if x.dtype.char not in "fdFD":
         raise ValueError("unsupported dtype")
     if isinstance(x, _Host):  # (cupy.asfortranarray's refusal)
-        from .cpu_routines import cython_refusal
-        raise cython_refusal("a", numpy.ndarray)
+        raise argument_type_error("a", NDARRAY_BASE, numpy.asarray(x))
     if format not in ("csr", "csc", "coo"):
         raise TypeError(f"unsupported format (actual: {format})")
     x = numpy.asarray(x)

@@ -51,11 +51,12 @@ from gpushare.ndimage_args import check_axes as _check_axes, check_mode as _chec
 from gpushare.ndimage_args import INTERPOLATION_MODES
 from gpushare.ndimage_args import check_origin as _check_origin
 from gpushare.ndimage_args import fix_sequence_arg as _fix_sequence_arg, get_output
+from gpushare.cython_args import NDARRAY_BASE, argument_type_error
 from gpushare.errors import PerformanceWarning
 from gpushare.protocol import HostArray
 
 from . import host_memory, scipy_module
-from .cpu_routines import _unsupported, cython_refusal
+from .cpu_routines import _unsupported
 
 #: parameters CuPy copies to the device itself (so a NumPy array is fine there)
 _HOST_PARAMS = frozenset({"structure", "footprint", "structure1", "structure2"})
@@ -135,8 +136,9 @@ def resolve(name: str, scipy_fn: Any, results: Callable[[Any], Any]) -> Callable
         if name in _FORMS:
             _check_forms(name, sig, bound.arguments, late=True)  # type: ignore[arg-type]
         if host_input:  # (``_filter_input``: ``cupy.ascontiguousarray(image)``, or in
-            raise cython_refusal(host_input, numpy.ndarray)  # ``spline_filter``, of the
-            # host array; a filter's ``shares_memory``: Cython's refusal)
+            raise argument_type_error(  # ``spline_filter``, of the host array; a
+                host_input, NDARRAY_BASE, bound.arguments["input"])  # filter's
+            # ``shares_memory``: Cython's refusal)
         if name in _CVAL_CHECKED:
             _check_cval(sig, bound.arguments)  # type: ignore[arg-type]
         half = _half_input(name, sig, bound.arguments)  # type: ignore[arg-type]

@@ -2344,16 +2344,6 @@ _COMPLEX_UNCOMPILED = {"arctan2": "atan2", "hypot": "hypot", "copysign": "copysi
                        "nextafter": "nextafter", "i0": "cyl_bessel_i0"}
 
 
-def cython_refusal(argument: str, kind: type) -> TypeError:
-    """Cython's refusal of a ``kind`` value for CuPy's argument ``argument`` typed
-    ``_ndarray_base`` (``cupy.ascontiguousarray``'s ``a``, ``cupy.shares_memory``'s
-    ``b``, ``matmul``'s...): builtins by their name, others by module and name."""
-    name = kind.__name__ if kind.__module__ == "builtins" else \
-        f"{kind.__module__.split('.')[0]}.{kind.__name__}"
-    return TypeError(f"Argument '{argument}' has incorrect type (expected "
-                     f"cupy._core.core._ndarray_base, got {name})")
-
-
 def nvrtc_typename(dtype: Any) -> str:
     """A dtype's C++ type as NVRTC 13 names it in a diagnostic (as an H200 printed them):
     thrust's inline namespace names CuPy's bundled CCCL, 3.1.2, and the architecture

@@ -1049,8 +1049,8 @@ def _state_space_mul(ss: Any, other: Any) -> Any:
     ``Argument 'b' has incorrect type (expected cupy._core.core._ndarray_base, got
     int)``); SciPy scales by it."""
     if isinstance(other, (int, float, complex, numpy.number)):
-        from .cpu_routines import cython_refusal
-        raise cython_refusal("b", type(other))
+        from gpushare.cython_args import NDARRAY_BASE, argument_type_error
+        raise argument_type_error("b", NDARRAY_BASE, other)
     return ss * other
 
 

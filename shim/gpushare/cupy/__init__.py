@@ -22,6 +22,7 @@ from typing import Any
 import numpy
 
 from .. import _public, ufunc_loops
+from ..cython_args import NDARRAY_BASE, argument_type_error
 _public.install()  # (before any submodule: they name themselves as CuPy's)
 from ..layouts import creation_layout as _creation_layout  # noqa: E402
 from ..protocol import STREAM_MIN
@@ -519,12 +520,7 @@ def asfortranarray(a: Any, dtype: Any = None) -> ndarray:
 def _not_an_ndarray(a: Any) -> TypeError:
     """CuPy's error for anything but a ``cupy.ndarray`` where its Cython function takes
     one only (``ascontiguousarray``, ``asfortranarray``: host data is not copied there)."""
-    kind = type(a)
-    return TypeError(f"Argument 'a' has incorrect type (expected cupy._core.core._ndarray_base, "
-                     f"got {kind.__module__}.{kind.__qualname__})"
-                     if kind.__module__ != "builtins" else
-                     f"Argument 'a' has incorrect type (expected cupy._core.core._ndarray_base, "
-                     f"got {kind.__qualname__})")
+    return argument_type_error("a", NDARRAY_BASE, a)
 
 
 def asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None,
@@ -797,11 +793,7 @@ def may_share_memory(a: Any, b: Any, max_work: Any = None) -> bool:
         raise NotImplementedError("Only supported for `max_work` is `None`")
     for name, x in (("a", a), ("b", b)):  # (Cython's ``_ndarray_base`` arguments)
         if not isinstance(x, ndarray):
-            kind = type(x)
-            what = kind.__name__ if kind.__module__ == "builtins" else \
-                f"{kind.__module__.split('.')[0]}.{kind.__name__}"
-            raise TypeError(f"Argument '{name}' has incorrect type (expected "
-                            f"cupy._core.core._ndarray_base, got {what})")
+            raise argument_type_error(name, NDARRAY_BASE, x)
     if a.size == 0 or b.size == 0:
         return False
     pa, pb = a.data, b.data

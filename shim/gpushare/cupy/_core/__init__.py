@@ -135,10 +135,8 @@ class _ReductionFunc:
         if not isinstance(a, ndarray):
             cupy_get = getattr(a, "__cupy_get_ndarray__", None)
             if cupy_get is None:  # CuPy's typed argument: no host arrays, no lists
-                raise TypeError(
-                    "Argument 'a' has incorrect type (expected cupy._core.core._ndarray_base, "
-                    f"got {type(a).__module__}.{type(a).__qualname__})".replace(
-                        "builtins.", ""))
+                from ...cython_args import NDARRAY_BASE, argument_type_error
+                raise argument_type_error("a", NDARRAY_BASE, a)
             a = cupy_get()
         kernel, in_t = self._kernel(numpy.dtype(dtype) if dtype is not None else a.dtype)
         if a.dtype != in_t:
