@@ -42,7 +42,7 @@ def _workload(g: systems.Gpushare, name: str, scale: int) -> tuple[float, str]:
     raise SystemExit(f"unknown workload {name!r}")
 
 
-def breakdown(backend: str = "cpu", n: int = 10_000) -> dict:
+def breakdown(backend: str = "cpu", n: int = 10_000, replay_profile: int = 0) -> dict:
     """Split workloads (a) and (b) into client time, server executor time and the rest.
 
     The client's messages are recorded while the workload runs against a real server,
@@ -50,7 +50,9 @@ def breakdown(backend: str = "cpu", n: int = 10_000) -> dict:
     server's own cost. ``client_cpu_us`` is the client's main-thread CPU time (so
     other processes' load does not count), less the time spent polling for replies
     (``GPUSHARE_SPIN_US``: waiting, not work); ``client_issue_us`` the wall time of the
-    loop without the final read.
+    loop without the final read. With ``replay_profile`` (a count of lines), the replay
+    is timed, then run again under cProfile: each workload's ``"replay_profile"`` is
+    the executor's top functions by self time (what to trim on a backend).
     """
     from gpushare import client
     from gpushare_server.backends import load_backend
@@ -128,7 +130,18 @@ def breakdown(backend: str = "cpu", n: int = 10_000) -> dict:
             for frames in batches[setup:]:
                 executor.handle(frames)
             r1 = time.perf_counter()
-            out[name] = {"calls": count, "messages": len(batches) - setup,
+            profiled = ""
+            if replay_profile:
+                prof = cProfile.Profile()
+                prof.enable()
+                for frames in batches[setup:]:
+                    executor.handle(frames)
+                prof.disable()
+                text = io.StringIO()
+                pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(
+                    replay_profile)
+                profiled = "\n".join(text.getvalue().splitlines()[4:])
+            out[name] = {"replay_profile": profiled,"calls": count, "messages": len(batches) - setup,
                          "end_to_end_us": (t3 - t1) / count * 1e6,
                          "client_issue_us": (t2 - t1) / count * 1e6,
                          "client_cpu_us": (c3 - c1) / count * 1e6,
@@ -184,15 +197,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-server", action="store_true", help="client profile only")
     parser.add_argument("--breakdown", action="store_true",
                         help="split (a) and (b) into client, server executor and the rest")
+    parser.add_argument("--calls", type=int, default=10_000,
+                        help="with --breakdown: (a)'s calls ((b) makes a tenth)")
+    parser.add_argument("--replay-profile", action="store_true",
+                        help="with --breakdown: cProfile the server executor's replay")
     args = parser.parse_args(argv)
     if args.breakdown:
-        for name, r in breakdown(args.backend).items():
+        top = args.top if args.replay_profile else 0
+        for name, r in breakdown(args.backend, args.calls, replay_profile=top).items():
             rest = r["end_to_end_us"] - r["server_executor_us"] - r["client_cpu_us"]
             print(f"({name}) {r['calls']} calls in {r['messages']} messages: end to end "
                   f"{r['end_to_end_us']:.1f} us/call; client CPU (main thread) "
                   f"{r['client_cpu_us']:.1f}; server executor alone "
                   f"{r['server_executor_us']:.1f}; the rest (wire, broker, worker loop, "
                   f"scheduling) {rest:.1f}")
+            if r["replay_profile"]:
+                print(f"--- ({name}) server executor replay (cProfile, by self time) ---")
+                print(r["replay_profile"])
         return 0
 
     g = systems.Gpushare({"backend": args.backend})

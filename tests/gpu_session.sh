@@ -10,7 +10,17 @@
 # Unlike the kit's gpu-check it never stops at the first failure, runs the steps side by
 # side on the machine's 16 cores, and makes the `import cupy` hook live: pip's --target
 # install leaves gpushare-hook.pth where Python does not read it.
+#
+# The project's ~3600 tests do not all fit one call beside the rest (session 38 reached
+# 2209): split them across two calls, the second made at once while the machine is warm
+# (it keeps /tmp/site), e.g.
+#   call 1: STEPS=main,bench,profile,tests SHARD=0/2 bash tests/gpu_session.sh
+#   call 2: SKIP_INSTALL=1 STEPS=tests,conf,curand SHARD=1/2 bash tests/gpu_session.sh
+# STEPS (default: all) picks among main, diag, bench, profile, tests, conf, curand; SHARD
+# i/n keeps every n-th collected test from the i-th (pytest_collection_modifyitems).
 set -u
+STEPS=${STEPS:-main,diag,bench,profile,tests,conf,curand}
+want() { case ",$STEPS," in *",$1,"*) return 0;; esac; return 1; }
 root=$(pwd)
 kit=${KIT:-$root/.device}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -37,6 +47,7 @@ cd /tmp  # import the installed gpushare, not the checkout
 $py -c 'import cupy, gpushare, xdist; print("cupy", cupy.__version__, "devices", cupy.cuda.runtime.getDeviceCount(), "gpushare", gpushare.__file__)'
 el "installed"
 
+if want main; then
 echo "== 0. README main job, embedded default (no GPUSHARE_SERVER)"
 (unset GPUSHARE_SERVER GPUSHARE_BACKEND; timeout 90 $py -m gpushare run -m gpushare.examples.cg_solve; echo "main job rc=$?")
 (unset GPUSHARE_SERVER GPUSHARE_BACKEND; timeout 60 $py - <<'PY'
@@ -49,7 +60,9 @@ print("sum", float(a.sum()), "matmul", (a @ a.T).get().tolist())
 PY
 echo "probe rc=$?")
 el "main job done"
+fi
 
+if want diag; then
 echo "== 0b. the pool after arrays are dropped, step by step (tests/test_sessions.py)"
 port=$($py -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 (unset GPUSHARE_SERVER; exec $py -m gpushare serve --bind "tcp://127.0.0.1:$port" --backend "$BACKEND") >/tmp/diag-server.log 2>&1 &
@@ -72,12 +85,21 @@ float(cp.ones(3).sum()); print("after a round trip", pool.used_bytes())
 PY
 kill "$dpid"; wait "$dpid" 2>/dev/null
 el "diagnosis done"
+fi
 
 cd "$root"
+if want bench; then
 echo "== 1. GPU benchmark (alone)"
 timeout -s INT -k 15 "$BENCH_S" $py -m benchmarks --backend "$BACKEND" --quick --out "$OUT/bench"
 echo "bench rc=$?"
 el "bench done"
+fi
+if want profile; then
+echo "== 1b. (a) and (b) split into client, server executor and the rest; the executor's replay under cProfile"
+timeout -s INT -k 15 90 $py -m benchmarks.profile --breakdown --replay-profile --top 30 --backend "$BACKEND" >"$OUT/profile.log" 2>&1
+echo "profile rc=$?"; head -n 80 "$OUT/profile.log"
+el "profile done"
+fi
 
 # every test's outcome as it comes (a run cut by its timeout prints no summary)
 mkdir -p /tmp/gsplug
@@ -93,13 +115,20 @@ def pytest_runtest_logreport(report):
             text = str(report.longrepr).strip().splitlines()
             line += "\n    " + "\n    ".join(text[-12:])
         _out.write(line + "\n")
+def pytest_collection_modifyitems(config, items):
+    shard = os.environ.get("SHARD")
+    if shard:  # i/n: every n-th test from the i-th
+        i, n = (int(v) for v in shard.split("/"))
+        config.hook.pytest_deselected(items=[t for k, t in enumerate(items) if k % n != i])
+        items[:] = [t for k, t in enumerate(items) if k % n == i]
 PY
 echo "== 2. project tests (GPUSHARE_TEST_BACKEND=$BACKEND) and conformance sample, side by side"
-(PYTHONPATH=/tmp/gsplug${PYTHONPATH:+:$PYTHONPATH} GPUSHARE_TEST_BACKEND=$BACKEND timeout -s INT -k 20 "$PAR_S" $py -m pytest -q -n ${TESTS_N:-8} \
+tests_pid=
+want tests && { (PYTHONPATH=/tmp/gsplug${PYTHONPATH:+:$PYTHONPATH} GPUSHARE_TEST_BACKEND=$BACKEND timeout -s INT -k 20 "$PAR_S" $py -m pytest -q -n ${TESTS_N:-8} \
    -p no:cacheprovider -p gs_stream --timeout=100 -rfE --tb=short --junitxml=/tmp/tests.xml tests \
    >"$OUT/tests.log" 2>&1
  echo "tests rc=$?" >>"$OUT/tests.log") &
-tests_pid=$!
+tests_pid=$!; }
 
 conf() {
   port=$($py -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -129,9 +158,9 @@ print(f"conformance: {passed} passed, {failed} failed, {t['skipped']} skipped "
       f"({100.0 * passed / max(1, passed + failed):.1f}% of run tests pass)")
 PY
 }
-conf
-el "conformance done"
+want conf && { conf; el "conformance done"; }
 
+if want curand; then
 echo "== 3. cuRAND's host API and CuPy's RandomState, recorded for the CPU backend to follow"
 # (CuPy's legacy RandomState draws through cuRAND's host API, whose output order the
 # CPU backend does not know yet; its Generator API is checked by the tests above)
@@ -164,12 +193,17 @@ except Exception as exc:
 print(json.dumps(out))
 PY
 echo "curand host rc=$? ($(wc -c <"$OUT/curand_host.json") bytes)"
+fi
+if [ -n "$tests_pid" ]; then
 wait "$tests_pid"
 el "tests done"
 tail -n 60 "$OUT/tests.log"
 echo "== tests as they came: $(grep -c '^PASSED' "$OUT/tests_stream.log") passed, $(grep -c '^FAILED' "$OUT/tests_stream.log") failed, $(grep -c '^SKIPPED' "$OUT/tests_stream.log") skipped"
 grep '^FAILED' "$OUT/tests_stream.log" | head -150
+fi
+if want conf; then
 echo "== conformance failures (first 80)"
 grep -E "^(FAILED|ERROR) " "$OUT/conf.log" | head -80
 tail -n 3 "$OUT/conf.log"
+fi
 el "all done"

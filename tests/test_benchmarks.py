@@ -187,3 +187,21 @@ def test_per_call_targets_are_the_cpu_backends(backend: str) -> None:
         assert rows["small_ops_overhead_vs_local"]["value"] == pytest.approx(4.0)
         assert rows["round_trip_overhead_vs_local"]["value"] == pytest.approx(162.0)
     assert rows["c_upload_vs_tcp"]["target"] == 0.9
+
+
+def test_the_breakdown_profiles_the_servers_executor() -> None:
+    # (``python -m benchmarks.profile --breakdown --replay-profile``: what a GPU session
+    # runs to see where the CuPy backend's executor spends (b)'s round trips)
+    env = {k: v for k, v in os.environ.items() if k != "GPUSHARE_SERVER"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks.profile", "--breakdown", "--replay-profile",
+         "--calls", "3000", "--top", "8", "--backend", "cpu"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=140)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    out = proc.stdout
+    assert "(a) 3000 calls in" in out and "(b) 300 calls in 30" in out, out
+    assert "--- (a) server executor replay" in out, out  # (its messages: as batching goes)
+    section = out.split("--- (b) server executor replay")[1]  # (a message per round trip)
+    assert "session.py" in section and "(_batch)" in section, section  # the executor's
+    rows = [line for line in section.splitlines() if line.strip()[:1].isdigit()]
+    assert 1 <= len(rows) <= 8, section

@@ -162,6 +162,9 @@ def mdspan_arg(value: Any) -> Any:
 
 def dtype_to_wire(dt: numpy.dtype) -> Any:
     if dt.fields is None and dt.subdtype is None:
+        c = dt.char
+        if c == "q" or c == "Q":  # longlong: its own type beside int64 ('l'), whose
+            return dt.str[0] + c  # ``str`` it shares ('<i8'): CuPy keeps it, so do we
         return dt.str
     return _struct_to_wire(dt)
 
@@ -279,6 +282,9 @@ def dtype_ext(dt: numpy.dtype) -> Any:
     """What ``Encoder`` makes of a dtype without fields or a subarray (what creation
     calls and ``astype`` pass): made once per dtype, without an ``Encoder``; None for
     other dtypes (``tests/test_protocol.py`` checks both give the same bytes)."""
+    c = dt.char
+    if c == "q" or c == "Q":  # (equal to int64's, and hashed alike: not in the table)
+        return msgpack.ExtType(Ext.DTYPE, _PLAIN_PACKER.pack(dtype_to_wire(dt)))
     ext = _DTYPE_EXTS.get(dt)
     if ext is None:
         if dt.fields is not None or dt.subdtype is not None:
