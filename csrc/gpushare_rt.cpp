@@ -633,6 +633,10 @@ Pool& pool() {
 // division only then, so a fault anywhere else in the process stays what it was
 std::atomic<int> g_launches{0};
 
+// GS_EXIT_AT_LAUNCH when the call after this launch is another launch, else 0 (set by
+// the server before each launch: gs_rt_fault_at_launch), added to a fault's exit status
+volatile sig_atomic_t g_fault_shift = 0;
+
 struct LaunchMark {
   LaunchMark() { g_launches.fetch_add(1, std::memory_order_relaxed); }
   ~LaunchMark() { g_launches.fetch_sub(1, std::memory_order_relaxed); }
@@ -889,7 +893,8 @@ void on_sigfpe(int sig, siginfo_t* info, void* context) {
     g_prev_fpe.sa_handler(sig);
     return;
   }
-  if (g_launches.load(std::memory_order_relaxed) > 0) _exit(GS_EXIT_LAUNCH_FAILURE);
+  if (g_launches.load(std::memory_order_relaxed) > 0)
+    _exit(GS_EXIT_LAUNCH_FAILURE + g_fault_shift);
   signal(SIGFPE, SIG_DFL);  // the instruction faults again, and the process dies of it
 }
 
@@ -918,7 +923,7 @@ Fault g_faults[] = {
 void on_fault(int sig, siginfo_t* info, void* context) {
   for (Fault& f : g_faults) {
     if (f.sig != sig) continue;
-    if (g_launches.load(std::memory_order_relaxed) > 0) _exit(f.code);
+    if (g_launches.load(std::memory_order_relaxed) > 0) _exit(f.code + g_fault_shift);
     if ((f.prev.sa_flags & SA_SIGINFO) && f.prev.sa_sigaction != nullptr) {
       f.prev.sa_sigaction(sig, info, context);
       return;
@@ -976,4 +981,8 @@ size_t gs_rt_output_take(char* buf, size_t cap) {
 }
 
 int gs_rt_num_threads(void) { return num_threads(); }
+
+void gs_rt_fault_at_launch(int next_launches) {
+  g_fault_shift = next_launches ? GS_EXIT_AT_LAUNCH : 0;
+}
 }

@@ -63,6 +63,11 @@ typedef struct gs_rt_api {
 #define GS_EXIT_ILLEGAL_INSTRUCTION 82 /* cudaErrorIllegalInstruction (SIGILL) */
 #define GS_EXIT_LAUNCH_FAILURE 83      /* cudaErrorLaunchFailure (__trap, SIGFPE) */
 #define GS_EXIT_OUT_OF_RESOURCES 84    /* cudaErrorLaunchOutOfResources (fiber stacks) */
+/* added to the four statuses above (not to 84's) when the server said that the call
+ * after this launch is another launch (gs_rt_fault_at_launch): on a GPU the sticky
+ * error surfaces there, from the driver API (CUDA_ERROR_ASSERT...), not at a copy or a
+ * synchronize (cudaErrorAssert...) */
+#define GS_EXIT_AT_LAUNCH 10
 
 typedef struct gs_launch_t {
   unsigned grid[3];
@@ -77,6 +82,7 @@ GS_RT_EXPORT const gs_rt_api* gs_rt_get_api(void);
 GS_RT_EXPORT size_t gs_rt_output_size(void);
 GS_RT_EXPORT size_t gs_rt_output_take(char* buf, size_t cap);
 GS_RT_EXPORT int gs_rt_num_threads(void);
+GS_RT_EXPORT void gs_rt_fault_at_launch(int next_launches);
 
 #ifdef __cplusplus
 }

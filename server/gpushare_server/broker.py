@@ -907,7 +907,7 @@ class Broker:
             session = worker.session
             if session is not None and session.lost is None:
                 # (the worker's module, at need)
-                from .worker import CALL_TOO_LONG, KERNEL_FAULTS
+                from .worker import CALL_TOO_LONG, DRIVER_FAULTS, KERNEL_FAULTS
                 if code == CALL_TOO_LONG:
                     limit = self.options.max_call_seconds
                     log.warning("session %s lost: a call ran past %g s", session.id, limit)
@@ -917,7 +917,9 @@ class Broker:
                                         "so the session was ended; every array of it is gone. "
                                         "Other sessions are unaffected.")
                     continue
-                fault = KERNEL_FAULTS.get(code)
+                fault, api = KERNEL_FAULTS.get(code), "runtime.CUDARuntimeError"
+                if fault is None:  # (the call after the faulting launch launched too)
+                    fault, api = DRIVER_FAULTS.get(code), "driver.CUDADriverError"
                 if fault is not None:  # the client raises the CUDA error a GPU gives
                     # (a kernel's fault on the emulator, or a GPU's sticky error)
                     status, words = fault
@@ -926,7 +928,7 @@ class Broker:
                     self._lose(session, f"gpushare: the session's worker process ended "
                                         f"after a kernel's fault ({words}); every array "
                                         "of it is gone. Other sessions are unaffected.",
-                               _fatal(words, "cupy.cuda.runtime.CUDARuntimeError", status))
+                               _fatal(words, f"cupy.cuda.{api}", status))
                     continue
                 how = f"signal {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
                 log.warning("session %s lost: worker died (%s)", session.id, how)

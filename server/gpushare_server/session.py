@@ -58,6 +58,11 @@ ARRAY_DUNDERS = frozenset({
 #: values ``_resolve`` passes through as they are
 _PLAIN = frozenset({int, float, str, bool, bytes, type(None)})
 
+#: the batch being run, for a backend that asks what comes after the running call (the
+#: CPU backend, before a kernel launch: ``cpu_kernels.next_call_launches``): its
+#: executor, decoder, calls frame and unpacker (read up to the running call's end)
+RUNNING: list = [None, None, None, None]
+
 
 class _WarningLog(list):
     """The warnings of the batch being run (``SessionExecutor.record_warnings``)."""
@@ -550,6 +555,7 @@ class SessionExecutor:
         if size:
             unpacker, data = decoder.stream(1)
             calls = decoder.iter_stream(1, unpacker)
+            RUNNING[:] = self, decoder, data, unpacker
         else:
             calls = ()
         # warnings of the whole batch travel with its reply (even those of a call that
@@ -747,6 +753,7 @@ class SessionExecutor:
                     error = [seq, self._error_info(exc)]
             if carry is not None:
                 put(carry[0], carry[1])
+        RUNNING[:] = None, None, None, None
         self.calls += count
         batch_warnings = [[errors.warning_key(w.category, None), str(w.message)]
                           for w in caught]

@@ -161,6 +161,16 @@ KERNEL_FAULTS = {
               "address space"),
     89: (718, "cudaErrorInvalidPc: invalid program counter"),
 }
+#: the same faults where the batch's next call after the launch launched a kernel
+#: (``csrc/gpushare_rt.h``: ``GS_EXIT_AT_LAUNCH`` added; ``cpu_kernels.next_call_launches``):
+#: on a GPU the error surfaces there, from the driver API (``cuLaunchKernel``), in its
+#: words (``cuGetErrorName``, ``cuGetErrorString``): ``CUDADriverError``
+DRIVER_FAULTS = {
+    90: (710, "CUDA_ERROR_ASSERT: device-side assert triggered"),
+    91: (700, "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered"),
+    92: (715, "CUDA_ERROR_ILLEGAL_INSTRUCTION: an illegal instruction was encountered"),
+    93: (719, "CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure"),
+}
 #: a worker whose backend reported a sticky error without a status of these
 FATAL_ERROR = 3
 

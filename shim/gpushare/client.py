@@ -902,7 +902,7 @@ class Session:
         if self._forked:  # (raised by every call, as CUDA's is in such a child)
             return _fork_error()
         lost = self._lost
-        if type(lost) is errors.CUDARuntimeError:
+        if type(lost) is errors.CUDARuntimeError or type(lost) is errors.CUDADriverError:
             self._lost = errors.SessionLostError(
                 f"gpushare: the session's worker process ended after a kernel's fault "
                 f"({lost}); every array of this session is gone. Other sessions are "
@@ -1050,6 +1050,9 @@ class Session:
                 # a kernel's fault ended the worker (the CPU backend's emulator): CUDA's
                 # error, raised once, where CuPy raises it (the next call that waits)
                 self._lost = errors.CUDARuntimeError(reply.get("status"), message)
+            elif key == "cupy.cuda.driver.CUDADriverError":
+                # (the same, where the call after the faulting launch was a launch)
+                self._lost = errors.CUDADriverError(reply.get("status"), message)
             else:
                 self._lost = errors.SessionLostError(message)
                 # (the server stops: its worker answered every call it ran before the

@@ -1227,6 +1227,9 @@ class CpuBackend:
             self.error_keys[CompileException] = "cupy.cuda.compiler.CompileException"
         except Exception:  # the kernel emulator is optional
             pass
+        else:  # (a kernel's fault: which CUDA error, by the call after it)
+            from .cpu_kernels import watch_faults
+            watch_faults()
 
     def restate_error(self, exc: BaseException, arrays: Any) -> BaseException:
         """NumPy's ``MemoryError`` (device memory is the host's here) in the words of

@@ -31,6 +31,7 @@ const gs_rt_api* gs_rt_get_api(void);
 size_t gs_rt_output_size(void);
 size_t gs_rt_output_take(char* buf, size_t cap);
 int gs_rt_num_threads(void);
+void gs_rt_fault_at_launch(int next_launches);
 int gs_module_launch(int k, const gs_launch_t* L, void** params, int n);
 int gs_module_signature(int k, long long* sizes, int cap);
 void* gs_module_global(const char* name, size_t* size);
@@ -41,6 +42,12 @@ _rt = {}
 _modules = {}          # path -> cffi lib (kept alive for the process)
 _tls = threading.local()
 _printf_handler = None
+#: called before each launch: whether the call after it is another kernel launch (the
+#: CPU backend's rule, ``cpu_kernels.next_call_launches``); a fault during the launch
+#: then ends the worker with a status the server reports as the driver's error, as a
+#: GPU's sticky error surfaces at that launch (``gs_rt_fault_at_launch``)
+fault_rule = None
+_fault_shift = [0]  # (what the runtime was last told)
 
 
 def runtime():
@@ -161,6 +168,12 @@ def launch(lib, k, grid, block, shared_mem, params, nparams, cooperative=False,
     L.shared_mem = shared_mem
     L.rt = _rt['api']
     L.cooperative = 1 if cooperative else 0
+    rule = fault_rule
+    if rule is not None:
+        shift = 1 if rule() else 0
+        if shift != _fault_shift[0]:
+            _rt['lib'].gs_rt_fault_at_launch(shift)
+            _fault_shift[0] = shift
     if ftz and _ftz is not None:
         r = _ftz.call(lib.gs_module_launch, k, L, params, nparams)
     else:
