@@ -33,8 +33,9 @@ def _input_type(arg: Any) -> numpy.dtype:
 
 def _as_arg(dt: numpy.dtype, code: str) -> str:
     """``code``, an ElementwiseKernel value of type ``dt``, as the device function
-    takes it (CuPy's ``float16`` class converts to ``__half`` through ``float``)."""
-    return f"((__half)(float)({code}))" if dt.char == "e" else code
+    takes it (a ``float16`` scalar is a ``float`` there, as in CuPy's jit: the value
+    is computed in float precision and rounded to half only when stored)."""
+    return f"((float)({code}))" if dt.char == "e" else code
 
 
 def _as_out(dt: numpy.dtype, code: str) -> str:

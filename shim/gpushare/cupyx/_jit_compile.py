@@ -30,8 +30,15 @@ not):
   ``cupy/complex.cuh``, with CuPy's loops: arithmetic, ``**``, ``==``/``!=`` (``<``
   and the like raise ``TypeError``), ``abs``, the complex math functions of thrust;
   casting to a real type warns ``ComplexWarning`` and keeps the real part.
-* ``float16`` values are ``__half`` and every operation rounds to half precision
-  (CuPy keeps them in ``float`` registers and rounds only when storing).
+* ``float16`` scalars are ``float`` in C++ (CuPy's ``Scalar.__str__``): operations,
+  casts (``numpy.float16(x)`` of a ``float32`` value does not round), locals, device
+  function parameters and results, kernel scalar arguments (passed as ``float32``)
+  and ``jit.shared_memory(numpy.float16, n)`` (CuPy's ``float`` array) keep float
+  precision; a ``float16`` constant is the ``float`` nearest to its shortest decimal
+  text (``float(0.1)``, as CuPy prints it). Only the elements of ``float16`` arrays
+  are ``__half`` (CuPy's ``float16`` class): a value is rounded to half precision
+  when it is stored into one (an assignment, ``+=``, ``jit.atomic_add``, a
+  ``cupy.vectorize`` output), and widened to ``float`` when read.
 * A local variable's type is that of its first assignment; later assignments are
   cast with the ``same_kind`` rule. Variables first assigned inside a block are
   declared at the top of the function (Python's function scope); so are the items
@@ -115,10 +122,10 @@ _PREFIX = "gpushare cupyx.jit: "
 _ORDER = "?bBhHiIlLqQefdFD"
 _CTYPE = {"?": "bool", "b": "signed char", "B": "unsigned char", "h": "short",
           "H": "unsigned short", "i": "int", "I": "unsigned int", "l": "long long",
-          "L": "unsigned long long", "e": "__half", "f": "float", "d": "double",
+          "L": "unsigned long long", "e": "float", "f": "float", "d": "double",
           "F": "complex<float>", "D": "complex<double>"}
-#: result types C++ would widen (integer promotion, half as float): cast back
-_NARROW = set("?bBhHe")
+#: result types C++ would widen (integer promotion): cast back
+_NARROW = set("?bBhH")
 _INT = set("bBhHiIlL")
 _FLOAT = set("efd")
 _COMPLEX = set("FD")
@@ -149,7 +156,15 @@ _C128 = numpy.dtype("complex128")
 
 
 def ctype(dt: numpy.dtype) -> str:
+    """The C++ type of a scalar of ``dt`` (``float16``: ``float``, as in CuPy)."""
     return _CTYPE[dt.char]
+
+
+def _elem_ctype(dt: numpy.dtype, ptr: bool) -> str:
+    """The C++ type of the elements of an array of ``dt``: CuPy's ``CArray<float16>``
+    holds ``__half`` (its ``float16`` class), its pointers (``Ptr``: shared memory)
+    ``float`` (``str(Scalar(float16))``); other types are their scalar type."""
+    return "__half" if dt.char == "e" and not ptr else ctype(dt)
 
 
 @dataclass(frozen=True)
@@ -227,6 +242,9 @@ class Const(Value):
 class Data(Value):
     code: str
     dtype: Any  # numpy.dtype, or None for void
+    #: the element of a ``float16`` array (``__half``) it reads, as an lvalue (``code``
+    #: is its value as ``float``); None for the other values
+    lv: str | None = None
 
 
 @dataclass
@@ -447,6 +465,11 @@ def _lit(v: Any, dt: numpy.dtype) -> str:
         if c == "L":
             return f"{iv}ull"
         return f"(({_CTYPE[c]}){iv})"
+    if c == "e":  # CuPy: ``float(<numpy.float16 printed>)`` (get_cuda_code_from_constant)
+        h = numpy.float16(v)
+        if not numpy.isfinite(h):
+            return _lit(float(h), _F32)
+        return _lit(numpy.float32(float(str(h))), _F32)
     fv = float(v)
     if math.isnan(fv):
         body = "__longlong_as_double(0x7ff8000000000000LL)"
@@ -460,10 +483,8 @@ def _lit(v: Any, dt: numpy.dtype) -> str:
             body += "f"
     if c == "d":
         return body if not body.startswith("-") else f"({body})"
-    if c == "f":
-        return f"((float)({body}))" if "__" in body else (body if not body.startswith("-")
-                                                          else f"({body})")
-    return f"((__half)((float)({body})))"
+    return f"((float)({body}))" if "__" in body else (body if not body.startswith("-")
+                                                      else f"({body})")
 
 
 def _component(dt: numpy.dtype) -> numpy.dtype:
@@ -474,6 +495,9 @@ def _component(dt: numpy.dtype) -> numpy.dtype:
 def _cast_code(code: str, src: numpy.dtype, dst: numpy.dtype) -> str:
     if src == dst:
         return code
+    if src.char == "e" or dst.char == "e":  # float16 scalars are float (no rounding)
+        return _cast_code(code, _F32 if src.char == "e" else src,
+                          _F32 if dst.char == "e" else dst)
     if src.char in _COMPLEX:
         if dst.char == "?":  # NumPy's truth of a complex value: either part non-zero
             return f"(({code}) != {ctype(src)}(0))"
@@ -483,11 +507,7 @@ def _cast_code(code: str, src: numpy.dtype, dst: numpy.dtype) -> str:
     if dst.char in _COMPLEX:
         return f"{ctype(dst)}({_cast_code(code, src, _component(dst))})"
     if dst.char == "?":
-        return f"({code} != 0)" if src.char != "e" else f"((float)({code}) != 0.0f)"
-    if src.char == "e" and dst.char != "f":
-        code = f"((float)({code}))"
-    if dst.char == "e" and src.char != "f":
-        code = f"((float)({code}))"
+        return f"({code} != 0)"
     return f"(({ctype(dst)})({code}))"
 
 
@@ -617,8 +637,6 @@ def _binop_spec(op: ast.AST, mode: str) -> tuple:
         def fmt(o: numpy.dtype, a: str, b: str) -> str:
             if o.char in _INT:
                 return f"gs_jit_i{kind}<{ctype(o)}>({a}, {b})"
-            if o.char == "e":
-                return f"((__half)gs_jit_f{kind}<float>((float)({a}), (float)({b})))"
             return f"gs_jit_f{kind}<{ctype(o)}>({a}, {b})"
         return _loops(arith[1:], 2), fmt, \
             "cupy_floor_divide" if kind == "floordiv" else "cupy_remainder"
@@ -839,7 +857,7 @@ class _Function:
             cn = _cname(pname)
             if isinstance(t, ArrayArg):
                 shape = [f"{cn}__s{k}" for k in range(t.ndim)] if t.has_shape else None
-                params.append(f"{ctype(t.dtype)}* {cn}")
+                params.append(f"{_elem_ctype(t.dtype, not t.has_shape)}* {cn}")
                 params += [f"long long {s}" for s in shape or ()]
                 if t.c_contiguous:
                     strides = ["1"] * t.ndim
@@ -1038,6 +1056,8 @@ class _Function:
             if not isinstance(lv, Data):
                 raise _fail(TypeError, "only array elements can be assigned to")
             v = self.cast(value, lv.dtype, "same_kind", "assignment")
+            if lv.lv is not None:  # a float16 element: rounded to half when stored
+                return [f"{lv.lv} = ((__half)({v.code}));"]
             return [f"{lv.code} = {v.code};"]
         if isinstance(target, ast.List):  # CuPy: ``assert False`` (_compile.py:907)
             raise AssertionError(f"{_PREFIX}a list as an assignment target")
@@ -1140,7 +1160,7 @@ class _Function:
         view, ``cn__t<k>`` (its byte strides) holding the array ``value``: returns the
         code and the array they make (which can be rebound to another array of the
         same type, of another shape)."""
-        t = ctype(value.dtype)
+        t = _elem_ctype(value.dtype, value.ptr_id is not None)
         decls = [(f"{t}*", cn, value.ptr)]
         shape = None
         if value.shape is not None:
@@ -1166,7 +1186,8 @@ class _Function:
     def rebind_arr(self, var: Arr, value: Arr) -> list:
         """``var = value`` for arrays of one type (``var``'s pointer, shape and byte
         strides are variables: a parameter's or ``bind_arr``'s)."""
-        pairs = [(var.ptr, value.ptr, f"{ctype(value.dtype)}*")]
+        pairs = [(var.ptr, value.ptr,
+                  f"{_elem_ctype(value.dtype, value.ptr_id is not None)}*")]
         if var.shape is not None and value.shape is not None:
             pairs += [(a, b, "long long") for a, b in zip(var.shape, value.shape)]
         if var.byte_strides:
@@ -1237,9 +1258,13 @@ class _Function:
             if not isinstance(lv, Data):
                 raise _fail(TypeError, "only array elements can be assigned to")
             ref = self.fresh("gs_ref")
-            res = self.value(self.binop(s.op, Data(ref, lv.dtype), value))
+            cur = Data(ref, lv.dtype) if lv.lv is None else \
+                Data(f"((float)({ref}))", lv.dtype, ref)
+            res = self.value(self.binop(s.op, cur, value))
             _check_augassign_cast(res.dtype, lv.dtype)
             res = self.cast(res, lv.dtype, "same_kind", "augmented assignment")
+            if lv.lv is not None:  # a float16 element: rounded to half when stored
+                return [f"{{ __half& {ref} = {lv.lv}; {ref} = ((__half)({res.code})); }}"]
             return [f"{{ {ctype(lv.dtype)}& {ref} = {lv.code}; {ref} = {res.code}; }}"]
         raise _fail(NotImplementedError, "augmented assignment to "
                                          f"{type(s.target).__name__} is not supported")
@@ -1568,12 +1593,15 @@ class _Function:
             st = v.strides[k]
             terms.append(f"({code})" if st == "1" else f"({code}) * ({st})")
         off = " + ".join(terms) if terms else "0"
-        t = ctype(v.dtype)
+        t = _elem_ctype(v.dtype, v.ptr_id is not None)
         if len(items) == v.ndim:
             if v.byte_strides:
-                return Data(f"(*reinterpret_cast<{t}*>(reinterpret_cast<char*>({v.ptr}) + "
-                            f"{off}))", v.dtype)
-            return Data(f"{v.ptr}[{off}]", v.dtype)
+                elem = f"(*reinterpret_cast<{t}*>(reinterpret_cast<char*>({v.ptr}) + {off}))"
+            else:
+                elem = f"{v.ptr}[{off}]"
+            if t == "__half":  # read as float (CuPy's float16 class: operator float)
+                return Data(f"((float)({elem}))", v.dtype, elem)
+            return Data(elem, v.dtype)
         k = len(items)
         ptr = (f"reinterpret_cast<{t}*>(reinterpret_cast<char*>({v.ptr}) + {off})"
                if v.byte_strides else f"({v.ptr} + {off})")
@@ -1680,8 +1708,7 @@ class _Function:
             loop = _resolve(_loops("efd" + cplx, 1, "?"), ins, self.mode, uname)
             t = numpy.dtype(loop[0][0])
             a = self.cast(args[0], t, "unsafe", name)
-            code = a.code if t.char != "e" else f"((float)({a.code}))"
-            return Data(f"({_PREDICATES[name]}({code}) != 0)", _BOOL)
+            return Data(f"({_PREDICATES[name]}({a.code}) != 0)", _BOOL)
         table = _MATH1 if len(args) == 1 else _MATH2 if len(args) == 2 else {}
         cname = table.get(name)
         if cname is None or name == "pow":
@@ -1695,8 +1722,6 @@ class _Function:
             code = f"{cname}({', '.join(cargs)})"
         else:
             code = f"{cname}f({', '.join(f'(float)({c})' for c in cargs)})"
-            if t.char == "e":
-                code = f"((__half)({code}))"
         return Data(code, t)
 
     def reciprocal(self, a: Value, t: numpy.dtype) -> Value:
@@ -1707,8 +1732,6 @@ class _Function:
         if out.char in _INT:
             self.gen.helper("gs_jit_ireciprocal")
             return Data(f"gs_jit_ireciprocal<{ctype(out)}>({x})", out)
-        if out.char == "e":
-            return Data(f"((__half)(1.0f / (float)({x})))", out)
         return Data(f"({ctype(out)}(1) / {x})", out)
 
     def minmax(self, name: str, a: Value, b: Value) -> Value:
@@ -1780,9 +1803,7 @@ class _Function:
             return Data(f"(({ctype(d.dtype)})({code}))" if c in _NARROW else code, d.dtype)
         if c == "d":
             return Data(f"fabs({d.code})", d.dtype)
-        if c == "f":
-            return Data(f"fabsf({d.code})", d.dtype)
-        return Data(f"((__half)(fabsf((float)({d.code}))))", d.dtype)
+        return Data(f"fabsf({d.code})", d.dtype)  # float32, float16 (a float)
 
     def intrinsic(self, name: str, args: list, kwargs: dict) -> Value:
         if name == "range":
@@ -1924,9 +1945,13 @@ class _Function:
         if op == "cas":
             v2 = self.cast(value2, dt, "same_kind", "atomic_cas value")
             return Data(f"atomicCAS(&{target.code}, {v.code}, {v2.code})", dt)
-        if dt.char == "e":  # a compare-and-swap loop on the enclosing 32-bit word
+        if target.lv is not None:  # a float16 element (__half): a compare-and-swap
+            # loop on the enclosing 32-bit word; the value is rounded to half first
+            # (CuPy's atomicAdd(float16*, float16))
             self.gen.helper("gs_jit_atomic_add_half")
-            return Data(f"gs_jit_atomic_add_half(&{target.code}, {v.code})", dt)
+            return Data(f"((float)(gs_jit_atomic_add_half(&{target.lv}, "
+                        f"((__half)({v.code})))))", dt)
+        # (float16 shared memory is float there, as in CuPy: atomicAdd(float*, float))
         return Data(f"atomic{cname}(&{target.code}, {v.code})", dt)
 
     def shfl(self, name: str, args: list, kwargs: dict) -> Value:
@@ -2006,7 +2031,7 @@ class _Function:
                 if not isinstance(e, Data):
                     raise _fail(TypeError, f"cg.memcpy_async(): {idx} must select one "
                                            "element")
-                ends.append(e.code)
+                ends.append(e.code if e.lv is None else e.lv)
             n = self.cast(params["size"], _U32, "same_kind", "memcpy_async size")
             self.gen.helper("gs_jit_memcpy_async")
             # done synchronously by the group (portable: the C++ emulator has no
@@ -2093,7 +2118,8 @@ def _ctype_name(v: Value) -> str:
     if isinstance(v, Arr):
         if v.ptr_id is not None:
             return f"{ctype(v.dtype)}*"
-        return (f"CArray<{ctype(v.dtype)}, {v.ndim}, "
+        elem = "float16" if v.dtype.char == "e" else ctype(v.dtype)  # (get_typename)
+        return (f"CArray<{elem}, {v.ndim}, "
                 f"{'false' if v.byte_strides else 'true'}, true>")
     if isinstance(v, Group):
         return "cg::grid_group" if v.kind == "grid" else "cg::thread_block"

@@ -13,7 +13,8 @@ Array arguments are passed as their data pointer followed by their shape (and, f
 arrays that are not C-contiguous, their strides in bytes) as ``long long`` scalars;
 Python scalars are converted as CuPy does (``mode='cuda'``: ``int`` -> ``int32`` when
 it fits, else ``int64``; ``float`` -> ``float32``; ``mode='numpy'``: ``int64`` /
-``float64``).
+``float64``); a ``float16`` scalar is passed as ``float32`` (CuPy's
+``_JitRawKernel.__call__``: its parameter is a ``float``).
 
 The names used inside kernels (``threadIdx``, ``syncthreads``, ``atomic_add``, the
 cooperative groups of ``cupyx.jit.cg``...) exist here as markers that behave as
@@ -87,6 +88,8 @@ class _JitKernel(KernelBase):
                 out += [numpy.int64(n) for n in a.shape]
                 if not t.c_contiguous:
                     out += [numpy.int64(s) for s in a.strides]
+            elif t.char == "e":  # a float16 scalar is a float parameter (CuPy passes
+                out.append(numpy.float32(a))  # numpy.float32(a), _interface.py:127)
             else:
                 out.append(t.type(a))
         return out
