@@ -333,6 +333,21 @@ def test_the_cupy_backend_hands_cupy_what_local_cupy_gets():
     assert (bins[0] == numpy.arange(4.0)).all()
     cupy_backend._host_ok(fn)(HostArray(wire))
     assert seen["args"][0] is wire
+    # an array's methods (wrapped once per call, lighter): the same hand-over
+    for args, kwargs in (((), {}), ((HostArray(wire), 1), {}),
+                         ((), {"out": HostArray(wire)}), ((RawKernel(real),), {"k": 2})):
+        seen.clear()
+        cupy_backend._refuse_host_bound(fn)(*args, **kwargs)
+        got = list(seen["args"]) + list(seen["kwargs"].values())
+        assert len(got) == len(args) + len(kwargs)
+        for sent, came in zip([*args, *kwargs.values()], got):
+            if isinstance(sent, HostArray):
+                assert type(came) is numpy.ndarray and came.flags.writeable
+                assert (came == numpy.arange(4.0)).all()
+            elif isinstance(sent, RawKernel):
+                assert came is real
+            else:
+                assert came == sent
 
 
 def test_optimize_needs_optuna_as_cupys(cp):
