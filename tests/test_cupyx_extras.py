@@ -367,3 +367,27 @@ def test_benchmark_makes_each_device_current_as_cupys(cp):
     with pytest.raises(cp.cuda.runtime.CUDARuntimeError, match="cudaErrorInvalidDevice"):
         benchmark(lambda: cp.arange(3) + 1, n_repeat=2, devices=(cp.cuda.runtime.getDeviceCount(),))
     assert benchmark(lambda: cp.arange(3) + 1, n_repeat=2).gpu_times.shape == (1, 2)
+
+
+def test_the_cupy_backend_gives_an_operators_record_the_ufunc_itself():
+    """(``record_function``: a record's operands are arrays and plain scalars, so a
+    ufunc is called as CuPy's own, without the host-data wrapper; anything else, as
+    ``function`` gives it. The module imports without CuPy: a stand-in checks it.)"""
+    import types
+    from gpushare_server.backends import cupy_backend
+
+    class ufunc:
+        def __call__(self, *args, **kwargs):
+            return ("ufunc", args, kwargs)
+    add = ufunc()
+
+    def asarray(*args):
+        return ("asarray", args)
+    backend = object.__new__(cupy_backend.CupyBackend)
+    backend.cupy = types.SimpleNamespace(ufunc=ufunc)
+    backend._records = {}
+    backend._cache = {"cupy.add": cupy_backend._refuse_host(add),
+                      "cupy.asarray": cupy_backend._host_ok(asarray)}
+    assert backend.record_function("cupy.add") is add
+    assert backend.record_function("cupy.add")(1, 2.5, out=3) == ("ufunc", (1, 2.5), {"out": 3})
+    assert backend.record_function("cupy.asarray") is backend._cache["cupy.asarray"]

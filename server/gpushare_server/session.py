@@ -577,6 +577,9 @@ class SessionExecutor:
         store, after_call = self._store, self.after_call
         get, put = self.handles.get, self.handles.put
         function, normalize = self.backend.function, self.backend.normalize
+        # (an operator's record has handles and plain scalars only: a backend may give
+        # its ufunc without the wrapper that hands host data over, ``record_function``)
+        record_fn = getattr(self.backend, "record_function", function)
         # An operator's result that the next call alone uses (the client releases it
         # right after: ``x = x + 1`` in a loop) need never be stored: the next call, if
         # the backend can, computes its own result into it (``Backend.inplace``). Until
@@ -601,6 +604,7 @@ class SessionExecutor:
             # backend's ``cpu_graph``): every call goes through the capture, which checks
             # and records it; nothing is carried
             function, run = capture.function(function), capture.run(run)
+            record_fn = function
             inplace = dies = runner = None
         index = -1
         with recording as caught:
@@ -654,14 +658,14 @@ class SessionExecutor:
                                 put(carry[0], carry[1])
                                 carry = None
                             x = get(a)
-                            function(target)(x, get(b) if kinds & 2 else b, out=x)
+                            record_fn(target)(x, get(b) if kinds & 2 else b, out=x)
                             continue
                         into = intos.get(target, False)
                         if into is False:
                             into = intos[target] = inplace(target) if inplace else None
                         if carry is None:
-                            result = normalize(function(target)(get(a)) if kinds == 4
-                                               else function(target)(
+                            result = normalize(record_fn(target)(get(a)) if kinds == 4
+                                               else record_fn(target)(
                                 get(a) if kinds & 1 else a, get(b) if kinds & 2 else b))
                         else:
                             # the last call's result, which this call alone may use
@@ -674,8 +678,8 @@ class SessionExecutor:
                             else:  # stored after all, for this call and any later
                                 put(cid, r)
                                 carry = None
-                                result = normalize(function(target)(x) if kinds == 4
-                                                   else function(target)(x, y))
+                                result = normalize(record_fn(target)(x) if kinds == 4
+                                                   else record_fn(target)(x, y))
                         if into is not None and dies is not None and \
                                 dies.get(out_id) == index + 2:
                             # a new array (an elementwise ufunc's) the next call alone

@@ -75,6 +75,7 @@ class CupyBackend:
         import cupy.cuda
         self.cupy = cupy
         self._cache: dict[str, Callable[..., Any]] = {}
+        self._records: dict[str, Callable[..., Any]] = {}  # (``record_function``)
         try:  # the CUDA context now, as the worker starts: not in a session's first call
             cupy.cuda.runtime.free(0)  # (which --max-call-seconds would count; seconds on
         except Exception:  # noqa: BLE001 - a busy GPU) - else its error comes at that call
@@ -99,6 +100,20 @@ class CupyBackend:
         if fn is None:
             fn = self._resolve(path)
             self._cache[path] = fn
+        return fn
+
+    def record_function(self, path: str) -> Callable[..., Any]:
+        """``function(path)`` for an operator's record (``SessionExecutor._batch``),
+        whose operands are arrays and plain scalars: a ufunc as CuPy's own, without
+        ``_refuse_host``'s look at each argument (about 1 us of each small op);
+        anything else as ``function`` gives it."""
+        fn = self._records.get(path)
+        if fn is None:
+            fn = self.function(path)
+            inner = getattr(fn, "__wrapped__", None)
+            if isinstance(inner, self.cupy.ufunc):
+                fn = inner
+            self._records[path] = fn
         return fn
 
     def _resolve(self, path: str) -> Callable[..., Any]:
