@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 import numpy
 
+from gpushare.cython_args import NDARRAY_BASE, argument_type_error
 from gpushare.errors import CUDARuntimeError, assert_2d
 from gpushare.ndimage_args import fix_sequence_arg as _fix_sequence_arg
 from gpushare.protocol import HostArray
@@ -112,11 +113,10 @@ def _fill_refusal() -> ValueError:
     return ValueError("non-scalar numpy.ndarray cannot be used for fill")
 
 
-def _cython_refusal(name: str) -> TypeError:
+def _cython_refusal(name: str, value: Any) -> TypeError:
     """A NumPy array for a ``cpdef`` function's ``_ndarray_base`` parameter ``name``
     (``cupy.moveaxis``' ``_move_single_axis``, ``shares_memory``'s ``may_share_bounds``)."""
-    return TypeError(f"Argument '{name}' has incorrect type (expected "
-                     "cupy._core.core._ndarray_base, got numpy.ndarray)")
+    return argument_type_error(name, NDARRAY_BASE, value)
 
 
 def _kernel_param(array: numpy.ndarray) -> Exception:
@@ -250,9 +250,9 @@ def sosfilt(sos: Any, x: Any, axis: int = -1, zi: Any = None) -> Any:
     if zi is not None:
         _attrs("astype", zi)  # (apply_iir_sos: ``zi = zi.astype(dtype)``)
     if x_host and x.ndim > 1:  # (apply_iir_sos: ``collapse_2d(x, axis)``'s
-        raise _cython_refusal("a")  # ``cupy.moveaxis(x, axis, -1)``; 1-D: ``cupy.array(x)``)
+        raise _cython_refusal("a", x)  # ``cupy.moveaxis(x, axis, -1)``; 1-D: ``cupy.array(x)``)
     if zi_host:  # (``collapse_2d_rest(zi, axis)``: ``cupy.moveaxis(x, axis + 1, -1)``)
-        raise _cython_refusal("a")
+        raise _cython_refusal("a", zi)
     if sos_host:  # (``compute_correction_factors_sos``: ``(block_sz, sos, correction)``)
         raise _kernel_param(numpy.asarray(sos))
     sos = _sections(sos)
@@ -462,7 +462,7 @@ def medfilt(volume: Any, kernel_size: Any = None) -> Any:
     if any(k > s for k, s in zip(kernel_size, volume.shape)):
         warnings.warn("kernel_size exceeds volume extent: volume will be zero-padded")
     if host:  # (``_filters.rank_filter(volume, ...)``: its ``_call_kernel``'s
-        raise _cython_refusal("b")  # ``cupy.shares_memory(output, input, ...)``)
+        raise _cython_refusal("b", volume)  # ``cupy.shares_memory(output, input, ...)``)
     size = math.prod(kernel_size)
     return scipy_module("scipy.ndimage", "cupyx.scipy.signal").rank_filter(
         volume, size // 2, size=kernel_size, mode="constant")
@@ -481,7 +481,7 @@ def medfilt2d(input: Any, kernel_size: Any = 3) -> Any:
     if input.dtype.kind == "c":
         raise ValueError("complex types not supported")
     if host:  # (``_filters.rank_filter(input, ...)``, as ``medfilt``'s)
-        raise _cython_refusal("b")
+        raise _cython_refusal("b", input)
     order = kernel_size[0] * kernel_size[1] // 2
     return scipy_module("scipy.ndimage", "cupyx.scipy.signal").rank_filter(
         input, order, size=kernel_size, mode="constant")
@@ -752,7 +752,7 @@ def wiener(im: Any, mysize: Any = None, noise: Any = None) -> Any:
     _attrs("ndim", im)  # (``_util._fix_sequence_arg(mysize, im.ndim, 'mysize', int)``)
     if host:  # (then ``_filters.uniform_filter(im, ...)``: ``_call_kernel``'s
         _fix_sequence_arg(3 if mysize is None else mysize, im.ndim, "mysize", int)
-        raise _cython_refusal("b")  # ``cupy.shares_memory(output, input, ...)``)
+        raise _cython_refusal("b", im)  # ``cupy.shares_memory(output, input, ...)``)
     return _signal().wiener(im, mysize, noise)
 
 
@@ -768,7 +768,7 @@ def order_filter(a: Any, domain: Any, rank: Any) -> Any:
     if host:  # (``_filters.rank_filter(a, rank, footprint=domain, ...)``: its rank check,
         if not 0 <= rank < int(numpy.count_nonzero(domain)):  # then ``_call_kernel``'s
             raise RuntimeError("rank not within filter footprint size")
-        raise _cython_refusal("b")  # ``cupy.shares_memory(output, input, ...)``)
+        raise _cython_refusal("b", a)  # ``cupy.shares_memory(output, input, ...)``)
     return _signal().order_filter(a, domain, rank)
 
 
