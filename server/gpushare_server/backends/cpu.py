@@ -158,8 +158,15 @@ def _device_ufunc(uf: numpy.ufunc) -> Callable[..., Any]:
     ``__wrapped__``, as ``uf``: the executor's ufunc methods read ``__wrapped__``)."""
     flushing = cpu_ftz.wrap(uf)
     general = _c_order_outputs(functools.wraps(uf)(_device_results(flushing)))
+    nin = uf.nin
 
     def call(*args: Any, **kwargs: Any) -> Any:
+        result = _call(*args, **kwargs)
+        if len(args) <= nin and kwargs.get("out") is None:
+            _cupy_longs(result)
+        return result
+
+    def _call(*args: Any, **kwargs: Any) -> Any:
         try:
             if kwargs:
                 if "_where" in kwargs:
@@ -191,6 +198,16 @@ def _device_ufunc(uf: numpy.ufunc) -> Callable[..., Any]:
     call.__doc__ = uf.__doc__
     call.__wrapped__ = uf  # type: ignore[attr-defined]
     return call
+
+
+def _cupy_longs(result: Any) -> None:
+    """A new result of a ufunc whose loop NumPy ran as longlong 'q' ('Q') made int64 'l'
+    ('L') in place: CuPy's loops list 'll->l' first, and it takes the first loop an
+    operand casts to safely (``_kernel.pyx: _guess_routine_from_in_types``; also for
+    ``dtype=numpy.longlong``, ``_guess_routine_from_dtype``)."""
+    for r in result if type(result) is tuple else (result,):
+        if type(r) is numpy.ndarray and r.dtype.char in "qQ" and r.flags.owndata:
+            r.dtype = numpy.dtype("L" if r.dtype.char == "Q" else "l")
 
 
 #: SciPy's ufuncs that warn of a float where they want an integer (a deprecation, or a

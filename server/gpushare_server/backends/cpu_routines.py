@@ -1130,6 +1130,13 @@ def _joined_in_c_order(join: Callable[..., Any]) -> Callable[..., Any]:
         if kwargs.get("out") is None and isinstance(out, numpy.ndarray) and \
                 not out.flags.c_contiguous:
             out = numpy.ascontiguousarray(out)
+        if kwargs.get("dtype") is None and isinstance(out, numpy.ndarray) and args and \
+                isinstance(args[0], (list, tuple)) and args[0] and \
+                isinstance(args[0][0], numpy.ndarray) and out.flags.owndata:
+            first = args[0][0].dtype  # (CuPy's ``concatenate_method``: the first array's
+            # dtype where all are equal to it: longlong and int64 alike)
+            if out.dtype == first and out.dtype.char != first.char:
+                out.dtype = first
         return out
     return call
 
@@ -1163,7 +1170,11 @@ def ndarray_reshape(a: numpy.ndarray, *shape: Any, order: str = "C", copy: Any =
         shape = tuple(shape[0])
     if copy:
         return numpy.array(a.reshape(shape, order=order), copy=True, order="K")
-    return a.reshape(shape, order=order, copy=copy)
+    out = a.reshape(shape, order=order, copy=copy)
+    if out.shape == a.shape and out.strides != a.strides:
+        return a.view()  # (CuPy's ``_reshape`` to its own shape: ``self.view()``; NumPy
+        # recomputes a zero-size array's strides for a -1)
+    return out
 
 
 def _strided_view(a: numpy.ndarray, shape: tuple, strides: tuple) -> numpy.ndarray | None:
@@ -1511,7 +1522,14 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
     (cond, x, y), _ = _cupy_ufunc_loop(  # (``astype('?')``: setp.ftz.f32, cpu_ftz)
         "cupy_where", _WHERE_LOOPS,
         (cpu_ftz.converted(condition, _BOOL).astype(numpy.bool_, copy=False), x, y))
-    return numpy.where(cond, x, y)
+    result = numpy.where(cond, x, y)
+    if type(result) is numpy.ndarray:  # (the ufunc's output: a new C array, and its
+        # loops list '?ll->l' before '?qq->q')
+        if not result.flags.c_contiguous:
+            result = numpy.ascontiguousarray(result)
+        if result.dtype.char in "qQ":
+            result.dtype = numpy.dtype("L" if result.dtype.char == "Q" else "l")
+    return result
 
 
 #: ``cupy/_core/_routines_math.pyx: _clip`` (no complex loops)
@@ -1963,7 +1981,22 @@ class _Ufunc:
         self.__doc__ = call.__doc__
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._call(*args, **kwargs)
+        result = self._call(*args, **kwargs)
+        if len(args) <= self._ufunc.nin and kwargs.get("out") is None and \
+                self._ufunc.signature is None:  # (matmul's is ``promote_types``': 'q')
+            # (new results: CuPy's loops list 'll->l' before 'qq->q', and it takes the
+            # first an operand casts to: a longlong's is int64 'l', NumPy's stays 'q')
+            results = [numpy.asarray(r) if isinstance(r, numpy.generic) and
+                       r.dtype.char in "qQ" else r
+                       for r in (result if type(result) is tuple else (result,))]
+            for i, r in enumerate(results):
+                if type(r) is numpy.ndarray and not r.flags.c_contiguous:
+                    results[i] = r = numpy.ascontiguousarray(r)  # (a new C array, as
+                    # every CuPy ufunc's output: NumPy's follow the operands' order)
+                if type(r) is numpy.ndarray and r.dtype.char in "qQ" and r.flags.owndata:
+                    r.dtype = numpy.dtype("L" if r.dtype.char == "Q" else "l")
+            result = tuple(results) if type(result) is tuple else results[0]
+        return result
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._ufunc, name)
@@ -3273,7 +3306,7 @@ def ndarray_imag(a: numpy.ndarray) -> numpy.ndarray:
     """
     if a.dtype.kind == "c":
         return a.imag
-    return numpy.zeros_like(a)
+    return numpy.zeros_like(a, order="C")  # (CuPy's ``ndarray(self.shape, self.dtype)``)
 
 
 def _cub_tiles(x: numpy.ndarray, threads: int | None = None) -> numpy.ndarray:
@@ -3515,6 +3548,9 @@ def _scan(name: str) -> Callable[..., Any]:
             return run(host, a, dtype=dtype).reshape(-1)
         axis = _normalize_axis(axis, a.ndim)
         result = numpy.array(a, dtype=dtype, order="C")
+        if dtype in (numpy.int64, numpy.uint64) and result.dtype.char in "qQ":
+            # (CuPy's ``numpy.dtype('int64')``: 'l', where NumPy keeps a longlong's 'q')
+            result.dtype = numpy.dtype("L" if result.dtype.char == "Q" else "l")
         if result.shape[axis] == 0:
             return numpy.empty_like(result)
         t = numpy.moveaxis(result, axis, -1)
@@ -3870,6 +3906,26 @@ ROUTINE_OVERRIDES["cupy.packbits"], ROUTINE_OVERRIDES["cupy.unpackbits"] = packb
 ROUTINE_OVERRIDES["cupy.linalg.norm"] = linalg_norm
 ROUTINE_OVERRIDES["cupy.argsort"] = argsort
 ROUTINE_OVERRIDES["cupy.pad"] = pad
+
+
+def diff(a: Any, n: Any = 1, axis: Any = -1, prepend: Any = None, append: Any = None) -> Any:
+    """See Also: cupy.diff (CuPy's ``_normalize_axis_index`` refuses a 0-d array with
+    AxisError, NumPy's diff with ValueError; its differences are CuPy's ``subtract``
+    loops': a longlong array's are int64 'l')."""
+    if isinstance(a, numpy.ndarray) and a.ndim == 0 and isinstance(n, int) and n > 0 and \
+            isinstance(axis, (int, numpy.integer)):
+        raise numpy.exceptions.AxisError(int(axis), 0)
+    result = numpy.diff(a, n, axis, **({} if prepend is None else {"prepend": prepend}),
+                        **({} if append is None else {"append": append}))
+    if type(result) is numpy.ndarray and result is not a:
+        if not result.flags.c_contiguous:  # (``subtract``'s output: a new C array)
+            result = numpy.ascontiguousarray(result)
+        if result.dtype.char in "qQ" and result.flags.owndata:
+            result.dtype = numpy.dtype("L" if result.dtype.char == "Q" else "l")
+    return result
+
+
+ROUTINE_OVERRIDES["cupy.diff"] = diff
 for _name, _kernel in (("amax", "cupy_max"), ("max", "cupy_max"), ("amin", "cupy_min"),
                        ("min", "cupy_min"), ("ptp", "cupy_max"), ("nanmax", "cupy_nanmax"),
                        ("nanmin", "cupy_nanmin")):
@@ -3962,7 +4018,35 @@ def typed_array(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 #: ndarray methods, called as ``fn(array, *args, **kwargs)``
+def ndarray_ravel(a: numpy.ndarray, order: str = "C") -> numpy.ndarray:
+    """``ndarray.ravel``: CuPy's ``_reshape`` to ``(size,)``, which of a C-contiguous 1-d
+    array is ``self.view()``, its strides kept (NumPy's may be recomputed: a zero-size
+    array's, or one element's).
+
+    See Also
+    --------
+    cupy.ndarray.ravel
+    """
+    out = a.ravel(order=order)
+    if a.ndim == 1 and a.flags.c_contiguous and out.strides != a.strides:
+        return a.view()  # (not C-contiguous: ``_internal_ascontiguousarray``'s copy)
+    return out
+
+
+def _reshape(a: Any, newshape: Any, order: str = "C", *, copy: Any = None) -> Any:
+    """See Also: cupy.reshape (``a.reshape(newshape, order=order, copy=copy)``)"""
+    if isinstance(a, numpy.ndarray):
+        return ndarray_reshape(a, newshape, order=order, copy=copy)
+    return numpy.reshape(a, newshape, order=order, copy=copy)
+
+
+ROUTINE_OVERRIDES["cupy.reshape"] = _reshape
+ROUTINE_OVERRIDES["cupy.ravel"] = lambda a, order="C": ndarray_ravel(a, order) \
+    if isinstance(a, numpy.ndarray) else numpy.ravel(a, order)
+
+
 ROUTINE_METHODS: dict[str, Callable[..., Any]] = {
+    "ravel": ndarray_ravel,
     "argmax": _ndarray_arg_reduce("argmax"),
     "argmin": _ndarray_arg_reduce("argmin"),
     "sort": ndarray_sort,
@@ -4002,6 +4086,8 @@ def _keepdims_view(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def call(a: Any, *args: Any, **kwargs: Any) -> Any:
         result = fn(a, *args, **kwargs)
+        if type(a) is numpy.ndarray and isinstance(result, numpy.generic):
+            result = numpy.asarray(result)  # (of a 0-d array: CuPy's is an array too)
         if type(a) is numpy.ndarray and isinstance(result, numpy.ndarray) and \
                 len(args) <= len(params):
             bound = {**dict(zip(params, args)), **kwargs}

@@ -136,9 +136,34 @@ _REAL_ONLY = frozenset((numpy.logical_and, numpy.logical_or, numpy.logical_xor,
                         numpy.logical_not))
 
 
+_LONG = numpy.dtype("l")
+_ULONG = numpy.dtype("L")
+
+
+def cupy_loop_dtype(dt: numpy.dtype) -> numpy.dtype:
+    """A loop's (or reduction's) dtype as CuPy's loops name it: they list 'll->l'
+    before 'qq->q' (and 'LL->L' before 'QQ->Q'), and CuPy takes the first loop an
+    operand casts to safely, so a longlong operand (or ``dtype=numpy.longlong``) runs
+    the int64 'l' loop; NumPy keeps 'q'."""
+    char = dt.char
+    if char == "q":
+        return _LONG
+    if char == "Q":
+        return _ULONG
+    return dt
+
+
 def resolve(uf: numpy.ufunc, in_dtypes: tuple, dtype: Any) -> tuple | None:
     """``uf``'s dtypes, inputs then outputs, for these operand dtypes (Python scalar
-    types weak, as NEP 50 says); None where NumPy finds no loop."""
+    types weak, as NEP 50 says); None where NumPy finds no loop. 64-bit integers are
+    CuPy's 'l'/'L' (``cupy_loop_dtype``)."""
+    resolved = _resolve(uf, in_dtypes, dtype)
+    if resolved is not None and any(d.char in "qQ" for d in resolved):
+        resolved = tuple(cupy_loop_dtype(d) for d in resolved)
+    return resolved
+
+
+def _resolve(uf: numpy.ufunc, in_dtypes: tuple, dtype: Any) -> tuple | None:
     try:
         if dtype is None:
             if uf is numpy.sign and in_dtypes[0] == _BOOL:
@@ -339,6 +364,9 @@ class _ViewStrides:
                 out.append(0)
             elif isinstance(k, slice):
                 step = k.step if k.step is not None else 1
+                if step != 1 and not len(range(*k.indices(self.shape[dim]))):
+                    step = 1  # an empty slice keeps the axis' stride (CuPy's
+                    # ``_view_getitem``, as NumPy)
                 out.append(self.strides[dim] * step)
                 dim += 1
             else:
@@ -403,8 +431,23 @@ NO_EMPTY = frozenset({"max", "min", "amax", "amin", "argmax", "argmin", "nanmax"
                       "ptp"})
 
 
+def _dtype_char(dtype: Any) -> str | None:
+    if dtype is None:
+        return None
+    try:
+        return numpy.dtype(dtype).char
+    except TypeError:
+        return None
+
+
 def reduction_result(name: str, shape: tuple, dtype: numpy.dtype, kwargs: dict) -> tuple:
     """``(shape, dtype)`` of a reduction; raise AxisError/ValueError as CuPy would."""
+    if dtype.char in "qQ" or _dtype_char(kwargs.get("dtype")) in ("q", "Q"):
+        # a longlong array's (or dtype=): its loops give int64 'l' (``cupy_loop_dtype``),
+        # but CUB's whole-array and segmented reductions allocate the input's own dtype,
+        # 'q', when they run: the server decides (the caches here cannot tell 'q' from
+        # 'l' apart)
+        raise CannotInfer
     if not kwargs:  # the whole array, a dtype seen before: what the code below gives
         out_dtype = _REDUCTION_DTYPES.get((name, dtype, None, None))
         if out_dtype is not None and (0 not in shape or name not in NO_EMPTY):
@@ -465,4 +508,4 @@ def _reduction_dtype(name: str, dtype: numpy.dtype, kwargs: dict) -> numpy.dtype
             out = getattr(numpy, name)(tiny, **kw)
     except (TypeError, ValueError):
         raise CannotInfer from None
-    return numpy.asarray(out).dtype
+    return cupy_loop_dtype(numpy.asarray(out).dtype)

@@ -914,8 +914,12 @@ class ndarray(_client.RemoteHandle):
             # when it is needed, with its base)
             return _pipelined_method(self, "reshape", (newshape,), {"order": order},
                                      newshape, self._dtype, None)
+        # (to its own shape: CuPy's ``_reshape`` returns ``self.view()``, its strides kept;
+        # a zero-size array's may be all zeros)
+        strides = self._strides if newshape == self._shape and self._strides is not None \
+            else _infer.reshape_strides(newshape, self.itemsize)
         return _pipelined_method(self, "reshape", (newshape,), {}, newshape, self._dtype,
-                                 _infer.reshape_strides(newshape, self.itemsize), view=True)
+                                 strides, view=True)
 
     def view(self, dtype: Any = None, type: Any = None) -> "ndarray":
         """A view of the array, of another dtype when ``dtype`` says so (see
@@ -1022,14 +1026,16 @@ class ndarray(_client.RemoteHandle):
                 else _infer.normalize_axes(axis, self.ndim)
         except (_infer.CannotInfer, TypeError, ValueError):  # (AxisError: CuPy's, there)
             return _method_sync(self, "squeeze", (), {"axis": axis})
-        if self._strides is None or not self._shape or any(self._shape[i] != 1 for i in axes):
+        if not self._shape or any(self._shape[i] != 1 for i in axes):
             return _method_sync(self, "squeeze", (), {"axis": axis})  # CuPy's error
         if not axes:  # (nothing to squeeze out: CuPy returns the array itself)
             return self
         keep = [i for i in range(self.ndim) if i not in axes]
+        # (of an array whose layout the server knows: a view whose layout it knows too)
         return _pipelined_method(self, "squeeze", (), {"axis": axes},
                                  tuple(self._shape[i] for i in keep), self._dtype,
-                                 tuple(self._strides[i] for i in keep), view=True)
+                                 tuple(self._strides[i] for i in keep)
+                                 if self._strides is not None else None, view=True)
 
     def swapaxes(self, axis1: Any, axis2: Any) -> "ndarray":
         try:
@@ -1371,7 +1377,8 @@ def _forwarded_method(name: str) -> Any:
             # the whole array, of a dtype seen before (``reduction_result`` below adds
             # it): an operator's record, the cheapest call to queue and to run
             dtype = known.get((name, self._dtype, None, None))
-            if dtype is not None and not (no_empty and 0 in self._shape) and not (
+            if dtype is not None and self._dtype.char not in "qQ" and not (
+                    no_empty and 0 in self._shape) and not (
                     arg and arg_reduce_is_view(name, self._dtype, self.flags.c_contiguous,
                                                self.flags.f_contiguous, self.size)):
                 s = self._gs_session
@@ -1396,8 +1403,15 @@ def _forwarded_method(name: str) -> Any:
                              name, self._dtype, self.flags.c_contiguous,
                              self.flags.f_contiguous, self.size, self.ndim, kwargs.get("axis"),
                              kwargs.get("dtype"), kwargs.get("out"), kwargs.get("keepdims")))
-                return _pipelined_method(self, name, (), kwargs, shape, dtype,
-                                         _infer.c_strides(shape, dtype.itemsize), owns=owns)
+                # (of an array not C-contiguous (or of size 0), a result of 2 dimensions
+                # or more is laid out as CUB's segmented reduction makes it (F order for
+                # an F array), or as the kernel's (C): the server's layout, asked for
+                # when needed)
+                strides = _infer.c_strides(shape, dtype.itemsize) \
+                    if len(shape) < 2 or self._flags is not None and \
+                    self._flags & FLAG_C and self.size else None
+                return _pipelined_method(self, name, (), kwargs, shape, dtype, strides,
+                                         owns=owns)
         return self._gs_session.call("method", name, (self, *args), kwargs)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"Runs ``cupy.ndarray.{name}`` on the server.\n\nSee Also\n--------\n" \

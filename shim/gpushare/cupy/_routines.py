@@ -257,7 +257,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                 return None
             dtype = array._dtype
         shape = numpy.broadcast_shapes(*(a._shape for a in arrays))
-        return _submit(s, "cupy.where", (condition, x, y), {}, shape, dtype)
+        return _submit(s, "cupy.where", (condition, x, y), {}, shape,
+                       _infer.cupy_loop_dtype(dtype))  # (its loops: '?ll->l' first)
 
     def _isclose(a: Any, b: Any, rtol: Any, atol: Any, equal_nan: Any) -> Any:
         """CuPy's isclose ufunc over two C-contiguous arrays (a new boolean array), or
@@ -634,7 +635,8 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
     def argsort(a: Any, axis: Any = -1, kind: Any = None) -> Any:
         """See Also: cupy.argsort"""
         s = _arrays((a,), c_contiguous=True)
-        if s is None or kind is not None or a._dtype.kind not in "iuf" or not a._shape:
+        if s is None or kind is not None or a._dtype.kind not in "iuf" or not a._shape \
+                or not a.size:  # (a zero-size array's: the server's layout)
             return None
         intp = numpy.dtype(numpy.intp)
         if axis is None:
@@ -664,9 +666,13 @@ def build(remote: Callable[[str], Callable[..., Any]]) -> dict:
                 shape = a._shape
             # NumPy's rule, which CuPy follows: small integers and bools accumulate in
             # the platform's long; floats and complex as they are
-            dt = fold(numpy.zeros(1, a._dtype)).dtype
-            # (a view in CuPy: of a raveled copy, or of its batched scan along the axis)
-            return _submit(s, f"cupy.{name}", (a,), {"axis": axis}, shape, dt, owns=False)
+            # (CuPy's ``scan_core`` names them ``numpy.dtype('int64')``: 'l', not 'q')
+            dt = _infer.cupy_loop_dtype(fold(numpy.zeros(1, a._dtype)).dtype)
+            # (a view in CuPy: of a raveled copy, or of its batched scan along the axis;
+            # with an axis of length 1, the strides of those its reshapes give: the
+            # server's, asked for when needed)
+            return _submit(s, f"cupy.{name}", (a,), {"axis": axis}, shape, dt, owns=False,
+                           laid_out=axis is None or 1 not in a._shape or a.ndim < 2)
         cum.__name__, cum.__doc__ = name, f"See Also: cupy.{name}"
         return _pipelines(remote(f"cupy.{name}"))(cum)
     cumsum, cumprod = accumulating("cumsum"), accumulating("cumprod")
