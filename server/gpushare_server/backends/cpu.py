@@ -206,8 +206,7 @@ def _cupy_longs(result: Any) -> None:
     operand casts to safely (``_kernel.pyx: _guess_routine_from_in_types``; also for
     ``dtype=numpy.longlong``, ``_guess_routine_from_dtype``)."""
     for r in result if type(result) is tuple else (result,):
-        if type(r) is numpy.ndarray and r.dtype.char in "qQ" and r.flags.owndata:
-            r.dtype = numpy.dtype("L" if r.dtype.char == "Q" else "l")
+        cpu_cast.cupy_long(r)
 
 
 #: SciPy's ufuncs that warn of a float where they want an integer (a deprecation, or a

@@ -244,3 +244,19 @@ def cupy_casting(uf: numpy.ufunc, args: tuple, kwargs: dict) -> tuple[tuple, dic
     kwargs = dict(kwargs)
     kwargs["casting"] = "unsafe"
     return tuple(converted), kwargs
+
+
+#: the int64 types CuPy's loops name for NumPy's longlong ones
+_LONGS = {"q": numpy.dtype("l"), "Q": numpy.dtype("L")}
+
+
+def cupy_long(arr: Any) -> Any:
+    """``arr``, a new array NumPy made longlong ('q', 'Q'), relabelled in place as int64
+    'l' ('L'), the type CuPy gives it: its loops list 'll->l' before 'qq->q' and it takes
+    the first loop an operand casts to safely (``_kernel.pyx:
+    _guess_routine_from_in_types``). Anything else, and views, as they are."""
+    if type(arr) is numpy.ndarray and arr.flags.owndata:
+        long = _LONGS.get(arr.dtype.char)
+        if long is not None:
+            arr.dtype = long
+    return arr

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from gpushare.kernel_includes import checked
+from gpushare.protocol import _UINT_WIDTHS  # (a msgpack uint's width, by its first byte)
 
 
 def _emulator() -> Any:
@@ -192,10 +193,6 @@ def call_kind(call: Any, objects: Any) -> str | None:
     return DRIVER  # (ufuncs, routines, kernels, random draws: launches)
 
 
-#: the bytes of a msgpack unsigned integer, by its first byte (a fixint's: 1)
-_UINT_SIZES = {0xcc: 2, 0xcd: 3, 0xce: 5, 0xcf: 9}
-
-
 def _first_kind(data: bytes, pos: int) -> str | None:
     """``call_kind`` of the call packed at ``data[pos:]`` read off its first bytes
     (asked before every launch, and a call's whole decoding costs a good part of a small
@@ -209,7 +206,7 @@ def _first_kind(data: bytes, pos: int) -> str | None:
             return None
         pos += 1
         c = data[pos]
-        pos += 1 if c < 0x80 else _UINT_SIZES[c]  # (the call's number)
+        pos += 1 if c < 0x80 else 1 + _UINT_WIDTHS[c]  # (the call's number)
         c = data[pos]
         if not 0xa0 <= c <= 0xbf:
             return None

@@ -1527,8 +1527,7 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
         # loops list '?ll->l' before '?qq->q')
         if not result.flags.c_contiguous:
             result = numpy.ascontiguousarray(result)
-        if result.dtype.char in "qQ":
-            result.dtype = numpy.dtype("L" if result.dtype.char == "Q" else "l")
+        cpu_cast.cupy_long(result)
     return result
 
 
@@ -1993,8 +1992,7 @@ class _Ufunc:
                 if type(r) is numpy.ndarray and not r.flags.c_contiguous:
                     results[i] = r = numpy.ascontiguousarray(r)  # (a new C array, as
                     # every CuPy ufunc's output: NumPy's follow the operands' order)
-                if type(r) is numpy.ndarray and r.dtype.char in "qQ" and r.flags.owndata:
-                    r.dtype = numpy.dtype("L" if r.dtype.char == "Q" else "l")
+                cpu_cast.cupy_long(r)
             result = tuple(results) if type(result) is tuple else results[0]
         return result
 
@@ -3548,9 +3546,9 @@ def _scan(name: str) -> Callable[..., Any]:
             return run(host, a, dtype=dtype).reshape(-1)
         axis = _normalize_axis(axis, a.ndim)
         result = numpy.array(a, dtype=dtype, order="C")
-        if dtype in (numpy.int64, numpy.uint64) and result.dtype.char in "qQ":
-            # (CuPy's ``numpy.dtype('int64')``: 'l', where NumPy keeps a longlong's 'q')
-            result.dtype = numpy.dtype("L" if result.dtype.char == "Q" else "l")
+        if dtype in (numpy.int64, numpy.uint64):
+            cpu_cast.cupy_long(result)  # (CuPy's ``numpy.dtype('int64')``: 'l', where
+            # NumPy keeps a longlong's 'q')
         if result.shape[axis] == 0:
             return numpy.empty_like(result)
         t = numpy.moveaxis(result, axis, -1)
@@ -3920,8 +3918,7 @@ def diff(a: Any, n: Any = 1, axis: Any = -1, prepend: Any = None, append: Any = 
     if type(result) is numpy.ndarray and result is not a:
         if not result.flags.c_contiguous:  # (``subtract``'s output: a new C array)
             result = numpy.ascontiguousarray(result)
-        if result.dtype.char in "qQ" and result.flags.owndata:
-            result.dtype = numpy.dtype("L" if result.dtype.char == "Q" else "l")
+        cpu_cast.cupy_long(result)
     return result
 
 
