@@ -4,7 +4,9 @@ messages when a connection fails."""
 from __future__ import annotations
 
 import socket
+import sys
 import threading
+import time
 
 import numpy
 import pytest
@@ -77,6 +79,96 @@ def test_a_connection_closed_midway_fails_the_whole_copy_at_once():
     lane.close(senders + receivers)
 
 
+def _tcp_pair(timeout):
+    """Two ends of a loopback TCP connection (splicing and the reader's mark are for
+    TCP only)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    a = socket.create_connection(listener.getsockname(), timeout=20)
+    b, _ = listener.accept()
+    listener.close()
+    a.settimeout(timeout)
+    b.settimeout(20)
+    return a, b
+
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="vmsplice and SO_RCVLOWAT as Linux has them")
+
+
+@linux_only
+@pytest.mark.parametrize("readonly", [False, True])
+@pytest.mark.parametrize("timeout", [None, 20])   # (a socket with a timeout: non-blocking)
+def test_spliced_pages_arrive_whole(readonly, timeout):
+    """A part handed over as pages (an odd size, at an odd address, read-only or
+    not, on a blocking socket or one with a time limit) arrives byte for byte."""
+    from gpushare import lane
+    assert lane.splicing()
+    data = numpy.random.default_rng(7).integers(0, 255, 9 * MiB + 14, dtype=numpy.uint8)
+    view = memoryview(data.tobytes() if readonly else data)[3:]   # (not page-aligned)
+    a, b = _tcp_pair(timeout)
+    out = numpy.zeros(len(view), numpy.uint8)
+    used = []
+    t = threading.Thread(target=lambda: used.append(lane.splice_part(a, view)))
+    t.start()
+    lane.recv_part(b, memoryview(out))
+    t.join()
+    assert used == [True]
+    numpy.testing.assert_array_equal(out, data[3:])
+    lane.close([a, b])
+
+
+@linux_only
+def test_a_tail_below_the_readers_mark_arrives_and_the_mark_is_put_back():
+    """The reader asks to be woken only once LOWAT bytes are there; a part whose last
+    bytes are fewer still completes, and afterwards one byte wakes it (``DONE``)."""
+    from gpushare import lane
+    a, b = _tcp_pair(20)
+    data = numpy.random.default_rng(8).integers(0, 255, 2 * MiB + 100, dtype=numpy.uint8)
+    out = numpy.zeros_like(data)
+    t = threading.Thread(target=lane.send_part, args=(a, memoryview(data), True))
+    t.start()
+    lane.recv_part(b, memoryview(out))
+    t.join()
+    numpy.testing.assert_array_equal(out, data)
+    assert b.getsockopt(socket.SOL_SOCKET, socket.SO_RCVLOWAT) == 1
+    a.sendall(lane.DONE)
+    lane.recv_done(b)
+    lane.close([a, b])
+
+
+@linux_only
+def test_a_reader_gets_bytes_that_stop_below_its_mark():
+    """The sender stops with fewer than LOWAT bytes of the part sent, and only goes
+    on once the reader has them: the reader must not sleep waiting for its mark."""
+    from gpushare import lane
+    a, b = _tcp_pair(20)
+    total = 4 * MiB
+    first = lane.SLICE + 1000          # the reader's second read finds 1000 bytes
+    data = numpy.random.default_rng(9).integers(0, 255, total, dtype=numpy.uint8)
+    out = numpy.zeros_like(data)
+    t = threading.Thread(target=lane.recv_part, args=(b, memoryview(out)))
+    t.start()
+    a.sendall(memoryview(data)[:first])
+    deadline = time.monotonic() + 20
+    while not out[first - 1000:first].any() and time.monotonic() < deadline:
+        time.sleep(0.001)                          # (waiting on what the reader wrote)
+    assert out[first - 1000:first].any(), "the reader sat on bytes below its mark"
+    a.sendall(memoryview(data)[first:])
+    t.join()
+    numpy.testing.assert_array_equal(out, data)
+    lane.close([a, b])
+
+
+def test_splicing_can_be_turned_off(monkeypatch):
+    from gpushare import lane
+    monkeypatch.setenv("GPUSHARE_LANE_SPLICE", "0")
+    monkeypatch.setattr(lane, "_VMSPLICE", False)      # (looked up again)
+    assert not lane.splicing()
+    a, b = _tcp_pair(20)
+    assert lane.splice_part(a, memoryview(b"x" * (2 * MiB))) is False
+    lane.close([a, b])
+
+
 def test_the_worker_keeps_only_connections_with_the_token():
     from gpushare import lane
     from gpushare_server.lane import Listener
@@ -123,10 +215,43 @@ def test_offered_only_over_plaintext_tcp(monkeypatch):
 # --- through a real server -----------------------------------------------------------
 @pytest.fixture
 def lane_cp(cp, monkeypatch):
-    monkeypatch.delenv("GPUSHARE_LANES", raising=False)
+    """Two connections (on loopback the default is one: ``test_one_connection_...``),
+    so that every copy here moves parts in parallel."""
+    monkeypatch.setenv("GPUSHARE_LANES", "2")
     monkeypatch.delenv("GPUSHARE_SERVER_KEY", raising=False)
     monkeypatch.delenv("GPUSHARE_CLIENT_KEY", raising=False)
     return cp
+
+
+def test_streams_wanted_by_default_one_to_loopback_two_elsewhere(monkeypatch):
+    from gpushare.lane import streams_wanted
+    monkeypatch.delenv("GPUSHARE_LANES", raising=False)
+    assert [streams_wanted(h) for h in ("127.0.0.1", "127.3.4.5", "::1", "localhost")] \
+        == [1, 1, 1, 1]
+    assert [streams_wanted(h) for h in ("10.0.0.7", "gpubox", "fe80::1", None)] == [2] * 4
+    monkeypatch.setenv("GPUSHARE_LANES", "3")
+    assert streams_wanted("127.0.0.1") == 3 and streams_wanted("gpubox") == 3
+
+
+def test_one_connection_to_a_loopback_server_by_default(cp, monkeypatch):
+    """The default on loopback, both ways, with the worker's pages handed over (a
+    download's ``DONE`` from the client) and an array changed right after each copy."""
+    monkeypatch.delenv("GPUSHARE_LANES", raising=False)
+    monkeypatch.delenv("GPUSHARE_SERVER_KEY", raising=False)
+    monkeypatch.delenv("GPUSHARE_CLIENT_KEY", raising=False)
+    host = numpy.random.default_rng(10).random(3 * MiB)          # 24 MiB
+    d = cp.asarray(host)
+    for k in range(3):
+        back = d.get()
+        d += 1                                                   # changes the pages sent
+        numpy.testing.assert_array_equal(back, host + k)
+    src = host.copy()
+    d.set(src)
+    src[:] = -1                                                  # changes the pages sent
+    numpy.testing.assert_array_equal(d.get(), host)
+    lane, (up, down), worker = _lane_info()
+    assert lane is not None and len(lane.socks) == 1 and worker["streams"] == 1
+    assert up >= 2 * host.nbytes and down >= 4 * host.nbytes
 
 
 def test_big_copies_take_the_lane_and_come_back_identical(lane_cp):

@@ -20,6 +20,7 @@ import socket
 import time
 from typing import Any
 
+from gpushare import lane as lanes
 from gpushare.lane import (SLICE, TOKEN_BYTES, LaneError, close, host_of, in_parallel,
                            recv_part, send_part, split, streams_wanted, tune)
 from gpushare.settings import env_float
@@ -182,10 +183,21 @@ def receive_into(socks: list, backend: Any, arr: Any, total: int) -> None:
           recv_part, through)
 
 
+def pages_handed(backend: Any, arr: Any) -> bool:
+    """Whether ``send_from`` hands ``arr``'s own pages to the sockets (its bytes in
+    host memory, and this platform splices): the client must then say ``DONE``
+    before anything may change them."""
+    return lanes.splicing() and _host_bytes(backend, arr) is not None
+
+
 def send_from(socks: list, backend: Any, arr: Any) -> None:
     """Write the contiguous ``arr``'s bytes (in its own memory order) as a download's
-    parts."""
+    parts; when ``pages_handed``, wait for the client's ``DONE``."""
     def through(sock: socket.socket, buf: memoryview, pos: int) -> None:
         backend.read_bytes(arr, pos, buf)
-        sock.sendall(buf)
-    _copy(socks, int(arr.nbytes), _host_bytes(backend, arr), send_part, through)
+        sock.sendall(buf)  # (the buffer is reused: copied, never spliced)
+    pages = pages_handed(backend, arr)
+    _copy(socks, int(arr.nbytes), _host_bytes(backend, arr),
+          lambda sock, view: send_part(sock, view, pages), through)
+    if pages:
+        lanes.recv_done(socks[0])

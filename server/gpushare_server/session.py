@@ -325,7 +325,8 @@ class SessionExecutor:
         f = arr.flags.f_contiguous and not arr.flags.c_contiguous
         self._streams += 1
         self._lane_downs.append(arr)
-        return {"stream": self._streams, "lane": True, "descr": dtype_to_wire(arr.dtype),
+        return {"stream": self._streams, "lane": True, "ack": lane.pages_handed(self.backend, arr),
+                "descr": dtype_to_wire(arr.dtype),
                 "shape": list(arr.shape), "order": "F" if f else "C",
                 "nbytes": int(arr.nbytes)}
 

@@ -1102,7 +1102,7 @@ class Session:
         if desc.get("shm"):  # through the shared-memory ring
             return self._shm_download(desc, out, flat)
         if desc.get("lane"):  # on the bulk lane
-            return self._lane_download(total, out, flat)
+            return self._lane_download(total, out, flat, bool(desc.get("ack")))
         try:
             self._receive_chunks(desc, flat, total)
         except BaseException:
@@ -1374,7 +1374,7 @@ class Session:
         if lane is not False or not open_now or self._closed or self._lost is not None:
             return lane or None
         self._gs_lane = None
-        streams = lanes.streams_wanted()
+        streams = lanes.streams_wanted(lanes.host_of(self.address))
         socks = self._side_connections("lane", streams) if streams else []
         if socks:
             self._gs_lane = lanes.Lane(socks)
@@ -1438,7 +1438,8 @@ class Session:
         self._send_data([msgpack.packb({"t": "batch", "n": 0, "chunk": None,
                                         "lane": ["up", hid, total]})])
         def copy(socks: list) -> None:
-            lanes.send_parts(socks, flat)
+            # (pages handed to the sockets: ``flat`` stays as it is until DONE)
+            lanes.send_parts(socks, flat, pages=True)
             lanes.recv_done(socks[0])
         # (no time limit on the sockets: the worker may be busy; our wait decides)
         if not self._on_lane(lane, copy, None):
@@ -1447,17 +1448,23 @@ class Session:
         lane.bytes[0] += total
         return True
 
-    def _lane_download(self, total: int, out: Any, flat: Any) -> Any:
+    def _lane_download(self, total: int, out: Any, flat: Any, ack: bool) -> Any:
         """Receive a download's parts on the lane (the worker writes them once the
-        reply carrying their descriptor is sent) into ``out``'s bytes ``flat``.
+        reply carrying their descriptor is sent) into ``out``'s bytes ``flat``;
+        ``ack``: then say ``DONE`` on connection 0 (the worker handed its array's
+        pages to the sockets, and waits for that before it goes on).
         ``LANE_FAILED`` when the lane failed (or was closed here already: the worker
         did not know yet); ``download`` then asks again."""
         lane = self.__dict__.get("_gs_lane")
         if not lane:
             return LANE_FAILED
+
+        def copy(socks: list) -> None:
+            lanes.recv_parts(socks, memoryview(flat))
+            if ack:
+                socks[0].sendall(lanes.DONE)
         # (the worker is on it: no progress for ``timeout`` seconds fails)
-        if not self._on_lane(lane, lambda socks: lanes.recv_parts(socks, memoryview(flat)),
-                             self.timeout):
+        if not self._on_lane(lane, copy, self.timeout):
             return LANE_FAILED
         lane.bytes[1] += total
         return out
