@@ -14,7 +14,6 @@ shows it in ``gpushare status`` and in the logs. Secret keys are never logged.
 from __future__ import annotations
 
 import glob
-import ipaddress
 import logging
 import os
 import re
@@ -23,6 +22,8 @@ from typing import Any
 import zmq
 import zmq.auth
 from zmq.auth.thread import ThreadAuthenticator
+
+from gpushare.lane import is_loopback_host
 
 log = logging.getLogger("gpushare.server.auth")
 
@@ -142,9 +143,6 @@ def apply_server_key(sock: zmq.Socket, public: bytes, secret: bytes) -> None:
 
 
 _NETWORK_SCHEMES = {"tcp", "ws", "wss", "udp", "pgm", "epgm", "norm", "tipc", "vmci"}
-_LOOPBACK_NAMES = {"localhost", "ip6-localhost", "ip6-loopback"}
-
-
 def is_loopback(address: str) -> bool:
     """True when a ZeroMQ bind address can only be reached from this machine.
 
@@ -165,10 +163,4 @@ def is_loopback(address: str) -> bool:
         host = match.group(1)
     else:
         host = host.rsplit(":", 1)[0]
-    host = host.strip().lower()
-    if host in _LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False  # an interface name or a host name: assume reachable
+    return is_loopback_host(host)  # (an interface or host name: taken as reachable)

@@ -98,12 +98,19 @@ def streams_wanted(host: str | None = None) -> int:
     unset, DEFAULT_STREAMS, or one to a loopback ``host`` (both ends share this
     machine's cores: a second stream only adds two threads to run; with pages
     spliced, one connection moved 1.3-1.8x what two did on a 2-core VM)."""
-    default = 1 if host is not None and _loopback(host) else DEFAULT_STREAMS
+    default = 1 if host is not None and is_loopback_host(host) else DEFAULT_STREAMS
     return max(0, min(MAX_STREAMS, int(env_float("GPUSHARE_LANES", default))))
 
 
-def _loopback(host: str) -> bool:
-    if host == "localhost":
+_LOOPBACK_NAMES = {"localhost", "ip6-localhost", "ip6-loopback"}
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether ``host`` (an address or name, no brackets or port) is this machine's
+    loopback: a loopback address or one of its usual names (any other name is taken
+    to be reachable from elsewhere; it is not resolved)."""
+    host = host.strip().lower()
+    if host in _LOOPBACK_NAMES:
         return True
     try:
         return ipaddress.ip_address(host).is_loopback
